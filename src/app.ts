@@ -1,0 +1,170 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Tokens } from './auth/tokens.js';
+import { type Config, usesEmbeddedDynamo } from './config.js';
+import { AppError } from './domain/errors.js';
+import type { GraphQLContext } from './graphql/context.js';
+import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
+import { createLoaders } from './graphql/loaders.js';
+import { resolvers } from './graphql/resolvers/index.js';
+import { createHttpServer } from './http/server.js';
+import type { Logger } from './logger.js';
+import { createDocumentClient } from './stores/dynamo/client.js';
+import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
+import { DynamoUserStore } from './stores/dynamo/dynamo-user-store.js';
+import { type EmbeddedEngine, startEmbeddedEngine } from './stores/dynamo/embedded-engine.js';
+import { tableName } from './stores/dynamo/keys.js';
+import { ensureTable } from './stores/dynamo/tables.js';
+import type { Stores } from './stores/stores.js';
+import { createUseCases } from './usecases/use-cases.js';
+
+export const SCHEMA_PATH = new URL('../schema.graphql', import.meta.url);
+
+export function loadTypeDefs(): string {
+  return readFileSync(SCHEMA_PATH, 'utf8');
+}
+
+export interface RunningApp {
+  url: string;
+  config: Config;
+  server: Server;
+  stores: Stores;
+  stop(): Promise<void>;
+}
+
+export interface AppOptions {
+  config: Config;
+  logger: Logger;
+  /** Use this DynamoDB endpoint instead of starting one (tests share one engine). */
+  dynamodbEndpoint?: string;
+}
+
+/** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
+export interface OpenStores {
+  stores: Stores;
+  client: DynamoDBDocumentClient;
+  table: string;
+  /** Resolves when DynamoDB and the graph backend both answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStores(options: AppOptions): Promise<OpenStores> {
+  const { config, logger } = options;
+  let engine: EmbeddedEngine | undefined;
+  let endpoint = options.dynamodbEndpoint ?? (config.dynamodbEndpoint || undefined);
+  if (!endpoint && usesEmbeddedDynamo(config)) {
+    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger });
+    endpoint = engine.endpoint;
+  }
+  const table = tableName(config.tablePrefix);
+  const client = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table });
+  try {
+    await ensureTable(client, table);
+  } catch (error) {
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
+  const graph = new DynamoGraphStore(client, table);
+  const stores: Stores = { users: new DynamoUserStore(client, table), graph };
+  return {
+    stores,
+    client,
+    table,
+    async ping() {
+      await Promise.all([client.send(new DescribeTableCommand({ TableName: table })), graph.ping()]);
+    },
+    async close() {
+      await graph.close();
+      client.destroy();
+      await engine?.stop();
+    },
+  };
+}
+
+function bearerToken(request: IncomingMessage): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
+  return match[1]!;
+}
+
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const { config, logger } = options;
+  const opened = await openStores(options);
+  const { stores } = opened;
+  const useCases = createUseCases(stores);
+  const tokens = new Tokens(config.jwtSecret, config.jwtTtlSeconds);
+  const production = config.nodeEnv === 'production';
+
+  const apollo = new ApolloServer<GraphQLContext>({
+    typeDefs: loadTypeDefs(),
+    resolvers,
+    formatError: createErrorFormatter(logger),
+    includeStacktraceInErrorResponses: !production,
+    introspection: config.introspection,
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
+    // main.ts owns the signals: it drains HTTP, stops the worker and the engine in order.
+    stopOnTerminationSignals: false,
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+    logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
+  });
+
+  const context = async (request: IncomingMessage): Promise<GraphQLContext> => {
+    let viewerId: string | null = null;
+    try {
+      const token = bearerToken(request);
+      viewerId = token ? await tokens.verify(token) : null;
+    } catch (error) {
+      if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
+      throw error;
+    }
+    return { viewerId, loaders: createLoaders(stores), useCases, tokens };
+  };
+
+  const server = createHttpServer({
+    apollo,
+    context,
+    health: () => opened.ping(),
+    logger,
+  });
+  apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
+
+  try {
+    await apollo.start();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    config,
+    server,
+    stores,
+    stop() {
+      stopping ??= (async () => {
+        await apollo.stop();
+        await opened.close();
+      })();
+      return stopping;
+    },
+  };
+}

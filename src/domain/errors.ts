@@ -1,0 +1,40 @@
+/**
+ * Errors that the use cases raise on purpose. The GraphQL layer turns them into
+ * GraphQL errors with a stable `extensions.code`; anything else is an internal error
+ * and is masked for clients.
+ */
+export type ErrorCode =
+  | 'BAD_USER_INPUT'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'HANDLE_TAKEN'
+  | 'QUERY_TOO_EXPENSIVE'
+  | 'NOT_IMPLEMENTED';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export function badInput(field: string, message: string): AppError {
+  return new AppError('BAD_USER_INPUT', `${field}: ${message}`, { field });
+}
+
+export function notFound(what: string, id: string): AppError {
+  return new AppError('NOT_FOUND', `${what} ${id} does not exist`, { id });
+}
+
+export function unauthenticated(message = 'Sign in to do this'): AppError {
+  return new AppError('UNAUTHENTICATED', message);
+}
+
+export function forbidden(message: string): AppError {
+  return new AppError('FORBIDDEN', message);
+}

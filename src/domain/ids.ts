@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Time-ordered, globally unique ids: a type prefix, then a ULID (48-bit millisecond
+ * time + 80 random bits, Crockford base32). Ids of one type sort lexicographically by
+ * creation time, which is what the timeline sort keys rely on. Within one process ids
+ * are strictly increasing even inside one millisecond (the random part is incremented);
+ * across processes the 80 random bits make collisions practically impossible.
+ */
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const TIME_LEN = 10;
+const RANDOM_LEN = 16;
+
+export type IdKind = 'usr' | 'pst' | 'cmt' | 'tsk';
+
+let lastTime = -1;
+let lastRandom: number[] = [];
+
+function encodeTime(ms: number): string {
+  let out = '';
+  let rest = ms;
+  for (let i = 0; i < TIME_LEN; i++) {
+    out = ALPHABET[rest % 32] + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+function freshRandom(): number[] {
+  return Array.from(randomBytes(RANDOM_LEN), (b) => b % 32);
+}
+
+/** Adds one to the base32 digits; on overflow (vanishingly rare) waits for the next ms. */
+function increment(digits: number[]): number[] | null {
+  const next = [...digits];
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 31) {
+      next[i]! += 1;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return null;
+}
+
+export function ulid(now: number = Date.now()): string {
+  let time = Math.max(now, lastTime);
+  let random: number[] | null;
+  if (time === lastTime) {
+    random = increment(lastRandom);
+    if (!random) {
+      time += 1;
+      random = freshRandom();
+    }
+  } else {
+    random = freshRandom();
+  }
+  lastTime = time;
+  lastRandom = random;
+  return encodeTime(time) + random.map((d) => ALPHABET[d]).join('');
+}
+
+export function newId(kind: IdKind, now?: number): string {
+  return `${kind}_${ulid(now)}`;
+}
+
+export function idKind(id: string): IdKind | null {
+  const match = /^(usr|pst|cmt|tsk)_[0-9A-HJKMNP-TV-Z]{26}$/.exec(id);
+  return match ? (match[1] as IdKind) : null;
+}
+
+/** The creation time encoded in an id, in ms since the epoch. */
+export function idTime(id: string): number {
+  const body = id.slice(id.indexOf('_') + 1, id.indexOf('_') + 1 + TIME_LEN);
+  let ms = 0;
+  for (const ch of body) ms = ms * 32 + ALPHABET.indexOf(ch);
+  return ms;
+}

@@ -1,0 +1,11 @@
+import type { Tokens } from '../auth/tokens.js';
+import type { UseCases } from '../usecases/use-cases.js';
+import type { Loaders } from './loaders.js';
+
+export interface GraphQLContext {
+  /** The signed-in user's id, or null when anonymous. */
+  viewerId: string | null;
+  loaders: Loaders;
+  useCases: UseCases;
+  tokens: Tokens;
+}

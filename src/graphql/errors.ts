@@ -1,0 +1,54 @@
+import { unwrapResolverError } from '@apollo/server/errors';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { AppError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+
+/** Codes that Apollo and graphql-js give to a client's own mistakes; safe to show as they are. */
+const CLIENT_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+  'UNAUTHENTICATED',
+  'QUERY_TOO_EXPENSIVE',
+]);
+
+export const INTERNAL_MESSAGE = 'Internal server error';
+
+/**
+ * Shapes every error a client sees: AppErrors keep their message and code; GraphQL's own
+ * client errors pass through; anything else is logged with its stack and masked.
+ */
+export function createErrorFormatter(logger: Logger) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof AppError) {
+      return {
+        message: original.message,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: original.code, ...original.details },
+      };
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && CLIENT_CODES.has(code)) {
+      const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
+      return { ...formatted, extensions };
+    }
+    logger.error('internal error', { error: original, path: formatted.path });
+    return {
+      message: INTERNAL_MESSAGE,
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    };
+  };
+}
+
+/** An AppError raised outside a resolver (while building the context) as a GraphQL error with an HTTP status. */
+export function toHttpGraphQLError(error: AppError, status: number): GraphQLError {
+  return new GraphQLError(error.message, { extensions: { code: error.code, http: { status } } });
+}

@@ -1,0 +1,25 @@
+import type { CommentRecord, Page, PageItem, PostRecord, UserRecord } from '../domain/models.js';
+
+/** What connection resolvers receive as their parent: a page plus a lazy total, computed only when asked. */
+export interface UserConnectionModel {
+  page: Page<UserRecord>;
+  totalCount: () => Promise<number>;
+}
+
+export type UserEdgeModel = PageItem<UserRecord>;
+export type PostConnectionModel = Page<PostRecord>;
+export type PostEdgeModel = PageItem<PostRecord>;
+export type CommentConnectionModel = Page<CommentRecord>;
+export type CommentEdgeModel = PageItem<CommentRecord>;
+
+/** Users are referenced by id so that a whole list of suggestions loads its users in one batch. */
+export interface SuggestionModel {
+  userId: string;
+  mutualCount: number;
+  viaIds: string[];
+}
+
+export interface SeparationModel {
+  degrees: number | null;
+  pathIds: string[];
+}

@@ -1,0 +1,28 @@
+import type { Page } from '../../domain/models.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+
+/** Relay page info from a forward-only keyset page. */
+export function pageInfo<T>(page: Page<T>) {
+  return {
+    hasNextPage: page.hasNextPage,
+    hasPreviousPage: false,
+    startCursor: page.items[0]?.cursor ?? null,
+    endCursor: page.items.at(-1)?.cursor ?? null,
+  };
+}
+
+export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 'CommentConnection'> = {
+  UserConnection: {
+    edges: (connection) => connection.page.items,
+    pageInfo: (connection) => pageInfo(connection.page),
+    totalCount: (connection) => connection.totalCount(),
+  },
+  PostConnection: {
+    edges: (page) => page.items,
+    pageInfo: (page) => pageInfo(page),
+  },
+  CommentConnection: {
+    edges: (page) => page.items,
+    pageInfo: (page) => pageInfo(page),
+  },
+};

@@ -1,0 +1,42 @@
+import { GraphQLScalarType, Kind } from 'graphql';
+import { idKind, type IdKind } from '../../domain/ids.js';
+import type { Resolvers } from '../generated/resolvers-types.js';
+import { connections } from './connections.js';
+import { Mutation } from './mutation.js';
+import { Comment, Post } from './post.js';
+import { Query } from './query.js';
+import { User } from './user.js';
+
+const NODE_TYPES = { usr: 'User', pst: 'Post', cmt: 'Comment' } as const satisfies Partial<Record<IdKind, string>>;
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+function parseDateTime(value: unknown): string {
+  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new TypeError('DateTime must be an ISO-8601 date and time');
+  }
+  return new Date(value).toISOString();
+}
+
+const DateTime = new GraphQLScalarType({
+  name: 'DateTime',
+  serialize: (value) => (value instanceof Date ? value.toISOString() : parseDateTime(value)),
+  parseValue: parseDateTime,
+  parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDateTime(ast.value) : parseDateTime(null)),
+});
+
+export const resolvers: Resolvers = {
+  DateTime,
+  Query,
+  Mutation,
+  User,
+  Post,
+  Comment,
+  ...connections,
+  Node: {
+    __resolveType: (node) => {
+      const kind = idKind(node.id);
+      return kind && kind in NODE_TYPES ? NODE_TYPES[kind as keyof typeof NODE_TYPES] : null;
+    },
+  },
+};

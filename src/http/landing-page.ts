@@ -1,0 +1,19 @@
+/** The page at `/`: where to go next. */
+export function landingPage(): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Social graph API</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem}code{background:#eee;padding:0 .25rem}</style>
+</head>
+<body>
+<h1>Social graph API</h1>
+<ul>
+<li><a href="/graphiql">GraphiQL</a>: explore the API in the browser.</li>
+<li><code>POST /graphql</code>: the GraphQL endpoint (JSON body <code>{"query": …, "variables": …}</code>).</li>
+<li><a href="/healthz"><code>GET /healthz</code></a>: 200 when the stores answer.</li>
+</ul>
+<p>Sign up with the <code>signUp</code> mutation and send its token as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,133 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
+import type { GraphQLContext } from '../graphql/context.js';
+import type { Logger } from '../logger.js';
+import { landingPage } from './landing-page.js';
+
+export const MAX_BODY_BYTES = 100 * 1024;
+
+export interface HttpOptions {
+  apollo: ApolloServer<GraphQLContext>;
+  context: (request: IncomingMessage) => Promise<GraphQLContext>;
+  /** Resolves when every store answers. */
+  health: () => Promise<void>;
+  logger: Logger;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY_BYTES) {
+      reject(new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`));
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  response.end(JSON.stringify(body));
+}
+
+function graphqlErrorBody(message: string, code: string) {
+  return { errors: [{ message, extensions: { code } }] };
+}
+
+async function handleGraphQL(options: HttpOptions, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  let body: unknown;
+  if (request.method === 'POST') {
+    const raw = await readBody(request);
+    if ((headers.get('content-type') ?? '').includes('application/json')) {
+      try {
+        body = raw === '' ? undefined : JSON.parse(raw);
+      } catch {
+        throw new HttpError(400, 'Request body is not valid JSON');
+      }
+    } else {
+      body = raw;
+    }
+  }
+  const httpGraphQLRequest: HTTPGraphQLRequest = {
+    method: request.method ?? 'GET',
+    headers,
+    search: url.search,
+    body,
+  };
+  const result = await options.apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest,
+    context: () => options.context(request),
+  });
+  for (const [name, value] of result.headers) response.setHeader(name, value);
+  response.statusCode = result.status ?? 200;
+  if (result.body.kind === 'complete') {
+    response.end(result.body.string);
+    return;
+  }
+  for await (const chunk of result.body.asyncIterator) response.write(chunk);
+  response.end();
+}
+
+async function route(options: HttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  if (url.pathname === '/graphql') return handleGraphQL(options, request, response, url);
+  if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
+  switch (url.pathname) {
+    case '/healthz':
+      try {
+        await options.health();
+        return sendJson(response, 200, { status: 'ok' });
+      } catch (error) {
+        options.logger.warn('health check failed', { error });
+        return sendJson(response, 503, { status: 'unavailable' });
+      }
+    case '/':
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(landingPage());
+      return;
+    default:
+      throw new HttpError(404, 'Not found');
+  }
+}
+
+export function createHttpServer(options: HttpOptions): Server {
+  return createServer((request, response) => {
+    route(options, request, response).catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      if (error instanceof HttpError) {
+        sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
+        return;
+      }
+      options.logger.error('unhandled HTTP error', { error });
+      sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
+    });
+  });
+}

@@ -1,0 +1,112 @@
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  TransactWriteCommand,
+  type DynamoDBDocumentClient,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { Key } from './keys.js';
+
+export const BATCH_GET_LIMIT = 100;
+export const BATCH_WRITE_LIMIT = 25;
+const MAX_ROUNDS = 10;
+
+type Item = Record<string, unknown>;
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+
+/** Full-jitter exponential backoff: a random wait in [0, base * 2^attempt], capped. */
+export function backoffDelay(attempt: number, baseMs = 25, capMs = 2_000): number {
+  return Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const keyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
+
+/**
+ * BatchGetItem for any number of keys: chunks of 100, UnprocessedKeys retried with
+ * backoff and jitter. Returns items aligned with `wanted` (undefined where missing).
+ */
+export async function batchGet(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  wanted: readonly Key[],
+  options: { projection?: string; names?: Record<string, string>; consistent?: boolean } = {},
+): Promise<(Item | undefined)[]> {
+  const unique = [...new Map(wanted.map((k) => [keyOf(k), { pk: k.pk, sk: k.sk }])).values()];
+  const found = new Map<string, Item>();
+  await Promise.all(
+    chunk(unique, BATCH_GET_LIMIT).map(async (keys) => {
+      let pending: Key[] = keys;
+      for (let round = 0; pending.length > 0; round++) {
+        if (round >= MAX_ROUNDS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
+        if (round > 0) await sleep(backoffDelay(round));
+        const result = await client.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: pending,
+                ConsistentRead: options.consistent,
+                ProjectionExpression: options.projection,
+                ExpressionAttributeNames: options.names,
+              },
+            },
+          }),
+        );
+        for (const item of result.Responses?.[tableName] ?? []) found.set(keyOf(item as Key), item);
+        pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
+      }
+    }),
+  );
+  return wanted.map((k) => found.get(keyOf(k)));
+}
+
+/** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
+export async function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+  await Promise.all(
+    chunk(requests, BATCH_WRITE_LIMIT).map(async (batch) => {
+      let pending: WriteRequest[] = batch;
+      for (let round = 0; pending.length > 0; round++) {
+        if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
+        if (round > 0) await sleep(backoffDelay(round));
+        const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
+      }
+    }),
+  );
+}
+
+export const put = (Item: Item): WriteRequest => ({ PutRequest: { Item } });
+export const del = (key: Key): WriteRequest => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } });
+
+/** Why each item of a cancelled transaction failed, aligned with its TransactItems ('None' for those that did not). */
+export function cancellationReasons(error: unknown): string[] | null {
+  if (!(error instanceof TransactionCanceledException)) return null;
+  return (error.CancellationReasons ?? []).map((r) => r.Code ?? 'None');
+}
+
+/**
+ * TransactWriteItems that retries when it only lost a race with another transaction
+ * (TransactionConflict), which concurrent writes to one hot item produce. Any other
+ * cancellation — a failed condition above all — is thrown for the caller to interpret.
+ */
+export async function transactWrite(client: DynamoDBDocumentClient, input: TransactWriteCommandInput): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await client.send(new TransactWriteCommand(input));
+      return;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      const onlyConflicts = reasons !== null && reasons.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
+      if (!onlyConflicts || attempt >= 12) throw error;
+      await sleep(backoffDelay(attempt, 10, 500));
+    }
+  }
+}

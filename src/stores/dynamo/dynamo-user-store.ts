@@ -1,0 +1,102 @@
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { AppError } from '../../domain/errors.js';
+import type { UserRecord } from '../../domain/models.js';
+import type { ProfilePatch, UserStore } from '../user-store.js';
+import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { keys } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export function toUserRecord(item: Item): UserRecord {
+  return {
+    id: item.id as string,
+    handle: item.handle as string,
+    displayName: (item.displayName as string | undefined) ?? null,
+    bio: (item.bio as string | undefined) ?? null,
+    interests: (item.interests as string[] | undefined) ?? [],
+    createdAt: item.createdAt as string,
+    postCount: Number(item.postCount ?? 0),
+  };
+}
+
+export class DynamoUserStore implements UserStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async create(user: UserRecord): Promise<void> {
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.handle(user.handle), userId: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.user(user.id), ...user },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+        ],
+      });
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+        throw new AppError('HANDLE_TAKEN', `The handle "${user.handle}" is taken`, { field: 'handle' });
+      }
+      throw error;
+    }
+  }
+
+  async getMany(ids: readonly string[]): Promise<(UserRecord | null)[]> {
+    const items = await batchGet(this.client, this.tableName, ids.map(keys.user));
+    return items.map((item) => (item ? toUserRecord(item) : null));
+  }
+
+  async idsByHandle(handles: readonly string[]): Promise<(string | null)[]> {
+    const items = await batchGet(this.client, this.tableName, handles.map(keys.handle));
+    return items.map((item) => (item ? (item.userId as string) : null));
+  }
+
+  async updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      names[`#${field}`] = field;
+      if (value === null) {
+        removes.push(`#${field}`);
+      } else {
+        sets.push(`#${field} = :${field}`);
+        values[`:${field}`] = value;
+      }
+    }
+    const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+    try {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.user(id),
+          // An empty patch still needs a valid expression; re-setting the id changes nothing.
+          UpdateExpression: parts.join(' ').trim() || 'SET #id = #id',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.keys(names).length ? names : { '#id': 'id' },
+          ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return result.Attributes ? toUserRecord(result.Attributes) : null;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+import type { UserRecord } from '../domain/models.js';
+
+export interface ProfilePatch {
+  displayName?: string | null;
+  bio?: string | null;
+  interests?: string[];
+}
+
+/** Users and their unique handles. */
+export interface UserStore {
+  /** Writes the handle claim and the user in one transaction; HANDLE_TAKEN when the handle is claimed. */
+  create(user: UserRecord): Promise<void>;
+  /** Aligned with `ids`; null for unknown ids. */
+  getMany(ids: readonly string[]): Promise<(UserRecord | null)[]>;
+  /** Aligned with `handles` (already normalised); null for unclaimed handles. */
+  idsByHandle(handles: readonly string[]): Promise<(string | null)[]>;
+  /** Applies the patch and returns the updated user, or null when there is no such user. */
+  updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null>;
+}

@@ -1,0 +1,57 @@
+import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { UserRecord } from '../domain/models.js';
+import { LIMITS, checkOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
+import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { ProfilePatch, UserStore } from '../stores/user-store.js';
+
+export interface SignUpInput {
+  handle: string;
+  displayName?: string | null;
+  bio?: string | null;
+  interests?: readonly string[] | null;
+}
+
+export interface UpdateProfileInput {
+  displayName?: string | null;
+  bio?: string | null;
+  interests?: readonly string[] | null;
+}
+
+export class UserUseCases {
+  constructor(
+    private readonly users: UserStore,
+    private readonly graph: GraphStore,
+  ) {}
+
+  async signUp(input: SignUpInput): Promise<UserRecord> {
+    const user: UserRecord = {
+      id: newId('usr'),
+      handle: normalizeHandle(input.handle, 'input.handle'),
+      displayName: checkOptionalText(input.displayName, 'input.displayName', LIMITS.displayName) ?? null,
+      bio: checkOptionalText(input.bio, 'input.bio', LIMITS.bio) ?? null,
+      interests: normalizeWords(input.interests, 'input.interests', LIMITS.interests),
+      createdAt: new Date().toISOString(),
+      postCount: 0,
+    };
+    await this.users.create(user);
+    await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
+    return user;
+  }
+
+  async updateProfile(viewerId: string | null, input: UpdateProfileInput): Promise<UserRecord> {
+    if (!viewerId) throw unauthenticated();
+    if (input.interests === null) throw badInput('input.interests', 'must be a list (use [] to clear)');
+    const patch: ProfilePatch = {
+      displayName: checkOptionalText(input.displayName, 'input.displayName', LIMITS.displayName),
+      bio: checkOptionalText(input.bio, 'input.bio', LIMITS.bio),
+      interests: input.interests === undefined ? undefined : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
+    };
+    const user = await this.users.updateProfile(viewerId, patch);
+    if (!user) throw notFound('User', viewerId);
+    if (patch.interests !== undefined) {
+      await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
+    }
+    return user;
+  }
+}

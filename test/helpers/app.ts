@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { startApp, type RunningApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+
+export interface GraphQLResponse<T = Record<string, any>> {
+  status: number;
+  data?: T;
+  errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[];
+  extensions?: Record<string, any>;
+}
+
+export interface TestApp {
+  app: RunningApp;
+  url: string;
+  endpoint: string;
+  tablePrefix: string;
+  /** Sends one operation over HTTP, as `token`'s user when given. */
+  gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
+  /** Signs up a user and returns its id, handle and token. */
+  signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string }>;
+  stop(): Promise<void>;
+}
+
+let handleCounter = 0;
+export function uniqueHandle(prefix = 'u'): string {
+  handleCounter += 1;
+  return `${prefix}_${randomBytes(4).toString('hex')}${handleCounter}`;
+}
+
+/** Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a table of its own. */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const endpoint = inject('dynamodbEndpoint');
+  const tablePrefix = `t${randomBytes(5).toString('hex')}_`;
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', ...env });
+  const app = await startApp({ config, logger: createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
+  const url = app.url;
+
+  async function gql<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const body = (await response.json()) as Omit<GraphQLResponse<T>, 'status'>;
+    return { status: response.status, ...body };
+  }
+
+  async function signUp(handle = uniqueHandle(), extra: Record<string, unknown> = {}) {
+    const result = await gql<{ signUp: { token: string; user: { id: string; handle: string } } }>(
+      'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id handle } } }',
+      { input: { handle, ...extra } },
+    );
+    if (!result.data?.signUp) throw new Error(`signUp failed: ${JSON.stringify(result.errors)}`);
+    return { ...result.data.signUp.user, token: result.data.signUp.token };
+  }
+
+  return { app, url, endpoint, tablePrefix, gql, signUp, stop: () => app.stop() };
+}
+
+/** The `extensions.code` of each error, for assertions. */
+export function errorCodes(response: GraphQLResponse): string[] {
+  return (response.errors ?? []).map((e) => String(e.extensions?.code));
+}
