@@ -10,6 +10,8 @@ import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import type { Cost } from './observability/cost.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
@@ -72,7 +74,9 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
-  const graph = new DynamoGraphStore(client, table);
+  // The embedded graph backend gets a client of its own so that its requests count as graph requests.
+  const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
+  const graph = new DynamoGraphStore(graphClient, table);
   const stores: Stores = { users: new DynamoUserStore(client, table), graph };
   return {
     stores,
@@ -83,6 +87,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     },
     async close() {
       await graph.close();
+      graphClient.destroy();
       client.destroy();
       await engine?.stop();
     },
@@ -115,11 +120,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     allowBatchedHttpRequests: false,
     // main.ts owns the signals: it drains HTTP, stops the worker and the engine in order.
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ...(config.costExtensions ? [costExtensionPlugin()] : [])],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
-  const context = async (request: IncomingMessage): Promise<GraphQLContext> => {
+  const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
     let viewerId: string | null = null;
     try {
       const token = bearerToken(request);
@@ -128,7 +133,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
-    return { viewerId, loaders: createLoaders(stores), useCases, tokens };
+    return { viewerId, loaders: createLoaders(stores), useCases, tokens, cost };
   };
 
   const server = createHttpServer({

@@ -105,6 +105,7 @@ export const SETTINGS = {
   jwtTtlSeconds: int('JWT_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, 'How long a token stays valid.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
+  costExtensions: bool('COST_EXTENSIONS', (env) => !isProduction(env), 'on, off in production', 'Add `extensions.cost` (backend requests and capacity) to every response.'),
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) =>
     LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`,
   ),

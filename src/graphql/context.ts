@@ -1,4 +1,5 @@
 import type { Tokens } from '../auth/tokens.js';
+import type { Cost } from '../observability/cost.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders } from './loaders.js';
 
@@ -8,4 +9,6 @@ export interface GraphQLContext {
   loaders: Loaders;
   useCases: UseCases;
   tokens: Tokens;
+  /** What this operation has cost the backends so far. */
+  cost: Cost;
 }

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
+import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
 import type { Logger } from '../logger.js';
 import { landingPage } from './landing-page.js';
 
@@ -8,7 +9,7 @@ export const MAX_BODY_BYTES = 100 * 1024;
 
 export interface HttpOptions {
   apollo: ApolloServer<GraphQLContext>;
-  context: (request: IncomingMessage) => Promise<GraphQLContext>;
+  context: (request: IncomingMessage, cost: Cost) => Promise<GraphQLContext>;
   /** Resolves when every store answers. */
   health: () => Promise<void>;
   logger: Logger;
@@ -79,10 +80,11 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
     search: url.search,
     body,
   };
-  const result = await options.apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest,
-    context: () => options.context(request),
-  });
+  // Every backend request made while serving this operation is counted into its meter.
+  const cost = emptyCost();
+  const result = await withCostMeter(cost, () =>
+    options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }),
+  );
   for (const [name, value] of result.headers) response.setHeader(name, value);
   response.statusCode = result.status ?? 200;
   if (result.body.kind === 'complete') {

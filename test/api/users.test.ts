@@ -206,3 +206,16 @@ describe('HTTP', () => {
     expect(await response.text()).toContain('/graphiql');
   });
 });
+
+describe('extensions.cost', () => {
+  it('reports the backend requests and capacity of each operation', async () => {
+    const user = await t.signUp();
+    const result = await t.gql('query($id: ID!) { user(id: $id) { handle } }', { id: user.id });
+    expect(result.extensions!.cost.dynamodb.requests).toBe(1);
+    expect(result.extensions!.cost.dynamodb.readCapacityUnits).toBeGreaterThan(0);
+    expect(result.extensions!.cost.graph.requests).toBe(0);
+    const signUp = await t.gql('mutation { signUp(input: { handle: "' + user.handle + 'x" }) { token } }');
+    expect(signUp.extensions!.cost.dynamodb.writeCapacityUnits).toBeGreaterThan(0);
+    expect(signUp.extensions!.cost.graph.requests).toBe(1);
+  });
+});

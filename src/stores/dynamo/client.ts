@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { addCostMiddleware } from './cost-middleware.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
 
 export interface DynamoTarget {
@@ -7,6 +8,8 @@ export interface DynamoTarget {
   endpoint?: string;
   region?: string;
   tableName: string;
+  /** Which figure of `extensions.cost` this client's requests count towards. */
+  countAs?: 'dynamodb' | 'graph';
 }
 
 export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClient {
@@ -19,7 +22,9 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   } else if (target.region) {
     config.region = target.region;
   }
-  return DynamoDBDocumentClient.from(new DynamoDBClient(config), {
+  const client = new DynamoDBClient(config);
+  addCostMiddleware(client, target.countAs ?? 'dynamodb');
+  return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
