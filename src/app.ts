@@ -11,6 +11,8 @@ import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
+import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import type { Cost } from './observability/cost.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
@@ -18,13 +20,20 @@ import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
+import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
+import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
+import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
+import { DynamoTimelineStore } from './stores/dynamo/dynamo-timeline-store.js';
 import { DynamoUserStore } from './stores/dynamo/dynamo-user-store.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from './stores/dynamo/embedded-engine.js';
 import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
+import type { GraphStore } from './stores/graph/graph-store.js';
+import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
 import type { Stores } from './stores/stores.js';
-import { createUseCases } from './usecases/use-cases.js';
+import { type UseCases, createUseCases } from './usecases/use-cases.js';
+import { Worker } from './worker/worker.js';
 
 export const SCHEMA_PATH = new URL('../schema.graphql', import.meta.url);
 
@@ -76,8 +85,26 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
-  const graph = new DynamoGraphStore(graphClient, table);
-  const stores: Stores = { users: new DynamoUserStore(client, table), graph };
+  let graph: GraphStore;
+  try {
+    graph = config.neo4jUri
+      ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
+      : new DynamoGraphStore(graphClient, table);
+  } catch (error) {
+    graphClient.destroy();
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
+  const tasks = new DynamoTaskQueue(client, table, config.queueShards);
+  const stores: Stores = {
+    users: new DynamoUserStore(client, table),
+    graph,
+    counters: new DynamoCounterStore(client, table),
+    posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
+    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, maxHomeEntries: config.timelineMaxEntries }),
+    tasks,
+  };
   return {
     stores,
     client,
@@ -94,6 +121,16 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   };
 }
 
+/** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */
+export function createWorker(stores: Stores, useCases: UseCases, config: Config, logger: Logger): Worker {
+  return new Worker(
+    stores.tasks,
+    useCases.fanOut,
+    { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency },
+    logger.child({ component: 'worker' }),
+  );
+}
+
 function bearerToken(request: IncomingMessage): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
@@ -106,7 +143,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
   const opened = await openStores(options);
   const { stores } = opened;
-  const useCases = createUseCases(stores);
+  let worker: Worker | undefined;
+  const useCases = createUseCases(stores, config, () => worker?.nudge());
+  if (config.workerEnabled) {
+    worker = createWorker(stores, useCases, config, logger);
+  }
   const tokens = new Tokens(config.jwtSecret, config.jwtTtlSeconds);
   const production = config.nodeEnv === 'production';
 
@@ -118,9 +159,20 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     introspection: config.introspection,
     csrfPrevention: true,
     allowBatchedHttpRequests: false,
+    // The parser stops at the token limit; depth, aliases and cost are checked by queryLimitsPlugin.
+    parseOptions: { maxTokens: config.maxQueryTokens },
     // main.ts owns the signals: it drains HTTP, stops the worker and the engine in order.
     stopOnTerminationSignals: false,
-    plugins: [ApolloServerPluginLandingPageDisabled(), ...(config.costExtensions ? [costExtensionPlugin()] : [])],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      queryLimitsPlugin({
+        maxDepth: config.maxQueryDepth,
+        maxAliases: config.maxQueryAliases,
+        maxCost: config.maxQueryCost,
+      }),
+      readConsistencyPlugin(),
+      ...(config.costExtensions ? [costExtensionPlugin()] : []),
+    ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
@@ -133,7 +185,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
-    return { viewerId, loaders: createLoaders(stores), useCases, tokens, cost };
+    const reads = { strong: false };
+    return { viewerId, loaders: createLoaders(stores, viewerId, reads), reads, useCases, tokens, cost };
   };
 
   const server = createHttpServer({
@@ -141,6 +194,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     context,
     health: () => opened.ping(),
     logger,
+    graphiql: config.graphiql,
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 
@@ -154,6 +208,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await opened.close();
     throw error;
   }
+  worker?.start();
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -167,6 +222,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stop() {
       stopping ??= (async () => {
         await apollo.stop();
+        await worker?.stop();
         await opened.close();
       })();
       return stopping;

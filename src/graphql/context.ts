@@ -1,12 +1,13 @@
 import type { Tokens } from '../auth/tokens.js';
 import type { Cost } from '../observability/cost.js';
 import type { UseCases } from '../usecases/use-cases.js';
-import type { Loaders } from './loaders.js';
+import type { Loaders, ReadConsistency } from './loaders.js';
 
 export interface GraphQLContext {
   /** The signed-in user's id, or null when anonymous. */
   viewerId: string | null;
   loaders: Loaders;
+  reads: ReadConsistency;
   useCases: UseCases;
   tokens: Tokens;
   /** What this operation has cost the backends so far. */

@@ -2,6 +2,7 @@ import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { AppError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
+import { LIMIT_CODES, tokenLimitError } from './limits/query-limits.js';
 
 /** Codes that Apollo and graphql-js give to a client's own mistakes; safe to show as they are. */
 const CLIENT_CODES = new Set([
@@ -13,7 +14,7 @@ const CLIENT_CODES = new Set([
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_SUPPORTED',
   'UNAUTHENTICATED',
-  'QUERY_TOO_EXPENSIVE',
+  ...LIMIT_CODES,
 ]);
 
 export const INTERNAL_MESSAGE = 'Internal server error';
@@ -33,6 +34,8 @@ export function createErrorFormatter(logger: Logger) {
         extensions: { code: original.code, ...original.details },
       };
     }
+    const tooManyTokens = tokenLimitError(formatted);
+    if (tooManyTokens) return tooManyTokens;
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};

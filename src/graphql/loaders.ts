@@ -1,20 +1,51 @@
 import DataLoader from 'dataloader';
-import type { UserRecord } from '../domain/models.js';
+import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
+import type { CountedPost, PostCounts } from '../stores/counter-store.js';
+import type { FollowCounts, FollowPair } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
 
 /** The backend's limit for one batched read (BatchGetItem takes 100 keys). */
 export const MAX_BATCH = 100;
 
 /**
+ * Whether this request's reads must be strongly consistent. A mutation's payload is read
+ * right after its writes, and must show them; queries read eventually consistent data,
+ * at half the capacity. Set once the operation is known (see the consistency plugin).
+ */
+export interface ReadConsistency {
+  strong: boolean;
+}
+
+/**
  * Per-request DataLoaders: every lookup a field resolver makes goes through one of these,
  * so a page of 20 or 100 items costs the same few backend calls.
  */
-export function createLoaders(stores: Stores) {
+export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency) {
   return {
     user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids), { maxBatchSize: MAX_BATCH }),
+    /** User id → follower and following counts. */
+    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids), { maxBatchSize: MAX_BATCH }),
+    /** Does `from` follow `to`? viewerFollows and followsViewer of a whole page share one graph call. */
+    follows: new DataLoader<FollowPair, boolean, string>((pairs) => stores.graph.follows(pairs), {
+      maxBatchSize: MAX_BATCH,
+      cacheKeyFn: (pair) => `${pair.from}>${pair.to}`,
+    }),
     userIdByHandle: new DataLoader<string, string | null>((handles) => stores.users.idsByHandle(handles), {
       maxBatchSize: MAX_BATCH,
     }),
+    /** A timeline page's posts in one batch; strongly consistent in mutations, which read what they just wrote. */
+    post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), { maxBatchSize: MAX_BATCH }),
+    comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids), { maxBatchSize: MAX_BATCH }),
+    /** Keyed by post (for its shard count), cached by post id. */
+    postCounts: new DataLoader<CountedPost, PostCounts, string>((posts) => stores.counters.countsOf(posts, { consistent: reads.strong }), {
+      maxBatchSize: MAX_BATCH,
+      cacheKeyFn: (post) => post.id,
+    }),
+    /** Post id → has the viewer liked it (false when anonymous, without asking the store). */
+    viewerHasLiked: new DataLoader<string, boolean>(
+      async (postIds) => (viewerId ? stores.counters.hasLiked(postIds.map((postId) => ({ postId, userId: viewerId }))) : postIds.map(() => false)),
+      { maxBatchSize: MAX_BATCH },
+    ),
   };
 }
 

@@ -3,6 +3,7 @@ import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/s
 import type { GraphQLContext } from '../graphql/context.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
 import type { Logger } from '../logger.js';
+import { serveGraphiQL } from './graphiql.js';
 import { landingPage } from './landing-page.js';
 
 export const MAX_BODY_BYTES = 100 * 1024;
@@ -13,31 +14,38 @@ export interface HttpOptions {
   /** Resolves when every store answers. */
   health: () => Promise<void>;
   logger: Logger;
+  /** Serve GraphiQL at /graphiql. */
+  graphiql: boolean;
 }
 
 class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Close the connection after answering, rather than read the rest of a request body. */
+    readonly closeConnection = false,
   ) {
     super(message);
   }
 }
 
+const bodyTooLarge = () => new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, true);
+
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const declared = Number(request.headers['content-length'] ?? 0);
     if (declared > MAX_BODY_BYTES) {
-      reject(new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`));
+      reject(bodyTooLarge());
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
     request.on('data', (chunk: Buffer) => {
+      if (size > MAX_BODY_BYTES) return;
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        reject(new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`));
-        request.destroy();
+        // Answer 413 first; the connection closes after the answer (closeConnection).
+        reject(bodyTooLarge());
         return;
       }
       chunks.push(chunk);
@@ -99,6 +107,7 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname === '/graphql') return handleGraphQL(options, request, response, url);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
+  if (options.graphiql && serveGraphiQL(url.pathname, response)) return;
   switch (url.pathname) {
     case '/healthz':
       try {
@@ -110,7 +119,7 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
       }
     case '/':
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(landingPage());
+      response.end(landingPage(options.graphiql));
       return;
     default:
       throw new HttpError(404, 'Not found');
@@ -125,6 +134,7 @@ export function createHttpServer(options: HttpOptions): Server {
         return;
       }
       if (error instanceof HttpError) {
+        if (error.closeConnection) response.setHeader('connection', 'close');
         sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
         return;
       }

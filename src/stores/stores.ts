@@ -1,8 +1,16 @@
+import type { CounterStore } from './counter-store.js';
 import type { GraphStore } from './graph/graph-store.js';
+import type { PostStore } from './post-store.js';
+import type { TaskQueue } from './task-queue.js';
+import type { TimelineStore } from './timeline-store.js';
 import type { UserStore } from './user-store.js';
 
 /** Every store the service uses, built once at start by the composition root. */
 export interface Stores {
   users: UserStore;
   graph: GraphStore;
+  counters: CounterStore;
+  posts: PostStore;
+  timelines: TimelineStore;
+  tasks: TaskQueue;
 }

@@ -1,9 +1,27 @@
+import type { Config } from '../config.js';
 import type { Stores } from '../stores/stores.js';
+import { CommentUseCases } from './comments.js';
+import { CounterUseCases } from './counters.js';
+import { FanOut } from './fanout.js';
+import { FollowUseCases } from './follows.js';
+import { GraphQueryUseCases } from './graph-queries.js';
+import { PostUseCases } from './posts.js';
+import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
-export function createUseCases(stores: Stores) {
+/** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
+export function createUseCases(stores: Stores, config: Config, taskEnqueued: () => void = () => {}) {
+  const posts = new PostUseCases(stores.posts, stores.graph, config, taskEnqueued);
+  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
   return {
     users: new UserUseCases(stores.users, stores.graph),
+    follows: new FollowUseCases(stores.users, stores.graph, fanOut),
+    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxEdges: config.graphMaxEdges }),
+    posts,
+    comments: new CommentUseCases(stores.posts, posts),
+    counters: new CounterUseCases(stores.posts, stores.counters),
+    timelines: new TimelineUseCases(stores.timelines, stores.graph),
+    fanOut,
   };
 }
 

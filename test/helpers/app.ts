@@ -3,6 +3,9 @@ import { inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
 
 export interface GraphQLResponse<T = Record<string, any>> {
   status: number;
@@ -20,6 +23,7 @@ export interface TestApp {
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
   /** Signs up a user and returns its id, handle and token. */
   signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string }>;
+  /** Stops the service and fails if any counter drifted from its records. */
   stop(): Promise<void>;
 }
 
@@ -54,7 +58,19 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     return { ...result.data.signUp.user, token: result.data.signUp.token };
   }
 
-  return { app, url, endpoint, tablePrefix, gql, signUp, stop: () => app.stop() };
+  /** Stops the service, then checks that no counter drifted from its records during the file's tests. */
+  async function stop() {
+    await app.stop();
+    const client = createDocumentClient({ endpoint, tableName: tableName(tablePrefix) });
+    try {
+      const drift = await auditCounters(client, tableName(tablePrefix), { includeGraph: app.stores.graph.backend === 'dynamodb' });
+      if (drift.length > 0) throw new Error(`counters drifted: ${JSON.stringify(drift)}`);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  return { app, url, endpoint, tablePrefix, gql, signUp, stop };
 }
 
 /** The `extensions.code` of each error, for assertions. */

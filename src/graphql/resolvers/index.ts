@@ -2,6 +2,7 @@ import { GraphQLScalarType, Kind } from 'graphql';
 import { idKind, type IdKind } from '../../domain/ids.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { connections } from './connections.js';
+import { graph } from './graph.js';
 import { Mutation } from './mutation.js';
 import { Comment, Post } from './post.js';
 import { Query } from './query.js';
@@ -33,6 +34,7 @@ export const resolvers: Resolvers = {
   Post,
   Comment,
   ...connections,
+  ...graph,
   Node: {
     __resolveType: (node) => {
       const kind = idKind(node.id);

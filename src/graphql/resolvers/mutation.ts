@@ -1,5 +1,12 @@
 import type { MutationResolvers } from '../generated/resolvers-types.js';
-import { notImplemented } from './not-implemented.js';
+import type { Loaders } from '../loaders.js';
+import { loadUsers } from './graph.js';
+
+/** Both users of a follow change, loaded after it so that their counts show it. */
+async function followPayload(loaders: Loaders, viewerId: string, userId: string) {
+  const [viewer, user] = await loadUsers(loaders, [viewerId, userId]);
+  return { viewer: viewer!, user: user! };
+}
 
 export const Mutation: MutationResolvers = {
   signUp: async (_parent, { input }, { useCases, loaders, tokens }) => {
@@ -14,13 +21,23 @@ export const Mutation: MutationResolvers = {
     return user;
   },
 
-  follow: () => notImplemented('Mutation.follow'),
-  unfollow: () => notImplemented('Mutation.unfollow'),
-  createPost: () => notImplemented('Mutation.createPost'),
-  deletePost: () => notImplemented('Mutation.deletePost'),
-  likePost: () => notImplemented('Mutation.likePost'),
-  unlikePost: () => notImplemented('Mutation.unlikePost'),
-  viewPost: () => notImplemented('Mutation.viewPost'),
-  react: () => notImplemented('Mutation.react'),
-  addComment: () => notImplemented('Mutation.addComment'),
+  follow: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.follows.follow(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  unfollow: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.follows.unfollow(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  createPost: async (_parent, { input }, { useCases, viewerId, loaders }) => {
+    const post = await useCases.posts.create(viewerId, input);
+    loaders.post.prime(post.id, post);
+    return { post };
+  },
+  deletePost: async (_parent, { id }, { useCases, viewerId }) => ({ deletedPostId: await useCases.posts.delete(viewerId, id) }),
+  likePost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.likePost(viewerId, postId) }),
+  unlikePost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.unlikePost(viewerId, postId) }),
+  viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.viewPost(viewerId, postId) }),
+  react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({ post: await useCases.counters.react(viewerId, postId, kind) }),
+  addComment: async (_parent, { postId, text }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text),
 };

@@ -1,16 +1,42 @@
+import { notFound } from '../../domain/errors.js';
+import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
+import type { TimelinePage } from '../../usecases/timelines.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import { notImplemented } from './not-implemented.js';
+import type { Loaders } from '../loaders.js';
+
+/** Loads a timeline page's posts in one batch, skipping entries whose post has been deleted meanwhile. */
+export async function loadPostPage(page: TimelinePage, loaders: Loaders): Promise<Page<PostRecord>> {
+  const posts = await loaders.post.loadMany(page.items.map((item) => item.postId));
+  const items = page.items.flatMap((item, i) => {
+    const post = posts[i];
+    if (post instanceof Error) throw post;
+    return post ? [{ cursor: item.cursor, node: post }] : [];
+  });
+  return { items, hasNextPage: page.hasNextPage };
+}
+
+async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {
+  const user = await loaders.user.load(authorId);
+  if (!user) throw notFound('User', authorId);
+  return user;
+}
 
 export const Post: PostResolvers = {
-  author: () => notImplemented('Post.author'),
-  likeCount: () => notImplemented('Post.likeCount'),
-  viewCount: () => notImplemented('Post.viewCount'),
-  commentCount: () => notImplemented('Post.commentCount'),
-  reactionCounts: () => notImplemented('Post.reactionCounts'),
-  viewerHasLiked: () => notImplemented('Post.viewerHasLiked'),
-  comments: () => notImplemented('Post.comments'),
+  author: (post, _args, { loaders }) => author(loaders, post.authorId),
+  likeCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).likeCount,
+  viewCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).viewCount,
+  commentCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).commentCount,
+  reactionCounts: async (post, _args, { loaders }) => {
+    const { reactions } = await loaders.postCounts.load(post);
+    return Object.entries(reactions)
+      .filter(([, count]) => count > 0)
+      .sort(([kindA, a], [kindB, b]) => b - a || kindA.localeCompare(kindB))
+      .map(([kind, count]) => ({ kind, count }));
+  },
+  viewerHasLiked: (post, _args, { loaders }) => loaders.viewerHasLiked.load(post.id),
+  comments: (post, { first, after }, { useCases }) => useCases.comments.list(post.id, first, after),
 };
 
 export const Comment: CommentResolvers = {
-  author: () => notImplemented('Comment.author'),
+  author: (comment, _args, { loaders }) => author(loaders, comment.authorId),
 };

@@ -3,7 +3,8 @@ import { idKind } from '../../domain/ids.js';
 import { MAX_BATCH } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { notImplemented } from './not-implemented.js';
+import { userConnection } from './graph.js';
+import { loadPostPage } from './post.js';
 
 export const Query: QueryResolvers = {
   viewer: (_parent, _args, { viewerId, loaders }) => (viewerId ? loaders.user.load(viewerId) : null),
@@ -29,15 +30,22 @@ export const Query: QueryResolvers = {
     switch (idKind(id)) {
       case 'usr':
         return loaders.user.load(id);
+      case 'pst':
+        return loaders.post.load(id);
+      case 'cmt':
+        return loaders.comment.load(id);
       default:
         return null;
     }
   },
 
-  post: () => notImplemented('Query.post'),
-  tagTimeline: () => notImplemented('Query.tagTimeline'),
-  publicTimeline: () => notImplemented('Query.publicTimeline'),
-  suggestedFollows: () => notImplemented('Query.suggestedFollows'),
-  degreesOfSeparation: () => notImplemented('Query.degreesOfSeparation'),
-  network: () => notImplemented('Query.network'),
+  post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
+  tagTimeline: async (_parent, { tag, first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.tag(tag, first, after), loaders),
+  publicTimeline: async (_parent, { first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.public(first, after), loaders),
+  suggestedFollows: (_parent, { first }, { useCases, viewerId }) => useCases.graphQueries.suggestedFollows(viewerId, first),
+  degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases }) => useCases.graphQueries.degreesOfSeparation(from, to, maxDepth),
+  network: async (_parent, args, { useCases, loaders }) => {
+    const page = await useCases.graphQueries.network(args);
+    return userConnection(page, loaders, async () => page.totalCount);
+  },
 };

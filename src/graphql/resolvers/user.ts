@@ -1,15 +1,23 @@
 import type { UserResolvers } from '../generated/resolvers-types.js';
-import { notImplemented } from './not-implemented.js';
+import { userConnection } from './graph.js';
+import { loadPostPage } from './post.js';
 
 export const User: UserResolvers = {
-  followerCount: () => notImplemented('User.followerCount'),
-  followingCount: () => notImplemented('User.followingCount'),
-  followers: () => notImplemented('User.followers'),
-  following: () => notImplemented('User.following'),
-  knownFollowers: () => notImplemented('User.knownFollowers'),
-  mutuals: () => notImplemented('User.mutuals'),
-  posts: () => notImplemented('User.posts'),
-  timeline: () => notImplemented('User.timeline'),
-  viewerFollows: () => notImplemented('User.viewerFollows'),
-  followsViewer: () => notImplemented('User.followsViewer'),
+  followerCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).followers,
+  followingCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).following,
+  followers: async (user, { first, after }, { useCases, loaders }) =>
+    userConnection(await useCases.follows.followers(user.id, first, after), loaders, async () => (await loaders.followCounts.load(user.id)).followers),
+  following: async (user, { first, after }, { useCases, loaders }) =>
+    userConnection(await useCases.follows.following(user.id, first, after), loaders, async () => (await loaders.followCounts.load(user.id)).following),
+  knownFollowers: async (user, { first, after }, { useCases, loaders, viewerId }) =>
+    userConnection(await useCases.follows.knownFollowers(viewerId, user.id, first, after), loaders, () =>
+      useCases.follows.knownFollowerCount(viewerId, user.id),
+    ),
+  mutuals: async (user, { first, after }, { useCases, loaders }) =>
+    userConnection(await useCases.follows.mutuals(user.id, first, after), loaders, () => useCases.follows.mutualCount(user.id)),
+  posts: async (user, { first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.authorPosts(user.id, first, after), loaders),
+  timeline: async (user, { first, after }, { useCases, loaders, viewerId }) =>
+    loadPostPage(await useCases.timelines.home(viewerId, user.id, first, after), loaders),
+  viewerFollows: (user, _args, { loaders, viewerId }) => (viewerId ? loaders.follows.load({ from: viewerId, to: user.id }) : false),
+  followsViewer: (user, _args, { loaders, viewerId }) => (viewerId ? loaders.follows.load({ from: user.id, to: viewerId }) : false),
 };

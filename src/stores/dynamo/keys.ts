@@ -7,6 +7,24 @@
  * | user profile         | USER#<userId>      | PROFILE   |
  * | handle claim         | HANDLE#<handle>    | CLAIM     |
  * | graph node           | GNODE#<userId>     | NODE      |
+ * | follow edge          | GNODE#<followerId> | FOLLOWS#<followeeId> |
+ * | following list entry | FOLLOWING#<userId> | <ms, 15 digits>#<followeeId> |
+ * | followers list entry | FOLLOWERS#<userId> | <ms, 15 digits>#<followerId> |
+ * | post counter shard   | POST#<postId>      | COUNT#<n> |
+ * | like record          | POST#<postId>      | LIKE#<userId> |
+ * | unique view record   | POST#<postId>      | VIEW#<userId> |
+ * | reaction record      | POST#<postId>      | REACT#<kind>#<userId> |
+ * | post                 | POST#<postId>      | POST      |
+ * | author's posts entry | POSTS#<authorId>   | <postId>  |
+ * | home timeline entry  | HOME#<userId>      | <postId>  |
+ * | home timeline size   | HOMESIZE#<userId>  | SIZE      |
+ * | outbox entry (hybrid)| OUTBOX#<authorId>  | <postId>  |
+ * | outbox author        | OUTBOXES           | <authorId> |
+ * | tag timeline entry   | TAG#<tag>#<shard>  | <postId>  |
+ * | public timeline entry| PUBLIC#<shard>     | <postId>  |
+ * | comment list entry   | COMMENTS#<postId>  | <commentId> |
+ * | comment              | COMMENT#<commentId>| COMMENT   |
+ * | queued task          | QUEUE#<shard>      | <taskId>  |
  */
 export interface Key {
   pk: string;
@@ -18,7 +36,94 @@ export const keys = {
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
+  /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
+  followEdge: (followerId: string, followeeId: string): Key => ({ pk: `GNODE#${followerId}`, sk: `FOLLOWS#${followeeId}` }),
+  /** The partitions of a user's following and followers lists; sort keys are followListPosition, read newest first. */
+  followingList: (userId: string): string => `FOLLOWING#${userId}`,
+  followersList: (userId: string): string => `FOLLOWERS#${userId}`,
+  /** Zero-padded follow time then the other user's id: sorts by time, ties by id. */
+  followListPosition: (atMs: number, otherId: string): string => `${String(atMs).padStart(15, '0')}#${otherId}`,
+  /** Counters of a post, spread over `n` shards so that no single item takes every write. */
+  counterShard: (postId: string, shard: number): Key => ({ pk: `POST#${postId}`, sk: `COUNT#${shard}` }),
+  like: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `LIKE#${userId}` }),
+  view: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `VIEW#${userId}` }),
+  reaction: (postId: string, kind: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REACT#${kind}#${userId}` }),
+  post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
+  authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
+  homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
+  /** A running count of a home timeline's entries, so that trimming reads the timeline only when it is over its bound. */
+  homeSize: (userId: string): Key => ({ pk: `HOMESIZE#${userId}`, sk: 'SIZE' }),
+  outboxEntry: (authorId: string, postId: string): Key => ({ pk: partitions.outbox(authorId), sk: postId }),
+  /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
+  outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
+  tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
+  publicEntry: (shard: number, postId: string): Key => ({ pk: partitions.public(shard), sk: postId }),
+  commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
+  comment: (commentId: string): Key => ({ pk: `COMMENT#${commentId}`, sk: 'COMMENT' }),
+  task: (shard: number, taskId: string): Key => ({ pk: partitions.queue(shard), sk: taskId }),
 };
+
+/** Partition keys of the item collections that are read with Query; sort keys are the ids above. */
+export const partitions = {
+  /** The post, its counter shards and its like/view/reaction records: deleting a post clears this partition. */
+  post: (postId: string) => `POST#${postId}`,
+  authorPosts: (authorId: string) => `POSTS#${authorId}`,
+  home: (userId: string) => `HOME#${userId}`,
+  outbox: (authorId: string) => `OUTBOX#${authorId}`,
+  outboxAuthors: () => 'OUTBOXES',
+  tag: (tag: string, shard: number) => `TAG#${tag}#${shard}`,
+  public: (shard: number) => `PUBLIC#${shard}`,
+  comments: (postId: string) => `COMMENTS#${postId}`,
+  queue: (shard: number) => `QUEUE#${shard}`,
+};
+
+/**
+ * The items that counters are checked against, recognised from their keys (the inverse of
+ * the builders above, for the counter audit that scans the table).
+ */
+export type CountedItem =
+  | { kind: 'user'; userId: string }
+  | { kind: 'authorPost'; authorId: string }
+  | { kind: 'graphNode'; userId: string }
+  | { kind: 'followEdge'; followerId: string; followeeId: string }
+  | { kind: 'post'; postId: string }
+  | { kind: 'counterShard'; postId: string; shard: number }
+  | { kind: 'like' | 'view'; postId: string }
+  | { kind: 'reaction'; postId: string; reaction: string }
+  | { kind: 'commentEntry'; postId: string };
+
+export function classifyKey({ pk, sk }: Key): CountedItem | null {
+  const [prefix, id = ''] = splitOnce(pk);
+  switch (prefix) {
+    case 'USER':
+      return sk === 'PROFILE' ? { kind: 'user', userId: id } : null;
+    case 'POSTS':
+      return { kind: 'authorPost', authorId: id };
+    case 'COMMENTS':
+      return { kind: 'commentEntry', postId: id };
+    case 'GNODE': {
+      if (sk === 'NODE') return { kind: 'graphNode', userId: id };
+      const [edge, followeeId = ''] = splitOnce(sk);
+      return edge === 'FOLLOWS' ? { kind: 'followEdge', followerId: id, followeeId } : null;
+    }
+    case 'POST': {
+      if (sk === 'POST') return { kind: 'post', postId: id };
+      const [record, rest = ''] = splitOnce(sk);
+      if (record === 'COUNT') return { kind: 'counterShard', postId: id, shard: Number(rest) };
+      if (record === 'LIKE') return { kind: 'like', postId: id };
+      if (record === 'VIEW') return { kind: 'view', postId: id };
+      if (record === 'REACT') return { kind: 'reaction', postId: id, reaction: splitOnce(rest)[0] };
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+function splitOnce(value: string): [string, string?] {
+  const at = value.indexOf('#');
+  return at < 0 ? [value] : [value.slice(0, at), value.slice(at + 1)];
+}
 
 export function tableName(prefix: string): string {
   return `${prefix}main`;

@@ -1,0 +1,159 @@
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  type GraphQLType,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+  Kind,
+} from 'graphql';
+import { LIMITS } from '../../domain/validation.js';
+
+/** What executing one operation could take, measured on the document before anything runs. */
+export interface OperationMeasure {
+  /** Nesting of fields: `{ viewer { id } }` is 2. */
+  depth: number;
+  /** Aliased fields, counting a fragment once for every place it is spread. */
+  aliases: number;
+  /**
+   * Fields that may be resolved: every field costs 1 each time it may run, and a field that
+   * takes `first` (default 20) or `ids` multiplies everything beneath it by that many.
+   */
+  cost: number;
+}
+
+const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0 };
+
+/**
+ * Measures `operation` with the request's variables. Fragments are measured once each and
+ * reused (a measure scales linearly), so a document that spreads fragments into each other
+ * many times takes time linear in its size, not in its expansion.
+ */
+export function measureOperation(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  requestVariables: Record<string, unknown> | undefined,
+): OperationMeasure {
+  const variables: Record<string, unknown> = {};
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    variables[name] = requestVariables?.[name] ?? valueOf(definition.defaultValue, {});
+  }
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const measuredFragments = new Map<string, OperationMeasure>();
+
+  function measureFragment(name: string): OperationMeasure {
+    const known = measuredFragments.get(name);
+    if (known) return known;
+    const fragment = fragments.get(name);
+    // Validation has already refused unknown fragments and fragment cycles.
+    const measure = fragment ? measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value)) : NOTHING;
+    measuredFragments.set(name, measure);
+    return measure;
+  }
+
+  function measureSelections(selectionSet: SelectionSetNode, parentType: GraphQLNamedType | undefined | null): OperationMeasure {
+    let depth = 0;
+    let aliases = 0;
+    let cost = 0;
+    for (const selection of selectionSet.selections) {
+      let measure: OperationMeasure;
+      switch (selection.kind) {
+        case Kind.FIELD:
+          measure = measureField(selection, parentType);
+          break;
+        case Kind.INLINE_FRAGMENT:
+          measure = measureSelections(
+            selection.selectionSet,
+            selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType,
+          );
+          break;
+        case Kind.FRAGMENT_SPREAD:
+          measure = measureFragment(selection.name.value);
+          break;
+      }
+      depth = Math.max(depth, measure.depth);
+      aliases += measure.aliases;
+      cost += measure.cost;
+    }
+    return { depth, aliases, cost };
+  }
+
+  function measureField(field: FieldNode, parentType: GraphQLNamedType | undefined | null): OperationMeasure {
+    const aliased = field.alias ? 1 : 0;
+    // __typename is free; __schema and __type read the schema only, and the INTROSPECTION setting governs them.
+    if (field.name.value.startsWith('__')) return { depth: 0, aliases: aliased, cost: 0 };
+    const definition = fieldDefinition(parentType, field.name.value);
+    const children = field.selectionSet && definition ? measureSelections(field.selectionSet, namedType(definition.type)) : NOTHING;
+    return {
+      depth: 1 + children.depth,
+      aliases: aliased + children.aliases,
+      cost: 1 + listSize(field, definition, variables) * children.cost,
+    };
+  }
+
+  return measureSelections(operation.selectionSet, schema.getRootType(operation.operation));
+}
+
+/** The definition of an object's or an interface's field (structural, as namedType below). */
+function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (!parentType || !('getFields' in parentType)) return undefined;
+  const field = parentType.getFields()[name];
+  return field && 'args' in field ? field : undefined;
+}
+
+/**
+ * The type inside lists and non-nulls. Structural rather than graphql's getNamedType: the
+ * schema may come from another copy of graphql-js than this module's (vitest loads its ESM
+ * build, Apollo its CommonJS build), and graphql's instanceof checks refuse such types.
+ */
+function namedType(type: GraphQLType): GraphQLNamedType {
+  let inner = type;
+  while ('ofType' in inner) inner = inner.ofType;
+  return inner;
+}
+
+/**
+ * How many items a field may return: its `first` (default 20), or how many `ids` it is given.
+ * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
+ * the clearer answer for a client than a cost refusal.
+ */
+function listSize(field: FieldNode, definition: GraphQLField<unknown, unknown> | undefined, variables: Record<string, unknown>): number {
+  if (!definition) return 1;
+  const argument = (name: string) => field.arguments?.find((a) => a.name.value === name)?.value;
+  if (definition.args.some((a) => a.name === 'first')) {
+    const first = valueOf(argument('first'), variables);
+    return clampPageSize(typeof first === 'number' ? first : LIMITS.pageSizeDefault);
+  }
+  if (definition.args.some((a) => a.name === 'ids')) {
+    const ids = valueOf(argument('ids'), variables);
+    return clampPageSize(Array.isArray(ids) ? ids.length : 1);
+  }
+  return 1;
+}
+
+function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
+  if (!node) return undefined;
+  switch (node.kind) {
+    case Kind.INT:
+      return Number(node.value);
+    case Kind.LIST:
+      return node.values;
+    case Kind.VARIABLE:
+      return variables[node.name.value];
+    default:
+      return undefined;
+  }
+}
+
+function clampPageSize(size: number): number {
+  return Math.min(Math.max(size, 1), LIMITS.pageSizeMax);
+}

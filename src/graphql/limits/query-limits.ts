@@ -1,0 +1,70 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import { measureOperation } from './measure.js';
+
+/** The limits an operation must stay within before anything runs (settings MAX_QUERY_DEPTH, _ALIASES, _COST). */
+export interface QueryLimits {
+  maxDepth: number;
+  maxAliases: number;
+  maxCost: number;
+}
+
+/** Stable `extensions.code`s of the refusals; the error formatter passes them to clients. */
+export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE'] as const;
+
+function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: Record<string, number>): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...details, http: { status: 400 } } });
+}
+
+/**
+ * Refuses an operation that is too deep, has too many aliases or costs too much, after it is
+ * parsed and validated and before execution starts, so a refused operation reaches no store.
+ * The token limit is enforced by the parser itself (Apollo's `parseOptions.maxTokens`).
+ */
+export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request }) {
+          // Without an operation nothing executes; Apollo answers with the resolution error.
+          if (!operation) return;
+          const measure = measureOperation(schema, document, operation, request.variables);
+          if (measure.depth > limits.maxDepth) {
+            throw refusal(`The operation is ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed`, 'QUERY_TOO_DEEP', {
+              depth: measure.depth,
+              maxDepth: limits.maxDepth,
+            });
+          }
+          if (measure.aliases > limits.maxAliases) {
+            throw refusal(`The operation has ${measure.aliases} aliases; at most ${limits.maxAliases} are allowed`, 'TOO_MANY_ALIASES', {
+              aliases: measure.aliases,
+              maxAliases: limits.maxAliases,
+            });
+          }
+          if (measure.cost > limits.maxCost) {
+            throw refusal(
+              `The operation could resolve ${measure.cost} fields; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
+              'QUERY_TOO_EXPENSIVE',
+              { cost: measure.cost, maxCost: limits.maxCost },
+            );
+          }
+        },
+      };
+    },
+  };
+}
+
+/** graphql-js aborts parsing with this message (16.x spells it "more that") when a document has more than `maxTokens` tokens. */
+const TOKEN_LIMIT_MESSAGE = /^Syntax Error: Document contains more tha[nt] (\d+) tokens/;
+
+/** The parser's token-limit error as a client error with its own code; undefined for any other error. */
+export function tokenLimitError(formatted: GraphQLFormattedError): GraphQLFormattedError | undefined {
+  if (formatted.extensions?.code !== 'GRAPHQL_PARSE_FAILED') return undefined;
+  const match = TOKEN_LIMIT_MESSAGE.exec(formatted.message);
+  if (!match) return undefined;
+  const maxTokens = Number(match[1]);
+  return {
+    message: `The document has more than ${maxTokens} tokens; at most ${maxTokens} are allowed`,
+    extensions: { code: 'TOO_MANY_TOKENS', maxTokens },
+  };
+}

@@ -1,0 +1,15 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLContext } from '../context.js';
+
+/** Mutations read their payload with strongly consistent reads, so it shows what they wrote. */
+export function readConsistencyPlugin(): ApolloServerPlugin<GraphQLContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ operation, contextValue }) {
+          contextValue.reads.strong = operation?.operation === 'mutation';
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+import { readExampleOperation, OPERATIONS_DIR } from './graphiql-operations.js';
+
+/**
+ * GraphiQL served entirely from installed packages: the prebuilt browser bundles of react,
+ * react-dom and graphiql from node_modules, and a small start script. Nothing is fetched from
+ * a CDN, and the page's Content-Security-Policy lets the browser load nothing from elsewhere.
+ */
+const GRAPHIQL_PATH = '/graphiql';
+const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
+
+/** The operations opened in GraphiQL's tabs, in this order. */
+const MAIN_OPERATIONS = ['sign-up', 'follow', 'create-post', 'home-timeline', 'suggestions'];
+
+/** Sent as a placeholder; the start script leaves it out of requests until a real token replaces it. */
+const TOKEN_PLACEHOLDER = 'Bearer <token from signUp>';
+
+const require = createRequire(import.meta.url);
+const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
+
+const ASSETS: Record<string, { file: () => string; type: string }> = {
+  'react.js': { file: () => join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
+  'react-dom.js': { file: () => join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'graphiql.js': { file: () => join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
+  'graphiql.css': { file: () => join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+};
+
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  // GraphiQL and its editor set inline styles; its fonts and icons are data: URLs.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const START_SCRIPT = `(function () {
+  var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  var send = GraphiQL.createFetcher({ url: config.endpoint });
+  function fetcher(params, options) {
+    var headers = Object.assign({}, options && options.headers);
+    for (var name in headers) {
+      if (name.toLowerCase() === 'authorization' && headers[name] === config.tokenPlaceholder) delete headers[name];
+    }
+    return send(params, Object.assign({}, options, { headers: headers }));
+  }
+  var first = config.tabs[0];
+  ReactDOM.createRoot(document.getElementById('graphiql')).render(
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultTabs: config.tabs,
+      // GraphiQL 3 fills the editors from these rather than from the first tab; a reload finds that tab again by them.
+      query: first.query,
+      variables: first.variables,
+      defaultHeaders: config.headers,
+      defaultEditorToolsVisibility: 'headers',
+      shouldPersistHeaders: false,
+    }),
+  );
+})();
+`;
+
+/** Cached on first use: the bundles are large and do not change while the service runs. */
+const cache = new Map<string, Buffer>();
+function cached(key: string, load: () => Buffer): Buffer {
+  let body = cache.get(key);
+  if (!body) {
+    body = load();
+    cache.set(key, body);
+  }
+  return body;
+}
+
+function page(): Buffer {
+  const headers = JSON.stringify({ Authorization: TOKEN_PLACEHOLDER }, null, 2);
+  const config = {
+    endpoint: '/graphql',
+    tokenPlaceholder: TOKEN_PLACEHOLDER,
+    headers,
+    tabs: MAIN_OPERATIONS.map((name) => {
+      const operation = readExampleOperation(join(OPERATIONS_DIR, `${name}.graphql`));
+      return { query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers };
+    }),
+  };
+  // `<` is escaped so that no operation text can close the script element.
+  const json = JSON.stringify(config).replace(/</g, '\\u003c');
+  return Buffer.from(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>GraphiQL · Social graph API</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${ASSETS_PATH}graphiql.css">
+<style>html,body,#graphiql{height:100%;margin:0}</style>
+</head>
+<body>
+<div id="graphiql">Loading GraphiQL…</div>
+<script type="application/json" id="graphiql-config">${json}</script>
+<script src="${ASSETS_PATH}react.js"></script>
+<script src="${ASSETS_PATH}react-dom.js"></script>
+<script src="${ASSETS_PATH}graphiql.js"></script>
+<script src="${ASSETS_PATH}start.js"></script>
+</body>
+</html>
+`);
+}
+
+function send(response: ServerResponse, type: string, body: Buffer, extraHeaders: Record<string, string> = {}): void {
+  response.writeHead(200, { 'content-type': `${type}; charset=utf-8`, 'content-length': body.length, ...extraHeaders });
+  response.end(body);
+}
+
+/** Answers GET /graphiql and its assets; false for any other path. */
+export function serveGraphiQL(pathname: string, response: ServerResponse): boolean {
+  if (pathname === GRAPHIQL_PATH || pathname === `${GRAPHIQL_PATH}/`) {
+    send(response, 'text/html', cached('page', page), { 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache' });
+    return true;
+  }
+  if (!pathname.startsWith(ASSETS_PATH)) return false;
+  const name = pathname.slice(ASSETS_PATH.length);
+  if (name === 'start.js') {
+    send(response, 'text/javascript', cached(name, () => Buffer.from(START_SCRIPT)));
+    return true;
+  }
+  const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
+  if (!asset) return false;
+  send(response, asset.type, cached(name, () => readFileSync(asset.file())), { 'cache-control': 'public, max-age=3600' });
+  return true;
+}

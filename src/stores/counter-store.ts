@@ -1,0 +1,37 @@
+/**
+ * Post counters and the per-user records behind them (a like, a unique view, a reaction).
+ * Every change writes the record and the counter in one transaction, conditioned on the
+ * record's absence or presence, so retries and races can never count twice.
+ */
+export interface PostCounts {
+  likeCount: number;
+  viewCount: number;
+  commentCount: number;
+  /** Kind → count, including kinds whose count is zero. */
+  reactions: Record<string, number>;
+}
+
+/** What the counter store needs to know of a post: where its counters are. */
+export interface CountedPost {
+  id: string;
+  counterShards: number;
+}
+
+export interface UserPost {
+  postId: string;
+  userId: string;
+}
+
+/** `changed` is false when the call found things already as asked (an idempotent repeat). */
+export type CounterChange = { changed: boolean };
+
+export interface CounterStore {
+  /** Sums each post's shards; aligned with `posts`. `consistent` reads after a write. */
+  countsOf(posts: readonly CountedPost[], options?: { consistent?: boolean }): Promise<PostCounts[]>;
+  /** For each pair: has the user liked the post? */
+  hasLiked(pairs: readonly UserPost[]): Promise<boolean[]>;
+  like(post: CountedPost, userId: string): Promise<CounterChange>;
+  unlike(post: CountedPost, userId: string): Promise<CounterChange>;
+  view(post: CountedPost, userId: string): Promise<CounterChange>;
+  react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;
+}

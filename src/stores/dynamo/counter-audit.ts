@@ -1,0 +1,166 @@
+import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { classifyKey, keys, type Key } from './keys.js';
+
+/**
+ * Recomputes every counter from the records it counts and reports (and on request repairs)
+ * the difference: post likes, views, comments and reactions against their records, users'
+ * postCount against their posts, and — on the embedded graph backend — follower and
+ * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
+ */
+export interface Drift {
+  counter: string;
+  key: Key;
+  field: string;
+  recorded: number;
+  actual: number;
+}
+
+type Tally = Map<string, number>;
+const bump = (tally: Tally, id: string, by = 1) => tally.set(id, (tally.get(id) ?? 0) + by);
+
+interface Census {
+  posts: Set<string>;
+  shardSums: Map<string, { likeCount: number; viewCount: number; commentCount: number; reactions: Tally }>;
+  likes: Tally;
+  views: Tally;
+  comments: Tally;
+  reactions: Map<string, Tally>;
+  userPostCounts: Tally;
+  authorPosts: Tally;
+  graphNodes: Map<string, { followerCount: number; followingCount: number }>;
+  followers: Tally;
+  following: Tally;
+}
+
+const SCAN_SEGMENTS = 4;
+
+async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Promise<Census> {
+  const census: Census = {
+    posts: new Set(),
+    shardSums: new Map(),
+    likes: new Map(),
+    views: new Map(),
+    comments: new Map(),
+    reactions: new Map(),
+    userPostCounts: new Map(),
+    authorPosts: new Map(),
+    graphNodes: new Map(),
+    followers: new Map(),
+    following: new Map(),
+  };
+  const visit = (item: Record<string, unknown>) => {
+    const found = classifyKey(item as unknown as Key);
+    if (!found) return;
+    switch (found.kind) {
+      case 'user':
+        census.userPostCounts.set(found.userId, Number(item.postCount ?? 0));
+        break;
+      case 'authorPost':
+        bump(census.authorPosts, found.authorId);
+        break;
+      case 'graphNode':
+        census.graphNodes.set(found.userId, { followerCount: Number(item.followerCount ?? 0), followingCount: Number(item.followingCount ?? 0) });
+        break;
+      case 'followEdge':
+        bump(census.following, found.followerId);
+        bump(census.followers, found.followeeId);
+        break;
+      case 'post':
+        census.posts.add(found.postId);
+        break;
+      case 'counterShard': {
+        const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, reactions: new Map() };
+        sum.likeCount += Number(item.likeCount ?? 0);
+        sum.viewCount += Number(item.viewCount ?? 0);
+        sum.commentCount += Number(item.commentCount ?? 0);
+        for (const [kind, count] of Object.entries((item.reactions as Record<string, number> | undefined) ?? {})) bump(sum.reactions, kind, Number(count));
+        census.shardSums.set(found.postId, sum);
+        break;
+      }
+      case 'like':
+        bump(census.likes, found.postId);
+        break;
+      case 'view':
+        bump(census.views, found.postId);
+        break;
+      case 'commentEntry':
+        bump(census.comments, found.postId);
+        break;
+      case 'reaction': {
+        const kinds = census.reactions.get(found.postId) ?? new Map();
+        bump(kinds, found.reaction);
+        census.reactions.set(found.postId, kinds);
+        break;
+      }
+    }
+  };
+  await Promise.all(
+    Array.from({ length: SCAN_SEGMENTS }, async (_, segment) => {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await client.send(
+          new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true }),
+        );
+        for (const item of page.Items ?? []) visit(item);
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }),
+  );
+  return census;
+}
+
+function findDrift(census: Census, includeGraph: boolean): Drift[] {
+  const drift: Drift[] = [];
+  const check = (counter: string, key: Key, field: string, recorded: number, actual: number) => {
+    if (recorded !== actual) drift.push({ counter, key, field, recorded, actual });
+  };
+  // Only live posts have counters; a deleted post's records wait for the worker's cleanup.
+  for (const postId of census.posts) {
+    const sum = census.shardSums.get(postId);
+    if (!sum) continue;
+    const shard0 = keys.counterShard(postId, 0);
+    check('post likes', shard0, 'likeCount', sum.likeCount, census.likes.get(postId) ?? 0);
+    check('post views', shard0, 'viewCount', sum.viewCount, census.views.get(postId) ?? 0);
+    check('post comments', shard0, 'commentCount', sum.commentCount, census.comments.get(postId) ?? 0);
+    const actualReactions = census.reactions.get(postId) ?? new Map<string, number>();
+    for (const kind of new Set([...sum.reactions.keys(), ...actualReactions.keys()])) {
+      check('post reactions', shard0, `reactions.${kind}`, sum.reactions.get(kind) ?? 0, actualReactions.get(kind) ?? 0);
+    }
+  }
+  for (const [userId, postCount] of census.userPostCounts) {
+    check('user posts', keys.user(userId), 'postCount', postCount, census.authorPosts.get(userId) ?? 0);
+  }
+  if (includeGraph) {
+    for (const [userId, node] of census.graphNodes) {
+      check('followers', keys.graphNode(userId), 'followerCount', node.followerCount, census.followers.get(userId) ?? 0);
+      check('following', keys.graphNode(userId), 'followingCount', node.followingCount, census.following.get(userId) ?? 0);
+    }
+  }
+  return drift;
+}
+
+/** Adds the difference to the counter (on shard 0 for posts), so writes made meanwhile still count. */
+async function repair(client: DynamoDBDocumentClient, tableName: string, item: Drift): Promise<void> {
+  const delta = item.actual - item.recorded;
+  const reaction = item.field.startsWith('reactions.') ? item.field.slice('reactions.'.length) : null;
+  await client.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: item.key,
+      ConditionExpression: 'attribute_exists(pk)',
+      UpdateExpression: reaction ? 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :delta' : 'ADD #field :delta',
+      ExpressionAttributeNames: reaction ? { '#kind': reaction } : { '#field': item.field },
+      ExpressionAttributeValues: reaction ? { ':zero': 0, ':delta': delta } : { ':delta': delta },
+    }),
+  );
+}
+
+export async function auditCounters(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  options: { repair?: boolean; includeGraph: boolean },
+): Promise<Drift[]> {
+  const drift = findDrift(await takeCensus(client, tableName), options.includeGraph);
+  if (options.repair) for (const item of drift) await repair(client, tableName, item);
+  return drift;
+}

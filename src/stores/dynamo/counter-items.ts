@@ -1,0 +1,48 @@
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { keys } from './keys.js';
+
+/**
+ * The pieces of a post's counters that other writes put into their own transactions, so
+ * that a post and its counters, or a comment and its count, change together or not at all.
+ */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export type CounterField = 'likeCount' | 'viewCount' | 'commentCount';
+
+/**
+ * Creates a new post's counter shards. Each starts with an empty `reactions` map, so that
+ * a reaction of a kind never seen before is one `ADD reactions.#kind :1` — no chain of
+ * conditional updates to create the map first.
+ */
+export function counterShardPuts(tableName: string, postId: string, shards: number): TransactItem[] {
+  return Array.from({ length: shards }, (_, shard) => ({
+    Put: {
+      TableName: tableName,
+      Item: { ...keys.counterShard(postId, shard), likeCount: 0, viewCount: 0, commentCount: 0, reactions: {} },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  }));
+}
+
+export function counterShardDeletes(tableName: string, postId: string, shards: number): TransactItem[] {
+  return Array.from({ length: shards }, (_, shard) => ({ Delete: { TableName: tableName, Key: keys.counterShard(postId, shard) } }));
+}
+
+/** A shard chosen at random, so that concurrent writes to one hot post land on different items. */
+export function randomShard(shards: number): number {
+  return Math.floor(Math.random() * shards);
+}
+
+/** Adds `delta` to one counter of the post, on a random shard; fails the transaction if the post's counters are gone. */
+export function counterIncrement(tableName: string, postId: string, shards: number, field: CounterField, delta: number): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.counterShard(postId, randomShard(shards)),
+      UpdateExpression: 'ADD #field :delta',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: { '#field': field },
+      ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}

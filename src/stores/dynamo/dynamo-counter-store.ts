@@ -1,0 +1,114 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../../domain/errors.js';
+import type { CounterChange, CounterStore, CountedPost, PostCounts, UserPost } from '../counter-store.js';
+import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
+import { type Key, keys } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export function emptyCounts(): PostCounts {
+  return { likeCount: 0, viewCount: 0, commentCount: 0, reactions: {} };
+}
+
+/** Adds one shard item's figures into `into`. */
+export function addShard(into: PostCounts, shard: Item): void {
+  into.likeCount += Number(shard.likeCount ?? 0);
+  into.viewCount += Number(shard.viewCount ?? 0);
+  into.commentCount += Number(shard.commentCount ?? 0);
+  for (const [kind, count] of Object.entries((shard.reactions as Record<string, unknown> | undefined) ?? {})) {
+    into.reactions[kind] = (into.reactions[kind] ?? 0) + Number(count);
+  }
+}
+
+export class DynamoCounterStore implements CounterStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
+    const shardKeys: Key[] = posts.flatMap((post) => Array.from({ length: post.counterShards }, (_, n) => keys.counterShard(post.id, n)));
+    const shards = await batchGet(this.client, this.tableName, shardKeys, { consistent: options.consistent });
+    let next = 0;
+    return posts.map((post) => {
+      const counts = emptyCounts();
+      for (let n = 0; n < post.counterShards; n++) {
+        const shard = shards[next++];
+        if (shard) addShard(counts, shard);
+      }
+      return counts;
+    });
+  }
+
+  async hasLiked(pairs: readonly UserPost[]): Promise<boolean[]> {
+    const records = await batchGet(
+      this.client,
+      this.tableName,
+      pairs.map((p) => keys.like(p.postId, p.userId)),
+      { projection: 'pk, sk' },
+    );
+    return records.map((record) => record !== undefined);
+  }
+
+  like(post: CountedPost, userId: string): Promise<CounterChange> {
+    return this.addRecord(post, keys.like(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
+  }
+
+  unlike(post: CountedPost, userId: string): Promise<CounterChange> {
+    return this.change(post, [
+      { Delete: { TableName: this.tableName, Key: keys.like(post.id, userId), ConditionExpression: 'attribute_exists(pk)' } },
+      counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', -1),
+    ]);
+  }
+
+  view(post: CountedPost, userId: string): Promise<CounterChange> {
+    return this.addRecord(post, keys.view(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'viewCount', 1));
+  }
+
+  react(post: CountedPost, kind: string, userId: string): Promise<CounterChange> {
+    // The shard was created with an empty `reactions` map, so a kind never seen before is
+    // still one request: if_not_exists starts its count at zero.
+    const increment: TransactItem = {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.counterShard(post.id, randomShard(post.counterShards)),
+        UpdateExpression: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#kind': kind },
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+      },
+    };
+    return this.addRecord(post, keys.reaction(post.id, kind, userId), increment, { kind });
+  }
+
+  private addRecord(post: CountedPost, record: Key, increment: TransactItem, extra: Item = {}): Promise<CounterChange> {
+    return this.change(post, [
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...record, at: new Date().toISOString(), ...extra },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      increment,
+    ]);
+  }
+
+  /**
+   * Runs [record change, counter change] as one transaction. A failed condition on the
+   * record means the change was already made (an idempotent repeat); on the counter, that
+   * the post's counters are gone with the post.
+   */
+  private async change(post: CountedPost, items: [TransactItem, TransactItem]): Promise<CounterChange> {
+    try {
+      await transactWrite(this.client, { TransactItems: items });
+      return { changed: true };
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[1] === 'ConditionalCheckFailed') throw notFound('Post', post.id);
+      if (reasons?.[0] === 'ConditionalCheckFailed') return { changed: false };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,141 @@
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CommentRecord, PostRecord } from '../../domain/models.js';
+import type { CommentPage, Delivery, PostStore } from '../post-store.js';
+import type { Task } from '../task-queue.js';
+import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type TransactItem, counterIncrement, counterShardDeletes, counterShardPuts } from './counter-items.js';
+import type { DynamoTaskQueue } from './dynamo-task-queue.js';
+import { type Key, keys, partitions } from './keys.js';
+import { shardOf } from './shards.js';
+
+type Item = Record<string, unknown>;
+
+export function toPostRecord(item: Item): PostRecord {
+  return {
+    id: item.id as string,
+    authorId: item.authorId as string,
+    text: item.text as string,
+    tags: (item.tags as string[] | undefined) ?? [],
+    createdAt: item.createdAt as string,
+    counterShards: Number(item.counterShards ?? 1),
+  };
+}
+
+function toCommentRecord(item: Item): CommentRecord {
+  return {
+    id: item.id as string,
+    postId: item.postId as string,
+    authorId: item.authorId as string,
+    text: item.text as string,
+    createdAt: item.createdAt as string,
+  };
+}
+
+export class DynamoPostStore implements PostStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly tasks: DynamoTaskQueue,
+    private readonly timelineShards: number,
+  ) {}
+
+  private put(Item: Item, ConditionExpression?: string): TransactItem {
+    return { Put: { TableName: this.tableName, Item, ConditionExpression } };
+  }
+
+  private deleteItem(key: Key): TransactItem {
+    return { Delete: { TableName: this.tableName, Key: key } };
+  }
+
+  private addPostCount(authorId: string, delta: number): TransactItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.user(authorId),
+        UpdateExpression: 'ADD postCount :delta',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':delta': delta },
+      },
+    };
+  }
+
+  async create(post: PostRecord, delivery: Delivery): Promise<void> {
+    const shard = shardOf(post.id, this.timelineShards);
+    const entry = { postId: post.id, authorId: post.authorId };
+    const items: TransactItem[] = [
+      this.put({ ...keys.post(post.id), ...post }, 'attribute_not_exists(pk)'),
+      this.put({ ...keys.authorPost(post.authorId, post.id), ...entry }),
+      // The author sees their own post at once; followers get it from the fan-out task (which also counts it here).
+      this.put({ ...keys.homeEntry(post.authorId, post.id), ...entry }),
+      this.put({ ...keys.publicEntry(shard, post.id), ...entry }),
+      ...post.tags.map((tag) => this.put({ ...keys.tagEntry(tag, shard, post.id), ...entry })),
+      ...(delivery.kind === 'fanOut'
+        ? [this.tasks.enqueueItem(delivery.task)]
+        : [this.put({ ...keys.outboxEntry(post.authorId, post.id), ...entry }), this.put({ ...keys.outboxAuthor(post.authorId), authorId: post.authorId })]),
+      this.addPostCount(post.authorId, 1),
+      ...counterShardPuts(this.tableName, post.id, post.counterShards),
+    ];
+    await transactWrite(this.client, { TransactItems: items });
+  }
+
+  async delete(post: PostRecord, cleanup: Task): Promise<boolean> {
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          { Delete: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
+          this.deleteItem(keys.authorPost(post.authorId, post.id)),
+          this.deleteItem(keys.outboxEntry(post.authorId, post.id)),
+          this.deleteItem(keys.homeEntry(post.authorId, post.id)),
+          this.addPostCount(post.authorId, -1),
+          ...counterShardDeletes(this.tableName, post.id, post.counterShards),
+          this.tasks.enqueueItem(cleanup),
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(PostRecord | null)[]> {
+    const items = await batchGet(this.client, this.tableName, ids.map(keys.post), { consistent: options.consistent });
+    return items.map((item) => (item ? toPostRecord(item) : null));
+  }
+
+  async addComment(post: PostRecord, comment: CommentRecord): Promise<boolean> {
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
+          this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
+          this.put({ ...keys.comment(comment.id), ...comment }),
+          // Counted in the same transaction, so commentCount is exact.
+          counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
+      throw error;
+    }
+  }
+
+  async comments(postId: string, first: number, after: string | null): Promise<CommentPage> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: after ? 'pk = :pk AND sk > :after' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partitions.comments(postId), ...(after ? { ':after': after } : {}) },
+        Limit: first + 1,
+      }),
+    );
+    const items = (result.Items ?? []).map(toCommentRecord);
+    return { items: items.slice(0, first), hasNextPage: items.length > first };
+  }
+
+  async getComments(ids: readonly string[]): Promise<(CommentRecord | null)[]> {
+    const items = await batchGet(this.client, this.tableName, ids.map(keys.comment));
+    return items.map((item) => (item ? toCommentRecord(item) : null));
+  }
+}

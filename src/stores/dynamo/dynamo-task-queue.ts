@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../task-queue.js';
+import type { TransactItem } from './counter-items.js';
+import { keys, partitions } from './keys.js';
+import { shardOf } from './shards.js';
+
+type Item = Record<string, unknown>;
+
+/**
+ * Tasks are items in QUEUE#<shard> partitions sorted by task id (oldest first). A task is
+ * free when `leaseUntil` is in the past; claiming is a conditional update on that, so two
+ * workers can never both hold one. Checkpoints and completion are conditioned on the
+ * claim's lease token, so a worker that lost its lease cannot overwrite its successor.
+ */
+export class DynamoTaskQueue implements TaskQueue {
+  private nextShard = 0;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly shards: number,
+  ) {}
+
+  private keyOf(taskId: string) {
+    return keys.task(shardOf(taskId, this.shards), taskId);
+  }
+
+  /** The task as a transaction item, for writes that enqueue it together with their own changes. */
+  enqueueItem(task: Task): TransactItem {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: { ...this.keyOf(task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    };
+  }
+
+  async enqueue(task: Task): Promise<void> {
+    try {
+      await this.client.send(new PutCommand(this.enqueueItem(task).Put!));
+    } catch (error) {
+      // The same task id enqueued twice (a retried call) is one task.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async claim(max: number, leaseMs: number): Promise<ClaimedTask[]> {
+    const claimed: ClaimedTask[] = [];
+    // Start at a different shard each time so that no shard waits behind a busy one.
+    for (let visited = 0; visited < this.shards && claimed.length < max; visited++) {
+      const shard = this.nextShard;
+      this.nextShard = (this.nextShard + 1) % this.shards;
+      // Page on past tasks that are held or waiting for a retry, so that they never hide free ones behind them.
+      let start: Item | undefined;
+      do {
+        const result = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            FilterExpression: 'leaseUntil < :now',
+            ExpressionAttributeValues: { ':pk': partitions.queue(shard), ':now': Date.now() },
+            ExclusiveStartKey: start,
+            Limit: 50,
+          }),
+        );
+        for (const item of result.Items ?? []) {
+          if (claimed.length >= max) break;
+          const task = await this.tryClaim(item, leaseMs);
+          if (task) claimed.push(task);
+        }
+        start = result.LastEvaluatedKey;
+      } while (start && claimed.length < max);
+    }
+    return claimed;
+  }
+
+  private async tryClaim(item: Item, leaseMs: number): Promise<ClaimedTask | null> {
+    const leaseToken = randomUUID();
+    const now = Date.now();
+    try {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: 'SET leaseUntil = :until, leaseToken = :token ADD attempts :one',
+          ConditionExpression: 'attribute_exists(pk) AND leaseUntil < :now',
+          ExpressionAttributeValues: { ':until': now + leaseMs, ':token': leaseToken, ':one': 1, ':now': now },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const claimed = result.Attributes!;
+      return {
+        id: claimed.id as string,
+        payload: claimed.payload as TaskPayload,
+        checkpoint: (claimed.checkpoint as string | undefined) ?? null,
+        attempts: Number(claimed.attempts),
+        leaseToken,
+      };
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return null;
+      throw error;
+    }
+  }
+
+  async saveCheckpoint(task: ClaimedTask, checkpoint: string, leaseMs: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.keyOf(task.id),
+          UpdateExpression: 'SET checkpoint = :checkpoint, leaseUntil = :until',
+          ConditionExpression: 'leaseToken = :token',
+          ExpressionAttributeValues: { ':checkpoint': checkpoint, ':until': Date.now() + leaseMs, ':token': task.leaseToken },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async complete(task: ClaimedTask): Promise<void> {
+    await this.ifStillHeld(() =>
+      this.client.send(new DeleteCommand({
+        TableName: this.tableName,
+        Key: this.keyOf(task.id),
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeValues: { ':token': task.leaseToken },
+      })),
+    );
+  }
+
+  async release(task: ClaimedTask, delayMs: number): Promise<void> {
+    await this.ifStillHeld(() =>
+      this.client.send(new UpdateCommand({
+        TableName: this.tableName,
+        Key: this.keyOf(task.id),
+        UpdateExpression: 'SET leaseUntil = :until REMOVE leaseToken',
+        ConditionExpression: 'leaseToken = :token',
+        ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken },
+      })),
+    );
+  }
+
+  /** A lost claim means another worker owns the task now: nothing to do. */
+  private async ifStillHeld(send: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
+import { batchWrite, del, put } from './batch.js';
+import { type Key, keys, partitions } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+export interface TimelineSettings {
+  /** Partitions of each tag timeline and of the public timeline. */
+  shards: number;
+  /** Entries a home timeline keeps. */
+  maxHomeEntries: number;
+}
+
+/** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
+export function mergeNewestFirst(lists: readonly string[][], first: number): PostIdPage {
+  const merged = [...new Set(lists.flat())].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
+  return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
+}
+
+/**
+ * Timelines are partitions whose sort keys are post ids; a page is one Query per partition
+ * (ids older than the cursor, newest first) merged in order. Tag and public timelines are
+ * spread over shards so that no partition takes every write.
+ */
+export class DynamoTimelineStore implements TimelineStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly settings: TimelineSettings,
+  ) {}
+
+  private async newestIds(pk: string, limit: number, before: string | null): Promise<string[]> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
+        ProjectionExpression: 'sk',
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map((item) => item.sk as string);
+  }
+
+  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
+    const lists = await Promise.all(pks.map((pk) => this.newestIds(pk, first + 1, after)));
+    return mergeNewestFirst(lists, first);
+  }
+
+  private shardList(): number[] {
+    return Array.from({ length: this.settings.shards }, (_, shard) => shard);
+  }
+
+  home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
+    return this.mergedPage([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
+  }
+
+  authorPosts(authorId: string, first: number, after: string | null): Promise<PostIdPage> {
+    return this.mergedPage([partitions.authorPosts(authorId)], first, after);
+  }
+
+  tag(tag: string, first: number, after: string | null): Promise<PostIdPage> {
+    return this.mergedPage(this.shardList().map((shard) => partitions.tag(tag, shard)), first, after);
+  }
+
+  public(first: number, after: string | null): Promise<PostIdPage> {
+    return this.mergedPage(this.shardList().map(partitions.public), first, after);
+  }
+
+  async outboxAuthors(): Promise<string[]> {
+    const items = await this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.outboxAuthors() } });
+    return items.map((item) => item.authorId as string);
+  }
+
+  async addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
+    await batchWrite(
+      this.client,
+      this.tableName,
+      entries.map((e) => put({ ...keys.homeEntry(e.userId, e.postId), postId: e.postId, authorId: e.authorId })),
+    );
+    const added = new Map<string, number>();
+    for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
+    await Promise.all([...added].map(([userId, count]) => this.countAndTrim(userId, count)));
+  }
+
+  /**
+   * Keeps a running size per home timeline so that only a timeline over its bound is read
+   * in full. The size may overcount (redelivered tasks, removals); a trim recounts it.
+   */
+  private async countAndTrim(userId: string, added: number): Promise<void> {
+    const result = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.homeSize(userId),
+        UpdateExpression: 'ADD entries :added',
+        ExpressionAttributeValues: { ':added': added },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const counted = Number(result.Attributes?.entries ?? 0);
+    if (counted > this.settings.maxHomeEntries) await this.trim(userId, counted);
+  }
+
+  /** Deletes the oldest entries beyond the bound, leaving a tenth of it free so that the next posts do not trim again at once. */
+  private async trim(userId: string, counted: number): Promise<void> {
+    const max = this.settings.maxHomeEntries;
+    const keep = max - Math.floor(max / 10);
+    const items = await this.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': partitions.home(userId) },
+      ProjectionExpression: 'pk, sk',
+      ScanIndexForward: false,
+    });
+    const surplus = items.slice(keep);
+    if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
+    // Relative, so that entries added while this ran stay counted.
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.homeSize(userId),
+        UpdateExpression: 'ADD entries :correction',
+        ExpressionAttributeValues: { ':correction': items.length - surplus.length - counted },
+      }),
+    );
+  }
+
+  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
+    await batchWrite(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))));
+  }
+
+  async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        FilterExpression: 'authorId = :author',
+        ExpressionAttributeValues: { ':pk': partitions.home(userId), ':author': authorId },
+        ProjectionExpression: 'sk',
+        ExclusiveStartKey: cursor ? (JSON.parse(cursor) as Item) : undefined,
+      }),
+    );
+    return {
+      postIds: (result.Items ?? []).map((item) => item.sk as string),
+      cursor: result.LastEvaluatedKey ? JSON.stringify(result.LastEvaluatedKey) : null,
+    };
+  }
+
+  async removePostTraces(postId: string, tags: readonly string[]): Promise<void> {
+    // Every shard, not just the one the post hashed to, so that a changed TIMELINE_SHARDS leaves nothing behind.
+    const timelineKeys: Key[] = this.shardList().flatMap((shard) => [
+      keys.publicEntry(shard, postId),
+      ...tags.map((tag) => keys.tagEntry(tag, shard, postId)),
+    ]);
+    const [comments, records] = await Promise.all([
+      this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.comments(postId) }, ProjectionExpression: 'pk, sk' }),
+      this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.post(postId) }, ProjectionExpression: 'pk, sk' }),
+    ]);
+    await batchWrite(this.client, this.tableName, [
+      ...timelineKeys.map(del),
+      ...comments.flatMap((item) => [del(item as unknown as Key), del(keys.comment(item.sk as string))]),
+      ...records.map((item) => del(item as unknown as Key)),
+    ]);
+  }
+
+  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: start }));
+      items.push(...(result.Items ?? []));
+      start = result.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+}

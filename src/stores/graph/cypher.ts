@@ -1,0 +1,122 @@
+/**
+ * Every Cypher statement the Neo4j backend can send, in one catalog, so that a test can
+ * list them all and lint each with Neo4j's own parser (test/graph/cypher-lint.test.ts).
+ * Each statement declares its parameters; the backend refuses to send others.
+ *
+ * Graph model: (:User {id, handle, interests})-[:FOLLOWS {at}]->(:User), `at` an ISO-8601
+ * string, so ordering by it is ordering by time. Lists are newest follow first, ties by id
+ * descending, with a keyset position ($afterAt, $afterId) — the same order as the DynamoDB lists.
+ */
+export interface CypherStatement {
+  readonly text: string;
+  readonly params: readonly string[];
+}
+
+const cypher = (text: string, ...params: string[]): CypherStatement => ({ text, params });
+
+const KEYSET = '($afterAt IS NULL OR r.at < $afterAt OR (r.at = $afterAt AND f.id < $afterId))';
+const PAGE_RETURN = 'RETURN f.id AS id, r.at AS at ORDER BY at DESC, id DESC LIMIT $limit';
+const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
+
+export const CYPHER = {
+  userIdUnique: cypher('CREATE CONSTRAINT user_id_unique IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE'),
+  userHandleUnique: cypher('CREATE CONSTRAINT user_handle_unique IF NOT EXISTS FOR (u:User) REQUIRE u.handle IS UNIQUE'),
+  ping: cypher('RETURN 1 AS ok'),
+
+  upsertUsers: cypher(
+    'UNWIND $users AS user MERGE (u:User {id: user.id}) SET u.handle = user.handle, u.interests = user.interests',
+    'users',
+  ),
+  // MERGE on two bound nodes locks them, so concurrent follows of one pair create one edge;
+  // the transient flag tells this transaction whether it was the one that created it.
+  follow: cypher(
+    `MERGE (a:User {id: $followerId})
+     MERGE (b:User {id: $followeeId})
+     MERGE (a)-[r:FOLLOWS]->(b)
+       ON CREATE SET r.at = $at, r.justCreated = true
+     WITH r, coalesce(r.justCreated, false) AS created
+     REMOVE r.justCreated
+     RETURN created`,
+    'followerId',
+    'followeeId',
+    'at',
+  ),
+  unfollow: cypher(
+    `MATCH (:User {id: $followerId})-[r:FOLLOWS]->(:User {id: $followeeId})
+     DELETE r
+     RETURN count(*) AS removed`,
+    'followerId',
+    'followeeId',
+  ),
+  follows: cypher(
+    `UNWIND range(0, size($pairs) - 1) AS i
+     RETURN i, EXISTS { MATCH (:User {id: $pairs[i].from})-[:FOLLOWS]->(:User {id: $pairs[i].to}) } AS follows`,
+    'pairs',
+  ),
+  counts: cypher(
+    `UNWIND $ids AS id
+     OPTIONAL MATCH (u:User {id: id})
+     RETURN id, COUNT { (u)<-[:FOLLOWS]-(:User) } AS followers, COUNT { (u)-[:FOLLOWS]->(:User) } AS following`,
+    'ids',
+  ),
+  followers: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
+  following: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
+  knownFollowers: cypher(
+    `MATCH (:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[r:FOLLOWS]->(:User {id: $userId}) WHERE ${KEYSET} ${PAGE_RETURN}`,
+    'viewerId',
+    'userId',
+    ...PAGE_PARAMS,
+  ),
+  knownFollowerCount: cypher(
+    'RETURN COUNT { MATCH (:User {id: $viewerId})-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User {id: $userId}) } AS count',
+    'viewerId',
+    'userId',
+  ),
+  mutuals: cypher(
+    `MATCH (u:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE EXISTS { (f)-[:FOLLOWS]->(u) } AND ${KEYSET} ${PAGE_RETURN}`,
+    'userId',
+    ...PAGE_PARAMS,
+  ),
+  mutualCount: cypher(
+    'MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(u) } AS count',
+    'userId',
+  ),
+  followingIds: cypher(
+    `UNWIND $ids AS id
+     OPTIONAL MATCH (:User {id: id})-[:FOLLOWS]->(n:User)
+     RETURN id, collect(n.id) AS ids`,
+    'ids',
+  ),
+  followerIds: cypher(
+    `UNWIND $ids AS id
+     OPTIONAL MATCH (:User {id: id})<-[:FOLLOWS]-(n:User)
+     RETURN id, collect(n.id) AS ids`,
+    'ids',
+  ),
+  interests: cypher(
+    `UNWIND $ids AS id
+     OPTIONAL MATCH (u:User {id: id})
+     RETURN id, coalesce(u.interests, []) AS interests`,
+    'ids',
+  ),
+  // Charged to the edge budget before the suggestion query runs: the viewer's follows plus
+  // theirs, which is exactly what the two-hop expansion reads.
+  suggestionCost: cypher(
+    `MATCH (v:User {id: $viewerId})
+     RETURN COUNT { (v)-[:FOLLOWS]->(:User) } + COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges`,
+    'viewerId',
+  ),
+  suggestions: cypher(
+    `MATCH (v:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(s:User)
+     WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0
+     WITH s, f ORDER BY f.id
+     WITH s, count(f) AS mutualCount, collect(f.id) AS viaIds
+     RETURN s.id AS userId, mutualCount, viaIds[0..3] AS via
+     ORDER BY mutualCount DESC, userId ASC
+     LIMIT $limit`,
+    'viewerId',
+    'limit',
+  ),
+} as const satisfies Record<string, CypherStatement>;
+
+export type CypherName = keyof typeof CYPHER;

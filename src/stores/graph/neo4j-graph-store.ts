@@ -1,0 +1,183 @@
+import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'neo4j-driver';
+import { badInput } from '../../domain/errors.js';
+import { recordGraphRequest } from '../../observability/cost.js';
+import { CYPHER, type CypherName } from './cypher.js';
+import type {
+  FollowCounts,
+  FollowPair,
+  GraphStore,
+  GraphUser,
+  IdPage,
+  NetworkArgs,
+  NetworkPage,
+  PageArgs,
+  SuggestedUser,
+  TraversalLimits,
+} from './graph-store.js';
+import { type Adjacency, type Direction, EdgeBudget, networkPage, shortestPath } from './traversal.js';
+
+export interface Neo4jTarget {
+  uri: string;
+  user: string;
+  password: string;
+}
+
+/** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
+const POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\S+)$/;
+
+function keysetParams(page: PageArgs) {
+  if (page.after === null) return { afterAt: null, afterId: null, limit: neo4j.int(page.first + 1) };
+  const match = POSITION.exec(page.after);
+  if (!match) throw badInput('after', 'is not a cursor this API gave out');
+  return { afterAt: match[1]!, afterId: match[2]!, limit: neo4j.int(page.first + 1) };
+}
+
+/**
+ * The Neo4j backend: `(:User {id, handle, interests})-[:FOLLOWS {at}]->(:User)`. Every
+ * statement comes from the CYPHER catalog and runs in a managed transaction (executeRead /
+ * executeWrite), which retries transient errors; integers come back as JS numbers.
+ */
+export class Neo4jGraphStore implements GraphStore, Adjacency {
+  readonly backend = 'neo4j' as const;
+
+  private constructor(private readonly driver: Driver) {}
+
+  /** Connects and creates the uniqueness constraints on User.id and User.handle. */
+  static async open(target: Neo4jTarget): Promise<Neo4jGraphStore> {
+    const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
+    const store = new Neo4jGraphStore(driver);
+    try {
+      await store.write('userIdUnique', {});
+      await store.write('userHandleUnique', {});
+    } catch (error) {
+      await driver.close();
+      throw error;
+    }
+    return store;
+  }
+
+  private async run(mode: 'read' | 'write', name: CypherName, params: Record<string, unknown>): Promise<RecordShape[]> {
+    const statement = CYPHER[name];
+    const given = Object.keys(params).sort().join(',');
+    if (given !== [...statement.params].sort().join(',')) {
+      throw new Error(`Cypher ${name} takes parameters [${statement.params.join(', ')}], got [${given}]`);
+    }
+    recordGraphRequest();
+    const session = this.driver.session({ defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE });
+    try {
+      const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
+      return mode === 'read' ? await session.executeRead(work) : await session.executeWrite(work);
+    } finally {
+      await session.close();
+    }
+  }
+
+  private read(name: CypherName, params: Record<string, unknown>) {
+    return this.run('read', name, params);
+  }
+
+  private write(name: CypherName, params: Record<string, unknown>) {
+    return this.run('write', name, params);
+  }
+
+  async ping(): Promise<void> {
+    await this.read('ping', {});
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+
+  async upsertUsers(users: readonly GraphUser[]): Promise<void> {
+    if (users.length === 0) return;
+    await this.write('upsertUsers', { users: users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })) });
+  }
+
+  async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
+    const [row] = await this.write('follow', { followerId, followeeId, at });
+    return row?.created === true;
+  }
+
+  async unfollow(followerId: string, followeeId: string): Promise<boolean> {
+    const [row] = await this.write('unfollow', { followerId, followeeId });
+    return Number(row?.removed ?? 0) > 0;
+  }
+
+  async follows(pairs: readonly FollowPair[]): Promise<boolean[]> {
+    if (pairs.length === 0) return [];
+    const rows = await this.read('follows', { pairs: pairs.map((p) => ({ from: p.from, to: p.to })) });
+    const result = pairs.map(() => false);
+    for (const row of rows) result[row.i as number] = row.follows === true;
+    return result;
+  }
+
+  async counts(userIds: readonly string[]): Promise<FollowCounts[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.read('counts', { ids: [...userIds] });
+    const byId = new Map(rows.map((row) => [row.id as string, { followers: row.followers as number, following: row.following as number }]));
+    return userIds.map((id) => byId.get(id) ?? { followers: 0, following: 0 });
+  }
+
+  private async page(name: 'followers' | 'following' | 'knownFollowers' | 'mutuals', params: Record<string, unknown>, page: PageArgs): Promise<IdPage> {
+    const rows = await this.read(name, { ...params, ...keysetParams(page) });
+    return {
+      items: rows.slice(0, page.first).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` })),
+      hasNextPage: rows.length > page.first,
+    };
+  }
+
+  followers(userId: string, page: PageArgs): Promise<IdPage> {
+    return this.page('followers', { userId }, page);
+  }
+
+  following(userId: string, page: PageArgs): Promise<IdPage> {
+    return this.page('following', { userId }, page);
+  }
+
+  knownFollowers(viewerId: string, userId: string, page: PageArgs): Promise<IdPage> {
+    return this.page('knownFollowers', { viewerId, userId }, page);
+  }
+
+  async knownFollowerCount(viewerId: string, userId: string): Promise<number> {
+    const [row] = await this.read('knownFollowerCount', { viewerId, userId });
+    return Number(row?.count ?? 0);
+  }
+
+  mutuals(userId: string, page: PageArgs): Promise<IdPage> {
+    return this.page('mutuals', { userId }, page);
+  }
+
+  async mutualCount(userId: string): Promise<number> {
+    const [row] = await this.read('mutualCount', { userId });
+    return Number(row?.count ?? 0);
+  }
+
+  async suggestions(viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]> {
+    const [cost] = await this.read('suggestionCost', { viewerId });
+    new EdgeBudget(limits).charge(Number(cost?.edges ?? 0));
+    const rows = await this.read('suggestions', { viewerId, limit: neo4j.int(first) });
+    return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
+  }
+
+  shortestPath(from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null> {
+    return shortestPath(this, from, to, maxDepth, limits);
+  }
+
+  network(args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage> {
+    return networkPage(this, args, limits);
+  }
+
+  async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {
+    if (ids.length === 0) return [];
+    const rows = await this.read(direction === 'out' ? 'followingIds' : 'followerIds', { ids: [...ids] });
+    const byId = new Map(rows.map((row) => [row.id as string, row.ids as string[]]));
+    return ids.map((id) => byId.get(id) ?? []);
+  }
+
+  async interests(ids: readonly string[]): Promise<string[][]> {
+    if (ids.length === 0) return [];
+    const rows = await this.read('interests', { ids: [...ids] });
+    const byId = new Map(rows.map((row) => [row.id as string, row.interests as string[]]));
+    return ids.map((id) => byId.get(id) ?? []);
+  }
+}

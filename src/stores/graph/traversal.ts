@@ -1,0 +1,166 @@
+import { AppError, badInput } from '../../domain/errors.js';
+import type { FollowCounts, NetworkArgs, NetworkPage, SuggestedUser, TraversalLimits } from './graph-store.js';
+
+/**
+ * Multi-hop traversals written once over a small batched adjacency interface, so both
+ * backends give the same answers and obey the same edge budget. Each hop is one batched
+ * call per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB), and
+ * before a frontier is expanded its exact degree sum is charged to the budget: a query
+ * that would read more than `maxEdges` edges stops before reading them.
+ */
+export type Direction = 'out' | 'in';
+
+export interface Adjacency {
+  counts(ids: readonly string[]): Promise<FollowCounts[]>;
+  /** Aligned with `ids`: whom each follows ('out') or who follows each ('in'). */
+  neighbours(ids: readonly string[], direction: Direction): Promise<string[][]>;
+  /** Aligned with `ids`: each user's interests ([] when unknown). */
+  interests(ids: readonly string[]): Promise<string[][]>;
+}
+
+export class EdgeBudget {
+  private expanded = 0;
+
+  constructor(private readonly limits: TraversalLimits) {}
+
+  /** Charges the edges a step is about to read; QUERY_TOO_EXPENSIVE once past the bound. */
+  charge(edges: number): void {
+    this.expanded += edges;
+    if (this.expanded > this.limits.maxEdges) {
+      throw new AppError(
+        'QUERY_TOO_EXPENSIVE',
+        `This query would expand more than ${this.limits.maxEdges} follow edges; ask for fewer hops`,
+        { maxEdges: this.limits.maxEdges },
+      );
+    }
+  }
+}
+
+async function degreeSum(graph: Adjacency, ids: readonly string[], direction: Direction): Promise<number> {
+  const counts = await graph.counts(ids);
+  return counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
+}
+
+/** Reads one hop from a frontier after charging its degree sum to the budget. */
+export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: EdgeBudget): Promise<string[][]> {
+  if (frontier.length === 0) return [];
+  budget.charge(await degreeSum(graph, frontier, direction));
+  return graph.neighbours(frontier, direction);
+}
+
+/** Every user within maxDepth hops of the origin (origin excluded) with its distance. */
+export async function reachable(graph: Adjacency, origin: string, maxDepth: number, limits: TraversalLimits): Promise<Map<string, number>> {
+  const budget = new EdgeBudget(limits);
+  const distance = new Map<string, number>([[origin, 0]]);
+  let frontier = [origin];
+  for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+    const lists = await expand(graph, frontier, 'out', budget);
+    const next: string[] = [];
+    for (const id of lists.flat()) {
+      if (distance.has(id)) continue;
+      distance.set(id, depth);
+      next.push(id);
+    }
+    frontier = next;
+  }
+  distance.delete(origin);
+  return distance;
+}
+
+/** Network cursors: "<distance>:<userId>", the position of the last user of a page. */
+function parseNetworkCursor(after: string): { distance: number; id: string } {
+  const match = /^(\d):(\S+)$/.exec(after);
+  if (!match) throw badInput('after', 'is not a cursor this API gave out');
+  return { distance: Number(match[1]), id: match[2]! };
+}
+
+export async function networkPage(graph: Adjacency, args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage> {
+  const found = await reachable(graph, args.origin, args.maxDepth, limits);
+  let ids = [...found.keys()];
+  if (args.interest !== null) {
+    const interests = await graph.interests(ids);
+    ids = ids.filter((_, i) => interests[i]!.includes(args.interest!));
+  }
+  const ranked = ids.map((id) => ({ id, distance: found.get(id)! })).sort((a, b) => a.distance - b.distance || compareIds(a.id, b.id));
+  const after = args.after === null ? null : parseNetworkCursor(args.after);
+  const start = after === null ? 0 : ranked.findIndex((u) => u.distance > after.distance || (u.distance === after.distance && u.id > after.id));
+  const rest = start < 0 ? [] : ranked.slice(start);
+  return {
+    items: rest.slice(0, args.first).map((u) => ({ id: u.id, cursor: `${u.distance}:${u.id}` })),
+    hasNextPage: rest.length > args.first,
+    totalCount: ranked.length,
+  };
+}
+
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Shortest directed path by bidirectional BFS: forwards along follows from `from`, backwards
+ * along followers from `to`, always growing the side whose next hop reads fewer edges.
+ */
+export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null> {
+  if (from === to) return [from];
+  const budget = new EdgeBudget(limits);
+  const sides = {
+    out: { parent: new Map<string, string | null>([[from, null]]), distance: new Map([[from, 0]]), frontier: [from], depth: 0 },
+    in: { parent: new Map<string, string | null>([[to, null]]), distance: new Map([[to, 0]]), frontier: [to], depth: 0 },
+  };
+  while (sides.out.depth + sides.in.depth < maxDepth && sides.out.frontier.length > 0 && sides.in.frontier.length > 0) {
+    const [outCost, inCost] = await Promise.all([degreeSum(graph, sides.out.frontier, 'out'), degreeSum(graph, sides.in.frontier, 'in')]);
+    const direction: Direction = outCost <= inCost ? 'out' : 'in';
+    const side = sides[direction];
+    const other = sides[direction === 'out' ? 'in' : 'out'];
+    budget.charge(Math.min(outCost, inCost));
+    const lists = await graph.neighbours(side.frontier, direction);
+    side.depth += 1;
+    const next: string[] = [];
+    let best: { id: string; total: number } | null = null;
+    for (const [i, id] of side.frontier.entries()) {
+      for (const neighbour of lists[i]!) {
+        if (side.parent.has(neighbour)) continue;
+        side.parent.set(neighbour, id);
+        side.distance.set(neighbour, side.depth);
+        next.push(neighbour);
+        const otherDistance = other.distance.get(neighbour);
+        if (otherDistance === undefined) continue;
+        const total = side.depth + otherDistance;
+        if (!best || total < best.total || (total === best.total && neighbour < best.id)) best = { id: neighbour, total };
+      }
+    }
+    side.frontier = next;
+    if (best) return joinPath(sides.out.parent, sides.in.parent, best.id);
+  }
+  return null;
+}
+
+function joinPath(forward: Map<string, string | null>, backward: Map<string, string | null>, meeting: string): string[] {
+  const path: string[] = [];
+  for (let id: string | null | undefined = meeting; id; id = forward.get(id)) path.unshift(id);
+  for (let id = backward.get(meeting); id; id = backward.get(id)) path.push(id);
+  return path;
+}
+
+/**
+ * Friends of friends: accounts followed by accounts the viewer follows, neither the viewer
+ * nor already followed, ranked by how many of the viewer's follows lead there (ties by id);
+ * `viaIds` are the (up to 3) smallest of those connecting ids.
+ */
+export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]> {
+  const budget = new EdgeBudget(limits);
+  const [followed = []] = await expand(graph, [viewerId], 'out', budget);
+  const followedSet = new Set(followed);
+  const lists = await expand(graph, followed, 'out', budget);
+  const connecting = new Map<string, string[]>();
+  followed.forEach((via, i) => {
+    for (const candidate of lists[i]!) {
+      if (candidate === viewerId || followedSet.has(candidate)) continue;
+      const vias = connecting.get(candidate) ?? [];
+      vias.push(via);
+      connecting.set(candidate, vias);
+    }
+  });
+  return [...connecting]
+    .map(([userId, vias]) => ({ userId, mutualCount: vias.length, viaIds: vias.sort(compareIds).slice(0, 3) }))
+    .sort((a, b) => b.mutualCount - a.mutualCount || compareIds(a.userId, b.userId))
+    .slice(0, first);
+}

@@ -1,0 +1,42 @@
+/**
+ * The durable task queue behind fan-out. A task is written in the same transaction as the
+ * change that needs it (a new post, a deletion), so once that change is acknowledged the
+ * task exists. Workers claim tasks with a lease; a task whose worker died becomes claimable
+ * again when its lease expires, and resumes from its last checkpoint. Every task is
+ * idempotent, so running a step twice after a crash changes nothing.
+ */
+export type TaskPayload =
+  /** Copy a new post into the home timeline of every follower of its author. */
+  | { kind: 'fanOut'; postId: string; authorId: string }
+  /** Copy the followee's newest posts into the follower's home timeline. */
+  | { kind: 'backfill'; followerId: string; followeeId: string }
+  /** Remove the followee's posts from the follower's home timeline. */
+  | { kind: 'unfollow'; followerId: string; followeeId: string }
+  /** Remove a deleted post from every timeline it reached, with its comments and records. */
+  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[] };
+
+export interface Task {
+  id: string;
+  payload: TaskPayload;
+}
+
+export interface ClaimedTask extends Task {
+  /** Where the last run stopped (opaque to the queue), null when the task has not progressed. */
+  checkpoint: string | null;
+  /** How many times a worker has claimed the task, this claim included. */
+  attempts: number;
+  /** Identifies this claim: checkpoints and completion only succeed while the claim holds. */
+  leaseToken: string;
+}
+
+export interface TaskQueue {
+  enqueue(task: Task): Promise<void>;
+  /** Claims up to `max` tasks that nobody holds (never claimed, released, or lease expired), oldest first. */
+  claim(max: number, leaseMs: number): Promise<ClaimedTask[]>;
+  /** Saves progress and renews the lease; false when the claim was lost to another worker. */
+  saveCheckpoint(task: ClaimedTask, checkpoint: string, leaseMs: number): Promise<boolean>;
+  /** Removes the task, if the claim still holds. */
+  complete(task: ClaimedTask): Promise<void>;
+  /** Gives the task back, claimable again after `delayMs`. */
+  release(task: ClaimedTask, delayMs: number): Promise<void>;
+}

@@ -1,0 +1,32 @@
+/**
+ * Timelines as lists of post ids, newest first, each in its own partition(s) sorted by
+ * the time-ordered post id. Reads are keyset pages: ids strictly older than `after`.
+ */
+export interface PostIdPage {
+  postIds: string[];
+  hasNextPage: boolean;
+}
+
+export interface HomeEntry {
+  userId: string;
+  postId: string;
+  authorId: string;
+}
+
+export interface TimelineStore {
+  /** The home partition merged with the outboxes of `outboxAuthorIds`, in one order. */
+  home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage>;
+  authorPosts(authorId: string, first: number, after: string | null): Promise<PostIdPage>;
+  tag(tag: string, first: number, after: string | null): Promise<PostIdPage>;
+  public(first: number, after: string | null): Promise<PostIdPage>;
+  /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
+  outboxAuthors(): Promise<string[]>;
+
+  /** Idempotent puts; home timelines that grow past their bound are trimmed. */
+  addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
+  removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
+  /** A page of the user's home entries by one author, resuming at `cursor`; null cursor when done. */
+  homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }>;
+  /** Everything a deleted post left behind: tag and public entries, comments, and its own partition. */
+  removePostTraces(postId: string, tags: readonly string[]): Promise<void>;
+}

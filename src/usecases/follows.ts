@@ -1,0 +1,73 @@
+import { decodeCursor, encodeCursor, isString } from '../domain/cursor.js';
+import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { pageSize } from '../domain/validation.js';
+import type { GraphStore, IdPage, PageArgs } from '../stores/graph/graph-store.js';
+import type { UserStore } from '../stores/user-store.js';
+import type { FollowEvents } from './follow-events.js';
+
+/** The page arguments a client gave, checked: `first` 1-100 (default 20), `after` a cursor we gave out. */
+export function pageArgs(first: number | null | undefined, after: string | null | undefined): PageArgs {
+  return { first: pageSize(first), after: decodeCursor(after, 'after', isString) };
+}
+
+/** Wraps the backend's own list positions into the API's opaque cursors. */
+export function withOpaqueCursors<P extends IdPage>(page: P): P {
+  return { ...page, items: page.items.map((item) => ({ id: item.id, cursor: encodeCursor(item.cursor) })) };
+}
+
+/** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
+export class FollowUseCases {
+  constructor(
+    private readonly users: UserStore,
+    private readonly graph: GraphStore,
+    private readonly events: FollowEvents,
+  ) {}
+
+  /** Idempotent: following someone already followed changes nothing and is not an error. */
+  async follow(viewerId: string | null, userId: string): Promise<void> {
+    const followerId = await this.checkPair(viewerId, userId);
+    const changed = await this.graph.follow(followerId, userId, new Date().toISOString());
+    if (changed) await this.events.followed(followerId, userId);
+  }
+
+  async unfollow(viewerId: string | null, userId: string): Promise<void> {
+    const followerId = await this.checkPair(viewerId, userId);
+    const changed = await this.graph.unfollow(followerId, userId);
+    if (changed) await this.events.unfollowed(followerId, userId);
+  }
+
+  private async checkPair(viewerId: string | null, userId: string): Promise<string> {
+    if (!viewerId) throw unauthenticated();
+    if (userId === viewerId) throw badInput('userId', 'you cannot follow yourself');
+    const [user] = await this.users.getMany([userId]);
+    if (!user) throw notFound('User', userId);
+    return viewerId;
+  }
+
+  async followers(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.followers(userId, pageArgs(first, after)));
+  }
+
+  async following(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.following(userId, pageArgs(first, after)));
+  }
+
+  /** Accounts the viewer follows that follow `userId`; empty when anonymous. */
+  async knownFollowers(viewerId: string | null, userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
+    const page = pageArgs(first, after);
+    if (!viewerId) return { items: [], hasNextPage: false };
+    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page));
+  }
+
+  async knownFollowerCount(viewerId: string | null, userId: string): Promise<number> {
+    return viewerId ? this.graph.knownFollowerCount(viewerId, userId) : 0;
+  }
+
+  async mutuals(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.mutuals(userId, pageArgs(first, after)));
+  }
+
+  mutualCount(userId: string): Promise<number> {
+    return this.graph.mutualCount(userId);
+  }
+}

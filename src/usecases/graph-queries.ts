@@ -1,0 +1,59 @@
+import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { pageSize } from '../domain/validation.js';
+import type { GraphStore, NetworkPage, SuggestedUser, TraversalLimits } from '../stores/graph/graph-store.js';
+import type { UserStore } from '../stores/user-store.js';
+import { pageArgs, withOpaqueCursors } from './follows.js';
+
+/** Hop limits of the multi-hop queries; the edge budget (GRAPH_MAX_EDGES) bounds the work within them. */
+export const HOPS = {
+  separation: { default: 3, max: 6 },
+  network: { default: 2, max: 3 },
+} as const;
+
+function depth(value: number | null | undefined, bounds: { default: number; max: number }): number {
+  if (value === null || value === undefined) return bounds.default;
+  if (!Number.isInteger(value) || value < 1 || value > bounds.max) throw badInput('maxDepth', `must be between 1 and ${bounds.max}`);
+  return value;
+}
+
+export interface Separation {
+  degrees: number | null;
+  pathIds: string[];
+}
+
+/** Friends of friends, degrees of separation and reachable networks. */
+export class GraphQueryUseCases {
+  constructor(
+    private readonly users: UserStore,
+    private readonly graph: GraphStore,
+    private readonly limits: TraversalLimits,
+  ) {}
+
+  async suggestedFollows(viewerId: string | null, first?: number | null): Promise<SuggestedUser[]> {
+    if (!viewerId) throw unauthenticated();
+    return this.graph.suggestions(viewerId, pageSize(first), this.limits);
+  }
+
+  async degreesOfSeparation(from: string, to: string, maxDepth?: number | null): Promise<Separation> {
+    const hops = depth(maxDepth, HOPS.separation);
+    await this.requireUsers({ from, to });
+    const path = await this.graph.shortestPath(from, to, hops, this.limits);
+    return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
+  }
+
+  async network(args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null }): Promise<NetworkPage> {
+    const hops = depth(args.maxDepth, HOPS.network);
+    const page = pageArgs(args.first, args.after);
+    const interest = args.interest === null || args.interest === undefined ? null : args.interest.trim().toLowerCase();
+    await this.requireUsers({ userId: args.userId });
+    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, ...page }, this.limits));
+  }
+
+  /** NOT_FOUND for the first id that is not a user. */
+  private async requireUsers(ids: Record<string, string>): Promise<void> {
+    const wanted = Object.values(ids);
+    const found = await this.users.getMany(wanted);
+    const missing = wanted.find((_, i) => !found[i]);
+    if (missing !== undefined) throw notFound('User', missing);
+  }
+}

@@ -1,0 +1,80 @@
+import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
+import { idKind, newId } from '../domain/ids.js';
+import type { PostRecord } from '../domain/models.js';
+import { checkRequiredText, normalizeWords } from '../domain/validation.js';
+import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { PostStore } from '../stores/post-store.js';
+
+export const POST_LIMITS = { text: 500, tags: 10 } as const;
+
+export interface CreatePostInput {
+  text: string;
+  tags?: readonly string[] | null;
+}
+
+export interface PostSettings {
+  /** Authors with more followers than this are not fanned out (hybrid fan-out). */
+  fanoutMaxFollowers: number;
+  /** Authors with at least this many followers get posts with sharded counters. */
+  hotAuthorFollowers: number;
+  counterShards: number;
+}
+
+export class PostUseCases {
+  constructor(
+    private readonly posts: PostStore,
+    private readonly graph: GraphStore,
+    private readonly settings: PostSettings,
+    /** Called after a task was enqueued, so that a worker in this process starts at once. */
+    private readonly taskEnqueued: () => void,
+  ) {}
+
+  async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
+    if (!viewerId) throw unauthenticated();
+    const text = checkRequiredText(input.text, 'input.text', POST_LIMITS.text);
+    const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
+    const [counts] = await this.graph.counts([viewerId]);
+    const followers = counts?.followers ?? 0;
+    const post: PostRecord = {
+      id: newId('pst'),
+      authorId: viewerId,
+      text,
+      tags,
+      createdAt: new Date().toISOString(),
+      counterShards: followers >= this.settings.hotAuthorFollowers ? this.settings.counterShards : 1,
+    };
+    const fanOut = followers <= this.settings.fanoutMaxFollowers;
+    await this.posts.create(
+      post,
+      fanOut ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } } : { kind: 'outbox' },
+    );
+    if (fanOut) this.taskEnqueued();
+    return post;
+  }
+
+  async delete(viewerId: string | null, postId: string): Promise<string> {
+    if (!viewerId) throw unauthenticated();
+    const post = await this.get(postId, { consistent: true });
+    if (!post) throw notFound('Post', postId);
+    if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
+    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags } };
+    if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
+    this.taskEnqueued();
+    return postId;
+  }
+
+  /** The post, or null for an unknown id (or one that is not a post id at all). */
+  async get(postId: string, options: { consistent?: boolean } = {}): Promise<PostRecord | null> {
+    if (idKind(postId) !== 'pst') return null;
+    const [post] = await this.posts.getMany([postId], options);
+    return post ?? null;
+  }
+
+  /** For mutations that act on a post: NOT_FOUND unless it exists. */
+  async require(postId: string, field: string): Promise<PostRecord> {
+    if (idKind(postId) !== 'pst') throw badInput(field, 'is not a post id');
+    const post = await this.get(postId, { consistent: true });
+    if (!post) throw notFound('Post', postId);
+    return post;
+  }
+}

@@ -1,0 +1,114 @@
+import type { Logger } from '../logger.js';
+import type { ClaimedTask, TaskQueue } from '../stores/task-queue.js';
+import type { FanOut } from '../usecases/fanout.js';
+
+export interface WorkerSettings {
+  pollMs: number;
+  leaseMs: number;
+  concurrency: number;
+}
+
+/** Retry delay after a failed run: exponential in the attempts, with full jitter, capped at a minute. */
+function retryDelay(attempts: number): number {
+  return Math.random() * Math.min(60_000, 500 * 2 ** attempts);
+}
+
+/**
+ * Claims tasks from the durable queue and runs them, a few at a time. Idle, it polls every
+ * `pollMs`; `nudge()` wakes it at once (the API calls it after enqueueing, when both share
+ * a process). Stopping lets running tasks reach their next checkpoint and gives them back.
+ */
+export class Worker {
+  private stopping = false;
+  private readonly running = new Set<Promise<void>>();
+  private wake: (() => void) | null = null;
+  private nudged = false;
+  private loop: Promise<void> | null = null;
+
+  constructor(
+    private readonly queue: TaskQueue,
+    private readonly fanOut: FanOut,
+    private readonly settings: WorkerSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.nudge();
+    await this.loop;
+    await Promise.all(this.running);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      const free = this.settings.concurrency - this.running.size;
+      let claimed: ClaimedTask[] = [];
+      if (free > 0) {
+        try {
+          claimed = await this.queue.claim(free, this.settings.leaseMs);
+        } catch (error) {
+          this.logger.error('could not claim tasks', { error });
+        }
+      }
+      for (const task of claimed) {
+        const running = this.process(task).finally(() => {
+          this.running.delete(running);
+          this.nudge();
+        });
+        this.running.add(running);
+      }
+      if (claimed.length === 0 || claimed.length === free) await this.idle();
+    }
+  }
+
+  /** Waits for the poll interval, a nudge, or a task to finish; returns at once if one came while busy. */
+  private idle(): Promise<void> {
+    if (this.nudged || this.stopping) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.nudged = false;
+        resolve();
+      };
+      const timer = setTimeout(done, this.settings.pollMs);
+      this.wake = done;
+    });
+  }
+
+  private async process(task: ClaimedTask): Promise<void> {
+    const log = this.logger.child({ taskId: task.id, kind: task.payload.kind });
+    log.debug('task claimed', { attempts: task.attempts, checkpoint: task.checkpoint });
+    try {
+      const outcome = await this.fanOut.run(
+        task,
+        async (checkpoint) => {
+          const held = await this.queue.saveCheckpoint(task, checkpoint, this.settings.leaseMs);
+          log.debug('task checkpoint', { checkpoint, held });
+          return held;
+        },
+        () => this.stopping,
+      );
+      if (outcome === 'done') await this.queue.complete(task);
+      if (outcome === 'stopped') await this.queue.release(task, 0);
+      log.debug('task ended', { outcome });
+    } catch (error) {
+      log.error('task failed', { error, attempts: task.attempts });
+      await this.queue.release(task, retryDelay(task.attempts)).catch((releaseError: unknown) => {
+        log.error('could not release task', { error: releaseError });
+      });
+    }
+  }
+}

@@ -1,0 +1,196 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+
+const COUNTS = 'id likeCount viewCount commentCount viewerHasLiked reactionCounts { kind count }';
+let t: TestApp;
+
+beforeAll(async () => {
+  // A low threshold makes any author with a follower "hot", so their posts get sharded counters.
+  t = await startTestApp({ HOT_AUTHOR_FOLLOWERS: '1', COUNTER_SHARDS: '4' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+async function createPost(token: string, text = 'hello'): Promise<string> {
+  const result = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text }, token);
+  if (!result.data?.createPost) throw new Error(JSON.stringify(result.errors));
+  return result.data.createPost.post.id;
+}
+
+async function counts(postId: string, token?: string) {
+  const result = await t.gql(`query($id: ID!) { post(id: $id) { ${COUNTS} } }`, { id: postId }, token);
+  return result.data!.post;
+}
+
+async function signUpMany(n: number) {
+  return Promise.all(Array.from({ length: n }, () => t.signUp()));
+}
+
+describe('likes', () => {
+  it('counts 200 distinct users liking one post at once exactly 200 times', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const fans = await signUpMany(200);
+    const results = await Promise.all(fans.map((fan) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token)));
+    expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
+    expect((await counts(postId)).likeCount).toBe(200);
+  });
+
+  it('counts one user liking a post 50 times at once once', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const fan = await t.signUp();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }', { id: postId }, fan.token)),
+    );
+    expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
+    expect(await counts(postId, fan.token)).toMatchObject({ likeCount: 1, viewerHasLiked: true });
+    expect(await counts(postId)).toMatchObject({ likeCount: 1, viewerHasLiked: false });
+  });
+
+  it('ends equal to the like records after interleaved likes and unlikes from many users', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const fans = await signUpMany(30);
+    const calls = fans.flatMap((fan, i) =>
+      Array.from({ length: 6 }, (_, k) => (k + i) % 2 === 0 ? 'likePost' : 'unlikePost').map((mutation) =>
+        t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, fan.token),
+      ),
+    );
+    const results = await Promise.all(calls);
+    expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
+    const liked = await Promise.all(fans.map(async (fan) => (await counts(postId, fan.token)).viewerHasLiked as boolean));
+    expect((await counts(postId)).likeCount).toBe(liked.filter(Boolean).length);
+  });
+
+  it('is idempotent both ways and shows the change in the payload', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const like = () => t.gql(`mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }`, { id: postId }, author.token);
+    const unlike = () => t.gql(`mutation($id: ID!) { unlikePost(postId: $id) { post { likeCount viewerHasLiked } } }`, { id: postId }, author.token);
+    expect((await like()).data!.likePost.post).toEqual({ likeCount: 1, viewerHasLiked: true });
+    expect((await like()).data!.likePost.post).toEqual({ likeCount: 1, viewerHasLiked: true });
+    expect((await unlike()).data!.unlikePost.post).toEqual({ likeCount: 0, viewerHasLiked: false });
+    expect((await unlike()).data!.unlikePost.post).toEqual({ likeCount: 0, viewerHasLiked: false });
+  });
+
+  it('needs a signed-in user and an existing post', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    expect(errorCodes(await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }))).toEqual(['UNAUTHENTICATED']);
+    const missing = await t.gql('mutation { likePost(postId: "pst_00000000000000000000000000") { post { id } } }', {}, author.token);
+    expect(errorCodes(missing)).toEqual(['NOT_FOUND']);
+    expect((await counts(postId)).likeCount).toBe(0);
+  });
+
+  it('refuses to like a deleted post', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token);
+    const result = await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, author.token);
+    expect(errorCodes(result)).toEqual(['NOT_FOUND']);
+  });
+});
+
+describe('unique views', () => {
+  it('counts each signed-in user once per post however often they view it', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const viewers = await signUpMany(5);
+    await Promise.all(
+      viewers.flatMap((viewer) =>
+        Array.from({ length: 4 }, () => t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId }, viewer.token)),
+      ),
+    );
+    expect((await counts(postId)).viewCount).toBe(5);
+    const anonymous = await t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
+    expect(errorCodes(anonymous)).toEqual(['UNAUTHENTICATED']);
+    expect((await counts(postId)).viewCount).toBe(5);
+  });
+});
+
+describe('reactions', () => {
+  it('counts each user once per kind and lists kinds largest first', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    const users = await signUpMany(4);
+    const react = (token: string, kind: string) =>
+      t.gql('mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }', { id: postId, kind }, token);
+    await Promise.all([
+      ...users.map((u) => react(u.token, 'heart')),
+      ...users.map((u) => react(u.token, 'heart')),
+      ...users.slice(0, 2).map((u) => react(u.token, 'laugh')),
+      react(users[0]!.token, 'brand_new_kind'),
+    ]);
+    expect((await counts(postId)).reactionCounts).toEqual([
+      { kind: 'heart', count: 4 },
+      { kind: 'laugh', count: 2 },
+      { kind: 'brand_new_kind', count: 1 },
+    ]);
+  });
+
+  it('refuses a malformed kind and changes nothing', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    for (const kind of ['', 'UPPER', 'has-dash', 'x'.repeat(21)]) {
+      const result = await t.gql('mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }', { id: postId, kind }, author.token);
+      expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+    }
+    expect((await counts(postId)).reactionCounts).toEqual([]);
+  });
+});
+
+describe('hot posts', () => {
+  it('spreads the counter writes of a popular author\'s post over several shards and sums them on read', async () => {
+    const author = await t.signUp();
+    const fan = await t.signUp();
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
+    const postId = await createPost(author.token);
+    const likers = await signUpMany(60);
+    await Promise.all(likers.map((u) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token)));
+    expect((await counts(postId)).likeCount).toBe(60);
+
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    const shardPrefix = keys.counterShard(postId, 0).sk.replace(/\d+$/, '');
+    const shards = await client.send(
+      new QueryCommand({
+        TableName: tableName(t.tablePrefix),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.counterShard(postId, 0).pk, ':prefix': shardPrefix },
+      }),
+    );
+    client.destroy();
+    const used = (shards.Items ?? []).filter((shard) => Number(shard.likeCount) > 0);
+    expect(shards.Items).toHaveLength(4);
+    expect(used.length).toBeGreaterThan(1);
+  });
+});
+
+describe('social counts', () => {
+  it('stay exact through posts, deletes, comments, follows and unfollows', async () => {
+    const [a, b] = await signUpMany(2);
+    const first = await createPost(a!.token);
+    await createPost(a!.token);
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: first }, a!.token);
+    const second = await createPost(a!.token, 'kept');
+    await t.gql('mutation($id: ID!) { addComment(postId: $id, text: "one") { comment { id } } }', { id: second }, b!.token);
+    await t.gql('mutation($id: ID!) { addComment(postId: $id, text: "two") { comment { id } } }', { id: second }, a!.token);
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: a!.id }, b!.token);
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: b!.id }, a!.token);
+    await t.gql('mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: b!.id }, a!.token);
+
+    const result = await t.gql(
+      'query($a: ID!, $b: ID!, $p: ID!) { a: user(id: $a) { postCount followerCount followingCount } b: user(id: $b) { postCount followerCount followingCount } post(id: $p) { commentCount } }',
+      { a: a!.id, b: b!.id, p: second },
+    );
+    expect(result.data).toEqual({
+      a: { postCount: 2, followerCount: 1, followingCount: 0 },
+      b: { postCount: 0, followerCount: 0, followingCount: 1 },
+      post: { commentCount: 2 },
+    });
+  });
+});

@@ -1,0 +1,108 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createPost, eventually, follow, homeIds } from '../helpers/posts.js';
+
+/**
+ * The API runs without a worker (WORKER_ENABLED=false); the worker runs as its own process,
+ * `npm run worker`'s entry point, against the same table, so that it can be killed mid-fan-out.
+ */
+let t: TestApp;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  t = await startTestApp({ WORKER_ENABLED: 'false' });
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await t.stop();
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  /** Resolves with the first log line that `matches` accepts. */
+  logLine(matches: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  exited: Promise<number | null>;
+}
+
+function startWorker(): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+    env: {
+      ...process.env,
+      DYNAMODB_ENDPOINT: t.endpoint,
+      TABLE_PREFIX: t.tablePrefix,
+      LOG_LEVEL: 'debug',
+      FANOUT_PAGE_SIZE: '4',
+      // The follows' backfill tasks wait in the queue too; here they must not deliver the post instead of the fan-out.
+      FOLLOW_BACKFILL_POSTS: '0',
+      QUEUE_LEASE_MS: '1000',
+      QUEUE_POLL_MS: '50',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  const entries: Record<string, any>[] = [];
+  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    let entry: Record<string, any>;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return;
+    }
+    entries.push(entry);
+    for (const waiter of [...waiters]) {
+      if (waiter.matches(entry)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    children.delete(child);
+    resolve(code);
+  }));
+  return {
+    child,
+    exited,
+    logLine: (matches) => {
+      const seen = entries.find(matches);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ matches, resolve }));
+    },
+  };
+}
+
+describe('fan-out worker as its own process', () => {
+  it('delivers a post to every follower exactly once although the worker is killed mid-fan-out and restarted', async () => {
+    const author = await t.signUp();
+    const followers: Awaited<ReturnType<TestApp['signUp']>>[] = [];
+    for (let i = 0; i < 6; i++) followers.push(...(await Promise.all(Array.from({ length: 20 }, () => t.signUp()))));
+    for (let i = 0; i < followers.length; i += 20) await Promise.all(followers.slice(i, i + 20).map((f) => follow(t, f.token, author.id)));
+
+    const postId = await createPost(t, author.token, 'survives a crash');
+    // No worker yet: the task waits in the queue; the author already sees the post.
+    expect(await homeIds(t, author)).toEqual([postId]);
+    expect(await homeIds(t, followers[0]!)).toEqual([]);
+
+    const first = startWorker();
+    await first.logLine((e) => e.msg === 'task checkpoint' && e.kind === 'fanOut');
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const counts = async () => Promise.all(followers.map(async (f) => (await homeIds(t, f)).filter((id) => id === postId).length));
+    const partial = await counts();
+    expect(partial.filter((n) => n === 1).length).toBeGreaterThan(0);
+    expect(partial.filter((n) => n === 0).length).toBeGreaterThan(0);
+
+    const second = startWorker();
+    const resumed = await second.logLine((e) => e.msg === 'task claimed' && e.kind === 'fanOut');
+    expect(resumed.attempts).toBe(2);
+    expect(resumed.checkpoint).not.toBeNull();
+    await second.logLine((e) => e.msg === 'task ended' && e.kind === 'fanOut' && e.outcome === 'done');
+    await eventually(async () => expect(await counts()).toEqual(followers.map(() => 1)));
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});

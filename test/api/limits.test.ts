@@ -1,0 +1,281 @@
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { getIntrospectionQuery } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { totals } from '../../src/observability/cost.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
+import { errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+
+// The in-process worker polls its queue; without it every store request in this process is one of ours.
+const QUIET = { WORKER_ENABLED: 'false' };
+
+let t: TestApp;
+let token: string;
+let handle: string;
+
+beforeAll(async () => {
+  t = await startTestApp(QUIET);
+  ({ token, handle } = await t.signUp());
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+/** Runs `send` and checks that no DynamoDB or graph request was made meanwhile. */
+async function withoutStoreRequests<T>(send: () => Promise<T>): Promise<T> {
+  const before = structuredClone(totals);
+  const result = await send();
+  expect(totals).toEqual(before);
+  return result;
+}
+
+async function refused(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse> {
+  const result = await withoutStoreRequests(() => t.gql(query, variables, token));
+  expect(result.data).toBeUndefined();
+  expect(result.status).toBe(400);
+  expect(result.extensions?.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 } });
+  return result;
+}
+
+const FOLLOWING_11_LEVELS =
+  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } } }';
+const FOLLOWING_10_LEVELS =
+  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { pageInfo { endCursor } } } } } } } } } }';
+
+describe('query depth', () => {
+  it(`refuses an operation deeper than 10 levels with QUERY_TOO_DEEP before any store request`, async () => {
+    const result = await refused(FOLLOWING_11_LEVELS);
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_DEEP']);
+    expect(result.errors![0]!.message).toContain('11 levels deep; at most 10');
+    expect(result.errors![0]!.extensions).toMatchObject({ depth: 11, maxDepth: 10 });
+  });
+
+  it('lets an operation of 10 levels through', async () => {
+    const result = await t.gql(FOLLOWING_10_LEVELS, {}, token);
+    expect(errorCodes(result)).not.toContain('QUERY_TOO_DEEP');
+    // The same shape of query reaches the stores once it is allowed.
+    expect(result.extensions?.cost.dynamodb.requests).toBeGreaterThan(0);
+  });
+
+  it('counts the depth through fragments', async () => {
+    const query = `query { viewer { ...Deep } } fragment Deep on User { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } }`;
+    const result = await refused(query);
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_DEEP']);
+  });
+});
+
+describe('aliases', () => {
+  const aliased = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: viewer { id }`).join(' ')} }`;
+
+  it('refuses more than 15 aliases with TOO_MANY_ALIASES before any store request', async () => {
+    const result = await refused(aliased(16));
+    expect(errorCodes(result)).toEqual(['TOO_MANY_ALIASES']);
+    expect(result.errors![0]!.extensions).toMatchObject({ aliases: 16, maxAliases: 15 });
+  });
+
+  it('counts a fragment once for every place it is spread', async () => {
+    const fragment = `fragment Many on User { ${Array.from({ length: 8 }, (_, i) => `h${i}: handle`).join(' ')} }`;
+    const result = await refused(`{ viewer { ...Many } other: viewer { ...Many } } ${fragment}`);
+    expect(errorCodes(result)).toEqual(['TOO_MANY_ALIASES']);
+    expect(result.errors![0]!.extensions).toMatchObject({ aliases: 17 });
+  });
+
+  it('answers 15 aliases', async () => {
+    const result = await t.gql(aliased(15), {}, token);
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.a14).toEqual(result.data!.a0);
+  });
+});
+
+describe('tokens', () => {
+  it('refuses a document of more than 2,000 tokens with TOO_MANY_TOKENS before any store request', async () => {
+    const result = await refused(`{ viewer { ${'id '.repeat(2000)} } }`);
+    expect(errorCodes(result)).toEqual(['TOO_MANY_TOKENS']);
+    expect(result.errors![0]!.message).toBe('The document has more than 2000 tokens; at most 2000 are allowed');
+    expect(result.errors![0]!.extensions).toEqual({ code: 'TOO_MANY_TOKENS', maxTokens: 2000 });
+  });
+
+  it('parses a document just under the limit', async () => {
+    // 1,982 tokens, all of them distinct work for the parser; the resolver then refuses more than 100 ids.
+    const result = await t.gql(`{ users(ids: [${'"usr_x" '.repeat(1972)}]) { id } }`, {}, token);
+    expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+    expect(result.errors![0]!.extensions!.field).toBe('ids');
+  });
+});
+
+describe('cost', () => {
+  const followersOfFollowers = (first: string) =>
+    `query($handle: String!${first === '$n' ? ', $n: Int' : ''}) { user(handle: $handle) { followers(first: ${first}) { edges { node { followers(first: ${first}) { edges { node { followers(first: ${first}) { totalCount } } } } } } } } }`;
+
+  it('refuses nested followers(first: 100) up front with QUERY_TOO_EXPENSIVE', async () => {
+    const result = await refused(followersOfFollowers('100'), { handle });
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    const { cost, maxCost } = result.errors![0]!.extensions!;
+    expect(maxCost).toBe(10_000);
+    expect(cost).toBeGreaterThan(100 * 100 * 100);
+  });
+
+  it('reads `first` from the variables', async () => {
+    const tooMuch = await refused(followersOfFollowers('$n'), { handle, n: 100 });
+    expect(errorCodes(tooMuch)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    const cheap = await t.gql(followersOfFollowers('$n'), { handle, n: 2 }, token);
+    expect(errorCodes(cheap)).not.toContain('QUERY_TOO_EXPENSIVE');
+  });
+
+  it('counts lists at the default page size of 20 when `first` is left out', async () => {
+    const query = (first: string) =>
+      `{ viewer { followers${first} { edges { node { id handle followers${first} { edges { node { id handle followers${first} { totalCount } } } } } } } } }`;
+    const result = await refused(query(''));
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    // viewer + followers × 20 (edges + node + id + handle + followers × 20 (edges + node + id + handle + followers × 20 (totalCount)))
+    expect(result.errors![0]!.extensions!.cost).toBe(1 + 1 + 20 * (4 + 1 + 20 * (4 + 1 + 20 * 1)));
+    const cheap = await t.gql(query('(first: 19)'), {}, token);
+    expect(errorCodes(cheap)).not.toContain('QUERY_TOO_EXPENSIVE');
+  });
+
+  it('leaves GraphiQL’s introspection query alone', async () => {
+    const result = await t.gql(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
+    expect(result.errors).toBeUndefined();
+    expect(result.data!.__schema.queryType.name).toBe('Query');
+  });
+});
+
+describe('page sizes', () => {
+  const LISTS: [string, (first: number, ids: { userId: string; postId: string }) => string][] = [
+    ['User.followers', (n) => `{ viewer { followers(first: ${n}) { totalCount } } }`],
+    ['User.following', (n) => `{ viewer { following(first: ${n}) { totalCount } } }`],
+    ['User.knownFollowers', (n) => `{ viewer { knownFollowers(first: ${n}) { totalCount } } }`],
+    ['User.mutuals', (n) => `{ viewer { mutuals(first: ${n}) { totalCount } } }`],
+    ['User.posts', (n) => `{ viewer { posts(first: ${n}) { pageInfo { hasNextPage } } } }`],
+    ['User.timeline', (n) => `{ viewer { timeline(first: ${n}) { pageInfo { hasNextPage } } } }`],
+    ['Post.comments', (n, { postId }) => `{ post(id: "${postId}") { comments(first: ${n}) { pageInfo { hasNextPage } } } }`],
+    ['Query.tagTimeline', (n) => `{ tagTimeline(tag: "limits", first: ${n}) { pageInfo { hasNextPage } } }`],
+    ['Query.publicTimeline', (n) => `{ publicTimeline(first: ${n}) { pageInfo { hasNextPage } } }`],
+    ['Query.suggestedFollows', (n) => `{ suggestedFollows(first: ${n}) { mutualCount } }`],
+    ['Query.network', (n, { userId }) => `{ network(userId: "${userId}", first: ${n}) { totalCount } }`],
+  ];
+
+  it.each(LISTS)('%s refuses first outside 1-100 with BAD_USER_INPUT and accepts 1 and 100', async (_field, query) => {
+    const viewer = await t.gql('{ viewer { id } }', {}, token);
+    const post = await t.gql('mutation { createPost(input: { text: "page sizes" }) { post { id } } }', {}, token);
+    const ids = { userId: viewer.data!.viewer.id, postId: post.data!.createPost.post.id };
+    for (const first of [0, -1, 101]) {
+      const result = await t.gql(query(first, ids), {}, token);
+      expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+      expect(result.errors![0]!.extensions!.field).toBe('first');
+    }
+    for (const first of [1, 100]) {
+      const result = await t.gql(query(first, ids), {}, token);
+      expect(result.errors).toBeUndefined();
+    }
+  });
+});
+
+describe('HTTP protections', () => {
+  it('refuses a batch of operations (a JSON array) before any store request', async () => {
+    const response = await withoutStoreRequests(() =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify([{ query: '{ viewer { id } }' }, { query: '{ viewer { handle } }' }]),
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('batching');
+  });
+
+  it('refuses a body over 100 KB with 413, whether its length is declared or streamed', async () => {
+    const query = `{ viewer { id } } # ${'x'.repeat(101 * 1024)}`;
+    const declared = await withoutStoreRequests(() =>
+      fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }),
+    );
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ errors: [{ message: 'Request body larger than 102400 bytes', extensions: { code: 'BAD_REQUEST' } }] });
+
+    const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
+    let sent = 0;
+    const streamed = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      duplex: 'half',
+      body: new ReadableStream({
+        pull(controller) {
+          sent += 1;
+          if (sent > 20) controller.close();
+          else controller.enqueue(chunk);
+        },
+      }),
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  it('keeps CSRF prevention on: a GET or a simple POST without a preflight header is refused', async () => {
+    const query = encodeURIComponent('{ viewer { id } }');
+    const get = await withoutStoreRequests(() => fetch(`${t.url}/graphql?query=${query}`, { headers: { authorization: `Bearer ${token}` } }));
+    expect(get.status).toBe(400);
+    expect(await get.text()).toContain('Cross-Site Request Forgery');
+
+    const simplePost = await withoutStoreRequests(() =>
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: '{ viewer { id } }' }),
+      }),
+    );
+    expect(simplePost.status).toBe(400);
+    expect(await simplePost.text()).toContain('Cross-Site Request Forgery');
+
+    const preflighted = await fetch(`${t.url}/graphql?query=${query}`, {
+      headers: { authorization: `Bearer ${token}`, 'apollo-require-preflight': 'true' },
+    });
+    expect(preflighted.status).toBe(200);
+    expect(((await preflighted.json()) as any).data.viewer.id).toMatch(/^usr_/);
+  });
+
+  it('has introspection and GraphiQL on outside production', async () => {
+    const introspection = await t.gql('{ __schema { queryType { name } } }');
+    expect(introspection.data!.__schema.queryType.name).toBe('Query');
+    expect((await fetch(`${t.url}/graphiql`)).status).toBe(200);
+  });
+});
+
+describe('production', () => {
+  const PRODUCTION = { ...QUIET, NODE_ENV: 'production', JWT_SECRET: 'a-production-secret-of-at-least-32-chars' };
+
+  it('turns introspection and GraphiQL off, and never shows a stack trace', async () => {
+    const production = await startTestApp(PRODUCTION);
+    try {
+      const introspection = await production.gql('{ __schema { queryType { name } } }');
+      expect(errorCodes(introspection)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+      expect((await fetch(`${production.url}/graphiql`)).status).toBe(404);
+      expect((await fetch(`${production.url}/graphiql/assets/graphiql.js`)).status).toBe(404);
+      expect(await (await fetch(`${production.url}/`)).text()).not.toContain('href="/graphiql"');
+
+      const invalid = await production.gql('{ viewer { nope } }');
+      expect(invalid.errors![0]!.extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+
+      // With its table gone every store request fails: an internal error, masked, without a stack.
+      const client = createDocumentClient({ endpoint: production.endpoint, tableName: tableName(production.tablePrefix) });
+      await client.send(new DeleteTableCommand({ TableName: tableName(production.tablePrefix) }));
+      client.destroy();
+      const broken = await production.gql('{ user(handle: "someone") { id } }');
+      expect(broken.errors).toEqual([
+        { message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
+      ]);
+      expect(JSON.stringify(broken)).not.toMatch(/stack|at .*\.ts/i);
+    } finally {
+      await production.stop();
+    }
+  });
+
+  it('turns introspection and GraphiQL on when the settings say so', async () => {
+    const production = await startTestApp({ ...PRODUCTION, INTROSPECTION: 'true', GRAPHIQL: 'true' });
+    try {
+      const introspection = await production.gql('{ __schema { queryType { name } } }');
+      expect(introspection.data!.__schema.queryType.name).toBe('Query');
+      expect((await fetch(`${production.url}/graphiql`)).status).toBe(200);
+    } finally {
+      await production.stop();
+    }
+  });
+});

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { buildSchema, parse, print, validate, type OperationDefinitionNode } from 'graphql';
+import { describe, expect, it } from 'vitest';
+import { loadTypeDefs } from '../../src/app.js';
+import { readExampleOperations } from '../../src/http/graphiql-operations.js';
+
+const schema = buildSchema(loadTypeDefs());
+const operations = readExampleOperations();
+
+/** The ```graphql blocks of the README's "Example operations" section, printed the way graphql-js prints them. */
+function readmeExamples(): string[] {
+  const readme = readFileSync('README.md', 'utf8');
+  const start = readme.indexOf('## Example operations');
+  expect(start).toBeGreaterThan(-1);
+  const next = readme.indexOf('\n## ', start + 1);
+  const section = readme.slice(start, next === -1 ? undefined : next);
+  return [...section.matchAll(/```graphql\n([\s\S]*?)```/g)].map((block) => print(parse(block[1]!)));
+}
+
+describe('docs/operations', () => {
+  it('has an example for every main use', () => {
+    expect(operations.map((o) => o.name)).toEqual(
+      expect.arrayContaining([
+        'sign-up',
+        'update-profile',
+        'follow',
+        'unfollow',
+        'create-post',
+        'home-timeline',
+        'author-posts',
+        'tag-timeline',
+        'public-timeline',
+        'like-post',
+        'react',
+        'view-post',
+        'add-comment',
+        'post-with-comments',
+        'suggestions',
+        'degrees-of-separation',
+        'network',
+        'followers',
+      ]),
+    );
+  });
+
+  it.each(operations.map((o) => [o.name, o] as const))('%s is one named operation that is valid against schema.graphql', (_name, operation) => {
+    const document = parse(operation.document);
+    expect(validate(schema, document)).toEqual([]);
+    const definitions = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition');
+    expect(definitions).toHaveLength(1);
+    expect(definitions[0]!.name?.value).toBeTruthy();
+    // Its example variables name exactly the operation's variables.
+    const declared = (definitions[0]!.variableDefinitions ?? []).map((v) => v.variable.name.value);
+    for (const name of Object.keys(JSON.parse(operation.variables) as object)) expect(declared).toContain(name);
+  });
+
+  it('are all shown in the README, as they are', () => {
+    const shown = readmeExamples();
+    for (const operation of operations) expect(shown).toContain(print(parse(operation.document)));
+  });
+});

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+import { createPost, eventually, follow, homeIds, newestFirst, publicIds, tagIds, unfollow, walk } from '../helpers/posts.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({ FOLLOW_BACKFILL_POSTS: '5', QUEUE_POLL_MS: '50' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+type User = Awaited<ReturnType<TestApp['signUp']>>;
+
+async function signUpMany(app: TestApp, n: number): Promise<User[]> {
+  return Promise.all(Array.from({ length: n }, () => app.signUp()));
+}
+
+/** How often `postId` appears in the home timeline of each user. */
+async function occurrences(app: TestApp, users: readonly User[], postId: string): Promise<number[]> {
+  return Promise.all(users.map(async (user) => (await homeIds(app, user)).filter((id) => id === postId).length));
+}
+
+describe('home timeline', () => {
+  it('delivers a post to every one of 50 followers exactly once, and to nobody else', async () => {
+    const author = await t.signUp();
+    const followers = await signUpMany(t, 50);
+    const stranger = await t.signUp();
+    await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
+    const postId = await createPost(t, author.token, 'to all my followers');
+
+    await eventually(async () => expect(await occurrences(t, followers, postId)).toEqual(followers.map(() => 1)));
+    expect(await homeIds(t, stranger)).toEqual([]);
+    expect(await homeIds(t, author)).toEqual([postId]);
+  });
+
+  it('is readable only by its owner', async () => {
+    const owner = await t.signUp();
+    const other = await t.signUp();
+    const query = 'query($id: ID!) { user(id: $id) { timeline { edges { cursor } } } }';
+    expect(errorCodes(await t.gql(query, { id: owner.id }, other.token))).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await t.gql(query, { id: owner.id }))).toEqual(['UNAUTHENTICATED']);
+    expect((await t.gql(query, { id: owner.id }, owner.token)).data!.user.timeline.edges).toEqual([]);
+  });
+
+  it('merges own posts and followed authors’ posts newest first', async () => {
+    const [reader, a, b] = await signUpMany(t, 3);
+    await follow(t, reader!.token, a!.id);
+    await follow(t, reader!.token, b!.id);
+    const ids: string[] = [];
+    for (const user of [a!, reader!, b!, a!, b!]) ids.push(await createPost(t, user.token, `by ${user.handle}`));
+    await eventually(async () => expect(await homeIds(t, reader!, 2)).toEqual(newestFirst(ids)));
+  });
+
+  it('backfills the newest posts of a new followee (FOLLOW_BACKFILL_POSTS) and removes them on unfollow', async () => {
+    const [reader, author, other] = await signUpMany(t, 3);
+    const authored: string[] = [];
+    for (let i = 0; i < 7; i++) authored.push(await createPost(t, author!.token, `old ${i}`));
+    await follow(t, reader!.token, other!.id);
+    const otherPost = await createPost(t, other!.token, 'stays');
+    const ownPost = await createPost(t, reader!.token, 'mine');
+    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost])));
+
+    await follow(t, reader!.token, author!.id);
+    const newest5 = newestFirst(authored).slice(0, 5);
+    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([...newest5, otherPost, ownPost])));
+
+    await unfollow(t, reader!.token, author!.id);
+    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost])));
+  });
+
+  it('removes a deleted post from every timeline it reached', async () => {
+    const author = await t.signUp();
+    const followers = await signUpMany(t, 5);
+    await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
+    const kept = await createPost(t, author.token, 'kept', ['deletion_test']);
+    const doomed = await createPost(t, author.token, 'doomed', ['deletion_test']);
+    await eventually(async () => expect(await occurrences(t, followers, doomed)).toEqual(followers.map(() => 1)));
+    expect(await tagIds(t, 'deletion_test')).toEqual([doomed, kept]);
+
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: doomed }, author.token);
+    await eventually(async () => {
+      expect(await occurrences(t, followers, doomed)).toEqual(followers.map(() => 0));
+      expect(await occurrences(t, followers, kept)).toEqual(followers.map(() => 1));
+      expect(await tagIds(t, 'deletion_test')).toEqual([kept]);
+      expect(await publicIds(t)).not.toContain(doomed);
+    });
+  });
+});
+
+describe('paging', () => {
+  it('walks every timeline kind page by page while new posts arrive, returning each earlier post exactly once, in order', async () => {
+    const [reader, author] = await signUpMany(t, 2);
+    await follow(t, reader!.token, author!.id);
+    const tag = `walk_${Date.now()}`;
+    const existing: string[] = [];
+    for (let i = 0; i < 23; i++) existing.push(await createPost(t, (i % 3 ? author : reader)!.token, `p${i}`, [tag]));
+    await eventually(async () => expect(await homeIds(t, reader!)).toHaveLength(23));
+
+    const walks: Record<string, (after: string | null) => Promise<any>> = {
+      home: async (after) => (await t.gql('query($id: ID!, $after: String) { user(id: $id) { timeline(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', { id: reader!.id, after }, reader!.token)).data!.user.timeline,
+      tag: async (after) => (await t.gql('query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }', { tag, after })).data!.tagTimeline,
+      author: async (after) => (await t.gql('query($id: ID!, $after: String) { user(id: $id) { posts(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', { id: author!.id, after })).data!.user.posts,
+    };
+    for (const [name, fetchPage] of Object.entries(walks)) {
+      const before = await walk(fetchPage);
+      expect(before.filter((id) => existing.includes(id)), name).toEqual(name === 'author' ? newestFirst(existing.filter((_, i) => i % 3)) : newestFirst(existing));
+      const during: string[] = [];
+      const pages: string[][] = [];
+      await walk(async (after) => {
+        // A new post before every page: newer than the walk's position, so never part of the rest of the walk.
+        during.push(await createPost(t, (during.length % 2 ? author : reader)!.token, `during ${name} ${during.length}`, [tag]));
+        const page = await fetchPage(after);
+        pages.push(page.edges.map((edge: { node: { id: string } }) => edge.node.id));
+        return page;
+      });
+      const seen = pages.flat();
+      expect(seen.filter((id) => !during.includes(id)), name).toEqual(before);
+      // A post created during the walk can only show up on the first page, ahead of everything the walk started with.
+      expect(pages.slice(1).flat().filter((id) => during.includes(id)), name).toEqual([]);
+    }
+  });
+
+  it('defaults to 20 per page and allows 1-100', async () => {
+    const author = await t.signUp();
+    for (let i = 0; i < 21; i++) await createPost(t, author.token, `n${i}`);
+    const page = await t.gql('query($id: ID!) { user(id: $id) { posts { edges { cursor } pageInfo { hasNextPage } } } }', { id: author.id });
+    expect(page.data!.user.posts.edges).toHaveLength(20);
+    expect(page.data!.user.posts.pageInfo.hasNextPage).toBe(true);
+    for (const first of [0, 101]) {
+      const bad = await t.gql('query($first: Int) { publicTimeline(first: $first) { edges { cursor } } }', { first });
+      expect(errorCodes(bad)).toEqual(['BAD_USER_INPUT']);
+    }
+  });
+});
+
+describe('tag and public timelines', () => {
+  it('lists posts by tag, case-insensitively, and every post publicly, newest first across shards', async () => {
+    const [a, b] = await signUpMany(t, 2);
+    const tag = `topic_${Date.now()}`;
+    const tagged: string[] = [];
+    const all: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const withTag = i % 2 === 0;
+      const id = await createPost(t, (i % 3 ? a : b)!.token, `post ${i}`, withTag ? [tag.toUpperCase(), 'other'] : ['other']);
+      all.push(id);
+      if (withTag) tagged.push(id);
+    }
+    expect(await tagIds(t, tag, 1)).toEqual(newestFirst(tagged));
+    expect(await tagIds(t, tag.toUpperCase(), 5)).toEqual(newestFirst(tagged));
+    const everything = await publicIds(t, 7);
+    expect(new Set(everything).size).toBe(everything.length);
+    expect(everything).toEqual(newestFirst(everything));
+    expect(everything.slice(0, 12)).toEqual(newestFirst(all));
+  });
+
+  it('reads a page with the same few backend requests whatever its size', async () => {
+    const authors = await signUpMany(t, 10);
+    const tag = `cost_${Date.now()}`;
+    for (let i = 0; i < 30; i++) await createPost(t, authors[i % 10]!.token, `cost ${i}`, [tag]);
+    const requests = async (first: number) => {
+      const result = await t.gql('query($tag: String!, $first: Int) { tagTimeline(tag: $tag, first: $first) { edges { node { id text author { handle } } } } }', { tag, first });
+      expect(result.data!.tagTimeline.edges).toHaveLength(first);
+      return result.extensions!.cost.dynamodb.requests as number;
+    };
+    const small = await requests(2);
+    expect(await requests(30)).toBe(small);
+  });
+
+  it('refuses a malformed tag', async () => {
+    const result = await t.gql('{ tagTimeline(tag: "no spaces") { edges { cursor } } }');
+    expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe('bounded home timelines', () => {
+  it('trims the oldest entries beyond TIMELINE_MAX_ENTRIES', async () => {
+    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', QUEUE_POLL_MS: '50' });
+    try {
+      const [reader, author] = await signUpMany(small, 2);
+      await follow(small, reader!.token, author!.id);
+      const ids: string[] = [];
+      for (let i = 0; i < 9; i++) ids.push(await createPost(small, author!.token, `bounded ${i}`));
+      const newest = newestFirst(ids).slice(0, 5);
+      await eventually(async () => {
+        expect(await homeIds(small, reader!)).toEqual(newest);
+        expect(await homeIds(small, author!)).toEqual(newest);
+      });
+    } finally {
+      await small.stop();
+    }
+  });
+});
+
+describe('hybrid fan-out', () => {
+  it('merges posts of authors over FANOUT_MAX_FOLLOWERS at read time, in the same order and pages', async () => {
+    // No worker: whatever a follower sees at once was merged at read time, not fanned out.
+    const hybrid = await startTestApp({ FANOUT_MAX_FOLLOWERS: '2', WORKER_ENABLED: 'false' });
+    try {
+      const [reader, celebrity, stranger, ...fans] = await signUpMany(hybrid, 5);
+      for (const fan of [reader!, ...fans]) await follow(hybrid, fan.token, celebrity!.id);
+      const own: string[] = [];
+      const famous: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        famous.push(await createPost(hybrid, celebrity!.token, `famous ${i}`));
+        own.push(await createPost(hybrid, reader!.token, `own ${i}`));
+      }
+      const expected = newestFirst([...famous, ...own]);
+      expect(await homeIds(hybrid, reader!)).toEqual(expected);
+      expect(await homeIds(hybrid, reader!, 3)).toEqual(expected);
+      expect(await homeIds(hybrid, fans[0]!)).toEqual(newestFirst(famous));
+      expect(await homeIds(hybrid, stranger!)).toEqual([]);
+      expect(await homeIds(hybrid, celebrity!)).toEqual(newestFirst(famous));
+
+      await unfollow(hybrid, reader!.token, celebrity!.id);
+      expect(await homeIds(hybrid, reader!)).toEqual(newestFirst(own));
+
+      await hybrid.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: famous[0] }, celebrity!.token);
+      expect(await homeIds(hybrid, fans[0]!)).toEqual(newestFirst(famous.slice(1)));
+    } finally {
+      await hybrid.stop();
+    }
+  });
+});

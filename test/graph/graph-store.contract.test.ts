@@ -1,0 +1,245 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { AppError } from '../../src/domain/errors.js';
+import { newId } from '../../src/domain/ids.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { DynamoGraphStore } from '../../src/stores/dynamo/dynamo-graph-store.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
+import { ensureTable } from '../../src/stores/dynamo/tables.js';
+import type { GraphStore, IdPage, PageArgs } from '../../src/stores/graph/graph-store.js';
+import { Neo4jGraphStore } from '../../src/stores/graph/neo4j-graph-store.js';
+
+/**
+ * One contract, every backend: the embedded DynamoDB backend always, Neo4j when NEO4J_URI is
+ * set (NEO4J_USER / NEO4J_PASSWORD as for the service). Each run uses fresh user ids, so a
+ * shared Neo4j database needs no cleaning.
+ */
+interface Backend {
+  name: string;
+  open(): Promise<GraphStore>;
+}
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+const NEO4J = config.neo4jUri;
+
+const backends: Backend[] = [
+  {
+    name: 'dynamodb (embedded)',
+    async open() {
+      const table = tableName(`g${randomBytes(5).toString('hex')}_`);
+      const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
+      await ensureTable(client, table);
+      const store = new DynamoGraphStore(client, table);
+      return Object.assign(store, { close: async () => client.destroy() });
+    },
+  },
+  {
+    name: 'neo4j',
+    open: () => Neo4jGraphStore.open({ uri: NEO4J, user: config.neo4jUser, password: config.neo4jPassword }),
+  },
+];
+
+const LIMITS = { maxEdges: 10_000 };
+
+if (NEO4J === '') console.warn('GraphStore contract: NEO4J_URI is not set, so the Neo4j backend is SKIPPED (embedded backend only)');
+
+for (const backend of backends) {
+  const skipped = backend.name === 'neo4j' && NEO4J === '';
+  describe.skipIf(skipped)(`GraphStore contract: ${backend.name}${skipped ? ' (SKIPPED: NEO4J_URI is not set)' : ''}`, () => contract(backend));
+}
+
+function contract(backend: Backend) {
+  let graph: GraphStore;
+  let clock = Date.parse('2026-01-01T00:00:00.000Z');
+  /** Follow times one second apart, so "newest first" has one right answer. */
+  const nextAt = () => new Date((clock += 1000)).toISOString();
+
+  beforeAll(async () => {
+    graph = await backend.open();
+  });
+  afterAll(async () => {
+    await graph.close();
+  });
+
+  async function users(count: number, interests: (i: number) => string[] = () => []): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => newId('usr'));
+    await graph.upsertUsers(ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: interests(i) })));
+    return ids;
+  }
+
+  async function follow(edges: [string, string][]) {
+    for (const [from, to] of edges) expect(await graph.follow(from, to, nextAt())).toBe(true);
+  }
+
+  async function walk(read: (page: PageArgs) => Promise<IdPage>, first: number): Promise<string[]> {
+    const ids: string[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await read({ first, after });
+      expect(page.items.length).toBeLessThanOrEqual(first);
+      ids.push(...page.items.map((item) => item.id));
+      if (!page.hasNextPage) return ids;
+      after = page.items.at(-1)!.cursor;
+    }
+  }
+
+  it('follows and unfollows idempotently, with exact counts', async () => {
+    const [a, b] = await users(2);
+    expect(await graph.follow(a!, b!, nextAt())).toBe(true);
+    expect(await graph.follow(a!, b!, nextAt())).toBe(false);
+    expect(await graph.follows([{ from: a!, to: b! }, { from: b!, to: a! }, { from: a!, to: b! }])).toEqual([true, false, true]);
+    expect(await graph.counts([a!, b!, newId('usr')])).toEqual([
+      { followers: 0, following: 1 },
+      { followers: 1, following: 0 },
+      { followers: 0, following: 0 },
+    ]);
+    expect(await graph.unfollow(a!, b!)).toBe(true);
+    expect(await graph.unfollow(a!, b!)).toBe(false);
+    expect(await graph.follows([{ from: a!, to: b! }])).toEqual([false]);
+    expect(await graph.counts([a!, b!])).toEqual([
+      { followers: 0, following: 0 },
+      { followers: 0, following: 0 },
+    ]);
+  });
+
+  it('creates one edge when the same follow races with itself', async () => {
+    const [a, b] = await users(2);
+    const at = nextAt();
+    const results = await Promise.all(Array.from({ length: 8 }, () => graph.follow(a!, b!, at)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await graph.counts([b!])).toEqual([{ followers: 1, following: 0 }]);
+  });
+
+  it('follows users whose node was never written', async () => {
+    const [a, b] = [newId('usr'), newId('usr')];
+    expect(await graph.follow(a, b, nextAt())).toBe(true);
+    expect(await graph.counts([b])).toEqual([{ followers: 1, following: 0 }]);
+    expect((await graph.followers(b, { first: 10, after: null })).items.map((i) => i.id)).toEqual([a]);
+  });
+
+  it('lists followers and following newest first, in pages that resume at the cursor', async () => {
+    const [target, ...others] = await users(8);
+    await follow(others.map((o) => [o, target!] as [string, string]));
+    await follow(others.slice(0, 5).map((o) => [target!, o] as [string, string]));
+    const newestFirst = [...others].reverse();
+    for (const first of [1, 3, 7, 100]) {
+      expect(await walk((p) => graph.followers(target!, p), first)).toEqual(newestFirst);
+    }
+    expect(await walk((p) => graph.following(target!, p), 2)).toEqual(others.slice(0, 5).reverse());
+    expect((await graph.followers(target!, { first: 1000, after: null })).items).toHaveLength(7);
+  });
+
+  it('refuses a list cursor it did not give out', async () => {
+    const [a] = await users(1);
+    const error = await graph.followers(a!, { first: 5, after: 'nonsense' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe('BAD_USER_INPUT');
+  });
+
+  it('finds known followers and mutuals, with counts', async () => {
+    const [viewer, user, f1, f2, f3, f4] = await users(6);
+    // viewer follows f1, f2, f3; of them f1 and f3 follow user; f4 follows user too.
+    await follow([
+      [viewer!, f1!],
+      [viewer!, f2!],
+      [viewer!, f3!],
+      [f1!, user!],
+      [f4!, user!],
+      [f3!, user!],
+    ]);
+    expect(await walk((p) => graph.knownFollowers(viewer!, user!, p), 1)).toEqual([f3, f1]);
+    expect(await graph.knownFollowerCount(viewer!, user!)).toBe(2);
+    // user follows f1, f2, f4; f1 and f4 follow back.
+    await follow([
+      [user!, f1!],
+      [user!, f2!],
+      [user!, f4!],
+    ]);
+    expect(await walk((p) => graph.mutuals(user!, p), 1)).toEqual([f4, f1]);
+    expect(await graph.mutualCount(user!)).toBe(2);
+  });
+
+  it('suggests friends of friends by shared connections, ties by id, with up to 3 smallest via ids', async () => {
+    const [viewer, ...rest] = await users(10);
+    const [f1, f2, f3, f4, s1, s2, s3, already] = rest.slice(0, 8);
+    await follow([
+      [viewer!, f1!],
+      [viewer!, f2!],
+      [viewer!, f3!],
+      [viewer!, f4!],
+      [viewer!, already!],
+      ...[f1, f2, f3, f4].map((f) => [f!, s1!] as [string, string]),
+      [f1!, s2!],
+      [f2!, s3!],
+      [f3!, viewer!],
+      [f4!, already!],
+    ]);
+    const suggestions = await graph.suggestions(viewer!, 10, LIMITS);
+    const [lo, hi] = s2! < s3! ? [s2!, s3!] : [s3!, s2!];
+    expect(suggestions).toEqual([
+      { userId: s1, mutualCount: 4, viaIds: [f1, f2, f3, f4].sort().slice(0, 3) },
+      { userId: lo, mutualCount: 1, viaIds: [lo === s2 ? f1 : f2] },
+      { userId: hi, mutualCount: 1, viaIds: [hi === s2 ? f1 : f2] },
+    ]);
+    expect(await graph.suggestions(viewer!, 1, LIMITS)).toHaveLength(1);
+  });
+
+  it('finds the shortest directed path within maxDepth', async () => {
+    const [a, b, c, d, e, lone] = await users(6);
+    await follow([
+      [a!, b!],
+      [b!, c!],
+      [c!, d!],
+      [a!, e!],
+      [e!, d!],
+      [d!, a!],
+    ]);
+    expect(await graph.shortestPath(a!, a!, 3, LIMITS)).toEqual([a]);
+    expect(await graph.shortestPath(a!, b!, 3, LIMITS)).toEqual([a, b]);
+    expect(await graph.shortestPath(a!, d!, 3, LIMITS)).toEqual([a, e, d]);
+    expect(await graph.shortestPath(b!, e!, 6, LIMITS)).toEqual([b, c, d, a, e]);
+    expect(await graph.shortestPath(b!, e!, 3, LIMITS)).toBeNull();
+    expect(await graph.shortestPath(a!, lone!, 6, LIMITS)).toBeNull();
+  });
+
+  it('lists the network by distance then id, filtered by interest, in pages', async () => {
+    const [origin, a, b, c, d, far] = await users(6, (i) => (i % 2 === 0 ? ['chess'] : ['go']));
+    await follow([
+      [origin!, a!],
+      [origin!, b!],
+      [a!, c!],
+      [b!, c!],
+      [c!, d!],
+      [d!, far!],
+      [a!, origin!],
+    ]);
+    const all = [...[a!, b!].sort(), c!, d!];
+    const page = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 2, after: null }, LIMITS);
+    expect(page.totalCount).toBe(4);
+    expect(page.items.map((i) => i.id)).toEqual(all.slice(0, 2));
+    const rest = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: page.items.at(-1)!.cursor }, LIMITS);
+    expect(rest.items.map((i) => i.id)).toEqual(all.slice(2));
+    expect(rest.hasNextPage).toBe(false);
+    const chess = await graph.network({ origin: origin!, maxDepth: 3, interest: 'chess', first: 10, after: null }, LIMITS);
+    expect(chess.items.map((i) => i.id)).toEqual([b, d]);
+    expect(chess.totalCount).toBe(2);
+  });
+
+  it('stops a traversal that would expand more edges than allowed, with QUERY_TOO_EXPENSIVE', async () => {
+    const [hub, ...spokes] = await users(12);
+    await follow(spokes.map((s) => [hub!, s] as [string, string]));
+    await follow(spokes.map((s, i) => [s, spokes[(i + 1) % spokes.length]!] as [string, string]));
+    const tight = { maxEdges: 15 };
+    for (const run of [
+      () => graph.suggestions(hub!, 10, tight),
+      () => graph.network({ origin: hub!, maxDepth: 3, interest: null, first: 10, after: null }, tight),
+      () => graph.shortestPath(spokes[0]!, spokes[5]!, 6, { maxEdges: 1 }),
+    ]) {
+      const error = await run().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
+    }
+    expect((await graph.network({ origin: hub!, maxDepth: 1, interest: null, first: 100, after: null }, tight)).totalCount).toBe(11);
+  });
+}

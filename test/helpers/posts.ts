@@ -1,0 +1,86 @@
+import type { TestApp } from './app.js';
+
+/** Retries `check` until it stops throwing; the worker fills timelines asynchronously. */
+export async function eventually<T>(check: () => Promise<T>, deadlineMs = 45_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+export async function createPost(t: TestApp, token: string, text: string, tags?: string[]): Promise<string> {
+  const result = await t.gql<{ createPost: { post: { id: string } } }>(
+    'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }',
+    { input: { text, tags } },
+    token,
+  );
+  if (!result.data?.createPost) throw new Error(`createPost failed: ${JSON.stringify(result.errors)}`);
+  return result.data.createPost.post.id;
+}
+
+export async function follow(t: TestApp, token: string, userId: string): Promise<void> {
+  const result = await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: userId }, token);
+  if (result.errors) throw new Error(`follow failed: ${JSON.stringify(result.errors)}`);
+}
+
+export async function unfollow(t: TestApp, token: string, userId: string): Promise<void> {
+  const result = await t.gql('mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: userId }, token);
+  if (result.errors) throw new Error(`unfollow failed: ${JSON.stringify(result.errors)}`);
+}
+
+/** A connection field's post ids, walked page by page to the end. */
+export async function walk(
+  fetchPage: (after: string | null) => Promise<{ edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>,
+): Promise<string[]> {
+  const ids: string[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await fetchPage(after);
+    ids.push(...page.edges.map((edge) => edge.node.id));
+    if (!page.pageInfo.hasNextPage) return ids;
+    after = page.pageInfo.endCursor;
+  }
+}
+
+const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage endCursor }';
+
+/** Every post id in the user's home timeline, newest first. */
+export function homeIds(t: TestApp, user: { id: string; token: string }, first = 100): Promise<string[]> {
+  return walk(async (after) => {
+    const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { ${PAGE} } } }`, { id: user.id, first, after }, user.token);
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return result.data!.user.timeline;
+  });
+}
+
+export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> {
+  return walk(async (after) => {
+    const result = await t.gql(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after });
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return result.data!.tagTimeline;
+  });
+}
+
+export function publicIds(t: TestApp, first = 100): Promise<string[]> {
+  return walk(async (after) => {
+    const result = await t.gql(`query($first: Int, $after: String) { publicTimeline(first: $first, after: $after) { ${PAGE} } }`, { first, after });
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return result.data!.publicTimeline;
+  });
+}
+
+export function authorIds(t: TestApp, userId: string, first = 100): Promise<string[]> {
+  return walk(async (after) => {
+    const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { posts(first: $first, after: $after) { ${PAGE} } } }`, { id: userId, first, after });
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    return result.data!.user.posts;
+  });
+}
+
+/** Newest first, as every timeline orders them. */
+export const newestFirst = (ids: readonly string[]) => [...ids].sort().reverse();
