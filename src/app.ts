@@ -186,7 +186,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       throw error;
     }
     const reads = { strong: false };
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads), reads, useCases, tokens, cost };
+    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching }), reads, useCases, tokens, cost };
   };
 
   const server = createHttpServer({

@@ -118,6 +118,7 @@ export const SETTINGS = {
   workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64, 'Tasks one worker processes at a time.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
+  batching: bool('BATCHING', () => true, 'on', 'Batch and cache store lookups per request (DataLoader). `false` makes every lookup its own call: the benchmark baseline.'),
   costExtensions: bool('COST_EXTENSIONS', (env) => !isProduction(env), 'on, off in production', 'Add `extensions.cost` (backend requests and capacity) to every response.'),
   maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
   maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),

@@ -18,33 +18,34 @@ export interface ReadConsistency {
 
 /**
  * Per-request DataLoaders: every lookup a field resolver makes goes through one of these,
- * so a page of 20 or 100 items costs the same few backend calls.
+ * so a page of 20 or 100 items costs the same few backend calls. With `batching` off each
+ * lookup is its own backend call, uncached — the naive resolvers that the benchmark
+ * measures as its baseline.
  */
-export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency) {
+export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency, { batching }: { batching: boolean }) {
+  const batched = batching ? { maxBatchSize: MAX_BATCH } : { batch: false, cache: false };
   return {
-    user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids), { maxBatchSize: MAX_BATCH }),
+    user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids), batched),
     /** User id → follower and following counts. */
-    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids), { maxBatchSize: MAX_BATCH }),
+    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids), batched),
     /** Does `from` follow `to`? viewerFollows and followsViewer of a whole page share one graph call. */
     follows: new DataLoader<FollowPair, boolean, string>((pairs) => stores.graph.follows(pairs), {
-      maxBatchSize: MAX_BATCH,
+      ...batched,
       cacheKeyFn: (pair) => `${pair.from}>${pair.to}`,
     }),
-    userIdByHandle: new DataLoader<string, string | null>((handles) => stores.users.idsByHandle(handles), {
-      maxBatchSize: MAX_BATCH,
-    }),
+    userIdByHandle: new DataLoader<string, string | null>((handles) => stores.users.idsByHandle(handles), batched),
     /** A timeline page's posts in one batch; strongly consistent in mutations, which read what they just wrote. */
-    post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), { maxBatchSize: MAX_BATCH }),
-    comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids), { maxBatchSize: MAX_BATCH }),
+    post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), batched),
+    comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids), batched),
     /** Keyed by post (for its shard count), cached by post id. */
     postCounts: new DataLoader<CountedPost, PostCounts, string>((posts) => stores.counters.countsOf(posts, { consistent: reads.strong }), {
-      maxBatchSize: MAX_BATCH,
+      ...batched,
       cacheKeyFn: (post) => post.id,
     }),
     /** Post id → has the viewer liked it (false when anonymous, without asking the store). */
     viewerHasLiked: new DataLoader<string, boolean>(
       async (postIds) => (viewerId ? stores.counters.hasLiked(postIds.map((postId) => ({ postId, userId: viewerId }))) : postIds.map(() => false)),
-      { maxBatchSize: MAX_BATCH },
+      batched,
     ),
   };
 }

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
 import { batchWrite, del, put } from './batch.js';
@@ -87,7 +88,9 @@ export class DynamoTimelineStore implements TimelineStore {
 
   /**
    * Keeps a running size per home timeline so that only a timeline over its bound is read
-   * in full. The size may overcount (redelivered tasks, removals); a trim recounts it.
+   * in full. The size may run high (redelivered steps, removals, entries added while a trim
+   * ran) — that only brings the next trim forward — but never low, which would let a
+   * timeline outgrow its bound.
    */
   private async countAndTrim(userId: string, added: number): Promise<void> {
     const result = await this.client.send(
@@ -96,15 +99,16 @@ export class DynamoTimelineStore implements TimelineStore {
         Key: keys.homeSize(userId),
         UpdateExpression: 'ADD entries :added',
         ExpressionAttributeValues: { ':added': added },
-        ReturnValues: 'UPDATED_NEW',
+        ReturnValues: 'ALL_NEW',
       }),
     );
     const counted = Number(result.Attributes?.entries ?? 0);
-    if (counted > this.settings.maxHomeEntries) await this.trim(userId, counted);
+    const trims = result.Attributes?.trims as number | undefined;
+    if (counted > this.settings.maxHomeEntries) await this.trim(userId, counted, trims);
   }
 
   /** Deletes the oldest entries beyond the bound, leaving a tenth of it free so that the next posts do not trim again at once. */
-  private async trim(userId: string, counted: number): Promise<void> {
+  private async trim(userId: string, counted: number, trimsSeen: number | undefined): Promise<void> {
     const max = this.settings.maxHomeEntries;
     const keep = max - Math.floor(max / 10);
     const items = await this.queryAll({
@@ -115,15 +119,25 @@ export class DynamoTimelineStore implements TimelineStore {
     });
     const surplus = items.slice(keep);
     if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
-    // Relative, so that entries added while this ran stay counted.
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.homeSize(userId),
-        UpdateExpression: 'ADD entries :correction',
-        ExpressionAttributeValues: { ':correction': items.length - surplus.length - counted },
-      }),
-    );
+    // Relative, so that entries added meanwhile stay counted; and only if no other trim corrected the
+    // size since `counted` was read — two corrections for the same surplus would count too low.
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.homeSize(userId),
+          UpdateExpression: 'ADD entries :correction, trims :one',
+          ConditionExpression: trimsSeen === undefined ? 'attribute_not_exists(trims)' : 'trims = :seen',
+          ExpressionAttributeValues: {
+            ':correction': items.length - surplus.length - counted,
+            ':one': 1,
+            ...(trimsSeen === undefined ? {} : { ':seen': trimsSeen }),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 
   async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
