@@ -23,17 +23,22 @@ export class FollowUseCases {
     private readonly events: FollowEvents,
   ) {}
 
-  /** Idempotent: following someone already followed changes nothing and is not an error. */
+  /**
+   * Idempotent: following someone already followed changes nothing in the graph and is not
+   * an error. The timeline task is enqueued even then: if a process died between the graph
+   * change and the enqueue, the client's retry still gets the backfill. Tasks check the
+   * follow when they run, so a repeat is harmless.
+   */
   async follow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await this.checkPair(viewerId, userId);
-    const changed = await this.graph.follow(followerId, userId, new Date().toISOString());
-    if (changed) await this.events.followed(followerId, userId);
+    await this.graph.follow(followerId, userId, new Date().toISOString());
+    await this.events.followed(followerId, userId);
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await this.checkPair(viewerId, userId);
-    const changed = await this.graph.unfollow(followerId, userId);
-    if (changed) await this.events.unfollowed(followerId, userId);
+    await this.graph.unfollow(followerId, userId);
+    await this.events.unfollowed(followerId, userId);
   }
 
   private async checkPair(viewerId: string | null, userId: string): Promise<string> {

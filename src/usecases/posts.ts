@@ -4,6 +4,7 @@ import type { PostRecord } from '../domain/models.js';
 import { checkRequiredText, normalizeWords } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { PostStore } from '../stores/post-store.js';
+import type { OutboxAuthors } from './outbox-authors.js';
 
 export const POST_LIMITS = { text: 500, tags: 10 } as const;
 
@@ -25,6 +26,7 @@ export class PostUseCases {
     private readonly posts: PostStore,
     private readonly graph: GraphStore,
     private readonly settings: PostSettings,
+    private readonly outboxAuthors: OutboxAuthors,
     /** Called after a task was enqueued, so that a worker in this process starts at once. */
     private readonly taskEnqueued: () => void,
   ) {}
@@ -49,6 +51,7 @@ export class PostUseCases {
       fanOut ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } } : { kind: 'outbox' },
     );
     if (fanOut) this.taskEnqueued();
+    else this.outboxAuthors.invalidate();
     return post;
   }
 

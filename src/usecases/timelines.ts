@@ -4,6 +4,7 @@ import { idKind } from '../domain/ids.js';
 import { normalizeWords, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { PostIdPage, TimelineStore } from '../stores/timeline-store.js';
+import type { OutboxAuthors } from './outbox-authors.js';
 
 /** A page of post ids; the resolvers load the posts in one batch. */
 export interface TimelinePage {
@@ -22,6 +23,7 @@ export class TimelineUseCases {
   constructor(
     private readonly timelines: TimelineStore,
     private readonly graph: GraphStore,
+    private readonly outboxAuthors: OutboxAuthors,
   ) {}
 
   /** The user's home timeline: fanned-out entries merged with the outboxes of followed authors who are not fanned out. */
@@ -30,7 +32,7 @@ export class TimelineUseCases {
     if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
-    const outboxAuthors = (await this.timelines.outboxAuthors()).filter((authorId) => authorId !== userId);
+    const outboxAuthors = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
     const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to }))) : [];
     const merged = outboxAuthors.filter((_, i) => followed[i]);
     return toPage(await this.timelines.home(userId, merged, size, position));

@@ -5,13 +5,15 @@ import { CounterUseCases } from './counters.js';
 import { FanOut } from './fanout.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
+import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, taskEnqueued: () => void = () => {}) {
-  const posts = new PostUseCases(stores.posts, stores.graph, config, taskEnqueued);
+  const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
   return {
     users: new UserUseCases(stores.users, stores.graph),
@@ -20,7 +22,7 @@ export function createUseCases(stores: Stores, config: Config, taskEnqueued: () 
     posts,
     comments: new CommentUseCases(stores.posts, posts),
     counters: new CounterUseCases(stores.posts, stores.counters),
-    timelines: new TimelineUseCases(stores.timelines, stores.graph),
+    timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
   };
 }

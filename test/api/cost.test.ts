@@ -16,7 +16,8 @@ const HOME_PAGE = `query($id: ID!, $first: Int!) {
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The outbox registry is cached per process; a long TTL keeps the measured pages from paying for a refresh.
+  t = await startTestApp({ OUTBOX_AUTHORS_TTL_MS: '600000' });
 });
 afterAll(async () => {
   await t.stop();

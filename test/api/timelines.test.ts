@@ -70,6 +70,23 @@ describe('home timeline', () => {
     await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost])));
   });
 
+  it('backfills on a retried follow whose first attempt died between the graph write and the task', async () => {
+    const [reader, author, witness] = await signUpMany(t, 3);
+    await follow(t, witness!.token, author!.id);
+    const post = await createPost(t, author!.token, 'worth seeing');
+    // Once the witness has the post, its fan-out is over and cannot reach the reader.
+    await eventually(async () => expect(await homeIds(t, witness!)).toEqual([post]));
+    // The first attempt's graph write, with no task after it: what a crash at that moment leaves.
+    await t.app.stores.graph.follow(reader!.id, author!.id, new Date().toISOString());
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await homeIds(t, reader!)).toEqual([]);
+
+    await follow(t, reader!.token, author!.id);
+    await eventually(async () => expect(await homeIds(t, reader!)).toEqual([post]));
+    const counts = await t.gql('query($id: ID!) { user(id: $id) { followerCount } }', { id: author!.id });
+    expect(counts.data!.user.followerCount).toBe(2);
+  });
+
   it('removes a deleted post from every timeline it reached', async () => {
     const author = await t.signUp();
     const followers = await signUpMany(t, 5);

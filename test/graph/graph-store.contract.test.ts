@@ -111,6 +111,23 @@ function contract(backend: Backend) {
     expect(await graph.counts([b!])).toEqual([{ followers: 1, following: 0 }]);
   });
 
+  it('imports follows in bulk like single follows: exact counts, newest first, existing edges left alone', async () => {
+    const [hub, ...fans] = await users(46);
+    const [first, second] = [fans.slice(0, 30), fans.slice(20)];
+    const edgesTo = (from: string[]) => from.map((id) => ({ from: id, to: hub!, at: nextAt() }));
+    expect(await graph.importFollows(edgesTo(first))).toBe(30);
+    // Overlaps the first import by ten edges and repeats one edge within itself.
+    expect(await graph.importFollows([...edgesTo(second), { from: fans[40]!, to: hub!, at: nextAt() }])).toBe(15);
+    expect(await graph.follow(fans[0]!, hub!, nextAt())).toBe(false);
+    expect(await graph.importFollows([{ from: hub!, to: fans[0]!, at: nextAt() }])).toBe(1);
+    expect(await graph.counts([hub!, fans[0]!, fans[44]!])).toEqual([
+      { followers: 45, following: 1 },
+      { followers: 1, following: 1 },
+      { followers: 0, following: 1 },
+    ]);
+    expect(await walk((p) => graph.followers(hub!, p), 7)).toEqual([...fans].reverse());
+  });
+
   it('follows users whose node was never written', async () => {
     const [a, b] = [newId('usr'), newId('usr')];
     expect(await graph.follow(a, b, nextAt())).toBe(true);

@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } 
 import { badInput } from '../../domain/errors.js';
 import type {
   FollowCounts,
+  FollowEdge,
   FollowPair,
   GraphStore,
   GraphUser,
@@ -13,13 +14,17 @@ import type {
   TraversalLimits,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { batchGet, cancellationReasons, chunk, transactWrite } from './batch.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
 
 /** How many list queries one traversal hop runs at once. */
 const HOP_CONCURRENCY = 16;
+/** Edges per import transaction: three items each plus at most two count updates stay within the 100-item limit. */
+const IMPORT_CHUNK = 20;
+/** Import transactions in flight at once. */
+const IMPORT_CONCURRENCY = 8;
 /** How many list entries a filtered page (known followers, mutuals) checks per round. */
 const SCAN_CHUNK = 100;
 /** Positions as followListPosition builds them; anything else is not a cursor we gave out. */
@@ -95,6 +100,66 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
       throw error;
     }
+  }
+
+  async importFollows(edges: readonly FollowEdge[]): Promise<number> {
+    // The first of repeated pairs wins, as if the follows had been made one by one.
+    const byPair = new Map<string, FollowEdge>();
+    for (const e of edges) if (!byPair.has(`${e.from}>${e.to}`)) byPair.set(`${e.from}>${e.to}`, e);
+    const unique = [...byPair.values()];
+    const added = await mapConcurrently(chunk(unique, IMPORT_CHUNK), IMPORT_CONCURRENCY, (part) => this.importChunk(part));
+    return added.reduce((sum, n) => sum + n, 0);
+  }
+
+  /**
+   * One transaction for a chunk of edges, their list entries and the summed count changes, so
+   * the counts agree with the lists even if the import stops half-way. Edges that already
+   * exist fail their condition; the chunk is retried without them.
+   */
+  private async importChunk(edges: readonly FollowEdge[]): Promise<number> {
+    let pending = [...edges];
+    while (pending.length > 0) {
+      const deltas = new Map<string, { followerCount: number; followingCount: number }>();
+      const delta = (id: string) => deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0 }).get(id)!;
+      for (const e of pending) {
+        delta(e.from).followingCount += 1;
+        delta(e.to).followerCount += 1;
+      }
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            ...pending.map((e) => ({
+              Put: {
+                TableName: this.tableName,
+                Item: { ...keys.followEdge(e.from, e.to), at: e.at, atMs: Date.parse(e.at) },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            })),
+            ...pending.flatMap((e) =>
+              this.listEntries(e.from, e.to, Date.parse(e.at)).map((entry) => ({ Put: { TableName: this.tableName, Item: { ...entry, at: e.at } } })),
+            ),
+            ...[...deltas].map(([userId, d]) => this.countChanges(userId, d)),
+          ],
+        });
+        return pending.length;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons?.includes('ConditionalCheckFailed')) throw error;
+        pending = pending.filter((_, i) => reasons[i] !== 'ConditionalCheckFailed');
+      }
+    }
+    return 0;
+  }
+
+  private countChanges(userId: string, deltas: { followerCount: number; followingCount: number }) {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.graphNode(userId),
+        UpdateExpression: 'ADD followerCount :followers, followingCount :following',
+        ExpressionAttributeValues: { ':followers': deltas.followerCount, ':following': deltas.followingCount },
+      },
+    };
   }
 
   async unfollow(followerId: string, followeeId: string): Promise<boolean> {

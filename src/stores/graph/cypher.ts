@@ -41,6 +41,18 @@ export const CYPHER = {
     'followeeId',
     'at',
   ),
+  // The bulk form of `follow`, one UNWIND per call: existing edges are matched, not duplicated.
+  importFollows: cypher(
+    `UNWIND $edges AS edge
+     MERGE (a:User {id: edge.from})
+     MERGE (b:User {id: edge.to})
+     MERGE (a)-[r:FOLLOWS]->(b)
+       ON CREATE SET r.at = edge.at, r.justCreated = true
+     WITH r, coalesce(r.justCreated, false) AS created
+     REMOVE r.justCreated
+     RETURN count(CASE WHEN created THEN 1 END) AS added`,
+    'edges',
+  ),
   unfollow: cypher(
     `MATCH (:User {id: $followerId})-[r:FOLLOWS]->(:User {id: $followeeId})
      DELETE r

@@ -15,6 +15,11 @@ export interface FollowPair {
   to: string;
 }
 
+/** A follow to load in bulk, with its follow time (ISO 8601). */
+export interface FollowEdge extends FollowPair {
+  at: string;
+}
+
 export interface FollowCounts {
   followers: number;
   following: number;
@@ -65,6 +70,11 @@ export interface GraphStore {
 
   /** Adds the edge; false (and nothing changed) when it already existed. */
   follow(followerId: string, followeeId: string, at: string): Promise<boolean>;
+  /**
+   * Adds many edges at once (seeding, imports), with the same guarantees as `follow`: an edge
+   * that already exists is left as it is and not counted again. Returns how many were added.
+   */
+  importFollows(edges: readonly FollowEdge[]): Promise<number>;
   /** Removes the edge; false (and nothing changed) when there was none. */
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
   /** For each pair: does `from` follow `to`? */

@@ -4,6 +4,7 @@ import { recordGraphRequest } from '../../observability/cost.js';
 import { CYPHER, type CypherName } from './cypher.js';
 import type {
   FollowCounts,
+  FollowEdge,
   FollowPair,
   GraphStore,
   GraphUser,
@@ -21,6 +22,9 @@ export interface Neo4jTarget {
   user: string;
   password: string;
 }
+
+/** Edges per transaction when importing follows in bulk. */
+const IMPORT_CHUNK = 1000;
 
 /** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
 const POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\S+)$/;
@@ -96,6 +100,17 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
     const [row] = await this.write('follow', { followerId, followeeId, at });
     return row?.created === true;
+  }
+
+  async importFollows(edges: readonly FollowEdge[]): Promise<number> {
+    let added = 0;
+    // Bounded transactions: one huge UNWIND would hold every lock and all the state at once.
+    for (let start = 0; start < edges.length; start += IMPORT_CHUNK) {
+      const chunk = edges.slice(start, start + IMPORT_CHUNK).map((e) => ({ from: e.from, to: e.to, at: e.at }));
+      const [row] = await this.write('importFollows', { edges: chunk });
+      added += Number(row?.added ?? 0);
+    }
+    return added;
   }
 
   async unfollow(followerId: string, followeeId: string): Promise<boolean> {

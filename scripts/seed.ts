@@ -1,0 +1,75 @@
+/**
+ * `npm run seed [-- --users 10000 --follows 200000 --posts 50000 --likes 100000 --seed 42]`:
+ * fills the configured stores (the embedded DynamoDB under DATA_DIR by default, or
+ * DYNAMODB_ENDPOINT / AWS_REGION, and NEO4J_URI for the graph) with a generated social network.
+ */
+import { parseArgs } from 'node:util';
+import { openStores } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { DEFAULT_SIZE, generateNetwork, type Network } from '../src/seed/network.js';
+import { createProgress } from '../src/seed/progress.js';
+import { AlreadySeededError, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
+
+function wholeNumber(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new Error(`--${name} must be a whole number, got "${raw}"`);
+  return Number(raw);
+}
+
+function printSummary(network: Network, summary: SeedSummary): void {
+  const followers = [...network.followerCounts].sort((a, b) => a - b);
+  const at = (q: number) => followers[Math.min(followers.length - 1, Math.floor(q * followers.length))]!;
+  const top = network.followerCounts
+    .map((count, i) => ({ count, handle: network.users[i]!.handle }))
+    .sort((a, b) => b.count - a.count)
+    .slice(0, 5);
+  const seconds = summary.totalMs / 1000;
+  const written = summary.users + summary.follows + summary.posts + summary.homeEntries + summary.likes;
+  const phases = Object.entries(summary.phasesMs).map(([name, ms]) => `${name} ${(ms / 1000).toFixed(1)}s`);
+  console.log(
+    [
+      `seeded ${summary.users} users, ${summary.follows} follows, ${summary.posts} posts (${summary.homeEntries} home timeline entries), ${summary.likes} likes`,
+      `in ${seconds.toFixed(1)}s (${phases.join(', ')}): ${Math.round(written / seconds)} records/s`,
+      `followers per user: median ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${followers.at(-1)}`,
+      `most followed: ${top.map((t) => `@${t.handle} (${t.count})`).join(', ')}`,
+    ].join('\n'),
+  );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      users: { type: 'string' },
+      follows: { type: 'string' },
+      posts: { type: 'string' },
+      likes: { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  const config = loadConfig();
+  const options = {
+    users: wholeNumber('users', values.users, DEFAULT_SIZE.users),
+    follows: wholeNumber('follows', values.follows, DEFAULT_SIZE.follows),
+    posts: wholeNumber('posts', values.posts, DEFAULT_SIZE.posts),
+    likes: wholeNumber('likes', values.likes, DEFAULT_SIZE.likes),
+    seed: wholeNumber('seed', values.seed, DEFAULT_SIZE.seed),
+    endMs: Date.now(),
+  };
+  const network = generateNetwork(options);
+  const logger = createLogger('warn');
+  const opened = await openStores({ config, logger });
+  try {
+    printSummary(network, await seedNetwork(opened.stores, network, config, createProgress(), logger));
+  } finally {
+    await opened.close();
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  const known = error instanceof ConfigError || error instanceof AlreadySeededError || (error instanceof Error && error.message.startsWith('--'));
+  console.error(known ? (error as Error).message : error);
+  process.exitCode = 1;
+}
