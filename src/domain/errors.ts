@@ -9,8 +9,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'HANDLE_TAKEN'
-  | 'QUERY_TOO_EXPENSIVE'
-  | 'NOT_IMPLEMENTED';
+  | 'QUERY_TOO_EXPENSIVE';
 
 export class AppError extends Error {
   constructor(
