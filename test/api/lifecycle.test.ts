@@ -96,12 +96,19 @@ describe('/healthz', () => {
 });
 
 describe('npm start process', () => {
+  const started: import('node:child_process').ChildProcess[] = [];
+  // A failed assertion must not leave a service (and through it a java process) running.
+  afterAll(() => {
+    for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+
   async function startService(dataDir: string) {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    started.push(child);
     const url = await new Promise<string>((resolve, reject) => {
       let log = '';
       child.stderr!.on('data', (chunk: Buffer) => {

@@ -1,0 +1,382 @@
+/**
+ * `npm run bench [-- --quick]`: seeds a benchmark data set (once per size; cached under
+ * .data/bench-*), starts the service twice on loopback over it — batched, and with
+ * BATCHING=false as the naive baseline — and measures them in one run with autocannon.
+ * Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, arch, platform, release, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import autocannon from 'autocannon';
+import { type OpenStores, openStores } from '../src/app.js';
+import { Tokens } from '../src/auth/tokens.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { DEFAULT_SIZE, generateNetwork } from '../src/seed/network.js';
+import { createProgress } from '../src/seed/progress.js';
+import { seedNetwork } from '../src/seed/seed.js';
+import { batchGet } from '../src/stores/dynamo/batch.js';
+import { type EmbeddedEngine, freePort, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
+import { keys, partitions } from '../src/stores/dynamo/keys.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
+const HOT_AUTHOR_FOLLOWERS = 1000;
+/** Signs the benchmark's tokens and the services' checks alike. */
+const BENCH_SECRET = 'benchmark-only-secret-benchmark-only-secret';
+
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' } } });
+const mode = flags.quick ? 'quick' : 'full';
+const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? Number(flags.seed) : DEFAULT_SIZE.seed };
+/** Load per measurement: warm-up and measured seconds, connections, and repetitions of the sequential measurements. */
+const plan = flags.quick
+  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 3 }
+  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 5 };
+
+const HOME_QUERY = `query HomeTimeline($first: Int) {
+  viewer { timeline(first: $first) { edges { node {
+    id text createdAt likeCount viewerHasLiked commentCount reactionCounts { kind count }
+    author { handle followerCount viewerFollows }
+  } } } }
+}`;
+const CREATE_POST = 'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }';
+const SUGGESTIONS = 'query($first: Int) { suggestedFollows(first: $first) { user { id handle } mutualCount } }';
+const DEGREES = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 3) { degrees path { id } } }';
+const NETWORK = 'query($userId: ID!) { network(userId: $userId, maxDepth: 2, first: 20) { totalCount edges { node { id handle } } } }';
+
+interface Manifest {
+  size: typeof size;
+  seededInMs: number;
+  records: { users: number; follows: number; posts: number; homeEntries: number; likes: number };
+  viewerId: string;
+  hotAuthorId: string;
+  /** Users of typical degree, for the graph queries. */
+  typicalIds: string[];
+}
+
+const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => quantile(xs, 0.5);
+function quantile(xs: number[], q: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function benchConfig(): Config {
+  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1' });
+}
+
+/** Seeds the data set and picks the users the measurements act as. */
+async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest> {
+  const network = generateNetwork({ ...size, endMs: Date.now() });
+  const summary = await seedNetwork(opened.stores, network, config, createProgress(), createLogger('warn'));
+  const ids = summary.userIds;
+  const following = new Array<number>(network.users.length).fill(0);
+  for (const f of network.follows) following[f.from]! += 1;
+  // The viewer follows the most accounts, so their home timeline is full.
+  const viewer = following.indexOf(Math.max(...following));
+  const viewerFollows = new Set(network.follows.filter((f) => f.from === viewer).map((f) => f.to));
+  // The author closest to (at most) 1,000 followers, topped up to exactly 1,000 through the same bulk import.
+  // Not followed by the viewer, so that the posts the benchmark creates never change the page it measures.
+  const eligible = ids.map((_, i) => i).filter((i) => network.followerCounts[i]! <= HOT_AUTHOR_FOLLOWERS && i !== viewer && !viewerFollows.has(i));
+  const hot = eligible.reduce((best, i) => (network.followerCounts[i]! > network.followerCounts[best]! ? i : best));
+  const followsHot = new Set(network.follows.filter((f) => f.to === hot).map((f) => f.from));
+  const missing = HOT_AUTHOR_FOLLOWERS - followsHot.size;
+  const topUp = ids.map((_, i) => i).filter((i) => i !== hot && i !== viewer && !followsHot.has(i)).slice(0, missing);
+  await opened.stores.graph.importFollows(topUp.map((i) => ({ from: ids[i]!, to: ids[hot]!, at: new Date().toISOString() })));
+  const byDegree = ids.map((_, i) => i).sort((a, b) => following[a]! + network.followerCounts[a]! - (following[b]! + network.followerCounts[b]!));
+  const middle = Math.floor(byDegree.length / 2);
+  return {
+    size,
+    seededInMs: summary.totalMs,
+    records: { users: summary.users, follows: summary.follows + topUp.length, posts: summary.posts, homeEntries: summary.homeEntries, likes: summary.likes },
+    viewerId: ids[viewer]!,
+    hotAuthorId: ids[hot]!,
+    typicalIds: byDegree.slice(middle, middle + 10).map((i) => ids[i]!),
+  };
+}
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+}
+
+async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, NEO4J_URI: '', JWT_SECRET: BENCH_SECRET, LOG_LEVEL: 'warn', COST_EXTENSIONS: 'true', NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited during start-up (code ${child.exitCode})`);
+    const healthy = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (healthy) return { url, child };
+    await sleep(200);
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not become healthy within 60s');
+}
+
+async function stopService(service: Service): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  const exited = new Promise((done) => service.child.once('exit', done));
+  service.child.kill('SIGTERM');
+  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function gql(url: string, query: string, variables: Record<string, unknown>, token?: string) {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await response.json()) as { data?: Record<string, any>; errors?: { message: string; extensions?: { code?: string } }[]; extensions?: { cost?: unknown } };
+}
+
+interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  failures: number;
+}
+
+/** Warms up, then measures: `connections` clients sending the same operation back to back for `seconds`. */
+async function load(url: string, query: string, variables: Record<string, unknown>, token: string | undefined, seconds: number): Promise<LoadResult> {
+  const options = {
+    url: `${url}/graphql`,
+    method: 'POST' as const,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+    connections: plan.connections,
+  };
+  await autocannon({ ...options, duration: plan.warmupS });
+  const result = await autocannon({ ...options, duration: seconds });
+  return {
+    requestsPerSecond: round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    failures: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+/** The first of `candidates` whose operation answers without errors, so a measurement never times refusals. */
+async function firstWorking(url: string, candidates: { query: string; variables: Record<string, unknown>; token?: string }[]) {
+  for (const candidate of candidates) {
+    const answer = await gql(url, candidate.query, candidate.variables, candidate.token);
+    if (!answer.errors) return candidate;
+  }
+  throw new Error(`no candidate answered without errors: ${candidates[0]?.query}`);
+}
+
+async function main(): Promise<void> {
+  const dataDir = join(ROOT, '.data', `bench-u${size.users}-f${size.follows}-p${size.posts}-l${size.likes}-s${size.seed}`);
+  const manifestPath = join(dataDir, 'bench-manifest.json');
+  const config = benchConfig();
+  const started = Date.now();
+  const seeded = existsSync(manifestPath);
+  if (!seeded) rmSync(dataDir, { recursive: true, force: true });
+  log(seeded ? `reusing the data set in ${dataDir}` : `seeding ${JSON.stringify(size)} into ${dataDir}`);
+  const engine: EmbeddedEngine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
+  const services: Service[] = [];
+  const stopAll = async () => {
+    await Promise.all(services.map(stopService));
+    await engine.stop();
+  };
+  process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
+  try {
+    const opened = await openStores({ config, logger: createLogger('warn'), dynamodbEndpoint: engine.endpoint });
+    let manifest: Manifest;
+    try {
+      manifest = seeded ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest) : await seedDataSet(opened, config);
+      if (!seeded) writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+      const results = await measure(engine.endpoint, opened, manifest, services);
+      const report = {
+        mode,
+        at: new Date().toISOString(),
+        machine: {
+          cpus: cpus().length,
+          cpuModel: cpus()[0]?.model ?? 'unknown',
+          memoryGb: round(totalmem() / 2 ** 30),
+          node: process.version,
+          arch: arch(),
+          os: `${platform()} ${release()}`,
+        },
+        dataSet: { ...manifest.records, seed: manifest.size.seed, seededNow: !seeded, seedSeconds: round(manifest.seededInMs / 1000) },
+        plan,
+        results,
+        totalSeconds: round((Date.now() - started) / 1000),
+      };
+      const resultsDir = join(ROOT, 'bench', 'results');
+      mkdirSync(resultsDir, { recursive: true });
+      const file = join(resultsDir, `${report.at.replace(/[:.]/g, '-')}-${mode}.json`);
+      writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+      console.log(table(report));
+      log(`wrote ${file} (${report.totalSeconds}s in all)`);
+    } finally {
+      await opened.close();
+    }
+  } finally {
+    await stopAll();
+  }
+}
+
+type Results = Awaited<ReturnType<typeof measure>>;
+
+async function measure(endpoint: string, opened: OpenStores, manifest: Manifest, services: Service[]) {
+  const tokens = new Tokens(BENCH_SECRET, 3600);
+  const viewerToken = await tokens.issue(manifest.viewerId);
+  log('starting the service, batched and naive');
+  const [batched, naive] = await Promise.all([
+    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true' }),
+    startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false' }),
+  ]);
+  services.push(batched, naive);
+
+  const page = { first: 20 };
+  const sample = async (url: string) => {
+    const answer = await gql(url, HOME_QUERY, page, viewerToken);
+    if (answer.errors) throw new Error(`home timeline failed: ${JSON.stringify(answer.errors)}`);
+    return { posts: (answer.data!.viewer.timeline.edges as unknown[]).length, cost: answer.extensions?.cost };
+  };
+  log('home timeline, batched');
+  const batchedLoad = await load(batched.url, HOME_QUERY, page, viewerToken, plan.timelineS);
+  const batchedSample = await sample(batched.url);
+  log('home timeline, naive (BATCHING=false)');
+  const naiveLoad = await load(naive.url, HOME_QUERY, page, viewerToken, plan.timelineS);
+  const naiveSample = await sample(naive.url);
+
+  log('raw Query + BatchGetItem (the floor)');
+  const floor = await rawRoundTrips(opened, manifest.viewerId);
+
+  log('createPost by an author with 1,000 followers');
+  const fanOut = await createPostFanOut(batched.url, opened, manifest.hotAuthorId, await tokens.issue(manifest.hotAuthorId));
+
+  log('graph queries');
+  const typical = await Promise.all(manifest.typicalIds.map(async (id) => ({ id, token: await tokens.issue(id) })));
+  const suggestions = await firstWorking(batched.url, typical.map((u) => ({ query: SUGGESTIONS, variables: { first: 10 }, token: u.token })));
+  const degrees = await firstWorking(
+    batched.url,
+    typical.slice(1).map((u) => ({ query: DEGREES, variables: { from: typical[0]!.id, to: u.id } })),
+  );
+  const network = await firstWorking(batched.url, typical.map((u) => ({ query: NETWORK, variables: { userId: u.id } })));
+  const graph = {
+    suggestedFollows: await load(batched.url, suggestions.query, suggestions.variables, suggestions.token, plan.graphS),
+    degreesOfSeparation: await load(batched.url, degrees.query, degrees.variables, undefined, plan.graphS),
+    network: await load(batched.url, network.query, network.variables, undefined, plan.graphS),
+  };
+
+  return {
+    homeTimeline: {
+      postsPerPage: batchedSample.posts,
+      batched: { ...batchedLoad, costPerRequest: batchedSample.cost },
+      naive: { ...naiveLoad, costPerRequest: naiveSample.cost },
+      throughputRatio: round(batchedLoad.requestsPerSecond / naiveLoad.requestsPerSecond, 2),
+      p50Ratio: round(naiveLoad.p50Ms / batchedLoad.p50Ms, 2),
+    },
+    floor,
+    fanOut,
+    graph,
+  };
+}
+
+/** One raw Query of the viewer's home partition and one BatchGetItem of its 20 posts, sequentially, as the service would. */
+async function rawRoundTrips(opened: OpenStores, viewerId: string) {
+  const times: number[] = [];
+  for (let i = 0; i < plan.floorIterations + 20; i++) {
+    const t0 = performance.now();
+    const result = await opened.client.send(
+      new QueryCommand({
+        TableName: opened.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partitions.home(viewerId) },
+        ProjectionExpression: 'sk',
+        ScanIndexForward: false,
+        Limit: 21,
+      }),
+    );
+    await batchGet(opened.client, opened.table, (result.Items ?? []).slice(0, 20).map((item) => keys.post(item.sk as string)));
+    if (i >= 20) times.push(performance.now() - t0);
+  }
+  return { iterations: times.length, p50Ms: round(median(times), 2), p99Ms: round(quantile(times, 0.99), 2) };
+}
+
+/**
+ * Posts as the author and times how long until every follower's home timeline holds the post:
+ * it watches the oldest follower (the fan-out's last page), then confirms all of them.
+ */
+async function createPostFanOut(url: string, opened: OpenStores, authorId: string, token: string) {
+  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null })).items.map((item) => item.id);
+  const last = followers.at(-1)!;
+  const runs: { createPostMs: number; deliveredMs: number; delivered: number }[] = [];
+  for (let run = 0; run < plan.postRuns; run++) {
+    const t0 = performance.now();
+    const answer = await gql(url, CREATE_POST, { input: { text: `Benchmark post ${run} at ${new Date().toISOString()}`, tags: ['bench'] } }, token);
+    const createPostMs = performance.now() - t0;
+    if (answer.errors) throw new Error(`createPost failed: ${JSON.stringify(answer.errors)}`);
+    const postId = answer.data!.createPost.post.id as string;
+    const deadline = t0 + 120_000;
+    let delivered = 0;
+    while (performance.now() < deadline) {
+      const lastHasIt = await opened.client.send(new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }));
+      if (lastHasIt.Item) {
+        const entries = await batchGet(opened.client, opened.table, followers.map((id) => keys.homeEntry(id, postId)), { projection: 'pk, sk' });
+        delivered = entries.filter(Boolean).length;
+        if (delivered === followers.length) break;
+      }
+      await sleep(5);
+    }
+    runs.push({ createPostMs: round(createPostMs), deliveredMs: round(performance.now() - t0), delivered });
+  }
+  const deliveredMs = median(runs.map((r) => r.deliveredMs));
+  return {
+    followers: followers.length,
+    runs,
+    medianDeliveredMs: deliveredMs,
+    medianCreatePostMs: median(runs.map((r) => r.createPostMs)),
+    entriesPerSecond: Math.round(followers.length / (deliveredMs / 1000)),
+  };
+}
+
+function table(report: { mode: string; machine: Record<string, unknown>; dataSet: Record<string, unknown>; results: Results }): string {
+  const { homeTimeline: home, floor, fanOut, graph } = report.results;
+  const cost = (c: unknown) => {
+    const value = c as { dynamodb: { requests: number; readCapacityUnits: number }; graph: { requests: number } } | undefined;
+    return value ? `${value.dynamodb.requests} DynamoDB (${value.dynamodb.readCapacityUnits} RCU) + ${value.graph.requests} graph` : '—';
+  };
+  const row = (name: string, r: LoadResult, note: string) =>
+    `| ${name} | ${r.requestsPerSecond} | ${r.p50Ms} | ${r.p99Ms} | ${note}${r.failures > 0 ? `; ${r.failures} of ${r.requests} requests failed` : ''} |`;
+  const lines = [
+    `| measurement (${report.mode}) | req/s | p50 ms | p99 ms | notes |`,
+    '|---|---:|---:|---:|---|',
+    row(`home timeline page, ${home.postsPerPage} posts, batched`, home.batched, `${cost(home.batched.costPerRequest)} per request`),
+    row('same page, naive (`BATCHING=false`)', home.naive, `${cost(home.naive.costPerRequest)} per request`),
+    `| batched ÷ naive | ${home.throughputRatio}× | ${home.p50Ratio}× faster | | same data, same run |`,
+    `| raw Query + BatchGetItem (floor) | | ${floor.p50Ms} | ${floor.p99Ms} | ${floor.iterations} sequential round trips |`,
+    `| createPost → last of ${fanOut.followers} followers' timelines | | ${fanOut.medianDeliveredMs} | ${Math.max(...fanOut.runs.map((r) => r.deliveredMs))} (max) | median of ${fanOut.runs.length}; ${fanOut.entriesPerSecond} timeline entries/s; createPost itself ${fanOut.medianCreatePostMs} ms |`,
+    row('suggestedFollows', graph.suggestedFollows, 'first: 10'),
+    row('degreesOfSeparation', graph.degreesOfSeparation, 'maxDepth: 3'),
+    row('network', graph.network, 'maxDepth: 2, first: 20'),
+  ];
+  const data = report.dataSet;
+  const machine = report.machine;
+  return [
+    `Data set: ${data.users} users, ${data.follows} follows, ${data.posts} posts, ${data.likes} likes (seed ${data.seed}).`,
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGb} GB, Node ${machine.node}, ${machine.arch}, ${machine.os}. ${plan.connections} connections.`,
+    '',
+    ...lines,
+  ].join('\n');
+}
+
+await main();
