@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,7 +97,7 @@ describe('/healthz', () => {
 });
 
 describe('npm start process', () => {
-  const started: import('node:child_process').ChildProcess[] = [];
+  const started: ChildProcess[] = [];
   // A failed assertion must not leave a service (and through it a java process) running.
   afterAll(() => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
