@@ -102,7 +102,11 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     graph,
     counters: new DynamoCounterStore(client, table),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
-    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, maxHomeEntries: config.timelineMaxEntries }),
+    timelines: new DynamoTimelineStore(client, table, {
+      shards: config.timelineShards,
+      maxHomeEntries: config.timelineMaxEntries,
+      trimCheckEvery: config.timelineTrimCheckEvery,
+    }),
     tasks,
   };
   return {

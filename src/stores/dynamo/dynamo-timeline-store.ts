@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
 import { batchWrite, del, put } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -11,6 +10,8 @@ export interface TimelineSettings {
   shards: number;
   /** Entries a home timeline keeps. */
   maxHomeEntries: number;
+  /** On average, one write to a home timeline in this many checks its bound. */
+  trimCheckEvery: number;
 }
 
 /** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
@@ -81,63 +82,25 @@ export class DynamoTimelineStore implements TimelineStore {
       this.tableName,
       entries.map((e) => put({ ...keys.homeEntry(e.userId, e.postId), postId: e.postId, authorId: e.authorId })),
     );
-    const added = new Map<string, number>();
-    for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
-    await Promise.all([...added].map(([userId, count]) => this.countAndTrim(userId, count)));
+    const timelines = [...new Set(entries.map((e) => e.userId))];
+    await Promise.all(timelines.filter(() => Math.random() * this.settings.trimCheckEvery < 1).map((userId) => this.trim(userId)));
   }
 
   /**
-   * Keeps a running size per home timeline so that only a timeline over its bound is read
-   * in full. The size may run high (redelivered steps, removals, entries added while a trim
-   * ran) — that only brings the next trim forward — but never low, which would let a
-   * timeline outgrow its bound.
+   * Deletes a home timeline's oldest entries beyond the bound. Checking costs one keys-only
+   * Query of the timeline, so it runs for one write in `trimCheckEvery` (at random) rather
+   * than for every write: a timeline may briefly hold that many entries over the bound,
+   * and fan-out pays no per-entry bookkeeping.
    */
-  private async countAndTrim(userId: string, added: number): Promise<void> {
-    const result = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.homeSize(userId),
-        UpdateExpression: 'ADD entries :added',
-        ExpressionAttributeValues: { ':added': added },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    const counted = Number(result.Attributes?.entries ?? 0);
-    const trims = result.Attributes?.trims as number | undefined;
-    if (counted > this.settings.maxHomeEntries) await this.trim(userId, counted, trims);
-  }
-
-  /** Deletes the oldest entries beyond the bound, leaving a tenth of it free so that the next posts do not trim again at once. */
-  private async trim(userId: string, counted: number, trimsSeen: number | undefined): Promise<void> {
-    const max = this.settings.maxHomeEntries;
-    const keep = max - Math.floor(max / 10);
+  private async trim(userId: string): Promise<void> {
     const items = await this.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': partitions.home(userId) },
       ProjectionExpression: 'pk, sk',
       ScanIndexForward: false,
     });
-    const surplus = items.slice(keep);
+    const surplus = items.slice(this.settings.maxHomeEntries);
     if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
-    // Relative, so that entries added meanwhile stay counted; and only if no other trim corrected the
-    // size since `counted` was read — two corrections for the same surplus would count too low.
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.homeSize(userId),
-          UpdateExpression: 'ADD entries :correction, trims :one',
-          ConditionExpression: trimsSeen === undefined ? 'attribute_not_exists(trims)' : 'trims = :seen',
-          ExpressionAttributeValues: {
-            ':correction': items.length - surplus.length - counted,
-            ':one': 1,
-            ...(trimsSeen === undefined ? {} : { ':seen': trimsSeen }),
-          },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
   }
 
   async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {

@@ -17,7 +17,6 @@
  * | post                 | POST#<postId>      | POST      |
  * | author's posts entry | POSTS#<authorId>   | <postId>  |
  * | home timeline entry  | HOME#<userId>      | <postId>  |
- * | home timeline size   | HOMESIZE#<userId>  | SIZE      |
  * | outbox entry (hybrid)| OUTBOX#<authorId>  | <postId>  |
  * | outbox author        | OUTBOXES           | <authorId> |
  * | tag timeline entry   | TAG#<tag>#<shard>  | <postId>  |
@@ -51,8 +50,6 @@ export const keys = {
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
   authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
   homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
-  /** A running count of a home timeline's entries, so that trimming reads the timeline only when it is over its bound. */
-  homeSize: (userId: string): Key => ({ pk: `HOMESIZE#${userId}`, sk: 'SIZE' }),
   outboxEntry: (authorId: string, postId: string): Key => ({ pk: partitions.outbox(authorId), sk: postId }),
   /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
