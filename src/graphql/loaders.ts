@@ -25,7 +25,7 @@ export interface ReadConsistency {
 export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency, { batching }: { batching: boolean }) {
   const batched = batching ? { maxBatchSize: MAX_BATCH } : { batch: false, cache: false };
   return {
-    user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids), batched),
+    user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids, { consistent: reads.strong }), batched),
     /** User id → follower and following counts. */
     followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids), batched),
     /** Does `from` follow `to`? viewerFollows and followsViewer of a whole page share one graph call. */
@@ -51,3 +51,19 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
 }
 
 export type Loaders = ReturnType<typeof createLoaders>;
+
+/** `loadMany` in one batch, aligned with `keys`, rethrowing the first failed load instead of returning it. */
+export async function loadAll<K, V>(loader: DataLoader<K, V, string> | DataLoader<K, V>, keys: readonly K[]): Promise<V[]> {
+  return (await loader.loadMany(keys)).map((value) => {
+    if (value instanceof Error) throw value;
+    return value;
+  });
+}
+
+/** Pairs each page item with its loaded record, leaving out items whose record is gone (deleted meanwhile). */
+export function presentItems<I extends { cursor: string }, V>(items: readonly I[], records: readonly (V | null)[]): { cursor: string; node: V }[] {
+  return items.flatMap((item, i) => {
+    const node = records[i];
+    return node ? [{ cursor: item.cursor, node }] : [];
+  });
+}

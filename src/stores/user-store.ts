@@ -10,8 +10,8 @@ export interface ProfilePatch {
 export interface UserStore {
   /** Writes the handle claim and the user in one transaction; HANDLE_TAKEN when the handle is claimed. */
   create(user: UserRecord): Promise<void>;
-  /** Aligned with `ids`; null for unknown ids. */
-  getMany(ids: readonly string[]): Promise<(UserRecord | null)[]>;
+  /** Aligned with `ids`; null for unknown ids. `consistent` reads after a write. */
+  getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(UserRecord | null)[]>;
   /** Aligned with `handles` (already normalised); null for unclaimed handles. */
   idsByHandle(handles: readonly string[]): Promise<(string | null)[]>;
   /** Applies the patch and returns the updated user, or null when there is no such user. */

@@ -1,16 +1,12 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { IdPage } from '../../stores/graph/graph-store.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import type { Loaders } from '../loaders.js';
+import { type Loaders, loadAll, presentItems } from '../loaders.js';
 import type { UserConnectionModel } from '../models.js';
 
 /** Users by id through the per-request loader (one batch), in order, leaving out ids with no user. */
 export async function loadUsers(loaders: Loaders, ids: readonly string[]): Promise<UserRecord[]> {
-  const users = await loaders.user.loadMany(ids);
-  return users.flatMap((user) => {
-    if (user instanceof Error) throw user;
-    return user ? [user] : [];
-  });
+  return (await loadAll(loaders.user, ids)).filter((user): user is UserRecord => user !== null);
 }
 
 async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
@@ -21,13 +17,8 @@ async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
 
 /** A page of user ids from the graph as a UserConnection, its users loaded in one batch. */
 export async function userConnection(page: IdPage, loaders: Loaders, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
-  const users = await loaders.user.loadMany(page.items.map((item) => item.id));
-  const items = page.items.flatMap((item, i) => {
-    const user = users[i];
-    if (user instanceof Error) throw user;
-    return user ? [{ cursor: item.cursor, node: user }] : [];
-  });
-  return { page: { items, hasNextPage: page.hasNextPage }, totalCount };
+  const users = await loadAll(loaders.user, page.items.map((item) => item.id));
+  return { page: { items: presentItems(page.items, users), hasNextPage: page.hasNextPage }, totalCount };
 }
 
 export const graph: Pick<Resolvers, 'Suggestion' | 'Separation'> = {

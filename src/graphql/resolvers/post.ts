@@ -2,17 +2,12 @@ import { notFound } from '../../domain/errors.js';
 import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
 import type { TimelinePage } from '../../usecases/timelines.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import type { Loaders } from '../loaders.js';
+import { type Loaders, loadAll, presentItems } from '../loaders.js';
 
 /** Loads a timeline page's posts in one batch, skipping entries whose post has been deleted meanwhile. */
 export async function loadPostPage(page: TimelinePage, loaders: Loaders): Promise<Page<PostRecord>> {
-  const posts = await loaders.post.loadMany(page.items.map((item) => item.postId));
-  const items = page.items.flatMap((item, i) => {
-    const post = posts[i];
-    if (post instanceof Error) throw post;
-    return post ? [{ cursor: item.cursor, node: post }] : [];
-  });
-  return { items, hasNextPage: page.hasNextPage };
+  const posts = await loadAll(loaders.post, page.items.map((item) => item.postId));
+  return { items: presentItems(page.items, posts), hasNextPage: page.hasNextPage };
 }
 
 async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {

@@ -1,6 +1,6 @@
 import { badInput } from '../../domain/errors.js';
 import { idKind } from '../../domain/ids.js';
-import { MAX_BATCH } from '../loaders.js';
+import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
 import { userConnection } from './graph.js';
@@ -18,12 +18,7 @@ export const Query: QueryResolvers = {
 
   users: async (_parent, { ids }, { loaders }) => {
     if (ids.length > MAX_BATCH) throw badInput('ids', `at most ${MAX_BATCH} ids`);
-    return loaders.user.loadMany(ids).then((users) =>
-      users.map((user) => {
-        if (user instanceof Error) throw user;
-        return user;
-      }),
-    );
+    return loadAll(loaders.user, ids);
   },
 
   node: async (_parent, { id }, { loaders }) => {

@@ -54,8 +54,8 @@ export class DynamoUserStore implements UserStore {
     }
   }
 
-  async getMany(ids: readonly string[]): Promise<(UserRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.user));
+  async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(UserRecord | null)[]> {
+    const items = await batchGet(this.client, this.tableName, ids.map(keys.user), { consistent: options.consistent });
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
