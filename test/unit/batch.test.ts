@@ -1,0 +1,53 @@
+import type { BatchWriteCommand} from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { batchGet, batchWrite, del, put } from '../../src/stores/dynamo/batch.js';
+
+/**
+ * DynamoDB Local never leaves keys unprocessed, so the retry paths are checked here against a
+ * client that answers like a throttled table: part of each request comes back unprocessed.
+ */
+function throttlingClient(table: string, items: Map<string, Record<string, unknown>>) {
+  const requests: { command: string; size: number }[] = [];
+  const client = {
+    async send(command: BatchGetCommand | BatchWriteCommand) {
+      if (command instanceof BatchGetCommand) {
+        const keys = command.input.RequestItems![table]!.Keys as { pk: string; sk: string }[];
+        requests.push({ command: 'get', size: keys.length });
+        const [served, left] = [keys.slice(0, Math.ceil(keys.length / 2)), keys.slice(Math.ceil(keys.length / 2))];
+        return {
+          Responses: { [table]: served.flatMap((k) => (items.has(k.pk) ? [items.get(k.pk)!] : [])) },
+          UnprocessedKeys: left.length ? { [table]: { Keys: left } } : {},
+        };
+      }
+      const writes = command.input.RequestItems![table]!;
+      requests.push({ command: 'write', size: writes.length });
+      const [done, left] = [writes.slice(0, Math.ceil(writes.length / 2)), writes.slice(Math.ceil(writes.length / 2))];
+      for (const w of done) if (w.PutRequest) items.set(w.PutRequest.Item!.pk as string, w.PutRequest.Item!);
+      return { UnprocessedItems: left.length ? { [table]: left } : {} };
+    },
+  };
+  return { client: client as unknown as DynamoDBDocumentClient, requests };
+}
+
+describe('batchGet', () => {
+  it('asks for at most 100 keys at a time and retries unprocessed keys until all are read, in the order asked', async () => {
+    const stored = new Map(Array.from({ length: 250 }, (_, i) => [`k${i}`, { pk: `k${i}`, sk: 'S', n: i }]));
+    const { client, requests } = throttlingClient('t', stored);
+    const wanted = [...Array.from({ length: 250 }, (_, i) => ({ pk: `k${249 - i}`, sk: 'S' })), { pk: 'missing', sk: 'S' }];
+    const found = await batchGet(client, 't', wanted);
+    expect(found.map((item) => item?.n)).toEqual([...Array.from({ length: 250 }, (_, i) => 249 - i), undefined]);
+    expect(Math.max(...requests.map((r) => r.size))).toBe(100);
+    expect(requests.length).toBeGreaterThan(3);
+  });
+});
+
+describe('batchWrite', () => {
+  it('writes at most 25 items at a time and retries unprocessed items until all are written', async () => {
+    const stored = new Map<string, Record<string, unknown>>();
+    const { client, requests } = throttlingClient('t', stored);
+    await batchWrite(client, 't', [...Array.from({ length: 30 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })]);
+    expect(stored.size).toBe(30);
+    expect(Math.max(...requests.map((r) => r.size))).toBe(25);
+  });
+});
