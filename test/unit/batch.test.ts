@@ -1,5 +1,4 @@
-import type { BatchWriteCommand} from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { batchGet, batchWrite, del, put } from '../../src/stores/dynamo/batch.js';
 
