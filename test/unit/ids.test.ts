@@ -23,3 +23,21 @@ describe('ids', () => {
     expect(idKind('usr_short')).toBeNull();
   });
 });
+
+describe('ids across processes', () => {
+  it('stay unique when several processes create many in the same millisecond', async () => {
+    const { execFile } = await import('node:child_process');
+    const { promisify } = await import('node:util');
+    const run = promisify(execFile);
+    const at = Date.now();
+    const script = `import { newId } from './src/domain/ids.ts'; console.log(JSON.stringify(Array.from({ length: 20000 }, () => newId('pst', ${at}))));`;
+    const outputs = await Promise.all(
+      Array.from({ length: 3 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { maxBuffer: 64 * 1024 * 1024 })),
+    );
+    const lists = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
+    const all = lists.flat();
+    expect(new Set(all).size).toBe(all.length);
+    for (const ids of lists) expect([...ids].sort()).toEqual(ids);
+    expect(new Set(all.map(idTime))).toEqual(new Set([at]));
+  });
+});
