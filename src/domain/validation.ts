@@ -45,6 +45,15 @@ export function normalizeWords(values: readonly string[] | null | undefined, fie
   return words;
 }
 
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A client's idempotency key for a create, or null when it gave none. */
+export function idempotencyKey(value: string | null | undefined, field: string): string | null {
+  if (value === null || value === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(value)) throw badInput(field, 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -');
+  return value;
+}
+
 export function pageSize(first: number | null | undefined, field = 'first'): number {
   if (first === null || first === undefined) return LIMITS.pageSizeDefault;
   if (!Number.isInteger(first) || first < 1 || first > LIMITS.pageSizeMax) {

@@ -112,6 +112,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
         fannedOut(p.author)
           ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: post.authorId } } }
           : { kind: 'outbox' },
+        null,
       );
       worker.nudge();
       phase.tick();

@@ -15,13 +15,20 @@ export interface CommentPage {
 }
 
 export interface PostStore {
-  create(post: PostRecord, delivery: Delivery): Promise<void>;
+  /**
+   * Creates the post and returns its id. With an idempotency key that this author already
+   * used, creates nothing and returns the id of the post that the key created.
+   */
+  create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string>;
   /** Deletes the post and its author-side entries, enqueueing `cleanup` in the same transaction; false when it was already gone. */
   delete(post: PostRecord, cleanup: Task): Promise<boolean>;
   /** Aligned with `ids`; null for unknown ids. */
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(PostRecord | null)[]>;
-  /** Adds the comment and counts it; false when the post is gone. */
-  addComment(post: PostRecord, comment: CommentRecord): Promise<boolean>;
+  /**
+   * Adds the comment and counts it, returning its id — or, with an idempotency key the author
+   * already used, the id of the comment that the key created. Null when the post is gone.
+   */
+  addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null): Promise<string | null>;
   /** Oldest first, after the comment id `after`. */
   comments(postId: string, first: number, after: string | null): Promise<CommentPage>;
   getComments(ids: readonly string[]): Promise<(CommentRecord | null)[]>;

@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from '../domain/errors.js';
 import { idKind, newId } from '../domain/ids.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
-import { checkRequiredText, pageSize } from '../domain/validation.js';
+import { checkRequiredText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { PostUseCases } from './posts.js';
 
@@ -21,13 +21,19 @@ export class CommentUseCases {
     private readonly postUseCases: PostUseCases,
   ) {}
 
-  async add(viewerId: string | null, postId: string, text: string): Promise<CommentAdded> {
+  async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = checkRequiredText(text, 'text', COMMENT_MAX_LENGTH);
+    const checkedKey = idempotencyKey(key, 'idempotencyKey');
     const post = await this.postUseCases.require(postId, 'postId');
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString() };
-    if (!(await this.posts.addComment(post, comment))) throw notFound('Post', postId);
-    return { comment, post };
+    const createdId = await this.posts.addComment(post, comment, checkedKey);
+    if (createdId === null) throw notFound('Post', postId);
+    if (createdId === comment.id) return { comment, post };
+    // A retry: the key already added a comment, and that comment is the answer.
+    const [earlier] = await this.posts.getComments([createdId]);
+    if (!earlier) throw notFound('Comment', createdId);
+    return { comment: earlier, post: await this.postUseCases.require(earlier.postId, 'postId') };
   }
 
   /** Oldest first, in keyset pages: the cursor is the last comment's id. */

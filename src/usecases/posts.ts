@@ -1,7 +1,7 @@
 import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
 import { idKind, newId } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
-import { checkRequiredText, normalizeWords } from '../domain/validation.js';
+import { checkRequiredText, idempotencyKey, normalizeWords } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
@@ -11,6 +11,7 @@ export const POST_LIMITS = { text: 500, tags: 10 } as const;
 export interface CreatePostInput {
   text: string;
   tags?: readonly string[] | null;
+  idempotencyKey?: string | null;
 }
 
 export interface PostSettings {
@@ -35,6 +36,7 @@ export class PostUseCases {
     if (!viewerId) throw unauthenticated();
     const text = checkRequiredText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
+    const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
     const [counts] = await this.graph.counts([viewerId]);
     const followers = counts?.followers ?? 0;
     const post: PostRecord = {
@@ -46,10 +48,13 @@ export class PostUseCases {
       counterShards: followers >= this.settings.hotAuthorFollowers ? this.settings.counterShards : 1,
     };
     const fanOut = followers <= this.settings.fanoutMaxFollowers;
-    await this.posts.create(
+    const createdId = await this.posts.create(
       post,
       fanOut ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } } : { kind: 'outbox' },
+      key,
     );
+    // A retry: the key already created a post, and that post is the answer.
+    if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
     if (fanOut) this.taskEnqueued();
     else this.outboxAuthors.invalidate();
     return post;

@@ -46,6 +46,12 @@ export type CommentPayload = {
 };
 
 export type CreatePostInput = {
+  /**
+   * A key of the client's choosing (1-64 characters of A-Z, a-z, 0-9, _ and -), unique per post it means to
+   * create. A retry with the same key within 24 hours returns the post the first call created instead of
+   * creating another.
+   */
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** At most 10, each 1-40 characters of a-z, 0-9 and _ after lower-casing. */
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   /** 1-500 characters. */
@@ -66,7 +72,7 @@ export type FollowPayload = {
 
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Text of 1-500 characters. */
+  /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
   addComment: CommentPayload;
   createPost: PostPayload;
   /** Only the author may delete a post. */
@@ -91,6 +97,7 @@ export type Mutation = {
 
 
 export type MutationAddCommentArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['ID']['input'];
   text: Scalars['String']['input'];
 };

@@ -39,5 +39,5 @@ export const Mutation: MutationResolvers = {
   unlikePost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.unlikePost(viewerId, postId) }),
   viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.viewPost(viewerId, postId) }),
   react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({ post: await useCases.counters.react(viewerId, postId, kind) }),
-  addComment: async (_parent, { postId, text }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text),
+  addComment: async (_parent, { postId, text, idempotencyKey }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text, idempotencyKey),
 };

@@ -1,4 +1,4 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { CommentPage, Delivery, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
@@ -9,6 +9,9 @@ import { type Key, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
 
 type Item = Record<string, unknown>;
+
+/** How long a create's idempotency key is remembered (the claim's DynamoDB TTL). */
+const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 export function toPostRecord(item: Item): PostRecord {
   return {
@@ -59,7 +62,7 @@ export class DynamoPostStore implements PostStore {
     };
   }
 
-  async create(post: PostRecord, delivery: Delivery): Promise<void> {
+  async create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string> {
     const shard = shardOf(post.id, this.timelineShards);
     const entry = { postId: post.id, authorId: post.authorId };
     const items: TransactItem[] = [
@@ -75,7 +78,28 @@ export class DynamoPostStore implements PostStore {
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
     ];
-    await transactWrite(this.client, { TransactItems: items });
+    return this.writeOnce(items, idempotencyKey ? keys.idempotencyClaim(post.authorId, 'createPost', idempotencyKey) : null, post.id);
+  }
+
+  /**
+   * Runs the transaction, with the idempotency claim (when there is one) as its last item:
+   * the claim and the write it names commit together. A claim that already exists cancels
+   * the transaction, and the id it recorded is the answer.
+   */
+  private async writeOnce(items: TransactItem[], claim: Key | null, createdId: string): Promise<string> {
+    if (!claim) {
+      await transactWrite(this.client, { TransactItems: items });
+      return createdId;
+    }
+    const expiresAt = Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS;
+    try {
+      await transactWrite(this.client, { TransactItems: [...items, this.put({ ...claim, createdId, expiresAt }, 'attribute_not_exists(pk)')] });
+      return createdId;
+    } catch (error) {
+      if (cancellationReasons(error)?.at(-1) !== 'ConditionalCheckFailed') throw error;
+      const existing = await this.client.send(new GetCommand({ TableName: this.tableName, Key: claim, ConsistentRead: true }));
+      return existing.Item!.createdId as string;
+    }
   }
 
   async delete(post: PostRecord, cleanup: Task): Promise<boolean> {
@@ -103,20 +127,20 @@ export class DynamoPostStore implements PostStore {
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
-  async addComment(post: PostRecord, comment: CommentRecord): Promise<boolean> {
+  async addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null): Promise<string | null> {
+    const items: TransactItem[] = [
+      { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
+      this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
+      this.put({ ...keys.comment(comment.id), ...comment }),
+      // Counted in the same transaction, so commentCount is exact.
+      counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
+    ];
     try {
-      await transactWrite(this.client, {
-        TransactItems: [
-          { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
-          this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
-          this.put({ ...keys.comment(comment.id), ...comment }),
-          // Counted in the same transaction, so commentCount is exact.
-          counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
-        ],
-      });
-      return true;
+      const claim = idempotencyKey ? keys.idempotencyClaim(comment.authorId, 'addComment', idempotencyKey) : null;
+      return await this.writeOnce(items, claim, comment.id);
     } catch (error) {
-      if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed') return null;
       throw error;
     }
   }

@@ -24,6 +24,7 @@
  * | comment list entry   | COMMENTS#<postId>  | <commentId> |
  * | comment              | COMMENT#<commentId>| COMMENT   |
  * | queued task          | QUEUE#<shard>      | <taskId>  |
+ * | idempotency claim    | IDEM#<userId>      | <operation>#<key> |
  */
 export interface Key {
   pk: string;
@@ -58,6 +59,8 @@ export const keys = {
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
   comment: (commentId: string): Key => ({ pk: `COMMENT#${commentId}`, sk: 'COMMENT' }),
   task: (shard: number, taskId: string): Key => ({ pk: partitions.queue(shard), sk: taskId }),
+  /** What a user's create with this idempotency key created, so that a retry returns it instead of creating again. */
+  idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({ pk: `IDEM#${userId}`, sk: `${operation}#${key}` }),
 };
 
 /** Partition keys of the item collections that are read with Query; sort keys are the ids above. */

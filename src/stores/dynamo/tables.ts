@@ -3,6 +3,7 @@ import {
   DescribeTableCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -34,4 +35,6 @@ export async function ensureTable(client: DynamoDBDocumentClient, tableName: str
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   await waitUntilTableExists({ client, maxWaitTime: 120 }, { TableName: tableName });
+  // Items with an `expiresAt` (epoch seconds) — idempotency claims — are deleted by DynamoDB once past it.
+  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }));
 }
