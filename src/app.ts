@@ -130,7 +130,7 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
   return new Worker(
     stores.tasks,
     useCases.fanOut,
-    { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency },
+    { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency, maxAttempts: config.queueMaxAttempts },
     logger.child({ component: 'worker' }),
   );
 }

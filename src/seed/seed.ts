@@ -31,7 +31,7 @@ export interface SeedSummary {
 
 type SeedSettings = Pick<
   Config,
-  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'queueLeaseMs'
+  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'queueLeaseMs' | 'queueMaxAttempts'
 >;
 
 /** Writes in flight at once: enough to keep DynamoDB busy, few enough not to drown it in retries. */
@@ -97,7 +97,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
   const worker = new Worker(
     stores.tasks,
     fanOut,
-    { pollMs: 200, leaseMs: settings.queueLeaseMs, concurrency: WORKER_CONCURRENCY },
+    { pollMs: 200, leaseMs: settings.queueLeaseMs, concurrency: WORKER_CONCURRENCY, maxAttempts: settings.queueMaxAttempts },
     logger.child({ component: 'seed-worker' }),
   );
   worker.start();

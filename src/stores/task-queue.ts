@@ -39,4 +39,6 @@ export interface TaskQueue {
   complete(task: ClaimedTask): Promise<void>;
   /** Gives the task back, claimable again after `delayMs`. */
   release(task: ClaimedTask, delayMs: number): Promise<void>;
+  /** Moves a task that keeps failing out of the queue into the dead-letter list, with the last error, if the claim still holds. */
+  bury(task: ClaimedTask, error: string): Promise<void>;
 }

@@ -48,7 +48,7 @@ export class FanOut implements FollowEvents {
     const { payload } = task;
     switch (payload.kind) {
       case 'fanOut': {
-        // The author's own entry was written with the post; writing it again here counts it towards the author's bound.
+        // The author's own entry was written with the post; writing it again here lets the author's timeline take part in the bound check.
         let recipients = task.checkpoint === null ? [payload.authorId] : [];
         return this.forEachFollowerPage(payload.authorId, task.checkpoint, save, stopping, async (followerIds) => {
           const userIds = [...recipients, ...followerIds];
@@ -62,6 +62,10 @@ export class FanOut implements FollowEvents {
         return this.backfill(payload.followerId, payload.followeeId);
       case 'unfollow':
         return this.removeFollowee(task, payload.followerId, payload.followeeId, save, stopping);
+      default:
+        // A task this version cannot run (written by a newer one, or damaged): it fails, and after
+        // QUEUE_MAX_ATTEMPTS runs the worker moves it to the dead-letter list.
+        throw new Error(`unknown task kind ${JSON.stringify((payload as { kind?: unknown }).kind)}`);
     }
   }
 

@@ -6,6 +6,8 @@ export interface WorkerSettings {
   pollMs: number;
   leaseMs: number;
   concurrency: number;
+  /** Failed runs after which a task goes to the dead-letter list instead of being retried. */
+  maxAttempts: number;
 }
 
 /** Retry delay after a failed run: exponential in the attempts, with full jitter, capped at a minute. */
@@ -105,9 +107,11 @@ export class Worker {
       if (outcome === 'stopped') await this.queue.release(task, 0);
       log.debug('task ended', { outcome });
     } catch (error) {
-      log.error('task failed', { error, attempts: task.attempts });
-      await this.queue.release(task, retryDelay(task.attempts)).catch((releaseError: unknown) => {
-        log.error('could not release task', { error: releaseError });
+      const giveUp = task.attempts >= this.settings.maxAttempts;
+      log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', { error, attempts: task.attempts });
+      const settle = giveUp ? this.queue.bury(task, String(error)) : this.queue.release(task, retryDelay(task.attempts));
+      await settle.catch((settleError: unknown) => {
+        log.error('could not give the task back', { error: settleError });
       });
     }
   }

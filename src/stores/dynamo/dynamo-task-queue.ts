@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../task-queue.js';
 import type { TransactItem } from './counter-items.js';
+import { cancellationReasons, transactWrite } from './batch.js';
 import { keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
 
@@ -146,12 +147,36 @@ export class DynamoTaskQueue implements TaskQueue {
     );
   }
 
+  async bury(task: ClaimedTask, error: string): Promise<void> {
+    await this.ifStillHeld(() =>
+      transactWrite(this.client, {
+        TransactItems: [
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: this.keyOf(task.id),
+              ConditionExpression: 'leaseToken = :token',
+              ExpressionAttributeValues: { ':token': task.leaseToken },
+            },
+          },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.deadTask(task.id), id: task.id, payload: task.payload, attempts: task.attempts, checkpoint: task.checkpoint, error, buriedAt: new Date().toISOString() },
+            },
+          },
+        ],
+      }),
+    );
+  }
+
   /** A lost claim means another worker owns the task now: nothing to do. */
   private async ifStillHeld(send: () => Promise<unknown>): Promise<void> {
     try {
       await send();
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const lostInTransaction = cancellationReasons(error)?.[0] === 'ConditionalCheckFailed';
+      if (!(error instanceof ConditionalCheckFailedException) && !lostInTransaction) throw error;
     }
   }
 }

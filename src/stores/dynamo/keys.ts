@@ -24,6 +24,7 @@
  * | comment list entry   | COMMENTS#<postId>  | <commentId> |
  * | comment              | COMMENT#<commentId>| COMMENT   |
  * | queued task          | QUEUE#<shard>      | <taskId>  |
+ * | dead-letter task     | DEADLETTER         | <taskId>  |
  * | idempotency claim    | IDEM#<userId>      | <operation>#<key> |
  */
 export interface Key {
@@ -59,6 +60,8 @@ export const keys = {
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
   comment: (commentId: string): Key => ({ pk: `COMMENT#${commentId}`, sk: 'COMMENT' }),
   task: (shard: number, taskId: string): Key => ({ pk: partitions.queue(shard), sk: taskId }),
+  /** A task that failed QUEUE_MAX_ATTEMPTS times, kept for inspection and replay instead of retried forever. */
+  deadTask: (taskId: string): Key => ({ pk: partitions.deadLetter(), sk: taskId }),
   /** What a user's create with this idempotency key created, so that a retry returns it instead of creating again. */
   idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({ pk: `IDEM#${userId}`, sk: `${operation}#${key}` }),
 };
@@ -75,6 +78,7 @@ export const partitions = {
   public: (shard: number) => `PUBLIC#${shard}`,
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
+  deadLetter: () => 'DEADLETTER',
 };
 
 /**
