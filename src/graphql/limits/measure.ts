@@ -5,11 +5,13 @@ import {
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
-  type GraphQLType,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
   Kind,
+  getNamedType,
+  isInterfaceType,
+  isObjectType,
 } from 'graphql';
 import { LIMITS } from '../../domain/validation.js';
 
@@ -92,7 +94,7 @@ export function measureOperation(
     // __typename is free; __schema and __type read the schema only, and the INTROSPECTION setting governs them.
     if (field.name.value.startsWith('__')) return { depth: 0, aliases: aliased, cost: 0 };
     const definition = fieldDefinition(parentType, field.name.value);
-    const children = field.selectionSet && definition ? measureSelections(field.selectionSet, namedType(definition.type)) : NOTHING;
+    const children = field.selectionSet && definition ? measureSelections(field.selectionSet, getNamedType(definition.type)) : NOTHING;
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
@@ -103,22 +105,9 @@ export function measureOperation(
   return measureSelections(operation.selectionSet, schema.getRootType(operation.operation));
 }
 
-/** The definition of an object's or an interface's field (structural, as namedType below). */
+/** The definition of an object's or an interface's field. */
 function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
-  if (!parentType || !('getFields' in parentType)) return undefined;
-  const field = parentType.getFields()[name];
-  return field && 'args' in field ? field : undefined;
-}
-
-/**
- * The type inside lists and non-nulls. Structural rather than graphql's getNamedType: the
- * schema may come from another copy of graphql-js than this module's (vitest loads its ESM
- * build, Apollo its CommonJS build), and graphql's instanceof checks refuse such types.
- */
-function namedType(type: GraphQLType): GraphQLNamedType {
-  let inner = type;
-  while ('ofType' in inner) inner = inner.ofType;
-  return inner;
+  return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
 }
 
 /**
