@@ -36,7 +36,7 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
     userIdByHandle: new DataLoader<string, string | null>((handles) => stores.users.idsByHandle(handles), batched),
     /** A timeline page's posts in one batch; strongly consistent in mutations, which read what they just wrote. */
     post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), batched),
-    comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids), batched),
+    comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids, { consistent: reads.strong }), batched),
     /** Keyed by post (for its shard count), cached by post id. */
     postCounts: new DataLoader<CountedPost, PostCounts, string>((posts) => stores.counters.countsOf(posts, { consistent: reads.strong }), {
       ...batched,

@@ -31,5 +31,5 @@ export interface PostStore {
   addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null): Promise<string | null>;
   /** Oldest first, after the comment id `after`. */
   comments(postId: string, first: number, after: string | null): Promise<CommentPage>;
-  getComments(ids: readonly string[]): Promise<(CommentRecord | null)[]>;
+  getComments(ids: readonly string[], options?: { consistent?: boolean }): Promise<(CommentRecord | null)[]>;
 }

@@ -31,7 +31,7 @@ export class CommentUseCases {
     if (createdId === null) throw notFound('Post', postId);
     if (createdId === comment.id) return { comment, post };
     // A retry: the key already added a comment, and that comment is the answer.
-    const [earlier] = await this.posts.getComments([createdId]);
+    const [earlier] = await this.posts.getComments([createdId], { consistent: true });
     if (!earlier) throw notFound('Comment', createdId);
     return { comment: earlier, post: await this.postUseCases.require(earlier.postId, 'postId') };
   }

@@ -133,6 +133,16 @@ describe('cost', () => {
     expect(errorCodes(cheap)).not.toContain('QUERY_TOO_EXPENSIVE');
   });
 
+  it('counts a separation path at its longest (7 users) and `via` at 3', async () => {
+    const underPath = 'followers(first: 100) { edges { node { followers(first: 10) { edges { node { id } } } } } }';
+    const result = await refused(`query($a: ID!) { degreesOfSeparation(from: $a, to: $a) { path { ${underPath} } } }`, { a: 'usr_00000000000000000000000000' });
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    // degreesOfSeparation + path × 7 (followers × 100 (edges + node + followers × 10 (edges + node + id)))
+    expect(result.errors![0]!.extensions!.cost).toBe(1 + 1 + 7 * (1 + 100 * (1 + 1 + 1 + 10 * 3)));
+    const via = await refused(`{ suggestedFollows(first: 100) { via { ${underPath} } } }`);
+    expect(via.errors![0]!.extensions!.cost).toBe(1 + 100 * (1 + 3 * (1 + 100 * 33)));
+  });
+
   it('leaves GraphiQL’s introspection query alone', async () => {
     const result = await t.gql(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
     expect(result.errors).toBeUndefined();

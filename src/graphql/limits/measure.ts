@@ -14,6 +14,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { LIMITS } from '../../domain/validation.js';
+import { HOPS } from '../../usecases/graph-queries.js';
 
 /** What executing one operation could take, measured on the document before anything runs. */
 export interface OperationMeasure {
@@ -98,7 +99,7 @@ export function measureOperation(
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
-      cost: 1 + listSize(field, definition, variables) * children.cost,
+      cost: 1 + listSize(field, parentType, definition, variables) * children.cost,
     };
   }
 
@@ -110,13 +111,26 @@ function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: 
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
 }
 
+/** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users. */
+const BOUNDED_LISTS: Record<string, number> = {
+  'Separation.path': HOPS.separation.max + 1,
+  'Suggestion.via': 3,
+};
+
 /**
  * How many items a field may return: its `first` (default 20), or how many `ids` it is given.
  * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
  * the clearer answer for a client than a cost refusal.
  */
-function listSize(field: FieldNode, definition: GraphQLField<unknown, unknown> | undefined, variables: Record<string, unknown>): number {
+function listSize(
+  field: FieldNode,
+  parentType: GraphQLNamedType | undefined | null,
+  definition: GraphQLField<unknown, unknown> | undefined,
+  variables: Record<string, unknown>,
+): number {
   if (!definition) return 1;
+  const bounded = BOUNDED_LISTS[`${parentType?.name}.${definition.name}`];
+  if (bounded !== undefined) return bounded;
   const argument = (name: string) => field.arguments?.find((a) => a.name.value === name)?.value;
   if (definition.args.some((a) => a.name === 'first')) {
     const first = valueOf(argument('first'), variables);

@@ -158,8 +158,8 @@ export class DynamoPostStore implements PostStore {
     return { items: items.slice(0, first), hasNextPage: items.length > first };
   }
 
-  async getComments(ids: readonly string[]): Promise<(CommentRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.comment));
+  async getComments(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(CommentRecord | null)[]> {
+    const items = await batchGet(this.client, this.tableName, ids.map(keys.comment), { consistent: options.consistent });
     return items.map((item) => (item ? toCommentRecord(item) : null));
   }
 }

@@ -44,6 +44,8 @@ function keysetParams(page: PageArgs) {
 export class Neo4jGraphStore implements GraphStore, Adjacency {
   readonly backend = 'neo4j' as const;
 
+  private readonly bookmarks = neo4j.bookmarkManager();
+
   private constructor(private readonly driver: Driver) {}
 
   /** Connects and creates the uniqueness constraints on User.id and User.handle. */
@@ -67,7 +69,11 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       throw new Error(`Cypher ${name} takes parameters [${statement.params.join(', ')}], got [${given}]`);
     }
     recordGraphRequest();
-    const session = this.driver.session({ defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE });
+    // One bookmark manager for every session, so that on a cluster a read sees this process's earlier writes.
+    const session = this.driver.session({
+      defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
+      bookmarkManager: this.bookmarks,
+    });
     try {
       const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
       return mode === 'read' ? await session.executeRead(work) : await session.executeWrite(work);
