@@ -23,8 +23,12 @@ export interface Task {
 export interface ClaimedTask extends Task {
   /** Where the last run stopped (opaque to the queue), null when the task has not progressed. */
   checkpoint: string | null;
-  /** How many times a worker has claimed the task, this claim included. */
+  /** How many times a worker has claimed the task, this claim included (graceful hand-backs too). */
   attempts: number;
+  /** How many earlier runs failed with an error. */
+  failures: number;
+  /** The queue partition the task was claimed from; it stays there whatever QUEUE_SHARDS becomes. */
+  shard: number;
   /** Identifies this claim: checkpoints and completion only succeed while the claim holds. */
   leaseToken: string;
 }
@@ -37,8 +41,8 @@ export interface TaskQueue {
   saveCheckpoint(task: ClaimedTask, checkpoint: string, leaseMs: number): Promise<boolean>;
   /** Removes the task, if the claim still holds. */
   complete(task: ClaimedTask): Promise<void>;
-  /** Gives the task back, claimable again after `delayMs`. */
-  release(task: ClaimedTask, delayMs: number): Promise<void>;
+  /** Gives the task back, claimable again after `delayMs`; `failed` counts the run as a failure. */
+  release(task: ClaimedTask, delayMs: number, failed: boolean): Promise<void>;
   /** Moves a task that keeps failing out of the queue into the dead-letter list, with the last error, if the claim still holds. */
   bury(task: ClaimedTask, error: string): Promise<void>;
 }

@@ -104,12 +104,13 @@ export class Worker {
         () => this.stopping,
       );
       if (outcome === 'done') await this.queue.complete(task);
-      if (outcome === 'stopped') await this.queue.release(task, 0);
+      if (outcome === 'stopped') await this.queue.release(task, 0, false);
       log.debug('task ended', { outcome });
     } catch (error) {
-      const giveUp = task.attempts >= this.settings.maxAttempts;
-      log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', { error, attempts: task.attempts });
-      const settle = giveUp ? this.queue.bury(task, String(error)) : this.queue.release(task, retryDelay(task.attempts));
+      const failures = task.failures + 1;
+      const giveUp = failures >= this.settings.maxAttempts;
+      log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', { error, failures });
+      const settle = giveUp ? this.queue.bury(task, String(error)) : this.queue.release(task, retryDelay(failures), true);
       await settle.catch((settleError: unknown) => {
         log.error('could not give the task back', { error: settleError });
       });

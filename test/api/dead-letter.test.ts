@@ -32,7 +32,7 @@ describe('a task that keeps failing', () => {
     );
     client.destroy();
     expect(dead.Items).toEqual([
-      expect.objectContaining({ id: poison.id, attempts: 2, payload: poison.payload, error: expect.stringContaining('unknown task kind "fromTheFuture"') }),
+      expect.objectContaining({ id: poison.id, failures: 2, payload: poison.payload, error: expect.stringContaining('unknown task kind "fromTheFuture"') }),
     ]);
   });
 });

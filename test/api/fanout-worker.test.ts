@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, homeIds } from '../helpers/posts.js';
+import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';
 
 /**
  * The API runs without a worker (WORKER_ENABLED=false); the worker runs as its own process,
@@ -26,7 +26,7 @@ interface WorkerProcess {
   exited: Promise<number | null>;
 }
 
-function startWorker(): WorkerProcess {
+function startWorker(env: Record<string, string> = {}): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
     env: {
       ...process.env,
@@ -38,6 +38,7 @@ function startWorker(): WorkerProcess {
       FOLLOW_BACKFILL_POSTS: '0',
       QUEUE_LEASE_MS: '1000',
       QUEUE_POLL_MS: '50',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -104,5 +105,22 @@ describe('fan-out worker as its own process', () => {
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('finishes tasks queued before QUEUE_SHARDS was raised', async () => {
+    const author = await t.signUp();
+    const followers = await Promise.all(Array.from({ length: 8 }, () => t.signUp()));
+    for (const f of followers) await follow(t, f.token, author.id);
+    const posts: string[] = [];
+    for (let i = 0; i < 6; i++) posts.push(await createPost(t, author.token, `before the resize ${i}`));
+
+    // The API enqueued over its 4 shards; this worker spreads new tasks over 16.
+    const worker = startWorker({ QUEUE_SHARDS: '16' });
+    await eventually(async () => {
+      for (const f of followers) expect(new Set(await homeIds(t, f))).toEqual(new Set(posts));
+    });
+    await queueDrained(t);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
   });
 });

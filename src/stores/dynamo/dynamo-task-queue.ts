@@ -24,8 +24,9 @@ export class DynamoTaskQueue implements TaskQueue {
     private readonly shards: number,
   ) {}
 
-  private keyOf(taskId: string) {
-    return keys.task(shardOf(taskId, this.shards), taskId);
+  /** Where a claimed task lives: the partition it was claimed from, not one recomputed from today's QUEUE_SHARDS. */
+  private keyOf(task: ClaimedTask) {
+    return keys.task(task.shard, task.id);
   }
 
   /** The task as a transaction item, for writes that enqueue it together with their own changes. */
@@ -33,7 +34,7 @@ export class DynamoTaskQueue implements TaskQueue {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...this.keyOf(task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0 },
+        Item: { ...keys.task(shardOf(task.id, this.shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };
@@ -69,7 +70,7 @@ export class DynamoTaskQueue implements TaskQueue {
         );
         for (const item of result.Items ?? []) {
           if (claimed.length >= max) break;
-          const task = await this.tryClaim(item, leaseMs);
+          const task = await this.tryClaim(item, shard, leaseMs);
           if (task) claimed.push(task);
         }
         start = result.LastEvaluatedKey;
@@ -78,7 +79,7 @@ export class DynamoTaskQueue implements TaskQueue {
     return claimed;
   }
 
-  private async tryClaim(item: Item, leaseMs: number): Promise<ClaimedTask | null> {
+  private async tryClaim(item: Item, shard: number, leaseMs: number): Promise<ClaimedTask | null> {
     const leaseToken = randomUUID();
     const now = Date.now();
     try {
@@ -98,6 +99,8 @@ export class DynamoTaskQueue implements TaskQueue {
         payload: claimed.payload as TaskPayload,
         checkpoint: (claimed.checkpoint as string | undefined) ?? null,
         attempts: Number(claimed.attempts),
+        failures: Number(claimed.failures ?? 0),
+        shard,
         leaseToken,
       };
     } catch (error) {
@@ -111,7 +114,7 @@ export class DynamoTaskQueue implements TaskQueue {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: this.keyOf(task.id),
+          Key: this.keyOf(task),
           UpdateExpression: 'SET checkpoint = :checkpoint, leaseUntil = :until',
           ConditionExpression: 'leaseToken = :token',
           ExpressionAttributeValues: { ':checkpoint': checkpoint, ':until': Date.now() + leaseMs, ':token': task.leaseToken },
@@ -128,21 +131,21 @@ export class DynamoTaskQueue implements TaskQueue {
     await this.ifStillHeld(() =>
       this.client.send(new DeleteCommand({
         TableName: this.tableName,
-        Key: this.keyOf(task.id),
+        Key: this.keyOf(task),
         ConditionExpression: 'leaseToken = :token',
         ExpressionAttributeValues: { ':token': task.leaseToken },
       })),
     );
   }
 
-  async release(task: ClaimedTask, delayMs: number): Promise<void> {
+  async release(task: ClaimedTask, delayMs: number, failed: boolean): Promise<void> {
     await this.ifStillHeld(() =>
       this.client.send(new UpdateCommand({
         TableName: this.tableName,
-        Key: this.keyOf(task.id),
-        UpdateExpression: 'SET leaseUntil = :until REMOVE leaseToken',
+        Key: this.keyOf(task),
+        UpdateExpression: `SET leaseUntil = :until REMOVE leaseToken${failed ? ' ADD failures :one' : ''}`,
         ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken },
+        ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken, ...(failed ? { ':one': 1 } : {}) },
       })),
     );
   }
@@ -154,7 +157,7 @@ export class DynamoTaskQueue implements TaskQueue {
           {
             Delete: {
               TableName: this.tableName,
-              Key: this.keyOf(task.id),
+              Key: this.keyOf(task),
               ConditionExpression: 'leaseToken = :token',
               ExpressionAttributeValues: { ':token': task.leaseToken },
             },
@@ -162,7 +165,16 @@ export class DynamoTaskQueue implements TaskQueue {
           {
             Put: {
               TableName: this.tableName,
-              Item: { ...keys.deadTask(task.id), id: task.id, payload: task.payload, attempts: task.attempts, checkpoint: task.checkpoint, error, buriedAt: new Date().toISOString() },
+              Item: {
+                ...keys.deadTask(task.id),
+                id: task.id,
+                payload: task.payload,
+                attempts: task.attempts,
+                failures: task.failures + 1,
+                checkpoint: task.checkpoint,
+                error,
+                buriedAt: new Date().toISOString(),
+              },
             },
           },
         ],
