@@ -18,6 +18,11 @@ export interface PageItem<T> {
 export interface Page<T> {
   items: PageItem<T>[];
   hasNextPage: boolean;
+  /**
+   * Where the page ended: the cursor of its last entry, even when that entry was left out
+   * (its record was deleted meanwhile), so that a page that lost entries still leads on.
+   */
+  endCursor: string | null;
 }
 
 export interface PostRecord {

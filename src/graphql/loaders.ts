@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
+import type { CommentRecord, Page, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
 import type { FollowCounts, FollowPair } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
@@ -60,10 +60,14 @@ export async function loadAll<K, V>(loader: DataLoader<K, V, string> | DataLoade
   });
 }
 
-/** Pairs each page item with its loaded record, leaving out items whose record is gone (deleted meanwhile). */
-export function presentItems<I extends { cursor: string }, V>(items: readonly I[], records: readonly (V | null)[]): { cursor: string; node: V }[] {
-  return items.flatMap((item, i) => {
-    const node = records[i];
-    return node ? [{ cursor: item.cursor, node }] : [];
-  });
+/** A page of loaded records: items whose record is gone (deleted meanwhile) are left out, and the page still ends where its entries did. */
+export function pageOf<I extends { cursor: string }, V>(items: readonly I[], records: readonly (V | null)[], hasNextPage: boolean): Page<V> {
+  return {
+    items: items.flatMap((item, i) => {
+      const node = records[i];
+      return node ? [{ cursor: item.cursor, node }] : [];
+    }),
+    hasNextPage,
+    endCursor: items.at(-1)?.cursor ?? null,
+  };
 }

@@ -41,6 +41,7 @@ export class CommentUseCases {
     const size = pageSize(first);
     const afterId = decodeCursor(after, 'after', isCommentId);
     const page = await this.posts.comments(postId, size, afterId);
-    return { items: page.items.map((node) => ({ cursor: encodeCursor(node.id), node })), hasNextPage: page.hasNextPage };
+    const items = page.items.map((node) => ({ cursor: encodeCursor(node.id), node }));
+    return { items, hasNextPage: page.hasNextPage, endCursor: items.at(-1)?.cursor ?? null };
   }
 }

@@ -239,3 +239,26 @@ describe('hybrid fan-out', () => {
     }
   });
 });
+
+describe('pages that lose entries', () => {
+  it('still lead on when every entry of a page was deleted before the cleanup ran', async () => {
+    // No worker: the deleted post's public entry stays until a cleanup would remove it.
+    const quiet = await startTestApp({ WORKER_ENABLED: 'false' });
+    try {
+      const [author] = await signUpMany(quiet, 1);
+      const older = await createPost(quiet, author!.token, 'older');
+      const newer = await createPost(quiet, author!.token, 'newer');
+      await quiet.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: newer }, author!.token);
+
+      const PAGE = 'query($after: String) { publicTimeline(first: 1, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
+      const first = (await quiet.gql(PAGE, {})).data!.publicTimeline;
+      expect(first.edges).toEqual([]);
+      expect(first.pageInfo.hasNextPage).toBe(true);
+      expect(first.pageInfo.endCursor).toEqual(expect.any(String));
+      const second = (await quiet.gql(PAGE, { after: first.pageInfo.endCursor })).data!.publicTimeline;
+      expect(second.edges).toEqual([{ node: { id: older } }]);
+    } finally {
+      await quiet.stop();
+    }
+  });
+});

@@ -7,7 +7,7 @@ export function pageInfo<T>(page: Page<T>) {
     hasNextPage: page.hasNextPage,
     hasPreviousPage: false,
     startCursor: page.items[0]?.cursor ?? null,
-    endCursor: page.items.at(-1)?.cursor ?? null,
+    endCursor: page.endCursor,
   };
 }
 

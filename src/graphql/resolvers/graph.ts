@@ -1,7 +1,7 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { IdPage } from '../../stores/graph/graph-store.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { type Loaders, loadAll, presentItems } from '../loaders.js';
+import { type Loaders, loadAll, pageOf } from '../loaders.js';
 import type { UserConnectionModel } from '../models.js';
 
 /** Users by id through the per-request loader (one batch), in order, leaving out ids with no user. */
@@ -18,7 +18,7 @@ async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
 /** A page of user ids from the graph as a UserConnection, its users loaded in one batch. */
 export async function userConnection(page: IdPage, loaders: Loaders, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
   const users = await loadAll(loaders.user, page.items.map((item) => item.id));
-  return { page: { items: presentItems(page.items, users), hasNextPage: page.hasNextPage }, totalCount };
+  return { page: pageOf(page.items, users, page.hasNextPage), totalCount };
 }
 
 export const graph: Pick<Resolvers, 'Suggestion' | 'Separation'> = {

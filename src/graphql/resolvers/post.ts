@@ -2,12 +2,12 @@ import { notFound } from '../../domain/errors.js';
 import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
 import type { TimelinePage } from '../../usecases/timelines.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import { type Loaders, loadAll, presentItems } from '../loaders.js';
+import { type Loaders, loadAll, pageOf } from '../loaders.js';
 
 /** Loads a timeline page's posts in one batch, skipping entries whose post has been deleted meanwhile. */
 export async function loadPostPage(page: TimelinePage, loaders: Loaders): Promise<Page<PostRecord>> {
   const posts = await loadAll(loaders.post, page.items.map((item) => item.postId));
-  return { items: presentItems(page.items, posts), hasNextPage: page.hasNextPage };
+  return pageOf(page.items, posts, page.hasNextPage);
 }
 
 async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {
