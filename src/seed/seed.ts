@@ -157,7 +157,7 @@ class CountingFanOut extends FanOut {
   finished = 0;
 
   constructor(stores: Stores, settings: SeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, { pageSize: settings.fanoutPageSize, backfillPosts: settings.followBackfillPosts }, () => {});
+    super(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: settings.fanoutPageSize, backfillPosts: settings.followBackfillPosts }, () => {});
   }
 
   override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

@@ -1,5 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { PostStore } from '../stores/post-store.js';
 import type { ClaimedTask, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import type { FollowEvents } from './follow-events.js';
@@ -27,6 +28,7 @@ export class FanOut implements FollowEvents {
     private readonly timelines: TimelineStore,
     private readonly graph: GraphStore,
     private readonly queue: TaskQueue,
+    private readonly posts: Pick<PostStore, 'getMany'>,
     private readonly settings: FanOutSettings,
     private readonly taskEnqueued: () => void,
   ) {}
@@ -47,15 +49,8 @@ export class FanOut implements FollowEvents {
   run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
     const { payload } = task;
     switch (payload.kind) {
-      case 'fanOut': {
-        // The author's own entry was written with the post; writing it again here lets the author's timeline take part in the bound check.
-        let recipients = task.checkpoint === null ? [payload.authorId] : [];
-        return this.forEachFollowerPage(payload.authorId, task.checkpoint, save, stopping, async (followerIds) => {
-          const userIds = [...recipients, ...followerIds];
-          recipients = [];
-          await this.timelines.addHomeEntries(userIds.map((userId) => ({ userId, postId: payload.postId, authorId: payload.authorId })));
-        });
-      }
+      case 'fanOut':
+        return this.fanOut(task, payload, save, stopping);
       case 'deletePost':
         return this.deletePost(task, payload, save, stopping);
       case 'backfill':
@@ -67,6 +62,34 @@ export class FanOut implements FollowEvents {
         // QUEUE_MAX_ATTEMPTS runs the worker moves it to the dead-letter list.
         throw new Error(`unknown task kind ${JSON.stringify((payload as { kind?: unknown }).kind)}`);
     }
+  }
+
+  /**
+   * Copies the post into its author's followers' home timelines. A delete may commit while
+   * this runs, and its cleanup may pass a follower before this reaches them; so after each
+   * page the post is read again (strongly consistent), and if it is gone the page just
+   * written is taken back and the fan-out ends. Either the delete came first and this sees
+   * it, or it came after this page and its cleanup removes the page.
+   */
+  private async fanOut(task: ClaimedTask, payload: Extract<TaskPayload, { kind: 'fanOut' }>, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
+    if (!(await this.postExists(payload.postId))) return 'done';
+    // The author's own entry was written with the post; writing it again here lets the author's timeline take part in the bound check.
+    let recipients = task.checkpoint === null ? [payload.authorId] : [];
+    let deleted = false;
+    const outcome = await this.forEachFollowerPage(payload.authorId, task.checkpoint, save, () => deleted || stopping(), async (followerIds) => {
+      const entries = [...recipients, ...followerIds].map((userId) => ({ userId, postId: payload.postId, authorId: payload.authorId }));
+      recipients = [];
+      await this.timelines.addHomeEntries(entries);
+      if (await this.postExists(payload.postId)) return;
+      deleted = true;
+      await this.timelines.removeHomeEntries(entries);
+    });
+    return deleted ? 'done' : outcome;
+  }
+
+  private async postExists(postId: string): Promise<boolean> {
+    const [post] = await this.posts.getMany([postId], { consistent: true });
+    return post !== null && post !== undefined;
   }
 
   /** Walks the author's followers page by page from the checkpoint, saving the position after each page. */
@@ -103,24 +126,37 @@ export class FanOut implements FollowEvents {
     return 'done';
   }
 
+  /**
+   * Copies the followee's newest posts into the follower's home timeline. The follow is read
+   * before and again after writing: an unfollow whose removal ran in between must not leave
+   * the posts behind, so they are taken back.
+   */
   private async backfill(followerId: string, followeeId: string): Promise<RunOutcome> {
-    // A follow undone before this task ran must not leave the followee's posts behind.
-    const [stillFollows] = await this.graph.follows([{ from: followerId, to: followeeId }]);
-    if (!stillFollows || this.settings.backfillPosts === 0) return 'done';
+    if (!(await this.stillFollows(followerId, followeeId)) || this.settings.backfillPosts === 0) return 'done';
     const { postIds } = await this.timelines.authorPosts(followeeId, this.settings.backfillPosts, null);
-    await this.timelines.addHomeEntries(postIds.map((postId) => ({ userId: followerId, postId, authorId: followeeId })));
+    const entries = postIds.map((postId) => ({ userId: followerId, postId, authorId: followeeId }));
+    await this.timelines.addHomeEntries(entries);
+    if (!(await this.stillFollows(followerId, followeeId))) await this.timelines.removeHomeEntries(entries);
     return 'done';
   }
 
+  private async stillFollows(followerId: string, followeeId: string): Promise<boolean> {
+    const [follows] = await this.graph.follows([{ from: followerId, to: followeeId }]);
+    return follows === true;
+  }
+
+  /**
+   * Removes the followee's posts from the follower's home timeline. Followed again before this
+   * ran, it does nothing; followed again while it ran (the new follow's backfill may have been
+   * undone by these deletes), it finishes with a backfill.
+   */
   private async removeFollowee(task: ClaimedTask, followerId: string, followeeId: string, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    // Followed again before this task ran: the posts belong in the timeline.
-    const [followsAgain] = await this.graph.follows([{ from: followerId, to: followeeId }]);
-    if (followsAgain) return 'done';
+    if (await this.stillFollows(followerId, followeeId)) return 'done';
     let cursor = task.checkpoint;
     for (;;) {
       const page = await this.timelines.homeEntriesByAuthor(followerId, followeeId, cursor);
       await this.timelines.removeHomeEntries(page.postIds.map((postId) => ({ userId: followerId, postId })));
-      if (!page.cursor) return 'done';
+      if (!page.cursor) return (await this.stillFollows(followerId, followeeId)) ? this.backfill(followerId, followeeId) : 'done';
       cursor = page.cursor;
       if (!(await save(cursor))) return 'lost';
       if (stopping()) return 'stopped';
