@@ -148,7 +148,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
-  const useCases = createUseCases(stores, config, () => worker?.nudge());
+  const useCases = createUseCases(stores, config, logger, () => worker?.nudge());
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }

@@ -8,7 +8,7 @@ import { createUseCases } from './usecases/use-cases.js';
 const config = loadConfigOrExit();
 const logger = createLogger(logLevelOf(config));
 const opened = await startOrExit(logger, () => openStores({ config, logger }));
-const worker = createWorker(opened.stores, createUseCases(opened.stores, config), config, logger);
+const worker = createWorker(opened.stores, createUseCases(opened.stores, config, logger), config, logger);
 worker.start();
 logger.info('worker started', { table: opened.table });
 stopOnSignals(logger, async () => {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
@@ -11,12 +12,12 @@ import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
-export function createUseCases(stores: Stores, config: Config, taskEnqueued: () => void = () => {}) {
+export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: () => void = () => {}) {
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
   return {
-    users: new UserUseCases(stores.users, stores.graph),
+    users: new UserUseCases(stores.users, stores.graph, logger),
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxEdges: config.graphMaxEdges }),
     posts,

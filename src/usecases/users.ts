@@ -2,6 +2,7 @@ import { badInput, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { UserRecord } from '../domain/models.js';
 import { LIMITS, checkOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
+import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
 
@@ -22,6 +23,7 @@ export class UserUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
+    private readonly logger: Logger,
   ) {}
 
   async signUp(input: SignUpInput): Promise<UserRecord> {
@@ -35,7 +37,13 @@ export class UserUseCases {
       postCount: 0,
     };
     await this.users.create(user);
-    await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
+    try {
+      await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
+    } catch (error) {
+      // The account exists now, and a retried signUp would only meet HANDLE_TAKEN: so this must
+      // not fail it. A follow creates the missing node; the next profile update with interests fills it in.
+      this.logger.error('user created without their graph node', { userId: user.id, error });
+    }
     return user;
   }
 

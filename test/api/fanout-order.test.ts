@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimedTask } from '../../src/stores/task-queue.js';
+import { createLogger } from '../../src/logger.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise<void> {
-  const { fanOut } = createUseCases(t.app.stores, t.app.config);
+  const { fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
   const tasks = await t.app.stores.tasks.claim(50, 60_000);
   for (const task of order(tasks)) {
     expect(await fanOut.run(task, async () => true, () => false)).toBe('done');

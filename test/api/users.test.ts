@@ -52,6 +52,21 @@ describe('signUp', () => {
     expect(found.data!.user.id).toBe(winners[0]!.data!.signUp.user.id);
   });
 
+  it('still creates the account (and returns its token) when the graph backend fails to take the new node', async () => {
+    const graph = t.app.stores.graph;
+    const upsertUsers = graph.upsertUsers;
+    graph.upsertUsers = () => Promise.reject(new Error('graph backend unavailable'));
+    try {
+      const handle = uniqueHandle('nograph');
+      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', { input: { handle } });
+      expect(result.errors).toBeUndefined();
+      const me = await t.gql('{ viewer { handle } }', {}, result.data!.signUp.token);
+      expect(me.data!.viewer).toEqual({ handle });
+    } finally {
+      graph.upsertUsers = upsertUsers;
+    }
+  });
+
   it.each([
     ['ab', 'input.handle'],
     ['a'.repeat(31), 'input.handle'],
