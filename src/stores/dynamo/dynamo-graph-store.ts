@@ -240,7 +240,23 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   }
 
   async knownFollowers(viewerId: string, userId: string, page: PageArgs): Promise<IdPage> {
-    return this.filteredPage(keys.followersList(userId), page, (ids) => this.follows(ids.map((id) => ({ from: viewerId, to: id }))));
+    const [viewer, user] = await this.counts([viewerId, userId]);
+    if (viewer!.following > user!.followers) {
+      return this.filteredPage(keys.followersList(userId), page, (ids) => this.follows(ids.map((id) => ({ from: viewerId, to: id }))));
+    }
+    // The viewer follows fewer accounts than follow the user (the usual case with a popular
+    // user): intersect from the viewer's side, so a page never scans a huge followers list.
+    const after = checkedPosition(page.after);
+    const followed = await this.wholeList(keys.followingList(viewerId));
+    const edges = await batchGet(this.client, this.tableName, followed.map((id) => keys.followEdge(id, userId)), { projection: 'pk, sk, atMs' });
+    const known = edges
+      .flatMap((edge, i) => (edge ? [{ id: followed[i]!, position: keys.followListPosition(edge.atMs as number, followed[i]!) }] : []))
+      .filter((entry) => after === null || entry.position < after)
+      .sort((a, b) => (a.position < b.position ? 1 : -1));
+    return {
+      items: known.slice(0, page.first).map((e) => ({ id: e.id, cursor: e.position })),
+      hasNextPage: known.length > page.first,
+    };
   }
 
   async knownFollowerCount(viewerId: string, userId: string): Promise<number> {
