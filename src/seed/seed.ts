@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { chunk, mapConcurrently } from '../lib/collections.js';
 import { newId } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
@@ -73,11 +74,11 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
   }));
 
   let phase = progress('users', users.length);
-  await forEachConcurrently(users, CONCURRENCY, async (user) => {
+  await mapConcurrently(users, CONCURRENCY, async (user) => {
     await stores.users.create(user);
     phase.tick();
   });
-  await forEachConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) =>
+  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) =>
     stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))),
   );
   const usersMs = phase.finish();
@@ -105,7 +106,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
   let fanOutMs: number;
   try {
     phase = progress('posts', posts.length);
-    await forEachConcurrently(network.posts, CONCURRENCY, async (p, i) => {
+    await mapConcurrently(network.posts, CONCURRENCY, async (p, i) => {
       const post = posts[i]!;
       await stores.posts.create(
         post,
@@ -133,7 +134,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
   }
 
   phase = progress('likes', network.likes.length);
-  await forEachConcurrently(network.likes, CONCURRENCY, async (like) => {
+  await mapConcurrently(network.likes, CONCURRENCY, async (like) => {
     await stores.counters.like(posts[like.post]!, users[like.user]!.id);
     phase.tick();
   });
@@ -167,19 +168,3 @@ class CountingFanOut extends FanOut {
   }
 }
 
-function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-async function forEachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const index = next++;
-      await fn(items[index]!, index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-}

@@ -6,11 +6,14 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { chunk, mapConcurrently } from '../../lib/collections.js';
 import type { Key } from './keys.js';
 
 export const BATCH_GET_LIMIT = 100;
 export const BATCH_WRITE_LIMIT = 25;
 const MAX_ROUNDS = 10;
+/** Batch requests in flight at once for one call, so that a huge call (a cleanup, an import) does not flood the table. */
+const BATCH_CONCURRENCY = 16;
 
 type Item = Record<string, unknown>;
 type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
@@ -22,11 +25,6 @@ export function backoffDelay(attempt: number, baseMs = 25, capMs = 2_000): numbe
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
 
 const keyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
@@ -42,45 +40,41 @@ export async function batchGet(
 ): Promise<(Item | undefined)[]> {
   const unique = [...new Map(wanted.map((k) => [keyOf(k), { pk: k.pk, sk: k.sk }])).values()];
   const found = new Map<string, Item>();
-  await Promise.all(
-    chunk(unique, BATCH_GET_LIMIT).map(async (keys) => {
-      let pending: Key[] = keys;
-      for (let round = 0; pending.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
-        if (round > 0) await sleep(backoffDelay(round));
-        const result = await client.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: pending,
-                ConsistentRead: options.consistent,
-                ProjectionExpression: options.projection,
-                ExpressionAttributeNames: options.names,
-              },
+  await mapConcurrently(chunk(unique, BATCH_GET_LIMIT), BATCH_CONCURRENCY, async (keys) => {
+    let pending: Key[] = keys;
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
+      if (round > 0) await sleep(backoffDelay(round));
+      const result = await client.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [tableName]: {
+              Keys: pending,
+              ConsistentRead: options.consistent,
+              ProjectionExpression: options.projection,
+              ExpressionAttributeNames: options.names,
             },
-          }),
-        );
-        for (const item of result.Responses?.[tableName] ?? []) found.set(keyOf(item as Key), item);
-        pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
-      }
-    }),
-  );
+          },
+        }),
+      );
+      for (const item of result.Responses?.[tableName] ?? []) found.set(keyOf(item as Key), item);
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
+    }
+  });
   return wanted.map((k) => found.get(keyOf(k)));
 }
 
 /** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
 export async function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
-  await Promise.all(
-    chunk(requests, BATCH_WRITE_LIMIT).map(async (batch) => {
-      let pending: WriteRequest[] = batch;
-      for (let round = 0; pending.length > 0; round++) {
-        if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
-        if (round > 0) await sleep(backoffDelay(round));
-        const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
-      }
-    }),
-  );
+  await mapConcurrently(chunk(requests, BATCH_WRITE_LIMIT), BATCH_CONCURRENCY, async (batch) => {
+    let pending: WriteRequest[] = batch;
+    for (let round = 0; pending.length > 0; round++) {
+      if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
+      if (round > 0) await sleep(backoffDelay(round));
+      const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
+      pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
+    }
+  });
 }
 
 export const put = (Item: Item): WriteRequest => ({ PutRequest: { Item } });

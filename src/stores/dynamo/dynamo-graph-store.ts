@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
+import { chunk, mapConcurrently } from '../../lib/collections.js';
 import type {
   FollowCounts,
   FollowEdge,
@@ -14,7 +15,7 @@ import type {
   TraversalLimits,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { batchGet, cancellationReasons, chunk, transactWrite } from './batch.js';
+import { batchGet, cancellationReasons, transactWrite } from './batch.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -29,19 +30,6 @@ const IMPORT_CONCURRENCY = 8;
 const SCAN_CHUNK = 100;
 /** Positions as followListPosition builds them; anything else is not a cursor we gave out. */
 const POSITION = /^\d{15}#\S+$/;
-
-async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /**
  * The embedded graph backend, in the service's own table. A follow is three items written in
