@@ -27,6 +27,9 @@ export interface TimelineStore {
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
   /** A page of the user's home entries by one author, resuming at `cursor`; null cursor when done. */
   homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }>;
-  /** Everything a deleted post left behind: tag and public entries, comments, and its own partition. */
-  removePostTraces(postId: string, tags: readonly string[]): Promise<void>;
+  /**
+   * Removes one bounded batch of what a deleted post left behind (tag and public entries,
+   * comments, its own partition's records); true while more remains.
+   */
+  removePostTraces(postId: string, tags: readonly string[]): Promise<boolean>;
 }

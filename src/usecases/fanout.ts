@@ -15,6 +15,9 @@ export interface FanOutSettings {
 /** Saves the task's position and renews its lease; false when another worker has taken the task over. */
 export type SaveCheckpoint = (checkpoint: string) => Promise<boolean>;
 
+/** The checkpoint of a deletePost task whose followers are done and whose remaining records are being removed. */
+const TRACES_PHASE = 'traces';
+
 /** How a run ended: finished, interrupted by a stopping worker (resumable), or the lease was lost. */
 export type RunOutcome = 'done' | 'stopped' | 'lost';
 
@@ -118,11 +121,17 @@ export class FanOut implements FollowEvents {
     save: SaveCheckpoint,
     stopping: () => boolean,
   ): Promise<RunOutcome> {
-    const outcome = await this.forEachFollowerPage(payload.authorId, task.checkpoint, save, stopping, (followerIds) =>
-      this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId: payload.postId }))),
-    );
-    if (outcome !== 'done') return outcome;
-    await this.timelines.removePostTraces(payload.postId, payload.tags);
+    if (task.checkpoint !== TRACES_PHASE) {
+      const outcome = await this.forEachFollowerPage(payload.authorId, task.checkpoint, save, stopping, (followerIds) =>
+        this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId: payload.postId }))),
+      );
+      if (outcome !== 'done') return outcome;
+    }
+    // Then the rest, a batch at a time, renewing the lease between batches.
+    while (await this.timelines.removePostTraces(payload.postId, payload.tags)) {
+      if (!(await save(TRACES_PHASE))) return 'lost';
+      if (stopping()) return 'stopped';
+    }
     return 'done';
   }
 

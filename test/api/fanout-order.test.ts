@@ -30,18 +30,20 @@ async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise
   }
 }
 
-/** Every entry of a home timeline partition, including those the API hides because their post is gone. */
-async function rawHomeEntries(userId: string): Promise<string[]> {
+/** The sort keys of a partition, read directly: also what the API hides because its post is gone. */
+async function rawPartition(pk: string): Promise<string[]> {
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
   try {
     const result = await client.send(
-      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.home(userId) } }),
+      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
     );
     return (result.Items ?? []).map((item) => item.sk as string);
   } finally {
     client.destroy();
   }
 }
+
+const rawHomeEntries = (userId: string) => rawPartition(partitions.home(userId));
 
 const firstOfKind = (tasks: ClaimedTask[], kind: string) => [...tasks.filter((x) => x.payload.kind === kind), ...tasks.filter((x) => x.payload.kind !== kind)];
 
@@ -67,5 +69,28 @@ describe('task order', () => {
     await runTasks((tasks) => firstOfKind(tasks, 'unfollow'));
     expect(await rawHomeEntries(reader!.id)).toEqual([]);
     expect(await homeIds(t, reader!)).toEqual([]);
+  });
+
+  it('a deletePost cleanup works through a post with more records than one batch takes', async () => {
+    const [author, reader] = await Promise.all([t.signUp(), t.signUp()]);
+    const postId = await createPost(t, author!.token, 'much discussed');
+    await runTasks((tasks) => tasks);
+    for (let round = 0; round < 12; round++) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: postId, text: `c${round}-${i}` }, reader!.token),
+        ),
+      );
+    }
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
+    const checkpoints: string[] = [];
+    const { fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
+    for (const task of await t.app.stores.tasks.claim(50, 60_000)) {
+      expect(await fanOut.run(task, async (checkpoint) => (checkpoints.push(checkpoint), true), () => false)).toBe('done');
+      await t.app.stores.tasks.complete(task);
+    }
+    expect(checkpoints.filter((c) => c === 'traces').length).toBeGreaterThan(0);
+    expect(await rawPartition(partitions.comments(postId))).toEqual([]);
+    expect(await rawPartition(partitions.post(postId))).toEqual([]);
   });
 });

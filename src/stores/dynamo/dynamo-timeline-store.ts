@@ -20,6 +20,9 @@ export function mergeNewestFirst(lists: readonly string[][], first: number): Pos
   return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
+/** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
+const TRACES_PER_CALL = 500;
+
 /**
  * Timelines are partitions whose sort keys are post ids; a page is one Query per partition
  * (ids older than the cursor, newest first) merged in order. Tag and public timelines are
@@ -124,21 +127,24 @@ export class DynamoTimelineStore implements TimelineStore {
     };
   }
 
-  async removePostTraces(postId: string, tags: readonly string[]): Promise<void> {
+  async removePostTraces(postId: string, tags: readonly string[]): Promise<boolean> {
     // Every shard, not just the one the post hashed to, so that a changed TIMELINE_SHARDS leaves nothing behind.
     const timelineKeys: Key[] = this.shardList().flatMap((shard) => [
       keys.publicEntry(shard, postId),
       ...tags.map((tag) => keys.tagEntry(tag, shard, postId)),
     ]);
-    const [comments, records] = await Promise.all([
-      this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.comments(postId) }, ProjectionExpression: 'pk, sk' }),
-      this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.post(postId) }, ProjectionExpression: 'pk, sk' }),
-    ]);
+    // A bounded batch per call: a popular post's likes and comments can run into the millions.
+    const page = (pk: string) =>
+      this.client.send(
+        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: TRACES_PER_CALL }),
+      );
+    const [comments, records] = await Promise.all([page(partitions.comments(postId)), page(partitions.post(postId))]);
     await batchWrite(this.client, this.tableName, [
       ...timelineKeys.map(del),
-      ...comments.flatMap((item) => [del(item as unknown as Key), del(keys.comment(item.sk as string))]),
-      ...records.map((item) => del(item as unknown as Key)),
+      ...(comments.Items ?? []).flatMap((item) => [del(item as unknown as Key), del(keys.comment(item.sk as string))]),
+      ...(records.Items ?? []).map((item) => del(item as unknown as Key)),
     ]);
+    return comments.LastEvaluatedKey !== undefined || records.LastEvaluatedKey !== undefined;
   }
 
   private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
