@@ -105,7 +105,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     timelines: new DynamoTimelineStore(client, table, {
       shards: config.timelineShards,
       maxHomeEntries: config.timelineMaxEntries,
-      trimCheckEvery: config.timelineTrimCheckEvery,
+      sizeSampleEvery: config.timelineSizeSampleEvery,
     }),
     tasks,
   };

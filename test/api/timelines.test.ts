@@ -192,7 +192,7 @@ describe('tag and public timelines', () => {
 
 describe('bounded home timelines', () => {
   it('trims the oldest entries beyond TIMELINE_MAX_ENTRIES', async () => {
-    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', TIMELINE_TRIM_CHECK_EVERY: '1', QUEUE_POLL_MS: '50' });
+    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', TIMELINE_SIZE_SAMPLE_EVERY: '1', QUEUE_POLL_MS: '50' });
     try {
       const [reader, author] = await signUpMany(small, 2);
       await follow(small, reader!.token, author!.id);

@@ -1,4 +1,4 @@
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
 import { batchWrite, del, put } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -10,8 +10,8 @@ export interface TimelineSettings {
   shards: number;
   /** Entries a home timeline keeps. */
   maxHomeEntries: number;
-  /** On average, one write to a home timeline in this many checks its bound. */
-  trimCheckEvery: number;
+  /** A home timeline's size is counted on about one write in this many (as that many entries). */
+  sizeSampleEvery: number;
 }
 
 /** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
@@ -85,25 +85,48 @@ export class DynamoTimelineStore implements TimelineStore {
       this.tableName,
       entries.map((e) => put({ ...keys.homeEntry(e.userId, e.postId), postId: e.postId, authorId: e.authorId })),
     );
-    const timelines = [...new Set(entries.map((e) => e.userId))];
-    await Promise.all(timelines.filter(() => Math.random() * this.settings.trimCheckEvery < 1).map((userId) => this.trim(userId)));
+    const added = new Map<string, number>();
+    for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
+    await Promise.all([...added].map(([userId, count]) => this.countSampled(userId, count)));
   }
 
   /**
-   * Deletes a home timeline's oldest entries beyond the bound. Checking costs one keys-only
-   * Query of the timeline, so it runs for one write in `trimCheckEvery` (at random) rather
-   * than for every write: a timeline may briefly hold that many entries over the bound,
-   * and fan-out pays no per-entry bookkeeping.
+   * Keeps an estimate of each home timeline's size without a write per entry: `count` new
+   * entries are counted with probability count/k as k entries (or exactly, when count ≥ k),
+   * which is right on average. Once the estimate passes the bound the timeline is read, its
+   * oldest entries are deleted down to nine tenths of the bound, and the estimate is reset to
+   * what is left — so the timeline is read once per tenth of the bound of new entries, not
+   * on every write.
    */
+  private async countSampled(userId: string, count: number): Promise<void> {
+    const k = this.settings.sizeSampleEvery;
+    if (count < k && Math.random() * k >= count) return;
+    const result = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.homeSize(userId),
+        UpdateExpression: 'ADD estimate :added',
+        ExpressionAttributeValues: { ':added': Math.max(count, k) },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    if (Number(result.Attributes?.estimate ?? 0) > this.settings.maxHomeEntries) await this.trim(userId);
+  }
+
   private async trim(userId: string): Promise<void> {
+    const max = this.settings.maxHomeEntries;
     const items = await this.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': partitions.home(userId) },
       ProjectionExpression: 'pk, sk',
       ScanIndexForward: false,
     });
-    const surplus = items.slice(this.settings.maxHomeEntries);
+    const kept = Math.min(items.length, max - Math.floor(max / 10));
+    const surplus = items.slice(kept);
     if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
+    await this.client.send(
+      new UpdateCommand({ TableName: this.tableName, Key: keys.homeSize(userId), UpdateExpression: 'SET estimate = :kept', ExpressionAttributeValues: { ':kept': kept } }),
+    );
   }
 
   async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {

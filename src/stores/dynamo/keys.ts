@@ -17,6 +17,7 @@
  * | post                 | POST#<postId>      | POST      |
  * | author's posts entry | POSTS#<authorId>   | <postId>  |
  * | home timeline entry  | HOME#<userId>      | <postId>  |
+ * | home timeline size   | HOMESIZE#<userId>  | SIZE      |
  * | outbox entry (hybrid)| OUTBOX#<authorId>  | <postId>  |
  * | outbox author        | OUTBOXES           | <authorId> |
  * | tag timeline entry   | TAG#<tag>#<shard>  | <postId>  |
@@ -52,6 +53,8 @@ export const keys = {
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
   authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
   homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
+  /** A sampled estimate of a home timeline's size, so that the timeline is read only when it may be over its bound. */
+  homeSize: (userId: string): Key => ({ pk: `HOMESIZE#${userId}`, sk: 'SIZE' }),
   outboxEntry: (authorId: string, postId: string): Key => ({ pk: partitions.outbox(authorId), sk: postId }),
   /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
