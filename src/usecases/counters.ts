@@ -1,11 +1,7 @@
-import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { badInput, unauthenticated } from '../domain/errors.js';
 import type { PostRecord } from '../domain/models.js';
 import type { CounterStore } from '../stores/counter-store.js';
-
-/** How the counter use cases find the post a change is about. */
-export interface PostLookup {
-  getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(PostRecord | null)[]>;
-}
+import type { PostUseCases } from './posts.js';
 
 const REACTION_KIND = /^[a-z_]{1,20}$/;
 
@@ -15,7 +11,7 @@ const REACTION_KIND = /^[a-z_]{1,20}$/;
  */
 export class CounterUseCases {
   constructor(
-    private readonly posts: PostLookup,
+    private readonly posts: PostUseCases,
     private readonly counters: CounterStore,
   ) {}
 
@@ -46,9 +42,6 @@ export class CounterUseCases {
 
   private async target(viewerId: string | null, postId: string): Promise<{ viewer: string; post: PostRecord }> {
     if (!viewerId) throw unauthenticated();
-    // Strongly consistent: a post created a moment ago must be found.
-    const [post] = await this.posts.getMany([postId], { consistent: true });
-    if (!post) throw notFound('Post', postId);
-    return { viewer: viewerId, post };
+    return { viewer: viewerId, post: await this.posts.require(postId, 'postId') };
   }
 }

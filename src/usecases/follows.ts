@@ -44,7 +44,8 @@ export class FollowUseCases {
   private async checkPair(viewerId: string | null, userId: string): Promise<string> {
     if (!viewerId) throw unauthenticated();
     if (userId === viewerId) throw badInput('userId', 'you cannot follow yourself');
-    const [user] = await this.users.getMany([userId]);
+    // Strongly consistent: an account created a moment ago must be followable.
+    const [user] = await this.users.getMany([userId], { consistent: true });
     if (!user) throw notFound('User', userId);
     return viewerId;
   }
