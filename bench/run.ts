@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick]`: seeds a benchmark data set (once per size; cached under
+ * `npm run bench [-- --quick] [-- --write-api batch|transaction]`: seeds a benchmark data set (once per size; cached under
  * .data/bench-*), starts the service twice on loopback over it — batched, and with
  * BATCHING=false as the naive baseline — and measures them in one run with autocannon.
  * Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
@@ -19,7 +19,9 @@ import { createLogger } from '../src/logger.js';
 import { DEFAULT_SIZE, generateNetwork } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
 import { seedNetwork } from '../src/seed/seed.js';
-import { batchGet } from '../src/stores/dynamo/batch.js';
+import { newId } from '../src/domain/ids.js';
+import { BATCH_CONCURRENCY, type WriteApi, batchGet, del, put, writeItems } from '../src/stores/dynamo/batch.js';
+import { homeEntryItem } from '../src/stores/dynamo/dynamo-timeline-store.js';
 import { type EmbeddedEngine, freePort, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
 
@@ -29,13 +31,13 @@ const HOT_AUTHOR_FOLLOWERS = 1000;
 /** Signs the benchmark's tokens and the services' checks alike. */
 const BENCH_SECRET = 'benchmark-only-secret-benchmark-only-secret';
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' }, 'write-api': { type: 'string' } } });
 const mode = flags.quick ? 'quick' : 'full';
 const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? Number(flags.seed) : DEFAULT_SIZE.seed };
-/** Load per measurement: warm-up and measured seconds, connections, and repetitions of the sequential measurements. */
+/** Load per measurement: warm-up and measured seconds, connections, and repetitions of the sequential measurements (`postRuns`: fan-outs, each with its write floors). */
 const plan = flags.quick
-  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 3 }
-  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 5 };
+  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 5 }
+  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 9 };
 
 const HOME_QUERY = `query HomeTimeline($first: Int) {
   viewer { timeline(first: $first) { edges { node {
@@ -68,7 +70,7 @@ function quantile(xs: number[], q: number): number {
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function benchConfig(): Config {
-  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1' });
+  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1', TIMELINE_WRITE_API: flags['write-api'] });
 }
 
 /** Seeds the data set and picks the users the measurements act as. */
@@ -201,7 +203,7 @@ async function main(): Promise<void> {
     try {
       manifest = seeded ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest) : await seedDataSet(opened, config);
       if (!seeded) writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-      const results = await measure(engine.endpoint, opened, manifest, services);
+      const results = await measure(engine.endpoint, opened, manifest, services, config.timelineWriteApi);
       const report = {
         mode,
         at: new Date().toISOString(),
@@ -234,12 +236,12 @@ async function main(): Promise<void> {
 
 type Results = Awaited<ReturnType<typeof measure>>;
 
-async function measure(endpoint: string, opened: OpenStores, manifest: Manifest, services: Service[]) {
+async function measure(endpoint: string, opened: OpenStores, manifest: Manifest, services: Service[], writeApi: WriteApi) {
   const tokens = new Tokens(BENCH_SECRET, 3600);
   const viewerToken = await tokens.issue(manifest.viewerId);
   log('starting the service, batched and naive');
   const [batched, naive] = await Promise.all([
-    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true' }),
+    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', TIMELINE_WRITE_API: writeApi }),
     startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false' }),
   ]);
   services.push(batched, naive);
@@ -250,6 +252,10 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     if (answer.errors) throw new Error(`home timeline failed: ${JSON.stringify(answer.errors)}`);
     return { posts: (answer.data!.viewer.timeline.edges as unknown[]).length, cost: answer.extensions?.cost };
   };
+  // First, while nothing else runs: the naive service may still be working off requests after its load ends.
+  log('createPost by an author with 1,000 followers, interleaved with the raw write floor');
+  const fanOut = await fanOutAgainstWriteFloor(batched.url, opened, manifest.hotAuthorId, await tokens.issue(manifest.hotAuthorId), writeApi);
+
   log('home timeline, batched');
   const batchedLoad = await load(batched.url, HOME_QUERY, page, viewerToken, plan.timelineS);
   const batchedSample = await sample(batched.url);
@@ -260,8 +266,6 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   log('raw Query + BatchGetItem (the floor)');
   const floor = await rawRoundTrips(opened, manifest.viewerId);
 
-  log('createPost by an author with 1,000 followers');
-  const fanOut = await createPostFanOut(batched.url, opened, manifest.hotAuthorId, await tokens.issue(manifest.hotAuthorId));
 
   log('graph queries');
   const typical = await Promise.all(manifest.typicalIds.map(async (id) => ({ id, token: await tokens.issue(id) })));
@@ -312,41 +316,125 @@ async function rawRoundTrips(opened: OpenStores, viewerId: string) {
   return { iterations: times.length, p50Ms: round(median(times), 2), p99Ms: round(quantile(times, 0.99), 2) };
 }
 
+const WRITE_APIS: readonly WriteApi[] = ['transaction', 'batch'];
+const WATCH_INTERVAL_MS = 10;
+
 /**
- * Posts as the author and times how long until every follower's home timeline holds the post:
- * it watches the oldest follower (the fan-out's last page), then confirms all of them.
+ * Fan-out of one post to the author's 1,000 followers against the engine's raw write floor,
+ * both measured the same way, interleaved, in the same run. A floor run writes one home entry
+ * per follower from here — the service's item builder, the same write API and concurrency
+ * budget, under a post id no post has (removed again, untimed) — and is timed from its first
+ * request; it is done with each write API, the service's first. A fan-out run creates a post
+ * as the author and is timed from createPost returning. Each ends when the same watcher has
+ * seen every follower's home timeline hold the entry.
  */
-async function createPostFanOut(url: string, opened: OpenStores, authorId: string, token: string) {
+async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, authorId: string, token: string, writeApi: WriteApi) {
   const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null })).items.map((item) => item.id);
-  const last = followers.at(-1)!;
-  const runs: { createPostMs: number; deliveredMs: number; delivered: number }[] = [];
-  for (let run = 0; run < plan.postRuns; run++) {
+  const apis = [writeApi, ...WRITE_APIS.filter((api) => api !== writeApi)];
+  const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId }));
+
+  const writeFloor = async (api: WriteApi) => {
+    const postId = newId('pst');
+    const puts = entries(postId).map((e) => put(homeEntryItem(e)));
+    const t0 = performance.now();
+    let writtenMs = NaN;
+    const writing = writeItems(opened.client, opened.table, puts, api).then(() => {
+      writtenMs = performance.now() - t0;
+    });
+    const [, seenAt] = await Promise.all([writing, allHold(opened, followers, postId, t0)]);
+    await writeItems(opened.client, opened.table, entries(postId).map((e) => del(keys.homeEntry(e.userId, e.postId))), api);
+    return { seenMs: round(seenAt - t0), writtenMs: round(writtenMs) };
+  };
+  const fanOut = async (run: number) => {
     const t0 = performance.now();
     const answer = await gql(url, CREATE_POST, { input: { text: `Benchmark post ${run} at ${new Date().toISOString()}`, tags: ['bench'] } }, token);
-    const createPostMs = performance.now() - t0;
+    const returned = performance.now();
     if (answer.errors) throw new Error(`createPost failed: ${JSON.stringify(answer.errors)}`);
-    const postId = answer.data!.createPost.post.id as string;
-    const deadline = t0 + 120_000;
-    let delivered = 0;
-    while (performance.now() < deadline) {
-      const lastHasIt = await opened.client.send(new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }));
-      if (lastHasIt.Item) {
-        const entries = await batchGet(opened.client, opened.table, followers.map((id) => keys.homeEntry(id, postId)), { projection: 'pk, sk' });
-        delivered = entries.filter(Boolean).length;
-        if (delivered === followers.length) break;
-      }
-      await sleep(5);
+    const seenAt = await allHold(opened, followers, answer.data!.createPost.post.id as string, returned);
+    // The task goes on after delivery (the last pages' bookkeeping); the next measurement must not share the engine with it.
+    await queueEmpty(opened);
+    return { seenMs: round(seenAt - returned), createPostMs: round(returned - t0) };
+  };
+
+  const runs: { floors: Record<WriteApi, { seenMs: number; writtenMs: number }>; fanOut: { seenMs: number; createPostMs: number } }[] = [];
+  // One round first, unrecorded, as the warm-up.
+  for (let run = -1; run < plan.postRuns; run++) {
+    const floors = {} as Record<WriteApi, { seenMs: number; writtenMs: number }>;
+    const measureFloors = async () => {
+      for (const api of apis) floors[api] = await writeFloor(api);
+    };
+    // Every other run starts with the fan-out, so that neither side always runs right after the other.
+    let fanOutRun: Awaited<ReturnType<typeof fanOut>>;
+    if (run % 2 !== 0) {
+      await measureFloors();
+      fanOutRun = await fanOut(run);
+    } else {
+      fanOutRun = await fanOut(run);
+      await measureFloors();
     }
-    runs.push({ createPostMs: round(createPostMs), deliveredMs: round(performance.now() - t0), delivered });
+    if (run >= 0) runs.push({ floors, fanOut: fanOutRun });
   }
-  const deliveredMs = median(runs.map((r) => r.deliveredMs));
+  const floorMs = (api: WriteApi) => median(runs.map((r) => r.floors[api].seenMs));
+  const fanOutMs = median(runs.map((r) => r.fanOut.seenMs));
   return {
     followers: followers.length,
+    writeApi,
+    concurrency: BATCH_CONCURRENCY,
     runs,
-    medianDeliveredMs: deliveredMs,
-    medianCreatePostMs: median(runs.map((r) => r.createPostMs)),
-    entriesPerSecond: Math.round(followers.length / (deliveredMs / 1000)),
+    medianWriteFloorMs: Object.fromEntries(apis.map((api) => [api, floorMs(api)])) as Record<WriteApi, number>,
+    medianWrittenMs: Object.fromEntries(apis.map((api) => [api, median(runs.map((r) => r.floors[api].writtenMs))])) as Record<WriteApi, number>,
+    medianFanOutMs: fanOutMs,
+    fanOutToFloorRatio: round(fanOutMs / floorMs(writeApi), 2),
+    medianCreatePostMs: median(runs.map((r) => r.fanOut.createPostMs)),
+    entriesPerSecond: Math.round(followers.length / (fanOutMs / 1000)),
   };
+}
+
+/** Resolves once no task is queued, i.e. the worker has finished everything the benchmark gave it. */
+async function queueEmpty(opened: OpenStores): Promise<void> {
+  const deadline = performance.now() + 120_000;
+  const queued = async (shard: number) =>
+    (await opened.client.send(new QueryCommand({ TableName: opened.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }))).Items?.length ?? 0;
+  const shards = Array.from({ length: benchConfig().queueShards }, (_, shard) => shard);
+  while ((await Promise.all(shards.map(queued))).some((n) => n > 0)) {
+    if (performance.now() > deadline) throw new Error('the worker did not finish its tasks within 120 s');
+    await sleep(WATCH_INTERVAL_MS);
+  }
+}
+
+/**
+ * When every follower's home timeline holds the post: watches the follower written last until
+ * it does, then reads the others' entries until none is missing. Fails after two minutes.
+ */
+async function allHold(opened: OpenStores, followers: readonly string[], postId: string, t0: number): Promise<number> {
+  const deadline = t0 + 120_000;
+  const waitOrFail = async () => {
+    if (performance.now() > deadline) throw new Error(`post ${postId} did not reach all ${followers.length} followers within 120 s`);
+    await sleep(WATCH_INTERVAL_MS);
+  };
+  const last = followers.at(-1)!;
+  while (!(await opened.client.send(new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }))).Item) await waitOrFail();
+  let missing = followers;
+  for (;;) {
+    const found = await batchGet(opened.client, opened.table, missing.map((id) => keys.homeEntry(id, postId)), { projection: 'pk, sk' });
+    missing = missing.filter((_, i) => !found[i]);
+    if (missing.length === 0) return performance.now();
+    await waitOrFail();
+  }
+}
+
+const WRITE_API_NAMES: Record<WriteApi, string> = { batch: 'BatchWriteItem, 25 per request', transaction: 'TransactWriteItems, 100 per request' };
+
+function fanOutRows(fanOut: Results['fanOut']): string[] {
+  const runs = fanOut.runs.length;
+  const floorRow = (api: WriteApi, name: string) =>
+    `| ${name} (${WRITE_API_NAMES[api]}) | | ${fanOut.medianWriteFloorMs[api]} | ${Math.max(...fanOut.runs.map((r) => r.floors[api].seenMs))} (max) | median of ${runs}, interleaved with the fan-out; the write call itself returned after ${fanOut.medianWrittenMs[api]} ms |`;
+  return [
+    floorRow(fanOut.writeApi, `write floor: ${fanOut.followers} home entries written from the benchmark, ${fanOut.concurrency} requests in flight`),
+    ...WRITE_APIS.filter((api) => api !== fanOut.writeApi).map((api) => floorRow(api, 'same floor, the other write API')),
+    `| createPost → all ${fanOut.followers} followers' timelines hold it (${WRITE_API_NAMES[fanOut.writeApi]}) | | ${fanOut.medianFanOutMs} | ${Math.max(...fanOut.runs.map((r) => r.fanOut.seenMs))} (max) | median of ${runs}, from createPost returning (itself ${fanOut.medianCreatePostMs} ms); ${fanOut.entriesPerSecond} timeline entries/s |`,
+    `| fan-out ÷ write floor | | ${fanOut.fanOutToFloorRatio}× | | medians of the same run, same write API, seen by the same watcher |`,
+  ];
 }
 
 function table(report: { mode: string; machine: Record<string, unknown>; dataSet: Record<string, unknown>; results: Results }): string {
@@ -364,7 +452,7 @@ function table(report: { mode: string; machine: Record<string, unknown>; dataSet
     row('same page, naive (`BATCHING=false`)', home.naive, `${cost(home.naive.costPerRequest)} per request`),
     `| batched ÷ naive | ${home.throughputRatio}× | ${home.p50Ratio}× faster | | same data, same run |`,
     `| raw Query + BatchGetItem (floor) | | ${floor.p50Ms} | ${floor.p99Ms} | ${floor.iterations} sequential round trips |`,
-    `| createPost → last of ${fanOut.followers} followers' timelines | | ${fanOut.medianDeliveredMs} | ${Math.max(...fanOut.runs.map((r) => r.deliveredMs))} (max) | median of ${fanOut.runs.length}; ${fanOut.entriesPerSecond} timeline entries/s; createPost itself ${fanOut.medianCreatePostMs} ms |`,
+    ...fanOutRows(fanOut),
     row('suggestedFollows', graph.suggestedFollows, 'first: 10'),
     row('degreesOfSeparation', graph.degreesOfSeparation, 'maxDepth: 3'),
     row('network', graph.network, 'maxDepth: 2, first: 20'),

@@ -102,11 +102,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     graph,
     counters: new DynamoCounterStore(client, table),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
-    timelines: new DynamoTimelineStore(client, table, {
-      shards: config.timelineShards,
-      maxHomeEntries: config.timelineMaxEntries,
-      sizeSampleEvery: config.timelineSizeSampleEvery,
-    }),
+    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.timelineWriteApi }),
     tasks,
   };
   return {

@@ -69,6 +69,14 @@ function text(name: string, fallback: string, description: string, check?: (valu
 }
 
 const isProduction = (env: Env) => env.NODE_ENV === 'production';
+
+/** DynamoDB Local: the embedded engine, or an endpoint on this machine (real DynamoDB never is). */
+function onDynamoDbLocal(env: Env): boolean {
+  const endpoint = env.DYNAMODB_ENDPOINT ?? '';
+  if (endpoint === '') return (env.AWS_REGION ?? '') === '';
+  return URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
+}
+const WRITE_APIS = ['batch', 'transaction'] as const;
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const DEV_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
 
@@ -111,6 +119,16 @@ export const SETTINGS = {
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
   timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 16, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
+  timelineWriteApi: {
+    name: 'TIMELINE_WRITE_API',
+    default: '`transaction` on DynamoDB Local, `batch` otherwise',
+    description: 'How home timeline entries are written: `batch` (BatchWriteItem) or `transaction` (TransactWriteItems, several times faster on DynamoDB Local, twice the write capacity on DynamoDB).',
+    parse(raw: string | undefined, env: Env): (typeof WRITE_APIS)[number] {
+      if (raw === undefined || raw === '') return onDynamoDbLocal(env) ? 'transaction' : 'batch';
+      const api = WRITE_APIS.find((name) => name === raw);
+      return api ?? fail('TIMELINE_WRITE_API', `must be batch or transaction, got "${raw}"`);
+    },
+  } satisfies Setting<(typeof WRITE_APIS)[number]>,
   followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
   timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),

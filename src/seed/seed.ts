@@ -32,7 +32,7 @@ export interface SeedSummary {
 
 type SeedSettings = Pick<
   Config,
-  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'queueLeaseMs' | 'queueMaxAttempts'
+  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'timelineMaxEntries' | 'timelineSizeSampleEvery' | 'queueLeaseMs' | 'queueMaxAttempts'
 >;
 
 /** Writes in flight at once: enough to keep DynamoDB busy, few enough not to drown it in retries. */
@@ -158,7 +158,7 @@ class CountingFanOut extends FanOut {
   finished = 0;
 
   constructor(stores: Stores, settings: SeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: settings.fanoutPageSize, backfillPosts: settings.followBackfillPosts }, () => {});
+    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {});
   }
 
   override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

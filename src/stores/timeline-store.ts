@@ -13,6 +13,11 @@ export interface HomeEntry {
   authorId: string;
 }
 
+export interface HomeSizeAddition {
+  userId: string;
+  added: number;
+}
+
 export interface TimelineStore {
   /** The home partition merged with the outboxes of `outboxAuthorIds`, in one order. */
   home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage>;
@@ -22,9 +27,13 @@ export interface TimelineStore {
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 
-  /** Idempotent puts; home timelines that grow past their bound are trimmed. */
+  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see FanOut), with the two methods below. */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
+  /** Adds to the size estimates of distinct home timelines; returns the new estimates, aligned with `additions`. */
+  addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]>;
+  /** Deletes all but the newest `keep` entries of a home timeline and sets its size estimate to what is left. */
+  trimHome(userId: string, keep: number): Promise<void>;
   /** A page of the user's home entries by one author, resuming at `cursor`; null cursor when done. */
   homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }>;
   /**

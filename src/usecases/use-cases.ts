@@ -15,7 +15,7 @@ import { UserUseCases } from './users.js';
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: () => void = () => {}) {
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
-  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
+  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, config, taskEnqueued);
   return {
     users: new UserUseCases(stores.users, stores.graph, logger),
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),

@@ -191,8 +191,8 @@ describe('tag and public timelines', () => {
 });
 
 describe('bounded home timelines', () => {
-  it('trims the oldest entries beyond TIMELINE_MAX_ENTRIES', async () => {
-    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', TIMELINE_SIZE_SAMPLE_EVERY: '1', QUEUE_POLL_MS: '50' });
+  it.each(['transaction', 'batch'])('trims the oldest entries beyond TIMELINE_MAX_ENTRIES (TIMELINE_WRITE_API=%s)', async (writeApi) => {
+    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', TIMELINE_SIZE_SAMPLE_EVERY: '1', QUEUE_POLL_MS: '50', TIMELINE_WRITE_API: writeApi });
     try {
       const [reader, author] = await signUpMany(small, 2);
       await follow(small, reader!.token, author!.id);

@@ -14,7 +14,17 @@ describe('configuration', () => {
     expect(usesEmbeddedDynamo(loadConfig({ AWS_REGION: 'eu-west-1' }))).toBe(false);
   });
 
+  it('writes home timelines with transactions on DynamoDB Local and with BatchWriteItem on DynamoDB, unless told', () => {
+    expect(loadConfig({}).timelineWriteApi).toBe('transaction');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).timelineWriteApi).toBe('transaction');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1' }).timelineWriteApi).toBe('batch');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).timelineWriteApi).toBe('batch');
+    expect(loadConfig({ TIMELINE_WRITE_API: 'batch' }).timelineWriteApi).toBe('batch');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1', TIMELINE_WRITE_API: 'transaction' }).timelineWriteApi).toBe('transaction');
+  });
+
   it.each([
+    [{ TIMELINE_WRITE_API: 'transact' }, 'TIMELINE_WRITE_API'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DYNAMODB_ENDPOINT: 'localhost:8000' }, 'DYNAMODB_ENDPOINT'],

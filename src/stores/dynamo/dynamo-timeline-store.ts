@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
-import { batchWrite, del, put } from './batch.js';
+import { chunk, mapConcurrently } from '../../lib/collections.js';
+import type { HomeEntry, HomeSizeAddition, PostIdPage, TimelineStore } from '../timeline-store.js';
+import { TRANSACT_WRITE_LIMIT, type WriteApi, batchGet, batchWrite, del, put, transactWrite, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -8,10 +9,13 @@ type Item = Record<string, unknown>;
 export interface TimelineSettings {
   /** Partitions of each tag timeline and of the public timeline. */
   shards: number;
-  /** Entries a home timeline keeps. */
-  maxHomeEntries: number;
-  /** A home timeline's size is counted on about one write in this many (as that many entries). */
-  sizeSampleEvery: number;
+  /** How home timeline entries and their size estimates are written (TIMELINE_WRITE_API). */
+  writeApi: WriteApi;
+}
+
+/** The one shape of a home timeline entry, for every writer of one. */
+export function homeEntryItem(entry: HomeEntry): Item {
+  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
 }
 
 /** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
@@ -22,6 +26,8 @@ export function mergeNewestFirst(lists: readonly string[][], first: number): Pos
 
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
+/** Size estimates updated at once with one UpdateItem each (the `batch` write API), so that they do not crowd out the entry writes. */
+const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
  * Timelines are partitions whose sort keys are post ids; a page is one Query per partition
@@ -80,57 +86,46 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   async addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
-    await batchWrite(
-      this.client,
-      this.tableName,
-      entries.map((e) => put({ ...keys.homeEntry(e.userId, e.postId), postId: e.postId, authorId: e.authorId })),
-    );
-    const added = new Map<string, number>();
-    for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
-    await Promise.all([...added].map(([userId, count]) => this.countSampled(userId, count)));
+    await writeItems(this.client, this.tableName, entries.map((e) => put(homeEntryItem(e))), this.settings.writeApi);
   }
 
-  /**
-   * Keeps an estimate of each home timeline's size without a write per entry: `count` new
-   * entries are counted with probability count/k as k entries (or exactly, when count ≥ k),
-   * which is right on average. Once the estimate passes the bound the timeline is read, its
-   * oldest entries are deleted down to nine tenths of the bound, and the estimate is reset to
-   * what is left — so the timeline is read once per tenth of the bound of new entries, not
-   * on every write.
-   */
-  private async countSampled(userId: string, count: number): Promise<void> {
-    const k = this.settings.sizeSampleEvery;
-    if (count < k && Math.random() * k >= count) return;
-    const result = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.homeSize(userId),
-        UpdateExpression: 'ADD estimate :added',
-        ExpressionAttributeValues: { ':added': Math.max(count, k) },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    if (Number(result.Attributes?.estimate ?? 0) > this.settings.maxHomeEntries) await this.trim(userId);
+  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
+    await writeItems(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))), this.settings.writeApi);
   }
 
-  private async trim(userId: string): Promise<void> {
-    const max = this.settings.maxHomeEntries;
+  async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
+    const add = (a: HomeSizeAddition) => ({ Key: keys.homeSize(a.userId), UpdateExpression: 'ADD estimate :added', ExpressionAttributeValues: { ':added': a.added } });
+    if (this.settings.writeApi === 'batch') {
+      return mapConcurrently(additions, SIZE_UPDATE_CONCURRENCY, async (a) => {
+        const result = await this.client.send(new UpdateCommand({ TableName: this.tableName, ...add(a), ReturnValues: 'UPDATED_NEW' }));
+        return Number(result.Attributes?.estimate ?? 0);
+      });
+    }
+    // A transaction returns no values: the new estimates are read back, in one more request per 100.
+    for (const part of chunk(additions, TRANSACT_WRITE_LIMIT)) {
+      await transactWrite(this.client, { TransactItems: part.map((a) => ({ Update: { TableName: this.tableName, ...add(a) } })) });
+    }
+    const items = await batchGet(this.client, this.tableName, additions.map((a) => keys.homeSize(a.userId)), { projection: 'pk, sk, estimate', consistent: true });
+    return items.map((item) => Number(item?.estimate ?? 0));
+  }
+
+  async trimHome(userId: string, keep: number): Promise<void> {
     const items = await this.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': partitions.home(userId) },
       ProjectionExpression: 'pk, sk',
       ScanIndexForward: false,
     });
-    const kept = Math.min(items.length, max - Math.floor(max / 10));
-    const surplus = items.slice(kept);
-    if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
+    const surplus = items.slice(keep);
+    if (surplus.length > 0) await writeItems(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)), this.settings.writeApi);
     await this.client.send(
-      new UpdateCommand({ TableName: this.tableName, Key: keys.homeSize(userId), UpdateExpression: 'SET estimate = :kept', ExpressionAttributeValues: { ':kept': kept } }),
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.homeSize(userId),
+        UpdateExpression: 'SET estimate = :kept',
+        ExpressionAttributeValues: { ':kept': items.length - surplus.length },
+      }),
     );
-  }
-
-  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
-    await batchWrite(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))));
   }
 
   async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }> {
