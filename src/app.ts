@@ -144,7 +144,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
-  const useCases = createUseCases(stores, config, logger, () => worker?.nudge());
+  const useCases = createUseCases(stores, config, logger, (task) => worker?.nudge(task));
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }

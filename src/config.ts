@@ -118,7 +118,7 @@ export const SETTINGS = {
   fanoutMaxFollowers: int('FANOUT_MAX_FOLLOWERS', 10_000, 0, 100_000_000, "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time."),
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
-  timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 16, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
+  timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 32, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
   timelineWriteApi: {
     name: 'TIMELINE_WRITE_API',
     default: '`transaction` on DynamoDB Local, `batch` otherwise',

@@ -2,7 +2,7 @@ import { newId } from '../domain/ids.js';
 import { mapConcurrently, settleAll } from '../lib/collections.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import type { PostStore } from '../stores/post-store.js';
-import type { ClaimedTask, TaskPayload, TaskQueue } from '../stores/task-queue.js';
+import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { HomeSizeAddition, TimelineStore } from '../stores/timeline-store.js';
 import type { FollowEvents } from './follow-events.js';
 
@@ -44,7 +44,7 @@ export function sampledSizeAdditions(userIds: readonly string[], k: number, rand
 interface FollowerPageStep {
   /** The page's timeline writes. */
   write(followerIds: string[]): Promise<void>;
-  /** The rest of the page's work, once it is written: false ends the walk, and `takeBack` undoes the pages written since. */
+  /** The rest of the work on written pages (the followers of one or more): false ends the walk, and `takeBack` undoes the pages written since. */
   finish?(followerIds: string[]): Promise<boolean>;
   takeBack?(followerIds: string[]): Promise<void>;
 }
@@ -69,7 +69,7 @@ export class FanOut implements FollowEvents {
     private readonly queue: TaskQueue,
     private readonly posts: Pick<PostStore, 'getMany'>,
     private readonly settings: FanOutSettings,
-    private readonly taskEnqueued: () => void,
+    private readonly taskEnqueued: (task: Task) => void,
   ) {}
 
   async followed(followerId: string, followeeId: string): Promise<void> {
@@ -81,8 +81,9 @@ export class FanOut implements FollowEvents {
   }
 
   private async enqueue(payload: TaskPayload): Promise<void> {
-    await this.queue.enqueue({ id: newId('tsk'), payload });
-    this.taskEnqueued();
+    const task = { id: newId('tsk'), payload };
+    await this.queue.enqueue(task);
+    this.taskEnqueued(task);
   }
 
   run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
@@ -140,12 +141,13 @@ export class FanOut implements FollowEvents {
 
   /**
    * Walks the author's followers from the checkpoint as a pipeline in which the timeline
-   * writes wait on nothing else: while a page is written, the next one is read, and the page
-   * before the last one written is finished (`finish`, then its checkpoint). A page thus
-   * finishes one page late: the engine commits writes one at a time (see Performance in the
-   * README), so this way the last page's entries are not queued behind the earlier pages'
-   * bookkeeping. A checkpoint is saved only once its page is written and finished, and after
-   * the checkpoint before it, so a resumed task never skips a page.
+   * writes wait on nothing else: while a page is written, the next one is read, and the pages
+   * written before the last one are finished (`finish`, then the checkpoint after them). The
+   * last page written waits for the next one before it is finished, and at the end the pages
+   * left are finished together: the engine serves requests one at a time (see Performance in
+   * the README), so the last entries never queue behind bookkeeping, and a short walk does
+   * its bookkeeping once. A checkpoint is saved only once the pages before it are written and
+   * finished, and after the checkpoint before it, so a resumed task never skips a page.
    */
   private async walkFollowers(authorId: string, firstPage: IdPage, save: SaveCheckpoint, stopping: () => boolean, step: FollowerPageStep): Promise<RunOutcome> {
     let page = firstPage;
@@ -159,25 +161,23 @@ export class FanOut implements FollowEvents {
       unfinished.push({ followerIds, cursor });
       if (outcome !== 'go on') return this.ended(outcome, step, unfinished);
       if (!next || stopping()) {
-        for (let oldest = unfinished.shift(); oldest; oldest = unfinished.shift()) {
-          const last = await this.finishPage(step, oldest, save);
-          if (last !== 'go on') return this.ended(last, step, unfinished);
-        }
-        return next ? 'stopped' : 'done';
+        const last = await this.finishPages(step, unfinished.splice(0), save);
+        return last !== 'go on' ? this.ended(last, step, []) : next ? 'stopped' : 'done';
       }
-      const oldest = unfinished.length > 1 ? unfinished.shift()! : null;
-      finishing = oldest ? this.finishPage(step, oldest, save) : Promise.resolve('go on');
+      finishing = unfinished.length > 1 ? this.finishPages(step, unfinished.splice(0, unfinished.length - 1), save) : Promise.resolve('go on');
       page = next;
     }
   }
 
-  /** Finishes a written page (taking it back if the walk must end) and saves the position after it. */
-  private async finishPage(step: FollowerPageStep, page: WrittenPage, save: SaveCheckpoint): Promise<PageOutcome> {
-    if (step.finish && !(await step.finish(page.followerIds))) {
-      await step.takeBack?.(page.followerIds);
+  /** Finishes written pages (taking them back if the walk must end) and saves the position after the last of them. */
+  private async finishPages(step: FollowerPageStep, pages: readonly WrittenPage[], save: SaveCheckpoint): Promise<PageOutcome> {
+    const followerIds = pages.flatMap((page) => page.followerIds);
+    if (step.finish && !(await step.finish(followerIds))) {
+      await step.takeBack?.(followerIds);
       return 'taken back';
     }
-    if (page.cursor && !(await save(page.cursor))) return 'lost';
+    const cursor = pages.at(-1)?.cursor;
+    if (cursor && !(await save(cursor))) return 'lost';
     return 'go on';
   }
 

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
+import type { Task } from '../stores/task-queue.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
 import { FanOut } from './fanout.js';
@@ -11,8 +12,8 @@ import { PostUseCases } from './posts.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
-/** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
-export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: () => void = () => {}) {
+/** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
+export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, config, taskEnqueued);

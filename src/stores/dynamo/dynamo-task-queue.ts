@@ -82,6 +82,11 @@ export class DynamoTaskQueue implements TaskQueue {
     return claimed;
   }
 
+  claimEnqueued(task: Task, leaseMs: number): Promise<ClaimedTask | null> {
+    const shard = shardOf(task.id, this.shards);
+    return this.tryClaim({ ...keys.task(shard, task.id) }, shard, leaseMs);
+  }
+
   private async tryClaim(item: Item, shard: number, leaseMs: number): Promise<ClaimedTask | null> {
     const leaseToken = randomUUID();
     const now = Date.now();
