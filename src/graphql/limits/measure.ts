@@ -30,6 +30,7 @@ export interface OperationMeasure {
 }
 
 const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0 };
+const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
 
 /**
  * Measures `operation` with the request's variables. Fragments are measured once each and
@@ -42,10 +43,13 @@ export function measureOperation(
   operation: OperationDefinitionNode,
   requestVariables: Record<string, unknown> | undefined,
 ): OperationMeasure {
-  const variables: Record<string, unknown> = {};
+  // As execution coerces them: a variable sent as null is null (and a null `first` runs at the default
+  // page size); only a variable left out takes its default.
+  const variables = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
-    variables[name] = requestVariables?.[name] ?? valueOf(definition.defaultValue, {});
+    const sent = requestVariables !== undefined && Object.hasOwn(requestVariables, name);
+    variables.set(name, sent ? requestVariables[name] : valueOf(definition.defaultValue, NO_VARIABLES));
   }
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -118,7 +122,7 @@ const BOUNDED_LISTS: Record<string, number> = {
 };
 
 /**
- * How many items a field may return: its `first` (default 20), or how many `ids` it is given.
+ * How many items a field may return: its `first` (20 when null or left out, as it runs), or how many `ids` it is given.
  * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
  * the clearer answer for a client than a cost refusal.
  */
@@ -126,7 +130,7 @@ function listSize(
   field: FieldNode,
   parentType: GraphQLNamedType | undefined | null,
   definition: GraphQLField<unknown, unknown> | undefined,
-  variables: Record<string, unknown>,
+  variables: ReadonlyMap<string, unknown>,
 ): number {
   if (!definition) return 1;
   const bounded = BOUNDED_LISTS[`${parentType?.name}.${definition.name}`];
@@ -143,7 +147,7 @@ function listSize(
   return 1;
 }
 
-function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
+function valueOf(node: ValueNode | undefined, variables: ReadonlyMap<string, unknown>): unknown {
   if (!node) return undefined;
   switch (node.kind) {
     case Kind.INT:
@@ -151,7 +155,7 @@ function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>
     case Kind.LIST:
       return node.values;
     case Kind.VARIABLE:
-      return variables[node.name.value];
+      return variables.get(node.name.value);
     default:
       return undefined;
   }
