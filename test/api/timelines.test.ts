@@ -35,11 +35,14 @@ describe('home timeline', () => {
     expect(await homeIds(t, author)).toEqual([postId]);
   });
 
-  it('is readable only by its owner', async () => {
+  it('is readable only by its owner; a refusal nulls the timeline alone, not the user', async () => {
     const owner = await t.signUp();
     const other = await t.signUp();
     const query = 'query($id: ID!) { user(id: $id) { timeline { edges { cursor } } } }';
-    expect(errorCodes(await t.gql(query, { id: owner.id }, other.token))).toEqual(['FORBIDDEN']);
+    const forbidden = await t.gql('query($id: ID!) { user(id: $id) { handle timeline { edges { cursor } } } }', { id: owner.id }, other.token);
+    expect(errorCodes(forbidden)).toEqual(['FORBIDDEN']);
+    expect(forbidden.errors![0]!.path).toEqual(['user', 'timeline']);
+    expect(forbidden.data).toEqual({ user: { handle: owner.handle, timeline: null } });
     expect(errorCodes(await t.gql(query, { id: owner.id }))).toEqual(['UNAUTHENTICATED']);
     expect((await t.gql(query, { id: owner.id }, owner.token)).data!.user.timeline.edges).toEqual([]);
   });

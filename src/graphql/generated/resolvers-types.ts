@@ -73,26 +73,26 @@ export type FollowPayload = {
 export type Mutation = {
   __typename?: 'Mutation';
   /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
-  addComment: CommentPayload;
-  createPost: PostPayload;
+  addComment: Maybe<CommentPayload>;
+  createPost: Maybe<PostPayload>;
   /** Only the author may delete a post. */
-  deletePost: DeletePostPayload;
+  deletePost: Maybe<DeletePostPayload>;
   /** Idempotent: following someone already followed changes nothing. */
-  follow: FollowPayload;
+  follow: Maybe<FollowPayload>;
   /** Idempotent. */
-  likePost: PostPayload;
+  likePost: Maybe<PostPayload>;
   /** Adds a reaction of this kind (1-20 characters of a-z and _); each user counts once per kind. */
-  react: PostPayload;
+  react: Maybe<PostPayload>;
   /** Creates an account and returns a token for it. A taken handle is HANDLE_TAKEN. */
-  signUp: SignUpPayload;
+  signUp: Maybe<SignUpPayload>;
   /** Idempotent: unfollowing someone not followed changes nothing. */
-  unfollow: FollowPayload;
+  unfollow: Maybe<FollowPayload>;
   /** Idempotent. */
-  unlikePost: PostPayload;
+  unlikePost: Maybe<PostPayload>;
   /** Changes the viewer's own profile. */
-  updateProfile: User;
+  updateProfile: Maybe<User>;
   /** Counts the viewer once per post, however often it is called. */
-  viewPost: PostPayload;
+  viewPost: Maybe<PostPayload>;
 };
 
 
@@ -214,22 +214,22 @@ export type PostPayload = {
 export type Query = {
   __typename?: 'Query';
   /** The shortest follow path from `from` to `to`. maxDepth defaults to 3, at most 6. */
-  degreesOfSeparation: Separation;
+  degreesOfSeparation: Maybe<Separation>;
   /** Users reachable from userId within maxDepth follow hops, optionally only those with the given interest. */
-  network: UserConnection;
+  network: Maybe<UserConnection>;
   /** A user, post or comment by its id; null when there is none. */
   node: Maybe<Node>;
   post: Maybe<Post>;
   /** Every post, newest first. */
-  publicTimeline: PostConnection;
+  publicTimeline: Maybe<PostConnection>;
   /** Who the viewer may want to follow: friends of friends, most shared connections first. */
-  suggestedFollows: Array<Suggestion>;
+  suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. */
-  tagTimeline: PostConnection;
+  tagTimeline: Maybe<PostConnection>;
   /** A user by id or by handle (give exactly one); null when there is none. */
   user: Maybe<User>;
   /** Users in the order asked, null for unknown ids; at most 100 ids. */
-  users: Array<Maybe<User>>;
+  users: Maybe<Array<Maybe<User>>>;
   /** The signed-in user; null when anonymous. */
   viewer: Maybe<User>;
 };
@@ -362,7 +362,7 @@ export type User = Node & {
   /** Posts written by this user, newest first. */
   posts: PostConnection;
   /** Home timeline: posts by this user and by the accounts this user follows, newest first. Only this user may read it. */
-  timeline: PostConnection;
+  timeline: Maybe<PostConnection>;
   /** Does the viewer follow this user? */
   viewerFollows: Scalars['Boolean']['output'];
 };
@@ -598,17 +598,17 @@ export type FollowPayloadResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  addComment?: Resolver<ResolversTypes['CommentPayload'], ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
-  createPost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
-  deletePost?: Resolver<ResolversTypes['DeletePostPayload'], ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
-  follow?: Resolver<ResolversTypes['FollowPayload'], ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
-  likePost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
-  react?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
-  signUp?: Resolver<ResolversTypes['SignUpPayload'], ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
-  unfollow?: Resolver<ResolversTypes['FollowPayload'], ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
-  unlikePost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
-  updateProfile?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
-  viewPost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
+  addComment?: Resolver<Maybe<ResolversTypes['CommentPayload']>, ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
+  createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
+  deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
+  follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
+  likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
+  react?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
+  signUp?: Resolver<Maybe<ResolversTypes['SignUpPayload']>, ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
+  unfollow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
+  unlikePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
+  updateProfile?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
+  viewPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
@@ -652,15 +652,15 @@ export type PostPayloadResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
-  degreesOfSeparation?: Resolver<ResolversTypes['Separation'], ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
-  network?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
+  degreesOfSeparation?: Resolver<Maybe<ResolversTypes['Separation']>, ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
+  network?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
-  publicTimeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
-  suggestedFollows?: Resolver<Array<ResolversTypes['Suggestion']>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
-  tagTimeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
+  publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
+  suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
+  tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;
-  users?: Resolver<Array<Maybe<ResolversTypes['User']>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
+  users?: Resolver<Maybe<Array<Maybe<ResolversTypes['User']>>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
@@ -701,7 +701,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   mutuals?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<UserMutualsArgs>>;
   postCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserPostsArgs>>;
-  timeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserTimelineArgs>>;
+  timeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<UserTimelineArgs>>;
   viewerFollows?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
