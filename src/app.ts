@@ -11,6 +11,7 @@ import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import type { Cost } from './observability/cost.js';
@@ -174,6 +175,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxAliases: config.maxQueryAliases,
         maxCost: config.maxQueryCost,
       }),
+      idArgumentsPlugin(),
       readConsistencyPlugin(),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
     ],
