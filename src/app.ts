@@ -201,6 +201,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     health: () => opened.ping(),
     logger,
     graphiql: config.graphiql,
+    timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 
