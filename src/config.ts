@@ -91,6 +91,7 @@ export const SETTINGS = {
   } satisfies Setting<number>,
   httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
   dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts.'),
+  dynamodbLocalRestarts: int('DYNAMODB_LOCAL_RESTARTS', 5, 0, 100, 'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.'),
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),

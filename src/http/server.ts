@@ -11,8 +11,8 @@ export const MAX_BODY_BYTES = 100 * 1024;
 export interface HttpOptions {
   apollo: ApolloServer<GraphQLContext>;
   context: (request: IncomingMessage, cost: Cost) => Promise<GraphQLContext>;
-  /** Resolves when every store answers. */
-  health: () => Promise<void>;
+  /** Each store's state: `up` when it answers. */
+  health: () => Promise<Record<string, string>>;
   logger: Logger;
   /** Serve GraphiQL at /graphiql. */
   graphiql: boolean;
@@ -128,14 +128,12 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   if (options.graphiql && serveGraphiQL(url.pathname, response)) return;
   switch (url.pathname) {
-    case '/healthz':
-      try {
-        await options.health();
-        return sendJson(response, 200, { status: 'ok' });
-      } catch (error) {
-        options.logger.warn('health check failed', { error });
-        return sendJson(response, 503, { status: 'unavailable' });
-      }
+    case '/healthz': {
+      const stores = await options.health();
+      if (Object.values(stores).every((state) => state === 'up')) return sendJson(response, 200, { status: 'ok', stores });
+      options.logger.warn('health check failed', { stores });
+      return sendJson(response, 503, { status: 'unavailable', stores });
+    }
     case '/':
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(landingPage(options.graphiql));

@@ -118,6 +118,22 @@ describe('ids', () => {
   });
 });
 
+describe('words', () => {
+  it('checks handles, tags, reaction kinds and idempotency keys before any lookup, however long', async () => {
+    const user = await t.signUp();
+    const huge = 'x'.repeat(3000);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['query($h: String!) { user(handle: $h) { id } }', { h: huge }, 'handle'],
+      ['query($tag: String!) { tagTimeline(tag: $tag) { edges { cursor } } }', { tag: huge }, 'tag'],
+      ['mutation($kind: String!) { react(postId: "pst_00000000000000000000000000", kind: $kind) { post { id } } }', { kind: huge }, 'kind'],
+      ['mutation($key: String!) { createPost(input: { text: "hi", idempotencyKey: $key }) { post { id } } }', { key: huge }, 'input.idempotencyKey'],
+    ];
+    for (const [query, variables, field] of cases) {
+      expect(refusal(await t.gql(query, variables, user.token))).toEqual({ code: 'BAD_USER_INPUT', field });
+    }
+  });
+});
+
 describe('cursors', () => {
   /** Decodes to a string under 1,024 characters but over 1,024 bytes, in the embedded graph backend's position format. */
   const HUGE_CURSOR = encodeCursor(`000000000000000#${'é'.repeat(900)}`);

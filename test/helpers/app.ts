@@ -77,12 +77,14 @@ export interface LogEntry {
   level: 'debug' | 'info' | 'warn' | 'error';
   msg: string;
   fields: Record<string, unknown>;
+  /** Date.now() when it was logged. */
+  at: number;
 }
 
 /** A logger that keeps every entry, at every level, for assertions. */
 export function capturingLogger(entries: LogEntry[] = [], base: Record<string, unknown> = {}): Logger & { entries: LogEntry[] } {
   const at = (level: LogEntry['level']) => (msg: string, fields: Record<string, unknown> = {}) => {
-    entries.push({ level, msg, fields: { ...base, ...fields } });
+    entries.push({ level, msg, fields: { ...base, ...fields }, at: Date.now() });
   };
   return {
     entries,
