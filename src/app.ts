@@ -11,6 +11,7 @@ import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import type { Cost } from './observability/cost.js';
@@ -54,15 +55,20 @@ export interface AppOptions {
   logger: Logger;
   /** Use this DynamoDB endpoint instead of starting one (tests share one engine). */
   dynamodbEndpoint?: string;
+  /** Called when a store is down for good (the embedded engine's restarts are used up): the process should exit non-zero. */
+  onStoreFailure?: (error: Error) => void;
 }
+
+/** `restarting` and `failed` are the embedded engine's own states (see EmbeddedEngine). */
+export type StoreState = 'up' | 'down' | 'restarting' | 'failed';
 
 /** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
 export interface OpenStores {
   stores: Stores;
   client: DynamoDBDocumentClient;
   table: string;
-  /** Resolves when DynamoDB and the graph backend both answer. */
-  ping(): Promise<void>;
+  /** Whether DynamoDB and the graph backend answer; the embedded graph backend lives in DynamoDB. */
+  health(): Promise<{ dynamodb: StoreState; graph: StoreState }>;
   close(): Promise<void>;
 }
 
@@ -71,7 +77,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   let engine: EmbeddedEngine | undefined;
   let endpoint = options.dynamodbEndpoint ?? (config.dynamodbEndpoint || undefined);
   if (!endpoint && usesEmbeddedDynamo(config)) {
-    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger });
+    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger, restarts: config.dynamodbLocalRestarts, onFailed: options.onStoreFailure });
     endpoint = engine.endpoint;
   }
   const table = tableName(config.tablePrefix);
@@ -113,8 +119,15 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     stores,
     client,
     table,
-    async ping() {
-      await Promise.all([client.send(new DescribeTableCommand({ TableName: table })), graph.ping()]);
+    async health() {
+      const answers = (request: Promise<unknown>): Promise<StoreState> => request.then(() => 'up' as const, () => 'down' as const);
+      const engineState = engine?.state();
+      const dynamodb =
+        engineState === 'restarting' || engineState === 'failed'
+          ? Promise.resolve(engineState)
+          : answers(client.send(new DescribeTableCommand({ TableName: table })));
+      const graphState = graph.backend === 'dynamodb' ? dynamodb : answers(graph.ping());
+      return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
       await graph.close();
@@ -174,6 +187,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxAliases: config.maxQueryAliases,
         maxCost: config.maxQueryCost,
       }),
+      idArgumentsPlugin(),
       readConsistencyPlugin(),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
     ],
@@ -196,9 +210,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const server = createHttpServer({
     apollo,
     context,
-    health: () => opened.ping(),
+    health: () => opened.health(),
     logger,
     graphiql: config.graphiql,
+    timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 

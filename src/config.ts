@@ -69,6 +69,9 @@ function text(name: string, fallback: string, description: string, check?: (valu
 }
 
 const isProduction = (env: Env) => env.NODE_ENV === 'production';
+
+const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
+const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const DEV_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
 
@@ -76,7 +79,19 @@ export const SETTINGS = {
   nodeEnv: text('NODE_ENV', 'development', '`production` turns off the development defaults below.'),
   port: int('PORT', 4000, 0, 65535, 'HTTP port.'),
   host: text('HOST', '127.0.0.1', 'Address to listen on.'),
+  httpRequestTimeoutMs: httpRequestTimeout,
+  httpHeadersTimeoutMs: {
+    ...httpHeadersTimeout,
+    parse(raw: string | undefined, env: Env): number {
+      const value = httpHeadersTimeout.parse(raw, env);
+      // Node refuses a headers timeout longer than the request timeout.
+      if (value > httpRequestTimeout.parse(env.HTTP_REQUEST_TIMEOUT_MS, env)) fail('HTTP_HEADERS_TIMEOUT_MS', 'must not be more than HTTP_REQUEST_TIMEOUT_MS');
+      return value;
+    },
+  } satisfies Setting<number>,
+  httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
   dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts.'),
+  dynamodbLocalRestarts: int('DYNAMODB_LOCAL_RESTARTS', 5, 0, 100, 'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.'),
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),

@@ -1,5 +1,6 @@
 import { decodeCursor, encodeCursor, isString } from '../domain/cursor.js';
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { requireIdOf } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
 import type { GraphStore, IdPage, PageArgs } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
@@ -44,6 +45,7 @@ export class FollowUseCases {
   private async checkPair(viewerId: string | null, userId: string): Promise<string> {
     if (!viewerId) throw unauthenticated();
     if (userId === viewerId) throw badInput('userId', 'you cannot follow yourself');
+    requireIdOf('usr', userId, 'userId');
     // Strongly consistent: an account created a moment ago must be followable.
     const [user] = await this.users.getMany([userId], { consistent: true });
     if (!user) throw notFound('User', userId);

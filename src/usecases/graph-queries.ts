@@ -1,5 +1,6 @@
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
-import { pageSize } from '../domain/validation.js';
+import { requireIdOf } from '../domain/ids.js';
+import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore, NetworkPage, SuggestedUser, TraversalLimits } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
@@ -44,14 +45,14 @@ export class GraphQueryUseCases {
   async network(args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null }): Promise<NetworkPage> {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
-    const interest = args.interest === null || args.interest === undefined ? null : args.interest.trim().toLowerCase();
+    const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
     await this.requireUsers({ userId: args.userId });
     return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, ...page }, this.limits));
   }
 
-  /** NOT_FOUND for the first id that is not a user. */
+  /** BAD_USER_INPUT for the first argument that is not a user id, NOT_FOUND for the first that names no user. */
   private async requireUsers(ids: Record<string, string>): Promise<void> {
-    const wanted = Object.values(ids);
+    const wanted = Object.entries(ids).map(([field, id]) => requireIdOf('usr', id, field));
     const found = await this.users.getMany(wanted);
     const missing = wanted.find((_, i) => !found[i]);
     if (missing !== undefined) throw notFound('User', missing);

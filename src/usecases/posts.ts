@@ -1,7 +1,7 @@
-import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
-import { idKind, newId } from '../domain/ids.js';
+import { forbidden, notFound, unauthenticated } from '../domain/errors.js';
+import { idKind, newId, requireIdOf } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
-import { checkRequiredText, idempotencyKey, normalizeWords } from '../domain/validation.js';
+import { cleanText, idempotencyKey, normalizeWords } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
@@ -34,7 +34,7 @@ export class PostUseCases {
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
     if (!viewerId) throw unauthenticated();
-    const text = checkRequiredText(input.text, 'input.text', POST_LIMITS.text);
+    const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
     const [counts] = await this.graph.counts([viewerId]);
@@ -80,8 +80,7 @@ export class PostUseCases {
 
   /** For mutations that act on a post: NOT_FOUND unless it exists. */
   async require(postId: string, field: string): Promise<PostRecord> {
-    if (idKind(postId) !== 'pst') throw badInput(field, 'is not a post id');
-    const post = await this.get(postId, { consistent: true });
+    const post = await this.get(requireIdOf('pst', postId, field), { consistent: true });
     if (!post) throw notFound('Post', postId);
     return post;
   }

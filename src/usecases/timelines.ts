@@ -1,7 +1,7 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
-import { normalizeWords, pageSize } from '../domain/validation.js';
+import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { PostIdPage, TimelineStore } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
@@ -44,7 +44,7 @@ export class TimelineUseCases {
   }
 
   async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
-    const [normalized] = normalizeWords([tag], 'tag', 1) as [string];
+    const normalized = normalizeWord(tag, 'tag');
     const size = pageSize(first);
     return toPage(await this.timelines.tag(normalized, size, decodeCursor(after, 'after', isPostId)));
   }

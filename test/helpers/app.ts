@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { type Logger, createLogger } from '../../src/logger.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
@@ -34,11 +34,11 @@ export function uniqueHandle(prefix = 'u'): string {
 }
 
 /** Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a table of its own. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
   const tablePrefix = `t${randomBytes(5).toString('hex')}_`;
   const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', ...env });
-  const app = await startApp({ config, logger: createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
+  const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
   const url = app.url;
 
   async function gql<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
@@ -71,6 +71,29 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
   }
 
   return { app, url, endpoint, tablePrefix, gql, signUp, stop };
+}
+
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string;
+  fields: Record<string, unknown>;
+  /** Date.now() when it was logged. */
+  at: number;
+}
+
+/** A logger that keeps every entry, at every level, for assertions. */
+export function capturingLogger(entries: LogEntry[] = [], base: Record<string, unknown> = {}): Logger & { entries: LogEntry[] } {
+  const at = (level: LogEntry['level']) => (msg: string, fields: Record<string, unknown> = {}) => {
+    entries.push({ level, msg, fields: { ...base, ...fields }, at: Date.now() });
+  };
+  return {
+    entries,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (fields) => capturingLogger(entries, { ...base, ...fields }),
+  };
 }
 
 /** The `extensions.code` of each error, for assertions. */

@@ -6,19 +6,24 @@ import { normalizeHandle } from '../../domain/validation.js';
 import { userConnection } from './graph.js';
 import { loadPostPage } from './post.js';
 
+const isUserId = (id: string) => idKind(id) === 'usr';
+
 export const Query: QueryResolvers = {
   viewer: (_parent, _args, { viewerId, loaders }) => (viewerId ? loaders.user.load(viewerId) : null),
 
   user: async (_parent, { id, handle }, { loaders }) => {
     if ((id == null) === (handle == null)) throw badInput('id', 'give exactly one of id and handle');
-    if (id != null) return loaders.user.load(id);
+    if (id != null) return isUserId(id) ? loaders.user.load(id) : null;
     const userId = await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
     return userId ? loaders.user.load(userId) : null;
   },
 
   users: async (_parent, { ids }, { loaders }) => {
     if (ids.length > MAX_BATCH) throw badInput('ids', `at most ${MAX_BATCH} ids`);
-    return loadAll(loaders.user, ids);
+    // Ids of another shape name no user: null in their place, without a lookup.
+    const users = await loadAll(loaders.user, ids.filter(isUserId));
+    let next = 0;
+    return ids.map((id) => (isUserId(id) ? users[next++]! : null));
   },
 
   node: async (_parent, { id }, { loaders }) => {
