@@ -6,6 +6,8 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { authenticate } from './auth/authenticate.js';
+import { signingSecret } from './auth/signing-secret.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
@@ -100,7 +102,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const stores: Stores = {
     users: new DynamoUserStore(client, table),
     graph,
-    counters: new DynamoCounterStore(client, table),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
     timelines: new DynamoTimelineStore(client, table, {
       shards: config.timelineShards,
@@ -145,6 +147,7 @@ function bearerToken(request: IncomingMessage): string | null {
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
+  const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
@@ -152,7 +155,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }
-  const tokens = new Tokens(config.jwtSecret, config.jwtTtlSeconds);
   const production = config.nodeEnv === 'production';
 
   const apollo = new ApolloServer<GraphQLContext>({
@@ -181,16 +183,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   });
 
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
-    let viewerId: string | null = null;
+    const reads = { strong: false };
     try {
       const token = bearerToken(request);
-      viewerId = token ? await tokens.verify(token) : null;
+      const subject = token ? await tokens.verify(token) : null;
+      const loaders = createLoaders(stores, subject, reads, { batching: config.batching });
+      const viewer = subject ? await authenticate(subject, loaders.user, stores.users) : null;
+      return { viewerId: viewer?.id ?? null, loaders, reads, useCases, tokens, cost };
     } catch (error) {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
-    const reads = { strong: false };
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching }), reads, useCases, tokens, cost };
   };
 
   const server = createHttpServer({
