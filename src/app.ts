@@ -6,12 +6,12 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { authenticate } from './auth/authenticate.js';
 import { signingSecret } from './auth/signing-secret.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
@@ -177,23 +177,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxCost: config.maxQueryCost,
       }),
       readConsistencyPlugin(),
+      authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
+  // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
-    const reads = { strong: false };
+    let viewerId: string | null = null;
     try {
       const token = bearerToken(request);
-      const subject = token ? await tokens.verify(token) : null;
-      const loaders = createLoaders(stores, subject, reads, { batching: config.batching });
-      const viewer = subject ? await authenticate(subject, loaders.user, stores.users) : null;
-      return { viewerId: viewer?.id ?? null, loaders, reads, useCases, tokens, cost };
+      viewerId = token ? await tokens.verify(token) : null;
     } catch (error) {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
+    const reads = { strong: false };
+    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching }), reads, useCases, tokens, cost };
   };
 
   const server = createHttpServer({

@@ -42,10 +42,12 @@ export function measureOperation(
   operation: OperationDefinitionNode,
   requestVariables: Record<string, unknown> | undefined,
 ): OperationMeasure {
-  const variables: Record<string, unknown> = {};
+  // Keyed by the client's variable names: no prototype to read `constructor` from or to set with `__proto__`.
+  const variables: Record<string, unknown> = Object.create(null);
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
-    variables[name] = requestVariables?.[name] ?? valueOf(definition.defaultValue, {});
+    const given = requestVariables && Object.hasOwn(requestVariables, name) ? requestVariables[name] : undefined;
+    variables[name] = given ?? valueOf(definition.defaultValue, {});
   }
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {

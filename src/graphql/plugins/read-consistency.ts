@@ -8,8 +8,10 @@ export function readConsistencyPlugin(): ApolloServerPlugin<GraphQLContext> {
       return {
         async didResolveOperation({ operation, contextValue }) {
           contextValue.reads.strong = operation?.operation === 'mutation';
-          // The viewer was loaded before the operation was known (see authenticate), eventually
-          // consistent and before the mutation's writes: its payload must read the viewer again.
+        },
+        async executionDidStart({ contextValue }) {
+          // The viewer was loaded before execution (see authenticationPlugin), so before the
+          // mutation's writes: its payload must read the viewer again.
           if (contextValue.reads.strong) contextValue.loaders.user.clearAll();
         },
       };
