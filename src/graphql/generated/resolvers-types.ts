@@ -81,7 +81,7 @@ export type Mutation = {
   follow: FollowPayload;
   /** Idempotent. */
   likePost: PostPayload;
-  /** Adds a reaction of this kind (1-20 characters of a-z and _); each user counts once per kind. */
+  /** Adds a reaction of one of the configured kinds (setting REACTION_KINDS, by default like, love, laugh, wow, sad, clap); any other kind is BAD_USER_INPUT. Each user counts once per kind. */
   react: PostPayload;
   /** Creates an account and returns a token for it. A taken handle is HANDLE_TAKEN. */
   signUp: SignUpPayload;
@@ -177,7 +177,7 @@ export type Post = Node & {
   createdAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   likeCount: Scalars['Int']['output'];
-  /** Reaction kinds with a count above zero, largest count first. */
+  /** The configured reaction kinds with a count above zero, largest count first. */
   reactionCounts: Array<ReactionCount>;
   /** Lower-case tags, at most 10. */
   tags: Array<Scalars['String']['output']>;
