@@ -29,7 +29,8 @@ async function verify(...args: string[]): Promise<{ code: number; output: string
   }
 }
 
-describe('npm run counters:verify', () => {
+// Each verify is a process of its own (tsx compiles the script), several per test.
+describe('npm run counters:verify', { timeout: 180_000 }, () => {
   it('finds no drift after real traffic, reports planted drift, and --repair fixes it', async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
     const created = await t.gql('mutation { createPost(input: { text: "counted" }) { post { id } } }', {}, author.token);

@@ -77,7 +77,10 @@ describe('embedded default', () => {
 describe('/healthz', () => {
   it('answers 503 when DynamoDB stops answering', async () => {
     const engine = await startEmbeddedEngine({ logger });
-    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent' });
+    // A DATA_DIR of its own: the service keeps its generated JWT secret there.
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
+    dirs.push(dataDir);
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
     const app = await startApp({ config, logger, dynamodbEndpoint: engine.endpoint });
     try {
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200);

@@ -16,6 +16,7 @@ function addShard(into: PostCounts, shard: Item): void {
   into.likeCount += Number(shard.likeCount ?? 0);
   into.viewCount += Number(shard.viewCount ?? 0);
   into.commentCount += Number(shard.commentCount ?? 0);
+  // Only configured kinds are read, and none is `__proto__`, the one key the document client drops from a map.
   for (const [kind, count] of Object.entries((shard.reactions as Record<string, unknown> | undefined) ?? {})) {
     into.reactions.set(kind, (into.reactions.get(kind) ?? 0) + Number(count));
   }
