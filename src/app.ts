@@ -6,10 +6,12 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { signingSecret } from './auth/signing-secret.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
@@ -106,7 +108,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const stores: Stores = {
     users: new DynamoUserStore(client, table),
     graph,
-    counters: new DynamoCounterStore(client, table),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
     timelines: new DynamoTimelineStore(client, table, {
       shards: config.timelineShards,
@@ -158,6 +160,7 @@ function bearerToken(request: IncomingMessage): string | null {
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
+  const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
@@ -165,7 +168,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }
-  const tokens = new Tokens(config.jwtSecret, config.jwtTtlSeconds);
   const production = config.nodeEnv === 'production';
 
   const apollo = new ApolloServer<GraphQLContext>({
@@ -189,11 +191,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       }),
       idArgumentsPlugin(),
       readConsistencyPlugin(),
+      authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
+  // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
     let viewerId: string | null = null;
     try {

@@ -73,7 +73,10 @@ const isProduction = (env: Env) => env.NODE_ENV === 'production';
 const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
 const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
-const DEV_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
+/** Kinds start with a letter: `__proto__` is no kind, since the DynamoDB document client drops that key when it reads a map. */
+const REACTION_KIND = /^[a-z][a-z_]{0,19}$/;
+const MAX_REACTION_KINDS = 20;
+const DEFAULT_REACTION_KINDS = 'like,love,laugh,wow,sad,clap';
 
 export const SETTINGS = {
   nodeEnv: text('NODE_ENV', 'development', '`production` turns off the development defaults below.'),
@@ -90,7 +93,7 @@ export const SETTINGS = {
     },
   } satisfies Setting<number>,
   httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
-  dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts.'),
+  dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts, and the generated JWT secret (see JWT_SECRET).'),
   dynamodbLocalRestarts: int('DYNAMODB_LOCAL_RESTARTS', 5, 0, 100, 'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.'),
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
@@ -107,18 +110,32 @@ export const SETTINGS = {
   graphMaxEdges: int('GRAPH_MAX_EDGES', 20_000, 1, 10_000_000, 'Most follow edges one multi-hop query (suggestions, degrees of separation, network) may expand; past it: QUERY_TOO_EXPENSIVE.'),
   jwtSecret: {
     name: 'JWT_SECRET',
-    default: '(development default)',
-    description: 'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production.',
+    default: '(generated in DATA_DIR)',
+    description: 'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production; otherwise, when unset, a random secret is generated on first start and kept in DATA_DIR/jwt-secret (mode 0600).',
+    /** '' when unset: the service then uses the generated secret (see src/auth/signing-secret.ts). */
     parse(raw: string | undefined, env: Env): string {
       if (raw === undefined || raw === '') {
         if (isProduction(env)) fail('JWT_SECRET', 'must be set when NODE_ENV=production');
-        return DEV_JWT_SECRET;
+        return '';
       }
       if (raw.length < 32) fail('JWT_SECRET', 'must be at least 32 characters');
       return raw;
     },
   } satisfies Setting<string>,
   jwtTtlSeconds: int('JWT_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, 'How long a token stays valid.'),
+  reactionKinds: {
+    name: 'REACTION_KINDS',
+    default: DEFAULT_REACTION_KINDS,
+    description: `The reaction kinds \`react\` accepts, comma-separated: at most ${MAX_REACTION_KINDS}, each 1-20 characters of a-z and _ starting with a letter (see Counters).`,
+    parse(raw: string | undefined): readonly string[] {
+      const kinds = (raw === undefined || raw === '' ? DEFAULT_REACTION_KINDS : raw).split(',').map((kind) => kind.trim());
+      if (kinds.length > MAX_REACTION_KINDS) fail('REACTION_KINDS', `may list at most ${MAX_REACTION_KINDS} kinds, got ${kinds.length}`);
+      const bad = kinds.find((kind) => !REACTION_KIND.test(kind));
+      if (bad !== undefined) fail('REACTION_KINDS', `"${bad}" is not 1-20 characters of a-z and _ starting with a letter`);
+      if (new Set(kinds).size !== kinds.length) fail('REACTION_KINDS', 'lists a kind twice');
+      return kinds;
+    },
+  } satisfies Setting<readonly string[]>,
   counterShards: int('COUNTER_SHARDS', 8, 1, 64, "Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one."),
   hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
   workerEnabled: bool('WORKER_ENABLED', () => true, 'true', 'Run the fan-out worker inside the API process (`npm run worker` runs it alone).'),

@@ -4,7 +4,7 @@ import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';
 
 export interface GraphQLContext {
-  /** The signed-in user's id, or null when anonymous. */
+  /** The signed-in user's id, or null when anonymous; its account is checked before anything executes (see authenticationPlugin). */
   viewerId: string | null;
   loaders: Loaders;
   reads: ReadConsistency;

@@ -7,8 +7,8 @@ export interface PostCounts {
   likeCount: number;
   viewCount: number;
   commentCount: number;
-  /** Kind → count, including kinds whose count is zero. */
-  reactions: Record<string, number>;
+  /** Kind → count of the configured kinds a counter item holds (a Map: kinds are user data, never plain-object keys). */
+  reactions: Map<string, number>;
 }
 
 /** What the counter store needs to know of a post: where its counters are. */

@@ -22,7 +22,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxEdges: config.graphMaxEdges }),
     posts,
     comments: new CommentUseCases(stores.posts, posts),
-    counters: new CounterUseCases(posts, stores.counters),
+    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
   };

@@ -88,7 +88,10 @@ describe('/healthz', () => {
   it('answers 503 naming the store when DynamoDB stops answering, while the worker backs off', { timeout: 120_000 }, async () => {
     const engine = await startEmbeddedEngine({ logger });
     const POLL_MS = 50;
-    const config = loadConfig({ PORT: '0', QUEUE_POLL_MS: String(POLL_MS) });
+    // A DATA_DIR of its own: the service keeps its generated JWT secret there.
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
+    dirs.push(dataDir);
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, QUEUE_POLL_MS: String(POLL_MS) });
     const captured = capturingLogger();
     const app = await startApp({ config, logger: captured, dynamodbEndpoint: engine.endpoint });
     try {

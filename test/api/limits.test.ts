@@ -141,6 +141,13 @@ describe('cost', () => {
     expect(leftOut.errors).toBeUndefined();
   });
 
+  it('reads a variable named like a member of every object (constructor) as any other, default included', async () => {
+    const query = `query($handle: String!, $constructor: Int = 100) { user(handle: $handle) { followers(first: $constructor) { edges { node { followers(first: $constructor) { edges { node { followers(first: $constructor) { totalCount } } } } } } } } }`;
+    const result = await refused(query, { handle });
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    expect(result.errors![0]!.extensions!.cost).toBeGreaterThan(100 * 100 * 100);
+  });
+
   it('counts lists at the default page size of 20 when `first` is left out', async () => {
     const query = (first: string) =>
       `{ viewer { followers${first} { edges { node { id handle followers${first} { edges { node { id handle followers${first} { totalCount } } } } } } } } }`;

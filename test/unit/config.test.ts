@@ -9,6 +9,15 @@ describe('configuration', () => {
     expect(usesEmbeddedDynamo(config)).toBe(true);
   });
 
+  it('bounds reactions to a short list of kinds by default', () => {
+    expect(loadConfig({}).reactionKinds).toEqual(['like', 'love', 'laugh', 'wow', 'sad', 'clap']);
+    expect(loadConfig({ REACTION_KINDS: ' up, down ' }).reactionKinds).toEqual(['up', 'down']);
+  });
+
+  it('has no built-in JWT secret: without JWT_SECRET the service generates one at start', () => {
+    expect(loadConfig({}).jwtSecret).toBe('');
+  });
+
   it('switches to a configured DynamoDB when an endpoint or a region is set', () => {
     expect(usesEmbeddedDynamo(loadConfig({ DYNAMODB_ENDPOINT: 'http://localhost:8000' }))).toBe(false);
     expect(usesEmbeddedDynamo(loadConfig({ AWS_REGION: 'eu-west-1' }))).toBe(false);
@@ -24,6 +33,12 @@ describe('configuration', () => {
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
     [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
     [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ REACTION_KINDS: 'like,Love' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'like,,love' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: '__proto__' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'x'.repeat(21) }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'like,love,like' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') }, 'REACTION_KINDS'],
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

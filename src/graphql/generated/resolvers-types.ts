@@ -105,7 +105,7 @@ export type Mutation = {
   follow: Maybe<FollowPayload>;
   /** Idempotent. */
   likePost: Maybe<PostPayload>;
-  /** Adds a reaction of this kind (1-20 characters of a-z and _); each user counts once per kind. */
+  /** Adds a reaction of one of the configured kinds (setting REACTION_KINDS, by default like, love, laugh, wow, sad, clap); any other kind is BAD_USER_INPUT. Each user counts once per kind. */
   react: Maybe<PostPayload>;
   /** Creates an account and returns a token for it. A taken handle is HANDLE_TAKEN. */
   signUp: Maybe<SignUpPayload>;
@@ -255,7 +255,7 @@ export type Post = Node & {
   id: Scalars['ID']['output'];
   /** Distinct users who like the post. */
   likeCount: Scalars['Int']['output'];
-  /** Reaction kinds with a count above zero, largest count first. */
+  /** The configured reaction kinds with a count above zero, largest count first. */
   reactionCounts: Array<ReactionCount>;
   /** Lower-case tags, at most 10. */
   tags: Array<Scalars['String']['output']>;
