@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, PostCounts, UserPost } from '../counter-store.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import { type Key, keys } from './keys.js';
 
@@ -21,10 +21,16 @@ export function addShard(into: PostCounts, shard: Item): void {
   }
 }
 
+/** The record of one user's like, view or reaction, as the counter beside it counts it. */
+function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
+  return { ...record, at, ...extra };
+}
+
 export class DynamoCounterStore implements CounterStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {}
 
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
@@ -53,6 +59,11 @@ export class DynamoCounterStore implements CounterStore {
 
   like(post: CountedPost, userId: string): Promise<CounterChange> {
     return this.addRecord(post, keys.like(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
+  }
+
+  async importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void> {
+    const at = new Date().toISOString();
+    await importItems(this.client, this.tableName, likes, (like) => [counterRecordItem(keys.like(like.postId, like.userId), at)], { api: this.importApi, onWritten });
   }
 
   unlike(post: CountedPost, userId: string): Promise<CounterChange> {
@@ -87,7 +98,7 @@ export class DynamoCounterStore implements CounterStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: { ...record, at: new Date().toISOString(), ...extra },
+          Item: counterRecordItem(record, new Date().toISOString(), extra),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
