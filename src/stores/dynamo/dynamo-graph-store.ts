@@ -32,12 +32,6 @@ const SCAN_CHUNK = 100;
 const POSITION = /^\d{15}#\S+$/;
 
 /**
- * The embedded graph backend, in the service's own table. A follow is three items written in
- * one transaction with both users' counts: the edge (for existence checks), an entry in the
- * follower's following list and one in the followee's followers list. Each list is one
- * partition sorted by follow time, read newest first.
- */
-/**
  * The items of one follow: the edge (first), then the entries in the follower's following list
  * and in the followee's followers list. Written by follow, importFollows and importGraph alike.
  */
@@ -59,6 +53,12 @@ function listEntryKeys(followerId: string, followeeId: string, atMs: number): [K
   ];
 }
 
+/**
+ * The embedded graph backend, in the service's own table. A follow is three items written in
+ * one transaction with both users' counts: the edge (for existence checks), an entry in the
+ * follower's following list and one in the followee's followers list. Each list is one
+ * partition sorted by follow time, read newest first.
+ */
 export class DynamoGraphStore implements GraphStore, Adjacency {
   readonly backend = 'dynamodb' as const;
 
@@ -130,11 +130,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         delta(e.from).followingCount += 1;
         delta(e.to).followerCount += 1;
       }
+      const items = pending.map(followItems);
       try {
         await transactWrite(this.client, {
           TransactItems: [
-            ...pending.map((e) => ({ Put: { TableName: this.tableName, Item: followItems(e)[0], ConditionExpression: 'attribute_not_exists(pk)' } })),
-            ...pending.flatMap((e) => followItems(e).slice(1).map((Item) => ({ Put: { TableName: this.tableName, Item } }))),
+            ...items.map(([edge]) => ({ Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } })),
+            ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: this.tableName, Item } }))),
             ...[...deltas].map(([userId, d]) => this.countChanges(userId, d)),
           ],
         });
