@@ -74,7 +74,7 @@ function benchConfig(): Config {
 /** Seeds the data set and picks the users the measurements act as. */
 async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest> {
   const network = generateNetwork({ ...size, endMs: Date.now() });
-  const summary = await seedNetwork(opened.stores, network, config, createProgress(), createLogger('warn'));
+  const summary = await seedNetwork(opened.stores, network, config, createProgress());
   const ids = summary.userIds;
   const following = new Array<number>(network.users.length).fill(0);
   for (const f of network.follows) following[f.from]! += 1;

@@ -22,6 +22,7 @@ import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
+import type { ImportWriteApi } from './stores/dynamo/batch.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
@@ -91,13 +92,15 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
+  // Real DynamoDB has no endpoint here; an endpoint is DynamoDB Local, where transactions are the fastest bulk write.
+  const importApi: ImportWriteApi = endpoint ? 'transactWrite' : 'batchWrite';
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
-      : new DynamoGraphStore(graphClient, table);
+      : new DynamoGraphStore(graphClient, table, importApi);
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -106,15 +109,15 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   const stores: Stores = {
-    users: new DynamoUserStore(client, table),
+    users: new DynamoUserStore(client, table, importApi),
     graph,
-    counters: new DynamoCounterStore(client, table, config.reactionKinds),
-    posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds, importApi),
+    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, importApi),
     timelines: new DynamoTimelineStore(client, table, {
       shards: config.timelineShards,
       maxHomeEntries: config.timelineMaxEntries,
       sizeSampleEvery: config.timelineSizeSampleEvery,
-    }),
+    }, importApi),
     tasks,
   };
   return {

@@ -24,6 +24,12 @@ export interface TimelineStore {
 
   /** Idempotent puts; home timelines that grow past their bound are trimmed. */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
+  /**
+   * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
+   * of each user's entries, the newest as many as a timeline keeps, with the bookkeeping that
+   * fan-out keeps beside them. Returns how many entries were written.
+   */
+  importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number>;
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
   /** A page of the user's home entries by one author, resuming at `cursor`; null cursor when done. */
   homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }>;

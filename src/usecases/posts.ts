@@ -22,6 +22,25 @@ export interface PostSettings {
   counterShards: number;
 }
 
+/** Where a new post's counters and copies go. */
+export interface PostPlacement {
+  counterShards: number;
+  /** True: fanned out to the followers' home timelines; false: kept in the author's outbox. */
+  fanOut: boolean;
+}
+
+/**
+ * The placement rules, from the author's follower count: a hot author's posts get sharded
+ * counters, and an author with more than FANOUT_MAX_FOLLOWERS followers is not fanned out.
+ * createPost and the seed's bulk import both place posts with this one function.
+ */
+export function placePost(authorFollowers: number, settings: PostSettings): PostPlacement {
+  return {
+    counterShards: authorFollowers >= settings.hotAuthorFollowers ? settings.counterShards : 1,
+    fanOut: authorFollowers <= settings.fanoutMaxFollowers,
+  };
+}
+
 export class PostUseCases {
   constructor(
     private readonly posts: PostStore,
@@ -38,16 +57,8 @@ export class PostUseCases {
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
     const [counts] = await this.graph.counts([viewerId]);
-    const followers = counts?.followers ?? 0;
-    const post: PostRecord = {
-      id: newId('pst'),
-      authorId: viewerId,
-      text,
-      tags,
-      createdAt: new Date().toISOString(),
-      counterShards: followers >= this.settings.hotAuthorFollowers ? this.settings.counterShards : 1,
-    };
-    const fanOut = followers <= this.settings.fanoutMaxFollowers;
+    const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
+    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards };
     const createdId = await this.posts.create(
       post,
       fanOut ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } } : { kind: 'outbox' },

@@ -128,6 +128,33 @@ function contract(backend: Backend) {
     expect(await walk((p) => graph.followers(hub!, p), 7)).toEqual([...fans].reverse());
   });
 
+  it('loads a whole new graph at once: counts from its edges, lists newest first, then an ordinary graph', async () => {
+    const ids = Array.from({ length: 6 }, () => newId('usr'));
+    const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
+    const nodes = ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: i % 2 === 1 ? ['chess'] : [] }));
+    const edges = [[a, b], [c, b], [d, b], [b, a], [e, f]].map(([from, to]) => ({ from: from!, to: to!, at: nextAt() }));
+    let written = 0;
+    await graph.importGraph(nodes, edges, (n) => (written += n));
+    expect(written).toBe(edges.length);
+    expect(await graph.counts(ids)).toEqual([
+      { followers: 1, following: 1 },
+      { followers: 3, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 1, following: 0 },
+    ]);
+    expect(await walk((p) => graph.followers(b, p), 2)).toEqual([d, c, a]);
+    expect(await graph.follows([{ from: a, to: b }, { from: b, to: c }])).toEqual([true, false]);
+    expect((await graph.network({ origin: e, maxDepth: 1, interest: 'chess', first: 10, after: null }, LIMITS)).items.map((i) => i.id)).toEqual([f]);
+    expect(await graph.follow(a, b, nextAt())).toBe(false);
+    expect(await graph.unfollow(c, b)).toBe(true);
+    expect(await graph.counts([b, c])).toEqual([
+      { followers: 2, following: 1 },
+      { followers: 0, following: 0 },
+    ]);
+  });
+
   it('follows users whose node was never written', async () => {
     const [a, b] = [newId('usr'), newId('usr')];
     expect(await graph.follow(a, b, nextAt())).toBe(true);

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, PostCounts, UserPost } from '../counter-store.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import { type Key, keys } from './keys.js';
 
@@ -22,6 +22,11 @@ function addShard(into: PostCounts, shard: Item): void {
   }
 }
 
+/** The record of one user's like, view or reaction, as the counter beside it counts it. */
+function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
+  return { ...record, at, ...extra };
+}
+
 export class DynamoCounterStore implements CounterStore {
   /** What a read asks of a counter item: the counters and the configured kinds' counts. */
   private readonly projection: { projection: string; names: Record<string, string> };
@@ -30,6 +35,7 @@ export class DynamoCounterStore implements CounterStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     reactionKinds: readonly string[],
+    private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {
     // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
     // of any kind at all, from before kinds were bounded), which must not swell every read.
@@ -68,6 +74,11 @@ export class DynamoCounterStore implements CounterStore {
     return this.addRecord(post, keys.like(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
   }
 
+  async importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void> {
+    const at = new Date().toISOString();
+    await importItems(this.client, this.tableName, likes, (like) => [counterRecordItem(keys.like(like.postId, like.userId), at)], { api: this.importApi, onWritten });
+  }
+
   unlike(post: CountedPost, userId: string): Promise<CounterChange> {
     return this.change(post, [
       { Delete: { TableName: this.tableName, Key: keys.like(post.id, userId), ConditionExpression: 'attribute_exists(pk)' } },
@@ -100,7 +111,7 @@ export class DynamoCounterStore implements CounterStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: { ...record, at: new Date().toISOString(), ...extra },
+          Item: counterRecordItem(record, new Date().toISOString(), extra),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

@@ -15,8 +15,8 @@ import type {
   TraversalLimits,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
-import { keys } from './keys.js';
+import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -32,6 +32,28 @@ const SCAN_CHUNK = 100;
 const POSITION = /^\d{15}#\S+$/;
 
 /**
+ * The items of one follow: the edge (first), then the entries in the follower's following list
+ * and in the followee's followers list. Written by follow, importFollows and importGraph alike.
+ */
+function followItems(edge: FollowEdge): [Item, Item, Item] {
+  const atMs = Date.parse(edge.at);
+  const [following, followers] = listEntryKeys(edge.from, edge.to, atMs);
+  return [
+    { ...keys.followEdge(edge.from, edge.to), at: edge.at, atMs },
+    { ...following, userId: edge.to, at: edge.at },
+    { ...followers, userId: edge.from, at: edge.at },
+  ];
+}
+
+/** Where a follow made at `atMs` sits in the follower's following list and in the followee's followers list. */
+function listEntryKeys(followerId: string, followeeId: string, atMs: number): [Key, Key] {
+  return [
+    { pk: keys.followingList(followerId), sk: keys.followListPosition(atMs, followeeId) },
+    { pk: keys.followersList(followeeId), sk: keys.followListPosition(atMs, followerId) },
+  ];
+}
+
+/**
  * The embedded graph backend, in the service's own table. A follow is three items written in
  * one transaction with both users' counts: the edge (for existence checks), an entry in the
  * follower's following list and one in the followee's followers list. Each list is one
@@ -43,6 +65,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -67,18 +90,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   }
 
   async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
-    const atMs = Date.parse(at);
+    const [edge, ...entries] = followItems({ from: followerId, to: followeeId, at });
     try {
       await transactWrite(this.client, {
         TransactItems: [
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...keys.followEdge(followerId, followeeId), at, atMs },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...this.listEntries(followerId, followeeId, atMs).map((entry) => ({ Put: { TableName: this.tableName, Item: { ...entry, at } } })),
+          { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
           this.countChange(followerId, 'followingCount', 1),
           this.countChange(followeeId, 'followerCount', 1),
         ],
@@ -113,19 +130,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         delta(e.from).followingCount += 1;
         delta(e.to).followerCount += 1;
       }
+      const items = pending.map(followItems);
       try {
         await transactWrite(this.client, {
           TransactItems: [
-            ...pending.map((e) => ({
-              Put: {
-                TableName: this.tableName,
-                Item: { ...keys.followEdge(e.from, e.to), at: e.at, atMs: Date.parse(e.at) },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            })),
-            ...pending.flatMap((e) =>
-              this.listEntries(e.from, e.to, Date.parse(e.at)).map((entry) => ({ Put: { TableName: this.tableName, Item: { ...entry, at: e.at } } })),
-            ),
+            ...items.map(([edge]) => ({ Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } })),
+            ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: this.tableName, Item } }))),
             ...[...deltas].map(([userId, d]) => this.countChanges(userId, d)),
           ],
         });
@@ -137,6 +147,16 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       }
     }
     return 0;
+  }
+
+  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+    const counts = new Map(users.map((u) => [u.id, { followerCount: 0, followingCount: 0 }]));
+    for (const e of edges) {
+      counts.get(e.from)!.followingCount += 1;
+      counts.get(e.to)!.followerCount += 1;
+    }
+    await importItems(this.client, this.tableName, users, (u) => [{ ...keys.graphNode(u.id), id: u.id, handle: u.handle, interests: u.interests, ...counts.get(u.id)! }], { api: this.importApi });
+    await importItems(this.client, this.tableName, edges, followItems, { api: this.importApi, onWritten });
   }
 
   private countChanges(userId: string, deltas: { followerCount: number; followingCount: number }) {
@@ -170,7 +190,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
                 ExpressionAttributeValues: { ':atMs': atMs },
               },
             },
-            ...this.listEntries(followerId, followeeId, atMs).map(({ pk, sk }) => ({ Delete: { TableName: this.tableName, Key: { pk, sk } } })),
+            ...listEntryKeys(followerId, followeeId, atMs).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
             this.countChange(followerId, 'followingCount', -1),
             this.countChange(followeeId, 'followerCount', -1),
           ],
@@ -181,13 +201,6 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       }
     }
     throw new Error(`unfollow ${followerId} -> ${followeeId} kept racing with other changes`);
-  }
-
-  private listEntries(followerId: string, followeeId: string, atMs: number) {
-    return [
-      { pk: keys.followingList(followerId), sk: keys.followListPosition(atMs, followeeId), userId: followeeId },
-      { pk: keys.followersList(followeeId), sk: keys.followListPosition(atMs, followerId), userId: followerId },
-    ];
   }
 
   private countChange(userId: string, counter: 'followerCount' | 'followingCount', delta: 1 | -1) {

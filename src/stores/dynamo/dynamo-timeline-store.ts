@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
-import { batchWrite, del, put } from './batch.js';
+import { type ImportWriteApi, batchWrite, del, importItems, put } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -20,6 +20,16 @@ export function mergeNewestFirst(lists: readonly string[][], first: number): Pos
   return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
+/** A home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines. */
+export function homeEntryItem(entry: HomeEntry): Item {
+  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
+}
+
+/** The sampled size estimate of a home timeline (see countSampled). */
+function homeSizeItem(userId: string, estimate: number): Item {
+  return { ...keys.homeSize(userId), estimate };
+}
+
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
 
@@ -33,6 +43,7 @@ export class DynamoTimelineStore implements TimelineStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly settings: TimelineSettings,
+    private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {}
 
   private async newestIds(pk: string, limit: number, before: string | null): Promise<string[]> {
@@ -83,7 +94,7 @@ export class DynamoTimelineStore implements TimelineStore {
     await batchWrite(
       this.client,
       this.tableName,
-      entries.map((e) => put({ ...keys.homeEntry(e.userId, e.postId), postId: e.postId, authorId: e.authorId })),
+      entries.map((e) => put(homeEntryItem(e))),
     );
     const added = new Map<string, number>();
     for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
@@ -127,6 +138,30 @@ export class DynamoTimelineStore implements TimelineStore {
     await this.client.send(
       new UpdateCommand({ TableName: this.tableName, Key: keys.homeSize(userId), UpdateExpression: 'SET estimate = :kept', ExpressionAttributeValues: { ':kept': kept } }),
     );
+  }
+
+  /**
+   * Writes whole home timelines at once (seeding): each user's newest maxHomeEntries entries,
+   * as trimming would leave them, and the size item with the exact count kept. Returns how
+   * many entries were written.
+   */
+  async importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number> {
+    const byUser = new Map<string, Map<string, HomeEntry>>();
+    for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, new Map()).get(e.userId)!).set(e.postId, e);
+    const kept = [...byUser.values()].map((timeline) => [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, this.settings.maxHomeEntries));
+    const written = kept.reduce((sum, timeline) => sum + timeline.length, 0);
+    // Entries past the bound (or given twice) are done as soon as they are dropped.
+    if (entries.length > written) onWritten?.(entries.length - written);
+    // The size item goes with each timeline's last entry.
+    const records = kept.flatMap((timeline) => timeline.map((entry, i) => ({ entry, size: i === timeline.length - 1 ? timeline.length : null })));
+    await importItems(
+      this.client,
+      this.tableName,
+      records,
+      ({ entry, size }) => (size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)]),
+      { api: this.importApi, onWritten },
+    );
+    return written;
   }
 
   async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {

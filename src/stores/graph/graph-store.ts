@@ -75,6 +75,12 @@ export interface GraphStore {
    * that already exists is left as it is and not counted again. Returns how many were added.
    */
   importFollows(edges: readonly FollowEdge[]): Promise<number>;
+  /**
+   * Loads users and the follows among them into a graph that holds none of them yet (seeding),
+   * with the backend's fastest bulk writes: counts come from `edges`, which must not repeat a
+   * pair or name a user missing from `users`. Reports progress in edges.
+   */
+  importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void>;
   /** Removes the edge; false (and nothing changed) when there was none. */
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
   /** For each pair: does `from` follow `to`? */

@@ -23,7 +23,7 @@ export interface Neo4jTarget {
   password: string;
 }
 
-/** Edges per transaction when importing follows in bulk. */
+/** Edges (or users) per transaction when importing in bulk. */
 const IMPORT_CHUNK = 1000;
 
 /** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
@@ -117,6 +117,16 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       added += Number(row?.added ?? 0);
     }
     return added;
+  }
+
+  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+    // Neo4j computes counts from its own adjacency, so the import is the nodes, then the edges by UNWIND.
+    for (let start = 0; start < users.length; start += IMPORT_CHUNK) await this.upsertUsers(users.slice(start, start + IMPORT_CHUNK));
+    for (let start = 0; start < edges.length; start += IMPORT_CHUNK) {
+      const part = edges.slice(start, start + IMPORT_CHUNK);
+      await this.importFollows(part);
+      onWritten?.(part.length);
+    }
   }
 
   async unfollow(followerId: string, followeeId: string): Promise<boolean> {
