@@ -22,6 +22,7 @@ import { seedNetwork } from '../src/seed/seed.js';
 import { batchGet } from '../src/stores/dynamo/batch.js';
 import { type EmbeddedEngine, freePort, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
+import { UNMETERED } from '../src/stores/graph/traversal.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -317,7 +318,7 @@ async function rawRoundTrips(opened: OpenStores, viewerId: string) {
  * it watches the oldest follower (the fan-out's last page), then confirms all of them.
  */
 async function createPostFanOut(url: string, opened: OpenStores, authorId: string, token: string) {
-  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null })).items.map((item) => item.id);
+  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
   const last = followers.at(-1)!;
   const runs: { createPostMs: number; deliveredMs: number; delivered: number }[] = [];
   for (let run = 0; run < plan.postRuns; run++) {

@@ -8,6 +8,7 @@ import { type Network, generateNetwork } from '../../src/seed/network.js';
 import { silentProgress } from '../../src/seed/progress.js';
 import { AlreadySeededError, type SeedSummary, seedNetwork } from '../../src/seed/seed.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { UNMETERED } from '../../src/stores/graph/traversal.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const TINY = { users: 60, follows: 300, posts: 60, likes: 60, endMs: Date.parse('2026-06-01T00:00:00.000Z') };
@@ -32,7 +33,7 @@ async function edgesByHandle({ opened, network, summary }: Seeded): Promise<stri
   const handleOf = new Map(summary.userIds.map((id, i) => [id, network.users[i]!.handle]));
   const edges: string[] = [];
   for (const id of summary.userIds) {
-    const page = await opened.stores.graph.following(id, { first: 1000, after: null });
+    const page = await opened.stores.graph.following(id, { first: 1000, after: null }, UNMETERED);
     for (const item of page.items) edges.push(`${handleOf.get(id)}>${handleOf.get(item.id)}`);
   }
   return edges.sort();

@@ -99,7 +99,7 @@ export function measureOperation(
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
-      cost: 1 + listSize(field, parentType, definition, variables) * children.cost,
+      cost: fieldWeight(parentType, definition) + listSize(field, parentType, definition, variables) * children.cost,
     };
   }
 
@@ -109,6 +109,22 @@ export function measureOperation(
 /** The definition of an object's or an interface's field. */
 function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
+}
+
+/**
+ * Fields that read more of the graph each time they run than a field of a page, which shares one
+ * batched lookup with its siblings: a `mutuals` or `knownFollowers` connection intersects two
+ * follow lists for its page and `totalCount` (the two counts, a whole list, an edge per entry).
+ * Each costs this many fields, so a page of users that asks every one of them for such a list is
+ * refused up front; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the rest.
+ */
+const FIELD_WEIGHTS: Record<string, number> = {
+  'User.mutuals': 100,
+  'User.knownFollowers': 100,
+};
+
+function fieldWeight(parentType: GraphQLNamedType | undefined | null, definition: GraphQLField<unknown, unknown> | undefined): number {
+  return (definition && FIELD_WEIGHTS[`${parentType?.name}.${definition.name}`]) ?? 1;
 }
 
 /** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users. */
