@@ -50,6 +50,8 @@ class Meter implements ReadBudget {
     this.reads += reads;
     this.items += items;
   }
+
+  ensure(): void {}
 }
 
 if (NEO4J === '') console.warn('GraphStore contract: NEO4J_URI is not set, so the Neo4j backend is SKIPPED (embedded backend only)');
@@ -327,6 +329,26 @@ function contract(backend: Backend) {
         expect((error as AppError).details).toMatchObject({ budget, ...limits });
         expect(sent).toBeLessThanOrEqual(limits.maxReads);
       }
+    });
+
+    it('stops reading a hop as soon as the next one cannot fit', async () => {
+      // origin follows 70 users, who follow two new users each: the third hop would read 140 lists.
+      const [origin, ...rest] = await users(211);
+      const middle = rest.slice(0, 70);
+      const edges = [
+        ...middle.map((m) => ({ from: origin!, to: m, at: nextAt() })),
+        ...middle.flatMap((m, i) => [rest[70 + 2 * i]!, rest[71 + 2 * i]!].map((to) => ({ from: m, to, at: nextAt() }))),
+      ];
+      expect(await graph.importFollows(edges)).toBe(210);
+      const network = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: null }, budget);
+      // Hop 1: 2 reads; hop 2: 70 lists and a lookup of their counts. The first 64 lists already
+      // name 128 users whose lists hop 3 would read: past the budget, so the other 6 are not read.
+      let error: unknown;
+      const sent = await sentDuring(() => network(new GraphBudget({ maxReads: 150, maxEdges: 10_000 })).catch((e: unknown) => (error = e)));
+      expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_READS' });
+      if (graph.backend === 'dynamodb') expect(sent).toBe(2 + 1 + 64);
+      else expect(sent).toBeLessThan(2 + 1 + 70);
+      expect((await network(new GraphBudget({ maxReads: 2 + 71 + 142, maxEdges: 10_000 }))).totalCount).toBe(210);
     });
 
     it('shares one budget between reads, and charges nothing for a refused one', async () => {

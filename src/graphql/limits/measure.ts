@@ -23,8 +23,9 @@ export interface OperationMeasure {
   /** Aliased fields, counting a fragment once for every place it is spread. */
   aliases: number;
   /**
-   * Fields that may be resolved: every field costs 1 each time it may run, and a field that
-   * takes `first` (default 20) or `ids` multiplies everything beneath it by that many.
+   * Fields that may be resolved: every field costs 1 each time it may run (a few that read more
+   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` (default 20) or
+   * `ids` multiplies everything beneath it by that many.
    */
   cost: number;
 }

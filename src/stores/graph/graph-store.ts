@@ -69,6 +69,8 @@ export interface NetworkArgs {
  */
 export interface ReadBudget {
   charge(reads: number, items: number): void;
+  /** Throws as `charge` would, without charging: for reads that are certain to come later. */
+  ensure(reads: number, items: number): void;
 }
 
 /** Keys per lookup read: what one BatchGetItem takes. */

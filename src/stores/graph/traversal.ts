@@ -1,4 +1,5 @@
 import { AppError, badInput } from '../../domain/errors.js';
+import { chunk } from '../../lib/collections.js';
 import { type CountedPage, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, chargeLookup, lookupReads } from './graph-store.js';
 
 /**
@@ -38,6 +39,12 @@ export class GraphBudget implements ReadBudget {
   constructor(private readonly limits: GraphLimits) {}
 
   charge(reads: number, items: number): void {
+    this.ensure(reads, items);
+    this.reads += reads;
+    this.items += items;
+  }
+
+  ensure(reads: number, items: number): void {
     const { maxReads, maxEdges } = this.limits;
     if (this.reads + reads > maxReads) {
       throw new AppError('QUERY_TOO_EXPENSIVE', `This request would make more than ${maxReads} graph reads; ask for fewer hops, fewer users or smaller pages`, {
@@ -53,13 +60,11 @@ export class GraphBudget implements ReadBudget {
         maxEdges,
       });
     }
-    this.reads += reads;
-    this.items += items;
   }
 }
 
 /** For graph reads no client chooses: the fan-out worker's pages, a new post's author count, a home timeline's outbox check, seeding and benchmarks. */
-export const UNMETERED: ReadBudget = { charge() {} };
+export const UNMETERED: ReadBudget = { charge() {}, ensure() {} };
 
 /**
  * Charges a hop from `users` users before it is read: first their list reads and the lookup of
@@ -79,17 +84,35 @@ export async function expand(graph: Adjacency, frontier: readonly string[], dire
   return graph.neighbours(frontier, direction);
 }
 
-/** Every user within maxDepth hops of the origin (origin excluded) with its distance. */
+/** Follow lists a hop that is followed by another reads per call, so that it can stop between calls. */
+const HOP_CHUNK = 64;
+
+/**
+ * Every user within maxDepth hops of the origin (origin excluded) with its distance. A hop that
+ * another follows reads its lists HOP_CHUNK users at a time, and stops as soon as the next hop
+ * is certain not to fit the budget: that hop will read a list for every user found so far and
+ * look up their counts, so a query the budget refuses does not first read the rest of this hop.
+ */
 export async function reachable(graph: Adjacency, origin: string, maxDepth: number, budget: ReadBudget): Promise<Map<string, number>> {
   const distance = new Map<string, number>([[origin, 0]]);
   let frontier = [origin];
   for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
-    const lists = await expand(graph, frontier, 'out', budget);
     const next: string[] = [];
-    for (const id of lists.flat()) {
-      if (distance.has(id)) continue;
-      distance.set(id, depth);
-      next.push(id);
+    const visit = (lists: string[][]) => {
+      for (const id of lists.flat()) {
+        if (distance.has(id)) continue;
+        distance.set(id, depth);
+        next.push(id);
+      }
+    };
+    if (depth === maxDepth) {
+      visit(await expand(graph, frontier, 'out', budget));
+    } else {
+      await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
+      for (const part of chunk(frontier, HOP_CHUNK)) {
+        visit(await graph.neighbours(part, 'out'));
+        budget.ensure(next.length + lookupReads(next.length), next.length);
+      }
     }
     frontier = next;
   }
