@@ -331,7 +331,7 @@ function contract(backend: Backend) {
       }
     });
 
-    it('stops reading a hop as soon as the next one cannot fit', async () => {
+    it('stops reading a hop as soon as what must follow it cannot fit', async () => {
       // origin follows 70 users, who follow two new users each: the third hop would read 140 lists.
       const [origin, ...rest] = await users(211);
       const middle = rest.slice(0, 70);
@@ -349,6 +349,15 @@ function contract(backend: Backend) {
       if (graph.backend === 'dynamodb') expect(sent).toBe(2 + 1 + 64);
       else expect(sent).toBeLessThan(2 + 1 + 70);
       expect((await network(new GraphBudget({ maxReads: 2 + 71 + 142, maxEdges: 10_000 }))).totalCount).toBe(210);
+
+      // By interest, two hops: the last is followed by a lookup of every user reached (70 + 128
+      // after 64 lists). With 1 + 70 + 70 + 140 entries already charged, that passes 400.
+      const byInterest = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 2, interest: 'chess', first: 10, after: null }, budget);
+      const sentByInterest = await sentDuring(() => byInterest(new GraphBudget({ maxReads: 100, maxEdges: 400 })).catch((e: unknown) => (error = e)));
+      expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_EDGES' });
+      if (graph.backend === 'dynamodb') expect(sentByInterest).toBe(2 + 1 + 64);
+      else expect(sentByInterest).toBeLessThan(2 + 1 + 70);
+      expect((await byInterest(new GraphBudget({ maxReads: 100, maxEdges: 281 + 210 }))).totalCount).toBe(0);
     });
 
     it('shares one budget between reads, and charges nothing for a refused one', async () => {

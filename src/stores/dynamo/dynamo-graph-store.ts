@@ -249,7 +249,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
-    // Ordered by when the user followed each: the user's following list holds those positions.
+    // Ordered by when the user followed each: the user's following list holds those positions;
+    // from the followers side they come from the edges checked.
     return counts!.following <= counts!.followers
       ? this.intersection({ pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false }, after, page.first, budget)
       : this.intersection({ pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true }, after, page.first, budget);

@@ -5,7 +5,8 @@ import { type CountedPage, type FollowCounts, type NetworkArgs, type ReadBudget,
 /**
  * Multi-hop traversals written once over a small batched adjacency interface, so both
  * backends give the same answers and obey the same budget. Each hop is one batched call
- * per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB). Before a
+ * per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB), or one per 64
+ * users where the hop may have to stop early (see `reachable`). Before a
  * frontier's counts are looked up, its list reads (one per user) are charged, and before its
  * lists are read, their exact degree sum: a query the budget cannot afford is refused before
  * the reads that would pass it, and a hop it can afford reads exactly what was charged.
@@ -68,11 +69,11 @@ export const UNMETERED: ReadBudget = { charge() {}, ensure() {} };
 
 /**
  * Charges a hop from `users` users before it is read: first their list reads and the lookup of
- * their counts, then the degree sum that `degreeSum` looks up (the edges the lists hold).
+ * their counts, then the degree sum that `lookUpDegreeSum` reads (the edges the lists hold).
  */
-export async function chargeHop(budget: ReadBudget, users: number, degreeSum: () => Promise<number>): Promise<void> {
+export async function chargeHop(budget: ReadBudget, users: number, lookUpDegreeSum: () => Promise<number>): Promise<void> {
   budget.charge(users + lookupReads(users), users);
-  budget.charge(0, await degreeSum());
+  budget.charge(0, await lookUpDegreeSum());
 }
 
 const degreeSum = (counts: FollowCounts[], direction: Direction) => counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
@@ -84,19 +85,22 @@ export async function expand(graph: Adjacency, frontier: readonly string[], dire
   return graph.neighbours(frontier, direction);
 }
 
-/** Follow lists a hop that is followed by another reads per call, so that it can stop between calls. */
+/** Follow lists read per call by a hop that more reads are certain to follow, so that it can stop between calls. */
 const HOP_CHUNK = 64;
 
 /**
- * Every user within maxDepth hops of the origin (origin excluded) with its distance. A hop that
- * another follows reads its lists HOP_CHUNK users at a time, and stops as soon as the next hop
- * is certain not to fit the budget: that hop will read a list for every user found so far and
- * look up their counts, so a query the budget refuses does not first read the rest of this hop.
+ * Every user within maxDepth hops of the origin (origin excluded) with its distance. With
+ * `lookUpAll` the caller will then look up every user reached (network's interest filter).
+ * A hop that more reads are certain to follow — the next hop's list and counts for every user
+ * found so far, the caller's lookup of every user reached — reads its lists HOP_CHUNK users at
+ * a time and stops as soon as those reads cannot fit the budget: a query the budget refuses
+ * does not first read the rest of the hop.
  */
-export async function reachable(graph: Adjacency, origin: string, maxDepth: number, budget: ReadBudget): Promise<Map<string, number>> {
+export async function reachable(graph: Adjacency, origin: string, maxDepth: number, lookUpAll: boolean, budget: ReadBudget): Promise<Map<string, number>> {
   const distance = new Map<string, number>([[origin, 0]]);
   let frontier = [origin];
   for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
+    const last = depth === maxDepth;
     const next: string[] = [];
     const visit = (lists: string[][]) => {
       for (const id of lists.flat()) {
@@ -105,13 +109,15 @@ export async function reachable(graph: Adjacency, origin: string, maxDepth: numb
         next.push(id);
       }
     };
-    if (depth === maxDepth) {
+    if (last && !lookUpAll) {
       visit(await expand(graph, frontier, 'out', budget));
     } else {
       await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
       for (const part of chunk(frontier, HOP_CHUNK)) {
         visit(await graph.neighbours(part, 'out'));
-        budget.ensure(next.length + lookupReads(next.length), next.length);
+        const nextHop = last ? 0 : next.length;
+        const reached = lookUpAll ? distance.size - 1 : 0;
+        budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
       }
     }
     frontier = next;
@@ -128,7 +134,7 @@ function parseNetworkCursor(after: string): { distance: number; id: string } {
 }
 
 export async function networkPage(graph: Adjacency, args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
-  const found = await reachable(graph, args.origin, args.maxDepth, budget);
+  const found = await reachable(graph, args.origin, args.maxDepth, args.interest !== null, budget);
   let ids = [...found.keys()];
   if (args.interest !== null) {
     chargeLookup(budget, ids.length);
