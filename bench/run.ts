@@ -22,6 +22,7 @@ import { seedNetwork } from '../src/seed/seed.js';
 import { batchGet } from '../src/stores/dynamo/batch.js';
 import { type EmbeddedEngine, freePort, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
+import { UNMETERED } from '../src/stores/graph/traversal.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -34,8 +35,8 @@ const mode = flags.quick ? 'quick' : 'full';
 const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? Number(flags.seed) : DEFAULT_SIZE.seed };
 /** Load per measurement: warm-up and measured seconds, connections, and repetitions of the sequential measurements. */
 const plan = flags.quick
-  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 3 }
-  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 5 };
+  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 3, worstRuns: 10 }
+  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 5, worstRuns: 20 };
 
 const HOME_QUERY = `query HomeTimeline($first: Int) {
   viewer { timeline(first: $first) { edges { node {
@@ -47,6 +48,52 @@ const CREATE_POST = 'mutation($input: CreatePostInput!) { createPost(input: $inp
 const SUGGESTIONS = 'query($first: Int) { suggestedFollows(first: $first) { user { id handle } mutualCount } }';
 const DEGREES = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 3) { degrees path { id } } }';
 const NETWORK = 'query($userId: ID!) { network(userId: $userId, maxDepth: 2, first: 20) { totalCount edges { node { id handle } } } }';
+
+/**
+ * The graph requests that read the most, sent as each heavy user (`ids`: all of them): the
+ * limits must refuse them or answer within about a second. Heavy users are those at these ranks
+ * by how many they follow — from the top down past the point where the graph budget starts
+ * to refuse their traversals — and the most followed.
+ */
+const HEAVY_RANKS = { following: [1, 2, 3, 5, 8, 10, 12, 15, 20, 30, 40, 60], followers: [1, 2, 3] };
+const HEAVY_REQUESTS: { name: string; query: string; variables: (subject: { id: string; ids: string[]; other: string }) => Record<string, unknown> }[] = [
+  { name: 'suggestedFollows(first: 100)', query: '{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }', variables: () => ({}) },
+  {
+    name: 'network(maxDepth: 2)',
+    query: 'query($id: ID!) { network(userId: $id, maxDepth: 2, first: 100) { totalCount edges { node { id handle } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+  {
+    name: 'network(maxDepth: 2, interest)',
+    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 2, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    variables: ({ id }) => ({ id, interest: 'music' }),
+  },
+  {
+    name: 'network(maxDepth: 3, interest)',
+    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 3, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    variables: ({ id }) => ({ id, interest: 'music' }),
+  },
+  {
+    name: 'degreesOfSeparation(maxDepth: 6)',
+    query: 'query($id: ID!, $to: ID!) { degreesOfSeparation(from: $id, to: $to, maxDepth: 6) { degrees path { id } } }',
+    variables: ({ id, other }) => ({ id, to: other }),
+  },
+  {
+    name: 'followers(first: 20), each with mutuals and knownFollowers',
+    query: 'query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+  {
+    name: 'users(ids), each with mutuals and knownFollowers',
+    query: 'query($ids: [ID!]!) { users(ids: $ids) { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } }',
+    variables: ({ ids }) => ({ ids }),
+  },
+  {
+    name: 'following(first: 100), each with following(first: 25)',
+    query: 'query($id: ID!) { user(id: $id) { following(first: 100) { edges { node { following(first: 25) { edges { node { id } } } } } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+];
 
 interface Manifest {
   size: typeof size;
@@ -277,6 +324,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     network: await load(batched.url, network.query, network.variables, undefined, plan.graphS),
   };
 
+  log('the heaviest graph requests the limits allow');
+  const worstAllowed = await heaviestAllowed(batched.url, opened, manifest, tokens);
+
   return {
     homeTimeline: {
       postsPerPage: batchedSample.posts,
@@ -288,6 +338,66 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     floor,
     fanOut,
     graph,
+    worstAllowed,
+  };
+}
+
+/** The users at HEAVY_RANKS with their degrees, found in the regenerated (deterministic) network by handle. */
+async function heavyUsers(opened: OpenStores, manifest: Manifest) {
+  const network = generateNetwork({ ...manifest.size, endMs: Date.now() });
+  const following = new Array<number>(network.users.length).fill(0);
+  for (const f of network.follows) following[f.from]! += 1;
+  const ranked = (degree: (i: number) => number, ranks: number[]) => {
+    const order = network.users.map((_, i) => i).sort((a, b) => degree(b) - degree(a));
+    return ranks.map((rank) => order[rank - 1]!);
+  };
+  const picked = [...new Set([...ranked((i) => following[i]!, HEAVY_RANKS.following), ...ranked((i) => network.followerCounts[i]!, HEAVY_RANKS.followers)])];
+  const ids = await opened.stores.users.idsByHandle(picked.map((i) => network.users[i]!.handle));
+  return picked.map((i, n) => ({ id: ids[n]!, following: following[i]!, followers: network.followerCounts[i]! }));
+}
+
+/**
+ * Sends every HEAVY_REQUESTS entry once as each heavy user, then times the slowest one that was
+ * answered `plan.worstRuns` times more, one at a time: the worst single request the limits allow.
+ */
+async function heaviestAllowed(url: string, opened: OpenStores, manifest: Manifest, tokens: Tokens) {
+  const users = await heavyUsers(opened, manifest);
+  const ids = users.map((u) => u.id);
+  const tried: { name: string; user: (typeof users)[number]; token: string; variables: Record<string, unknown>; ms: number; refused: boolean }[] = [];
+  for (const user of users) {
+    const token = await tokens.issue(user.id);
+    for (const request of HEAVY_REQUESTS) {
+      const variables = request.variables({ id: user.id, ids, other: manifest.typicalIds[0]! });
+      const t0 = performance.now();
+      const answer = await gql(url, request.query, variables, token);
+      const ms = performance.now() - t0;
+      const codes = (answer.errors ?? []).map((e) => e.extensions?.code);
+      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE')) throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
+      tried.push({ name: request.name, user, token, variables, ms, refused: codes.length > 0 });
+    }
+  }
+  const allowed = tried.filter((t) => !t.refused);
+  const refused = tried.filter((t) => t.refused);
+  const worst = allowed.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const times: number[] = [];
+  let cost: unknown;
+  for (let run = 0; run < plan.worstRuns; run++) {
+    const query = HEAVY_REQUESTS.find((r) => r.name === worst.name)!.query;
+    const t0 = performance.now();
+    const answer = await gql(url, query, worst.variables, worst.token);
+    times.push(performance.now() - t0);
+    cost = answer.extensions?.cost;
+  }
+  return {
+    name: worst.name,
+    user: { following: worst.user.following, followers: worst.user.followers },
+    runs: times.length,
+    p50Ms: round(median(times)),
+    maxMs: round(Math.max(...times)),
+    costPerRequest: cost,
+    tried: tried.length,
+    refused: refused.length,
+    slowestRefusalMs: round(Math.max(0, ...refused.map((t) => t.ms))),
   };
 }
 
@@ -317,7 +427,7 @@ async function rawRoundTrips(opened: OpenStores, viewerId: string) {
  * it watches the oldest follower (the fan-out's last page), then confirms all of them.
  */
 async function createPostFanOut(url: string, opened: OpenStores, authorId: string, token: string) {
-  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null })).items.map((item) => item.id);
+  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
   const last = followers.at(-1)!;
   const runs: { createPostMs: number; deliveredMs: number; delivered: number }[] = [];
   for (let run = 0; run < plan.postRuns; run++) {
@@ -350,7 +460,7 @@ async function createPostFanOut(url: string, opened: OpenStores, authorId: strin
 }
 
 function table(report: { mode: string; machine: Record<string, unknown>; dataSet: Record<string, unknown>; results: Results }): string {
-  const { homeTimeline: home, floor, fanOut, graph } = report.results;
+  const { homeTimeline: home, floor, fanOut, graph, worstAllowed: worst } = report.results;
   const cost = (c: unknown) => {
     const value = c as { dynamodb: { requests: number; readCapacityUnits: number }; graph: { requests: number } } | undefined;
     return value ? `${value.dynamodb.requests} DynamoDB (${value.dynamodb.readCapacityUnits} RCU) + ${value.graph.requests} graph` : '—';
@@ -368,6 +478,7 @@ function table(report: { mode: string; machine: Record<string, unknown>; dataSet
     row('suggestedFollows', graph.suggestedFollows, 'first: 10'),
     row('degreesOfSeparation', graph.degreesOfSeparation, 'maxDepth: 3'),
     row('network', graph.network, 'maxDepth: 2, first: 20'),
+    `| worst allowed graph request: ${worst.name}, as a user following ${worst.user.following} and followed by ${worst.user.followers} | | ${worst.p50Ms} | ${worst.maxMs} (max) | ${cost(worst.costPerRequest)}; one at a time, ${worst.runs} runs; slowest of ${worst.tried - worst.refused} allowed, ${worst.refused} of ${worst.tried} refused (slowest refusal ${worst.slowestRefusalMs} ms) |`,
   ];
   const data = report.dataSet;
   const machine = report.machine;

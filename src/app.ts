@@ -211,7 +211,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       throw error;
     }
     const reads = { strong: false };
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching }), reads, useCases, tokens, cost };
+    const graphBudget = useCases.graphQueries.budget();
+    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }), reads, useCases, tokens, graphBudget, cost };
   };
 
   const server = createHttpServer({

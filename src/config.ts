@@ -107,7 +107,8 @@ export const SETTINGS = {
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
-  graphMaxEdges: int('GRAPH_MAX_EDGES', 20_000, 1, 10_000_000, 'Most follow edges one multi-hop query (suggestions, degrees of separation, network) may expand; past it: QUERY_TOO_EXPENSIVE.'),
+  graphMaxReads: int('GRAPH_MAX_READS', 500, 1, 1_000_000, 'Most graph reads one request may make (a follow list or list page, or a lookup of up to 100 counts, edges or interests); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
+  graphMaxEdges: int('GRAPH_MAX_EDGES', 12_000, 1, 10_000_000, 'Most graph entries one request may read (follow list entries, edges and users looked up); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
   jwtSecret: {
     name: 'JWT_SECRET',
     default: '(generated in DATA_DIR)',

@@ -1,5 +1,6 @@
 import type { Tokens } from '../auth/tokens.js';
 import type { Cost } from '../observability/cost.js';
+import type { ReadBudget } from '../stores/graph/graph-store.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';
 
@@ -10,6 +11,8 @@ export interface GraphQLContext {
   reads: ReadConsistency;
   useCases: UseCases;
   tokens: Tokens;
+  /** This request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES): every graph read its fields make is charged to it. */
+  graphBudget: ReadBudget;
   /** What this operation has cost the backends so far. */
   cost: Cost;
 }

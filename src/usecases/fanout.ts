@@ -1,5 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { ClaimedTask, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
@@ -105,7 +106,7 @@ export class FanOut implements FollowEvents {
   ): Promise<RunOutcome> {
     let after = checkpoint;
     for (;;) {
-      const page = await this.graph.followers(authorId, { first: this.settings.pageSize, after });
+      const page = await this.graph.followers(authorId, { first: this.settings.pageSize, after }, UNMETERED);
       await handle(page.items.map((item) => item.id));
       const last = page.items.at(-1);
       if (!page.hasNextPage || !last) return 'done';
@@ -150,7 +151,7 @@ export class FanOut implements FollowEvents {
   }
 
   private async stillFollows(followerId: string, followeeId: string): Promise<boolean> {
-    const [follows] = await this.graph.follows([{ from: followerId, to: followeeId }]);
+    const [follows] = await this.graph.follows([{ from: followerId, to: followeeId }], UNMETERED);
     return follows === true;
   }
 

@@ -3,6 +3,7 @@ import { idKind, newId, requireIdOf } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyKey, normalizeWords } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
@@ -56,7 +57,7 @@ export class PostUseCases {
     const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
-    const [counts] = await this.graph.counts([viewerId]);
+    const [counts] = await this.graph.counts([viewerId], UNMETERED);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards };
     const createdId = await this.posts.create(

@@ -3,6 +3,7 @@ import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostIdPage, TimelineStore } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
@@ -33,7 +34,7 @@ export class TimelineUseCases {
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
     const outboxAuthors = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
-    const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to }))) : [];
+    const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to })), UNMETERED) : [];
     const merged = outboxAuthors.filter((_, i) => followed[i]);
     return toPage(await this.timelines.home(userId, merged, size, position));
   }

@@ -8,6 +8,7 @@ import { silentProgress } from '../../src/seed/progress.js';
 import { AlreadySeededError, type SeedSummary, seedNetwork } from '../../src/seed/seed.js';
 import { seedThroughService } from '../../src/seed/seed-through-service.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { UNMETERED } from '../../src/stores/graph/traversal.js';
 import { type GraphQLResponse, type TestApp, startTestApp } from '../helpers/app.js';
 
 const SIZE = { users: 60, follows: 400, posts: 150, likes: 200, seed: 7, endMs: Date.parse('2026-06-01T00:00:00.000Z') };
@@ -130,7 +131,7 @@ describe('npm run seed', () => {
     const edges = async ({ opened, network, summary, indexOf }: Seeded) => {
       const found: string[] = [];
       for (const [i, id] of summary.userIds.entries()) {
-        const page = await opened.stores.graph.following(id, { first: 1000, after: null });
+        const page = await opened.stores.graph.following(id, { first: 1000, after: null }, UNMETERED);
         for (const item of page.items) found.push(`${network.users[i]!.handle}>${network.users[indexOf.get(item.id)!]!.handle}`);
       }
       return found.sort();

@@ -23,8 +23,9 @@ export interface OperationMeasure {
   /** Aliased fields, counting a fragment once for every place it is spread. */
   aliases: number;
   /**
-   * Fields that may be resolved: every field costs 1 each time it may run, and a field that
-   * takes `first` (default 20) or `ids` multiplies everything beneath it by that many.
+   * Fields that may be resolved: every field costs 1 each time it may run (a few that read more
+   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` (default 20) or
+   * `ids` multiplies everything beneath it by that many.
    */
   cost: number;
 }
@@ -103,7 +104,7 @@ export function measureOperation(
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
-      cost: 1 + listSize(field, parentType, definition, variables) * children.cost,
+      cost: fieldWeight(parentType, definition) + listSize(field, parentType, definition, variables) * children.cost,
     };
   }
 
@@ -113,6 +114,22 @@ export function measureOperation(
 /** The definition of an object's or an interface's field. */
 function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
+}
+
+/**
+ * Fields that read more of the graph each time they run than a field of a page, which shares one
+ * batched lookup with its siblings: a `mutuals` or `knownFollowers` connection intersects two
+ * follow lists for its page and `totalCount` (the two counts, a whole list, an edge per entry).
+ * Each costs this many fields, so a page of users that asks every one of them for such a list is
+ * refused up front; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the rest.
+ */
+const FIELD_WEIGHTS: Record<string, number> = {
+  'User.mutuals': 100,
+  'User.knownFollowers': 100,
+};
+
+function fieldWeight(parentType: GraphQLNamedType | undefined | null, definition: GraphQLField<unknown, unknown> | undefined): number {
+  return (definition && FIELD_WEIGHTS[`${parentType?.name}.${definition.name}`]) ?? 1;
 }
 
 /** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users. */

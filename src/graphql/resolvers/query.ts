@@ -3,7 +3,7 @@ import { idKind } from '../../domain/ids.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { userConnection } from './graph.js';
+import { countedUserConnection } from './graph.js';
 import { loadPostPage } from './post.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -42,10 +42,8 @@ export const Query: QueryResolvers = {
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
   tagTimeline: async (_parent, { tag, first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.tag(tag, first, after), loaders),
   publicTimeline: async (_parent, { first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.public(first, after), loaders),
-  suggestedFollows: (_parent, { first }, { useCases, viewerId }) => useCases.graphQueries.suggestedFollows(viewerId, first),
-  degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases }) => useCases.graphQueries.degreesOfSeparation(from, to, maxDepth),
-  network: async (_parent, args, { useCases, loaders }) => {
-    const page = await useCases.graphQueries.network(args);
-    return userConnection(page, loaders, async () => page.totalCount);
-  },
+  suggestedFollows: (_parent, { first }, { useCases, viewerId, graphBudget }) => useCases.graphQueries.suggestedFollows(viewerId, first, graphBudget),
+  degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases, graphBudget }) =>
+    useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, graphBudget),
+  network: async (_parent, args, { useCases, loaders, graphBudget }) => countedUserConnection(await useCases.graphQueries.network(args, graphBudget), loaders),
 };
