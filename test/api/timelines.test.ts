@@ -31,7 +31,7 @@ describe('home timeline', () => {
     await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
     const postId = await createPost(t, author.token, 'to all my followers');
 
-    await eventually(async () => expect(await occurrences(t, followers, postId)).toEqual(followers.map(() => 1)));
+    await eventually(async () => expect(await occurrences(t, followers, postId)).toEqual(followers.map(() => 1)), 100_000);
     expect(await homeIds(t, stranger)).toEqual([]);
     expect(await homeIds(t, author)).toEqual([postId]);
   });
