@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --write-api batch|transaction]`: seeds a benchmark data set (once per size; cached under
+ * `npm run bench [-- --quick] [-- --write-api batchWrite|transactWrite]`: seeds a benchmark data set (once per size; cached under
  * .data/bench-*), starts the service twice on loopback over it — batched, and with
  * BATCHING=false as the naive baseline — and measures them in one run with autocannon.
  * Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
@@ -24,6 +24,7 @@ import { BATCH_CONCURRENCY, type WriteApi, batchGet, del, put, writeItems } from
 import { homeEntryItem } from '../src/stores/dynamo/dynamo-timeline-store.js';
 import { type EmbeddedEngine, freePort, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
+import { UNMETERED } from '../src/stores/graph/traversal.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -36,8 +37,8 @@ const mode = flags.quick ? 'quick' : 'full';
 const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? Number(flags.seed) : DEFAULT_SIZE.seed };
 /** Load per measurement: warm-up and measured seconds, connections, and repetitions of the sequential measurements (`postRuns`: fan-outs, each with its write floors). */
 const plan = flags.quick
-  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 7 }
-  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 11 };
+  ? { warmupS: 2, timelineS: 8, graphS: 4, connections: 8, floorIterations: 200, postRuns: 7, worstRuns: 10 }
+  : { warmupS: 5, timelineS: 20, graphS: 10, connections: 8, floorIterations: 1000, postRuns: 11, worstRuns: 20 };
 
 const HOME_QUERY = `query HomeTimeline($first: Int) {
   viewer { timeline(first: $first) { edges { node {
@@ -49,6 +50,52 @@ const CREATE_POST = 'mutation($input: CreatePostInput!) { createPost(input: $inp
 const SUGGESTIONS = 'query($first: Int) { suggestedFollows(first: $first) { user { id handle } mutualCount } }';
 const DEGREES = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 3) { degrees path { id } } }';
 const NETWORK = 'query($userId: ID!) { network(userId: $userId, maxDepth: 2, first: 20) { totalCount edges { node { id handle } } } }';
+
+/**
+ * The graph requests that read the most, sent as each heavy user (`ids`: all of them): the
+ * limits must refuse them or answer within about a second. Heavy users are those at these ranks
+ * by how many they follow — from the top down past the point where the graph budget starts
+ * to refuse their traversals — and the most followed.
+ */
+const HEAVY_RANKS = { following: [1, 2, 3, 5, 8, 10, 12, 15, 20, 30, 40, 60], followers: [1, 2, 3] };
+const HEAVY_REQUESTS: { name: string; query: string; variables: (subject: { id: string; ids: string[]; other: string }) => Record<string, unknown> }[] = [
+  { name: 'suggestedFollows(first: 100)', query: '{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }', variables: () => ({}) },
+  {
+    name: 'network(maxDepth: 2)',
+    query: 'query($id: ID!) { network(userId: $id, maxDepth: 2, first: 100) { totalCount edges { node { id handle } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+  {
+    name: 'network(maxDepth: 2, interest)',
+    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 2, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    variables: ({ id }) => ({ id, interest: 'music' }),
+  },
+  {
+    name: 'network(maxDepth: 3, interest)',
+    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 3, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    variables: ({ id }) => ({ id, interest: 'music' }),
+  },
+  {
+    name: 'degreesOfSeparation(maxDepth: 6)',
+    query: 'query($id: ID!, $to: ID!) { degreesOfSeparation(from: $id, to: $to, maxDepth: 6) { degrees path { id } } }',
+    variables: ({ id, other }) => ({ id, to: other }),
+  },
+  {
+    name: 'followers(first: 20), each with mutuals and knownFollowers',
+    query: 'query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+  {
+    name: 'users(ids), each with mutuals and knownFollowers',
+    query: 'query($ids: [ID!]!) { users(ids: $ids) { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } }',
+    variables: ({ ids }) => ({ ids }),
+  },
+  {
+    name: 'following(first: 100), each with following(first: 25)',
+    query: 'query($id: ID!) { user(id: $id) { following(first: 100) { edges { node { following(first: 25) { edges { node { id } } } } } } } }',
+    variables: ({ id }) => ({ id }),
+  },
+];
 
 interface Manifest {
   size: typeof size;
@@ -70,13 +117,13 @@ function quantile(xs: number[], q: number): number {
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function benchConfig(): Config {
-  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1', TIMELINE_WRITE_API: flags['write-api'] });
+  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1', BULK_WRITE_API: flags['write-api'] });
 }
 
 /** Seeds the data set and picks the users the measurements act as. */
 async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest> {
   const network = generateNetwork({ ...size, endMs: Date.now() });
-  const summary = await seedNetwork(opened.stores, network, config, createProgress(), createLogger('warn'));
+  const summary = await seedNetwork(opened.stores, network, config, createProgress());
   const ids = summary.userIds;
   const following = new Array<number>(network.users.length).fill(0);
   for (const f of network.follows) following[f.from]! += 1;
@@ -203,7 +250,7 @@ async function main(): Promise<void> {
     try {
       manifest = seeded ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest) : await seedDataSet(opened, config);
       if (!seeded) writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
-      const results = await measure(engine.endpoint, opened, manifest, services, config.timelineWriteApi);
+      const results = await measure(engine.endpoint, opened, manifest, services, config.bulkWriteApi);
       const report = {
         mode,
         at: new Date().toISOString(),
@@ -241,7 +288,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   const viewerToken = await tokens.issue(manifest.viewerId);
   log('starting the service, batched and naive');
   const [batched, naive] = await Promise.all([
-    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', TIMELINE_WRITE_API: writeApi }),
+    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', BULK_WRITE_API: writeApi }),
     startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false' }),
   ]);
   services.push(batched, naive);
@@ -281,6 +328,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     network: await load(batched.url, network.query, network.variables, undefined, plan.graphS),
   };
 
+  log('the heaviest graph requests the limits allow');
+  const worstAllowed = await heaviestAllowed(batched.url, opened, manifest, tokens);
+
   return {
     homeTimeline: {
       postsPerPage: batchedSample.posts,
@@ -292,6 +342,66 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     floor,
     fanOut,
     graph,
+    worstAllowed,
+  };
+}
+
+/** The users at HEAVY_RANKS with their degrees, found in the regenerated (deterministic) network by handle. */
+async function heavyUsers(opened: OpenStores, manifest: Manifest) {
+  const network = generateNetwork({ ...manifest.size, endMs: Date.now() });
+  const following = new Array<number>(network.users.length).fill(0);
+  for (const f of network.follows) following[f.from]! += 1;
+  const ranked = (degree: (i: number) => number, ranks: number[]) => {
+    const order = network.users.map((_, i) => i).sort((a, b) => degree(b) - degree(a));
+    return ranks.map((rank) => order[rank - 1]!);
+  };
+  const picked = [...new Set([...ranked((i) => following[i]!, HEAVY_RANKS.following), ...ranked((i) => network.followerCounts[i]!, HEAVY_RANKS.followers)])];
+  const ids = await opened.stores.users.idsByHandle(picked.map((i) => network.users[i]!.handle));
+  return picked.map((i, n) => ({ id: ids[n]!, following: following[i]!, followers: network.followerCounts[i]! }));
+}
+
+/**
+ * Sends every HEAVY_REQUESTS entry once as each heavy user, then times the slowest one that was
+ * answered `plan.worstRuns` times more, one at a time: the worst single request the limits allow.
+ */
+async function heaviestAllowed(url: string, opened: OpenStores, manifest: Manifest, tokens: Tokens) {
+  const users = await heavyUsers(opened, manifest);
+  const ids = users.map((u) => u.id);
+  const tried: { name: string; user: (typeof users)[number]; token: string; variables: Record<string, unknown>; ms: number; refused: boolean }[] = [];
+  for (const user of users) {
+    const token = await tokens.issue(user.id);
+    for (const request of HEAVY_REQUESTS) {
+      const variables = request.variables({ id: user.id, ids, other: manifest.typicalIds[0]! });
+      const t0 = performance.now();
+      const answer = await gql(url, request.query, variables, token);
+      const ms = performance.now() - t0;
+      const codes = (answer.errors ?? []).map((e) => e.extensions?.code);
+      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE')) throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
+      tried.push({ name: request.name, user, token, variables, ms, refused: codes.length > 0 });
+    }
+  }
+  const allowed = tried.filter((t) => !t.refused);
+  const refused = tried.filter((t) => t.refused);
+  const worst = allowed.reduce((a, b) => (b.ms > a.ms ? b : a));
+  const times: number[] = [];
+  let cost: unknown;
+  for (let run = 0; run < plan.worstRuns; run++) {
+    const query = HEAVY_REQUESTS.find((r) => r.name === worst.name)!.query;
+    const t0 = performance.now();
+    const answer = await gql(url, query, worst.variables, worst.token);
+    times.push(performance.now() - t0);
+    cost = answer.extensions?.cost;
+  }
+  return {
+    name: worst.name,
+    user: { following: worst.user.following, followers: worst.user.followers },
+    runs: times.length,
+    p50Ms: round(median(times)),
+    maxMs: round(Math.max(...times)),
+    costPerRequest: cost,
+    tried: tried.length,
+    refused: refused.length,
+    slowestRefusalMs: round(Math.max(0, ...refused.map((t) => t.ms))),
   };
 }
 
@@ -316,7 +426,7 @@ async function rawRoundTrips(opened: OpenStores, viewerId: string) {
   return { iterations: times.length, p50Ms: round(median(times), 2), p99Ms: round(quantile(times, 0.99), 2) };
 }
 
-const WRITE_APIS: readonly WriteApi[] = ['transaction', 'batch'];
+const WRITE_APIS: readonly WriteApi[] = ['transactWrite', 'batchWrite'];
 const WATCH_INTERVAL_MS = 20;
 /** A pause after each measurement, so that the engine's work left from one (its log, the task's last steps) does not fall into the next. */
 const SETTLE_MS = 500;
@@ -331,7 +441,7 @@ const SETTLE_MS = 500;
  * the interleaved runs, the floor is measured a few times with the other write API.
  */
 async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, authorId: string, token: string, writeApi: WriteApi) {
-  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null })).items.map((item) => item.id);
+  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
   const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId }));
 
   const writeFloor = async (api: WriteApi) => {
@@ -432,7 +542,7 @@ async function allHold(opened: OpenStores, followers: readonly string[], postId:
   }
 }
 
-const WRITE_API_NAMES: Record<WriteApi, string> = { batch: 'BatchWriteItem, 25 per request', transaction: 'TransactWriteItems, 100 per request' };
+const WRITE_API_NAMES: Record<WriteApi, string> = { batchWrite: 'BatchWriteItem, 25 per request', transactWrite: 'TransactWriteItems, 100 per request' };
 
 function fanOutRows(fanOut: Results['fanOut']): string[] {
   const { runs, otherWriteApi: other } = fanOut;
@@ -445,7 +555,7 @@ function fanOutRows(fanOut: Results['fanOut']): string[] {
 }
 
 function table(report: { mode: string; machine: Record<string, unknown>; dataSet: Record<string, unknown>; results: Results }): string {
-  const { homeTimeline: home, floor, fanOut, graph } = report.results;
+  const { homeTimeline: home, floor, fanOut, graph, worstAllowed: worst } = report.results;
   const cost = (c: unknown) => {
     const value = c as { dynamodb: { requests: number; readCapacityUnits: number }; graph: { requests: number } } | undefined;
     return value ? `${value.dynamodb.requests} DynamoDB (${value.dynamodb.readCapacityUnits} RCU) + ${value.graph.requests} graph` : '—';
@@ -463,6 +573,7 @@ function table(report: { mode: string; machine: Record<string, unknown>; dataSet
     row('suggestedFollows', graph.suggestedFollows, 'first: 10'),
     row('degreesOfSeparation', graph.degreesOfSeparation, 'maxDepth: 3'),
     row('network', graph.network, 'maxDepth: 2, first: 20'),
+    `| worst allowed graph request: ${worst.name}, as a user following ${worst.user.following} and followed by ${worst.user.followers} | | ${worst.p50Ms} | ${worst.maxMs} (max) | ${cost(worst.costPerRequest)}; one at a time, ${worst.runs} runs; slowest of ${worst.tried - worst.refused} allowed, ${worst.refused} of ${worst.tried} refused (slowest refusal ${worst.slowestRefusalMs} ms) |`,
   ];
   const data = report.dataSet;
   const machine = report.machine;

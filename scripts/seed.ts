@@ -1,7 +1,8 @@
 /**
- * `npm run seed [-- --users 10000 --follows 200000 --posts 50000 --likes 100000 --seed 42]`:
+ * `npm run seed [-- --users 10000 --follows 200000 --posts 50000 --likes 100000 --seed 42] [--through-service]`:
  * fills the configured stores (the embedded DynamoDB under DATA_DIR by default, or
- * DYNAMODB_ENDPOINT / AWS_REGION, and NEO4J_URI for the graph) with a generated social network.
+ * DYNAMODB_ENDPOINT / AWS_REGION, and NEO4J_URI for the graph) with a generated social network,
+ * by the stores' bulk imports or, with --through-service, through the service's own paths.
  */
 import { parseArgs } from 'node:util';
 import { openStores } from '../src/app.js';
@@ -10,6 +11,7 @@ import { createLogger } from '../src/logger.js';
 import { DEFAULT_SIZE, generateNetwork, type Network } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
+import { seedThroughService } from '../src/seed/seed-through-service.js';
 
 function wholeNumber(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
       posts: { type: 'string' },
       likes: { type: 'string' },
       seed: { type: 'string' },
+      'through-service': { type: 'boolean' },
     },
   });
   const config = loadConfig();
@@ -60,7 +63,10 @@ async function main(): Promise<void> {
   const logger = createLogger('warn');
   const opened = await openStores({ config, logger });
   try {
-    printSummary(network, await seedNetwork(opened.stores, network, config, createProgress(), logger));
+    const summary = values['through-service']
+      ? await seedThroughService(opened.stores, network, config, createProgress(), logger)
+      : await seedNetwork(opened.stores, network, config, createProgress());
+    printSummary(network, summary);
   } finally {
     await opened.close();
   }

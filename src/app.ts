@@ -6,11 +6,14 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { signingSecret } from './auth/signing-secret.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
+import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import type { Cost } from './observability/cost.js';
@@ -54,15 +57,20 @@ export interface AppOptions {
   logger: Logger;
   /** Use this DynamoDB endpoint instead of starting one (tests share one engine). */
   dynamodbEndpoint?: string;
+  /** Called when a store is down for good (the embedded engine's restarts are used up): the process should exit non-zero. */
+  onStoreFailure?: (error: Error) => void;
 }
+
+/** `restarting` and `failed` are the embedded engine's own states (see EmbeddedEngine). */
+export type StoreState = 'up' | 'down' | 'restarting' | 'failed';
 
 /** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
 export interface OpenStores {
   stores: Stores;
   client: DynamoDBDocumentClient;
   table: string;
-  /** Resolves when DynamoDB and the graph backend both answer. */
-  ping(): Promise<void>;
+  /** Whether DynamoDB and the graph backend answer; the embedded graph backend lives in DynamoDB. */
+  health(): Promise<{ dynamodb: StoreState; graph: StoreState }>;
   close(): Promise<void>;
 }
 
@@ -71,7 +79,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   let engine: EmbeddedEngine | undefined;
   let endpoint = options.dynamodbEndpoint ?? (config.dynamodbEndpoint || undefined);
   if (!endpoint && usesEmbeddedDynamo(config)) {
-    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger });
+    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger, restarts: config.dynamodbLocalRestarts, onFailed: options.onStoreFailure });
     endpoint = engine.endpoint;
   }
   const table = tableName(config.tablePrefix);
@@ -89,7 +97,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
-      : new DynamoGraphStore(graphClient, table);
+      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi);
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -98,19 +106,26 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   const stores: Stores = {
-    users: new DynamoUserStore(client, table),
+    users: new DynamoUserStore(client, table, config.bulkWriteApi),
     graph,
-    counters: new DynamoCounterStore(client, table),
-    posts: new DynamoPostStore(client, table, tasks, config.timelineShards),
-    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.timelineWriteApi }),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi),
+    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi),
+    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
   };
   return {
     stores,
     client,
     table,
-    async ping() {
-      await Promise.all([client.send(new DescribeTableCommand({ TableName: table })), graph.ping()]);
+    async health() {
+      const answers = (request: Promise<unknown>): Promise<StoreState> => request.then(() => 'up' as const, () => 'down' as const);
+      const engineState = engine?.state();
+      const dynamodb =
+        engineState === 'restarting' || engineState === 'failed'
+          ? Promise.resolve(engineState)
+          : answers(client.send(new DescribeTableCommand({ TableName: table })));
+      const graphState = graph.backend === 'dynamodb' ? dynamodb : answers(graph.ping());
+      return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
       await graph.close();
@@ -141,6 +156,7 @@ function bearerToken(request: IncomingMessage): string | null {
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
+  const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
@@ -148,7 +164,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }
-  const tokens = new Tokens(config.jwtSecret, config.jwtTtlSeconds);
   const production = config.nodeEnv === 'production';
 
   const apollo = new ApolloServer<GraphQLContext>({
@@ -170,12 +185,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxAliases: config.maxQueryAliases,
         maxCost: config.maxQueryCost,
       }),
+      idArgumentsPlugin(),
       readConsistencyPlugin(),
+      authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
+  // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
     let viewerId: string | null = null;
     try {
@@ -186,15 +204,17 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       throw error;
     }
     const reads = { strong: false };
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching }), reads, useCases, tokens, cost };
+    const graphBudget = useCases.graphQueries.budget();
+    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }), reads, useCases, tokens, graphBudget, cost };
   };
 
   const server = createHttpServer({
     apollo,
     context,
-    health: () => opened.ping(),
+    health: () => opened.health(),
     logger,
     graphiql: config.graphiql,
+    timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 

@@ -1,4 +1,5 @@
 import type { LogLevel } from './logger.js';
+import type { WriteApi } from './stores/dynamo/batch.js';
 
 /**
  * Configuration comes from environment variables only. Every variable is declared once
@@ -76,18 +77,47 @@ function onDynamoDbLocal(env: Env): boolean {
   if (endpoint === '') return (env.AWS_REGION ?? '') === '';
   return URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
 }
-const WRITE_APIS = ['batch', 'transaction'] as const;
+const WRITE_APIS = ['batchWrite', 'transactWrite'] as const;
+
+const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
+const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
-const DEV_JWT_SECRET = 'development-only-secret-do-not-use-in-production';
+/** Kinds start with a letter: `__proto__` is no kind, since the DynamoDB document client drops that key when it reads a map. */
+const REACTION_KIND = /^[a-z][a-z_]{0,19}$/;
+const MAX_REACTION_KINDS = 20;
+const DEFAULT_REACTION_KINDS = 'like,love,laugh,wow,sad,clap';
 
 export const SETTINGS = {
   nodeEnv: text('NODE_ENV', 'development', '`production` turns off the development defaults below.'),
   port: int('PORT', 4000, 0, 65535, 'HTTP port.'),
   host: text('HOST', '127.0.0.1', 'Address to listen on.'),
-  dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts.'),
+  httpRequestTimeoutMs: httpRequestTimeout,
+  httpHeadersTimeoutMs: {
+    ...httpHeadersTimeout,
+    parse(raw: string | undefined, env: Env): number {
+      const value = httpHeadersTimeout.parse(raw, env);
+      // Node refuses a headers timeout longer than the request timeout.
+      if (value > httpRequestTimeout.parse(env.HTTP_REQUEST_TIMEOUT_MS, env)) fail('HTTP_HEADERS_TIMEOUT_MS', 'must not be more than HTTP_REQUEST_TIMEOUT_MS');
+      return value;
+    },
+  } satisfies Setting<number>,
+  httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
+  dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts, and the generated JWT secret (see JWT_SECRET).'),
+  dynamodbLocalRestarts: int('DYNAMODB_LOCAL_RESTARTS', 5, 0, 100, 'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.'),
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
+  bulkWriteApi: {
+    name: 'BULK_WRITE_API',
+    default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',
+    description:
+      'How many independent items are written at once (fan-out, trims, the seed): `batchWrite` (BatchWriteItem) or `transactWrite` (TransactWriteItems: several times faster on DynamoDB Local, twice the write capacity on DynamoDB). DynamoDB Local is the embedded engine or a `DYNAMODB_ENDPOINT` on loopback; see Performance.',
+    parse(raw: string | undefined, env: Env): WriteApi {
+      if (raw === undefined || raw === '') return onDynamoDbLocal(env) ? 'transactWrite' : 'batchWrite';
+      const api = WRITE_APIS.find((name) => name === raw);
+      return api ?? fail('BULK_WRITE_API', `must be batchWrite or transactWrite, got "${raw}"`);
+    },
+  } satisfies Setting<WriteApi>,
   awsRegion: text('AWS_REGION', '', 'Use real DynamoDB in this region (credentials from the usual AWS variables).'),
   tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) =>
     /^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -',
@@ -97,21 +127,36 @@ export const SETTINGS = {
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
-  graphMaxEdges: int('GRAPH_MAX_EDGES', 20_000, 1, 10_000_000, 'Most follow edges one multi-hop query (suggestions, degrees of separation, network) may expand; past it: QUERY_TOO_EXPENSIVE.'),
+  graphMaxReads: int('GRAPH_MAX_READS', 500, 1, 1_000_000, 'Most graph reads one request may make (a follow list or list page, or a lookup of up to 100 counts, edges or interests); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
+  graphMaxEdges: int('GRAPH_MAX_EDGES', 12_000, 1, 10_000_000, 'Most graph entries one request may read (follow list entries, edges and users looked up); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
   jwtSecret: {
     name: 'JWT_SECRET',
-    default: '(development default)',
-    description: 'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production.',
+    default: '(generated in DATA_DIR)',
+    description: 'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production; otherwise, when unset, a random secret is generated on first start and kept in DATA_DIR/jwt-secret (mode 0600).',
+    /** '' when unset: the service then uses the generated secret (see src/auth/signing-secret.ts). */
     parse(raw: string | undefined, env: Env): string {
       if (raw === undefined || raw === '') {
         if (isProduction(env)) fail('JWT_SECRET', 'must be set when NODE_ENV=production');
-        return DEV_JWT_SECRET;
+        return '';
       }
       if (raw.length < 32) fail('JWT_SECRET', 'must be at least 32 characters');
       return raw;
     },
   } satisfies Setting<string>,
   jwtTtlSeconds: int('JWT_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, 'How long a token stays valid.'),
+  reactionKinds: {
+    name: 'REACTION_KINDS',
+    default: DEFAULT_REACTION_KINDS,
+    description: `The reaction kinds \`react\` accepts, comma-separated: at most ${MAX_REACTION_KINDS}, each 1-20 characters of a-z and _ starting with a letter (see Counters).`,
+    parse(raw: string | undefined): readonly string[] {
+      const kinds = (raw === undefined || raw === '' ? DEFAULT_REACTION_KINDS : raw).split(',').map((kind) => kind.trim());
+      if (kinds.length > MAX_REACTION_KINDS) fail('REACTION_KINDS', `may list at most ${MAX_REACTION_KINDS} kinds, got ${kinds.length}`);
+      const bad = kinds.find((kind) => !REACTION_KIND.test(kind));
+      if (bad !== undefined) fail('REACTION_KINDS', `"${bad}" is not 1-20 characters of a-z and _ starting with a letter`);
+      if (new Set(kinds).size !== kinds.length) fail('REACTION_KINDS', 'lists a kind twice');
+      return kinds;
+    },
+  } satisfies Setting<readonly string[]>,
   counterShards: int('COUNTER_SHARDS', 8, 1, 64, "Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one."),
   hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
   workerEnabled: bool('WORKER_ENABLED', () => true, 'true', 'Run the fan-out worker inside the API process (`npm run worker` runs it alone).'),
@@ -119,16 +164,6 @@ export const SETTINGS = {
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
   timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 32, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
-  timelineWriteApi: {
-    name: 'TIMELINE_WRITE_API',
-    default: '`transaction` on DynamoDB Local, `batch` otherwise',
-    description: 'How home timeline entries are written: `batch` (BatchWriteItem) or `transaction` (TransactWriteItems, several times faster on DynamoDB Local, twice the write capacity on DynamoDB).',
-    parse(raw: string | undefined, env: Env): (typeof WRITE_APIS)[number] {
-      if (raw === undefined || raw === '') return onDynamoDbLocal(env) ? 'transaction' : 'batch';
-      const api = WRITE_APIS.find((name) => name === raw);
-      return api ?? fail('TIMELINE_WRITE_API', `must be batch or transaction, got "${raw}"`);
-    },
-  } satisfies Setting<(typeof WRITE_APIS)[number]>,
   followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
   timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),

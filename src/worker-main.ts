@@ -7,11 +7,12 @@ import { createUseCases } from './usecases/use-cases.js';
 /** `npm run worker`: the fan-out worker alone, so that it scales apart from the API (run the API with WORKER_ENABLED=false). */
 const config = loadConfigOrExit();
 const logger = createLogger(logLevelOf(config));
-const opened = await startOrExit(logger, () => openStores({ config, logger }));
+const lifecycle = stopOnSignals(logger);
+const opened = await startOrExit(logger, () => openStores({ config, logger, onStoreFailure: (error) => lifecycle.fail(error) }));
 const worker = createWorker(opened.stores, createUseCases(opened.stores, config, logger), config, logger);
 worker.start();
-logger.info('worker started', { table: opened.table });
-stopOnSignals(logger, async () => {
+lifecycle.stopWith(async () => {
   await worker.stop();
   await opened.close();
 });
+logger.info('worker started', { table: opened.table });

@@ -1,7 +1,7 @@
 import { SignJWT, errors, jwtVerify } from 'jose';
 import { unauthenticated } from '../domain/errors.js';
 
-/** HS256 JWTs whose subject is the user id. */
+/** HS256 JWTs whose subject is the user id; every token expires. */
 export class Tokens {
   private readonly key: Uint8Array;
 
@@ -21,14 +21,15 @@ export class Tokens {
       .sign(this.key);
   }
 
-  /** The user id in a valid token; UNAUTHENTICATED for a bad, tampered or expired one. */
+  /** The user id in a valid token; UNAUTHENTICATED for a bad, tampered or expired one, or one that never expires. */
   async verify(token: string): Promise<string> {
     try {
-      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], requiredClaims: ['exp'] });
       if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token names no user');
       return payload.sub;
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw unauthenticated('The token has expired');
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp') throw unauthenticated('The token has no expiry time');
       if (error instanceof errors.JOSEError) throw unauthenticated('The token is not valid');
       throw error;
     }

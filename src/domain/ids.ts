@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { badInput } from './errors.js';
 
 /**
  * Time-ordered, globally unique ids: a type prefix, then a ULID (48-bit millisecond
@@ -75,4 +76,19 @@ export function idTime(id: string): number {
   let ms = 0;
   for (const ch of body) ms = ms * 32 + ALPHABET.indexOf(ch);
   return ms;
+}
+
+/**
+ * Longer than any id this API gives out (30 characters), with room to spare. A longer ID
+ * argument is refused before anything runs: DynamoDB would reject it as a key (2,048 bytes
+ * for a partition key) and no lookup could find it anyway.
+ */
+export const MAX_ID_LENGTH = 64;
+
+const ID_KIND_NAMES: Record<IdKind, string> = { usr: 'user', pst: 'post', cmt: 'comment', tsk: 'task' };
+
+/** Refuses an id that is not of `kind` as BAD_USER_INPUT on `field`; for arguments that must name something. */
+export function requireIdOf(kind: IdKind, id: string, field: string): string {
+  if (idKind(id) !== kind) throw badInput(field, `is not a ${ID_KIND_NAMES[kind]} id`);
+  return id;
 }

@@ -19,17 +19,37 @@ export function normalizeHandle(raw: string, field = 'handle'): string {
   return handle;
 }
 
-export function checkOptionalText(value: string | null | undefined, field: string, max: number): string | null | undefined {
-  if (value === undefined || value === null) return value;
-  if ([...value].length > max) throw badInput(field, `must be at most ${max} characters`);
-  return value;
+/** Control characters (C0, DEL and C1, NUL included) other than tab and newline. */
+const CONTROL = /(?![\t\n])\p{Cc}/u;
+/** Half of a UTF-16 surrogate pair without the other half: not a character, and not valid UTF-8 once stored. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+/** Nothing a reader would see: whitespace and zero-width characters (Unicode's default-ignorable ones). */
+const BLANK = /^[\s\p{Default_Ignorable_Code_Point}]*$/u;
+
+/**
+ * The one rule for free text (posts, comments, display names, bios): no lone surrogates,
+ * no control characters but newline and tab (a `\r\n` or `\r` line break becomes `\n`),
+ * not blank, at most `max` characters; returned NFC-normalized, which is how it is stored.
+ */
+export function cleanText(value: string, field: string, max: number): string {
+  if (LONE_SURROGATE.test(value)) throw badInput(field, 'must not contain unpaired UTF-16 surrogates');
+  const text = value.replace(/\r\n?/g, '\n').normalize('NFC');
+  if (CONTROL.test(text)) throw badInput(field, 'must not contain control characters other than newline and tab');
+  if (BLANK.test(text)) throw badInput(field, 'must not be empty or only invisible characters');
+  if ([...text].length > max) throw badInput(field, `must be at most ${max} characters`);
+  return text;
 }
 
-export function checkRequiredText(value: string, field: string, max: number): string {
-  const trimmed = value.trim();
-  if (trimmed.length === 0) throw badInput(field, 'must not be empty');
-  if ([...value].length > max) throw badInput(field, `must be at most ${max} characters`);
-  return value;
+/** `cleanText` for a field that may be left out (undefined) or cleared (null). */
+export function cleanOptionalText(value: string | null | undefined, field: string, max: number): string | null | undefined {
+  return value === undefined || value === null ? value : cleanText(value, field, max);
+}
+
+/** One word (an interest, a tag), lower-cased: 1-40 characters of a-z, 0-9 and _. */
+export function normalizeWord(raw: string, field: string): string {
+  const word = raw.trim().toLowerCase();
+  if (!WORD.test(word)) throw badInput(field, `"${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}" must be 1-40 characters of a-z, 0-9 and _`);
+  return word;
 }
 
 /** Lower-cases, checks and de-duplicates a list of words (interests, tags), keeping first-seen order. */
@@ -37,11 +57,11 @@ export function normalizeWords(values: readonly string[] | null | undefined, fie
   if (!values) return [];
   const words: string[] = [];
   for (const raw of values) {
-    const word = raw.trim().toLowerCase();
-    if (!WORD.test(word)) throw badInput(field, `"${raw}" must be 1-40 characters of a-z, 0-9 and _`);
+    const word = normalizeWord(raw, field);
     if (!words.includes(word)) words.push(word);
+    // Stop at once: a body of thousands of distinct words must not cost a quadratic de-duplication.
+    if (words.length > maxCount) throw badInput(field, `at most ${maxCount} allowed`);
   }
-  if (words.length > maxCount) throw badInput(field, `at most ${maxCount} allowed`);
   return words;
 }
 

@@ -1,15 +1,18 @@
 import type { Tokens } from '../auth/tokens.js';
 import type { Cost } from '../observability/cost.js';
+import type { ReadBudget } from '../stores/graph/graph-store.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';
 
 export interface GraphQLContext {
-  /** The signed-in user's id, or null when anonymous. */
+  /** The signed-in user's id, or null when anonymous; its account is checked before anything executes (see authenticationPlugin). */
   viewerId: string | null;
   loaders: Loaders;
   reads: ReadConsistency;
   useCases: UseCases;
   tokens: Tokens;
+  /** This request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES): every graph read its fields make is charged to it. */
+  graphBudget: ReadBudget;
   /** What this operation has cost the backends so far. */
   cost: Cost;
 }

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { CommentRecord, Page, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
-import type { FollowCounts, FollowPair } from '../stores/graph/graph-store.js';
+import type { FollowCounts, FollowPair, ReadBudget } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
 
 /** The backend's limit for one batched read (BatchGetItem takes 100 keys). */
@@ -20,16 +20,16 @@ export interface ReadConsistency {
  * Per-request DataLoaders: every lookup a field resolver makes goes through one of these,
  * so a page of 20 or 100 items costs the same few backend calls. With `batching` off each
  * lookup is its own backend call, uncached — the naive resolvers that the benchmark
- * measures as its baseline.
+ * measures as its baseline. Graph lookups are charged to the request's graph budget.
  */
-export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency, { batching }: { batching: boolean }) {
+export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency, { batching, graphBudget }: { batching: boolean; graphBudget: ReadBudget }) {
   const batched = batching ? { maxBatchSize: MAX_BATCH } : { batch: false, cache: false };
   return {
     user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids, { consistent: reads.strong }), batched),
     /** User id → follower and following counts. */
-    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids), batched),
+    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids, graphBudget), batched),
     /** Does `from` follow `to`? viewerFollows and followsViewer of a whole page share one graph call. */
-    follows: new DataLoader<FollowPair, boolean, string>((pairs) => stores.graph.follows(pairs), {
+    follows: new DataLoader<FollowPair, boolean, string>((pairs) => stores.graph.follows(pairs, graphBudget), {
       ...batched,
       cacheKeyFn: (pair) => `${pair.from}>${pair.to}`,
     }),

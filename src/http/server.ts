@@ -11,11 +11,19 @@ export const MAX_BODY_BYTES = 100 * 1024;
 export interface HttpOptions {
   apollo: ApolloServer<GraphQLContext>;
   context: (request: IncomingMessage, cost: Cost) => Promise<GraphQLContext>;
-  /** Resolves when every store answers. */
-  health: () => Promise<void>;
+  /** Each store's state: `up` when it answers. */
+  health: () => Promise<Record<string, string>>;
   logger: Logger;
   /** Serve GraphiQL at /graphiql. */
   graphiql: boolean;
+  timeouts: HttpTimeouts;
+}
+
+/** Settings HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS. */
+export interface HttpTimeouts {
+  requestMs: number;
+  headersMs: number;
+  keepAliveMs: number;
 }
 
 class HttpError extends Error {
@@ -30,6 +38,9 @@ class HttpError extends Error {
 }
 
 const bodyTooLarge = () => new HttpError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`, true);
+
+/** The client closed the connection, or it timed out, before its request was read: there is no one to answer. */
+class ClientGone extends Error {}
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -50,8 +61,16 @@ function readBody(request: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
+    let ended = false;
+    request.on('end', () => {
+      ended = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    // Node ends a request whose client hangs up or times out with an "aborted" error, then "close".
+    request.on('error', (error) => reject(new ClientGone(error.message)));
+    request.on('close', () => {
+      if (!ended) reject(new ClientGone('connection closed'));
+    });
   });
 }
 
@@ -109,14 +128,12 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   if (options.graphiql && serveGraphiQL(url.pathname, response)) return;
   switch (url.pathname) {
-    case '/healthz':
-      try {
-        await options.health();
-        return sendJson(response, 200, { status: 'ok' });
-      } catch (error) {
-        options.logger.warn('health check failed', { error });
-        return sendJson(response, 503, { status: 'unavailable' });
-      }
+    case '/healthz': {
+      const stores = await options.health();
+      if (Object.values(stores).every((state) => state === 'up')) return sendJson(response, 200, { status: 'ok', stores });
+      options.logger.warn('health check failed', { stores });
+      return sendJson(response, 503, { status: 'unavailable', stores });
+    }
     case '/':
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(landingPage(options.graphiql));
@@ -127,19 +144,33 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
 }
 
 export function createHttpServer(options: HttpOptions): Server {
-  return createServer((request, response) => {
-    route(options, request, response).catch((error: unknown) => {
-      if (response.headersSent) {
-        response.destroy();
-        return;
-      }
-      if (error instanceof HttpError) {
-        if (error.closeConnection) response.setHeader('connection', 'close');
-        sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
-        return;
-      }
-      options.logger.error('unhandled HTTP error', { error });
-      sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
-    });
-  });
+  const { requestMs, headersMs, keepAliveMs } = options.timeouts;
+  return createServer(
+    {
+      requestTimeout: requestMs,
+      headersTimeout: headersMs,
+      keepAliveTimeout: keepAliveMs,
+      // Node checks the request and headers timeouts on this interval; its default, 30 s, could double them.
+      connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersMs / 10))),
+    },
+    (request, response) => {
+      route(options, request, response).catch((error: unknown) => {
+        if (error instanceof ClientGone) {
+          options.logger.debug('client went away before sending its whole request', { reason: error.message });
+          return;
+        }
+        if (response.headersSent) {
+          response.destroy();
+          return;
+        }
+        if (error instanceof HttpError) {
+          if (error.closeConnection) response.setHeader('connection', 'close');
+          sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
+          return;
+        }
+        options.logger.error('unhandled HTTP error', { error });
+        sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
+      });
+    },
+  );
 }

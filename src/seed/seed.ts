@@ -1,21 +1,20 @@
 import type { Config } from '../config.js';
-import { chunk, mapConcurrently } from '../lib/collections.js';
 import { newId } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
-import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { ClaimedTask } from '../stores/task-queue.js';
-import { FanOut, type RunOutcome, type SaveCheckpoint } from '../usecases/fanout.js';
-import { Worker } from '../worker/worker.js';
+import type { HomeEntry } from '../stores/timeline-store.js';
+import { type PostPlacement, type PostSettings, placePost } from '../usecases/posts.js';
 import type { Network } from './network.js';
 import type { Progress } from './progress.js';
 
 /**
- * Writes a generated network through the service's own stores and paths: sign-up's
- * transaction per user, the graph store's bulk follow import (one transaction per chunk of
- * edges with their counts), one createPost transaction per post with its fan-out task, the
- * real worker to fan the posts out, and one like transaction per like — so every counter is
- * exact afterwards, exactly as if the network had been built through the API.
+ * Writes a generated network with the stores' bulk imports: everything the service's own
+ * paths would have left — counts, counters, outboxes and home timelines as fan-out fills
+ * them — is computed here from the network, and each store writes its items with the
+ * engine's fastest bulk write. The item shapes come from the stores' own builders, shared
+ * with their normal write paths, and posts are placed by the rules createPost uses
+ * (`placePost`). `seedThroughService` writes the same network through the service's paths,
+ * for comparison.
  */
 export interface SeedSummary {
   users: number;
@@ -26,20 +25,10 @@ export interface SeedSummary {
   /** Store ids, aligned with the network's users and posts. */
   userIds: string[];
   postIds: string[];
-  phasesMs: Record<'users' | 'follows' | 'posts' | 'fanOut' | 'likes', number>;
+  /** Duration of each phase, in the order they ran. */
+  phasesMs: Record<string, number>;
   totalMs: number;
 }
-
-type SeedSettings = Pick<
-  Config,
-  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'timelineMaxEntries' | 'timelineSizeSampleEvery' | 'queueLeaseMs' | 'queueMaxAttempts'
->;
-
-/** Writes in flight at once: enough to keep DynamoDB busy, few enough not to drown it in retries. */
-const CONCURRENCY = 16;
-const FOLLOW_CHUNK = 1000;
-const GRAPH_USER_CHUNK = 100;
-const WORKER_CONCURRENCY = 8;
 
 export class AlreadySeededError extends Error {
   constructor(handle: string) {
@@ -48,11 +37,17 @@ export class AlreadySeededError extends Error {
   }
 }
 
-export async function seedNetwork(stores: Stores, network: Network, settings: SeedSettings, progress: Progress, logger: Logger): Promise<SeedSummary> {
-  const started = Date.now();
+/** The network's users and posts as records (users with postCount 0), each post placed as createPost would place it. */
+export interface SeedRecords {
+  users: UserRecord[];
+  posts: PostRecord[];
+  placements: PostPlacement[];
+}
+
+/** Refuses a store that already holds the network, then makes the records. */
+export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings): Promise<SeedRecords> {
   const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
   if (taken) throw new AlreadySeededError(network.users[0]!.handle);
-
   // Every id is made before anything else: ids carry their (simulated) creation time, and the
   // id clock only moves forward, so an id made at real time first would pull later ones forward.
   const users: UserRecord[] = network.users.map((u) => ({
@@ -64,107 +59,83 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Se
     createdAt: new Date(u.createdAtMs).toISOString(),
     postCount: 0,
   }));
-  const posts: PostRecord[] = network.posts.map((p) => ({
+  // Follows are written before posts, so every post sees its author's final follower count.
+  const placements = network.posts.map((p) => placePost(network.followerCounts[p.author]!, settings));
+  const posts: PostRecord[] = network.posts.map((p, i) => ({
     id: newId('pst', p.createdAtMs),
     authorId: users[p.author]!.id,
     text: p.text,
     tags: p.tags,
     createdAt: new Date(p.createdAtMs).toISOString(),
-    counterShards: network.followerCounts[p.author]! >= settings.hotAuthorFollowers ? settings.counterShards : 1,
+    counterShards: placements[i]!.counterShards,
   }));
+  return { users, posts, placements };
+}
 
-  let phase = progress('users', users.length);
-  await mapConcurrently(users, CONCURRENCY, async (user) => {
-    await stores.users.create(user);
-    phase.tick();
-  });
-  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) =>
-    stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))),
+export function followEdges(network: Network, users: readonly UserRecord[]) {
+  return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
+}
+
+export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings & Pick<Config, 'timelineMaxEntries'>, progress: Progress): Promise<SeedSummary> {
+  const started = Date.now();
+  const { users, posts, placements } = await prepareSeed(stores, network, settings);
+
+  // What createPost, like and fan-out would have counted and copied, from the same network.
+  const postCounts = new Array<number>(users.length).fill(0);
+  for (const p of network.posts) postCounts[p.author]! += 1;
+  const likeCounts = new Array<number>(posts.length).fill(0);
+  for (const like of network.likes) likeCounts[like.post]! += 1;
+  const followers: number[][] = users.map(() => []);
+  for (const f of network.follows) followers[f.to]!.push(f.from);
+  // Every post reaches its author's own home timeline, and its author's followers' when the author is fanned out.
+  const homeEntries: HomeEntry[] = network.posts.flatMap((p, i) =>
+    [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])].map((reader) => ({
+      userId: users[reader]!.id,
+      postId: posts[i]!.id,
+      authorId: posts[i]!.authorId,
+    })),
   );
-  const usersMs = phase.finish();
 
-  phase = progress('follows', network.follows.length);
-  for (const part of chunk(network.follows, FOLLOW_CHUNK)) {
-    await stores.graph.importFollows(part.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() })));
-    phase.tick(part.length);
-  }
-  const followsMs = phase.finish();
-
-  // The same rule as createPost: authors past FANOUT_MAX_FOLLOWERS keep their posts in an outbox.
-  const fannedOut = (author: number) => network.followerCounts[author]! <= settings.fanoutMaxFollowers;
-  const fanOutTasks = network.posts.filter((p) => fannedOut(p.author)).length;
-  const homeEntries = network.posts.reduce((sum, p) => sum + (fannedOut(p.author) ? network.followerCounts[p.author]! + 1 : 1), 0);
-  const fanOut = new CountingFanOut(stores, settings);
-  const worker = new Worker(
-    stores.tasks,
-    fanOut,
-    { pollMs: 200, leaseMs: settings.queueLeaseMs, concurrency: WORKER_CONCURRENCY, maxAttempts: settings.queueMaxAttempts },
-    logger.child({ component: 'seed-worker' }),
+  const phasesMs: Record<string, number> = {};
+  const run = async (name: string, total: number, write: (tick: (n: number) => void) => Promise<unknown>) => {
+    const phase = progress(name, total);
+    await write((n) => phase.tick(n));
+    phasesMs[name] = phase.finish();
+  };
+  await run('users', users.length, (tick) => stores.users.importUsers(users.map((u, i) => ({ ...u, postCount: postCounts[i]! })), tick));
+  await run('follows', network.follows.length, (tick) =>
+    stores.graph.importGraph(
+      users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
+      followEdges(network, users),
+      tick,
+    ),
   );
-  worker.start();
-  let postsMs: number;
-  let fanOutMs: number;
-  try {
-    phase = progress('posts', posts.length);
-    await mapConcurrently(network.posts, CONCURRENCY, async (p, i) => {
-      const post = posts[i]!;
-      await stores.posts.create(
-        post,
-        fannedOut(p.author)
-          ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: post.authorId } } }
-          : { kind: 'outbox' },
-        null,
-      );
-      worker.nudge();
-      phase.tick();
-    });
-    postsMs = phase.finish();
-
-    phase = progress('fan-out', fanOutTasks);
-    const fanOutStarted = Date.now();
-    while (fanOut.finished < fanOutTasks) {
-      phase.set(fanOut.finished);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    phase.set(fanOut.finished);
-    phase.finish();
-    fanOutMs = Date.now() - fanOutStarted;
-  } finally {
-    await worker.stop();
-  }
-
-  phase = progress('likes', network.likes.length);
-  await mapConcurrently(network.likes, CONCURRENCY, async (like) => {
-    await stores.counters.like(posts[like.post]!, users[like.user]!.id);
-    phase.tick();
+  await run('posts', posts.length, (tick) =>
+    stores.posts.importPosts(
+      posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! })),
+      tick,
+    ),
+  );
+  await run('likes', network.likes.length, (tick) =>
+    stores.counters.importLikes(
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id })),
+      tick,
+    ),
+  );
+  let written = 0;
+  await run('timelines', homeEntries.length, async (tick) => {
+    written = await stores.timelines.importHomeTimelines(homeEntries, settings.timelineMaxEntries, tick);
   });
-  const likesMs = phase.finish();
 
   return {
     users: users.length,
     follows: network.follows.length,
     posts: posts.length,
-    homeEntries,
+    homeEntries: written,
     likes: network.likes.length,
     userIds: users.map((u) => u.id),
     postIds: posts.map((p) => p.id),
-    phasesMs: { users: usersMs, follows: followsMs, posts: postsMs, fanOut: fanOutMs, likes: likesMs },
+    phasesMs,
     totalMs: Date.now() - started,
   };
 }
-
-/** The service's fan-out, counting the post fan-outs it has finished so that the seed knows when the worker is done. */
-class CountingFanOut extends FanOut {
-  finished = 0;
-
-  constructor(stores: Stores, settings: SeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {});
-  }
-
-  override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    const outcome = await super.run(task, save, stopping);
-    if (outcome === 'done' && task.payload.kind === 'fanOut') this.finished += 1;
-    return outcome;
-  }
-}
-

@@ -7,8 +7,8 @@ export interface PostCounts {
   likeCount: number;
   viewCount: number;
   commentCount: number;
-  /** Kind → count, including kinds whose count is zero. */
-  reactions: Record<string, number>;
+  /** Kind → count of the configured kinds a counter item holds (a Map: kinds are user data, never plain-object keys). */
+  reactions: Map<string, number>;
 }
 
 /** What the counter store needs to know of a post: where its counters are. */
@@ -31,6 +31,11 @@ export interface CounterStore {
   /** For each pair: has the user liked the post? */
   hasLiked(pairs: readonly UserPost[]): Promise<boolean[]>;
   like(post: CountedPost, userId: string): Promise<CounterChange>;
+  /**
+   * Writes many like records at once, without touching counters, for a store that holds none
+   * of them yet (seeding): the posts were imported with their like counts (PostStore.importPosts).
+   */
+  importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void>;
   unlike(post: CountedPost, userId: string): Promise<CounterChange>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;

@@ -9,6 +9,14 @@ import type { Task } from './task-queue.js';
  */
 export type Delivery = { kind: 'fanOut'; task: Task } | { kind: 'outbox' };
 
+/** A post to import with what createPost and its likes would have left: its delivery and its like count. */
+export interface ImportedPost {
+  post: PostRecord;
+  /** True when its author is not fanned out (the post goes to the author's outbox). */
+  outbox: boolean;
+  likeCount: number;
+}
+
 export interface CommentPage {
   items: CommentRecord[];
   hasNextPage: boolean;
@@ -20,6 +28,14 @@ export interface PostStore {
    * used, creates nothing and returns the id of the post that the key created.
    */
   create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string>;
+  /**
+   * Writes many posts at once, for a store that holds none of them yet (seeding): each post
+   * with what create writes — author entry, tag and public entries, outbox entry and
+   * registration, counter shards (holding `likeCount`) — except the author's postCount, the
+   * author's own home entry and the fan-out task: the caller writes the users with their
+   * postCount and the home timelines whole.
+   */
+  importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void>;
   /** Deletes the post and its author-side entries, enqueueing `cleanup` in the same transaction; false when it was already gone. */
   delete(post: PostRecord, cleanup: Task): Promise<boolean>;
   /** Aligned with `ids`; null for unknown ids. */

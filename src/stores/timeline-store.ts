@@ -27,8 +27,14 @@ export interface TimelineStore {
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 
-  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see FanOut), with the two methods below. */
+  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see FanOut), with addToHomeSizes and trimHome. */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
+  /**
+   * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
+   * of each user's entries, the newest `keep`, with the exact size estimate beside them.
+   * Returns how many entries were written.
+   */
+  importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number>;
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
   /** Adds to the size estimates of distinct home timelines; returns the new estimates, aligned with `additions`. */
   addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]>;

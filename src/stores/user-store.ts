@@ -10,6 +10,11 @@ export interface ProfilePatch {
 export interface UserStore {
   /** Writes the handle claim and the user in one transaction; HANDLE_TAKEN when the handle is claimed. */
   create(user: UserRecord): Promise<void>;
+  /**
+   * Writes many users (with their postCount) and their handle claims at once, without the
+   * checks of create: for a store that holds none of these users or handles (seeding).
+   */
+  importUsers(users: readonly UserRecord[], onWritten?: (users: number) => void): Promise<void>;
   /** Aligned with `ids`; null for unknown ids. `consistent` reads after a write. */
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(UserRecord | null)[]>;
   /** Aligned with `handles` (already normalised); null for unclaimed handles. */

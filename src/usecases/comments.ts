@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from '../domain/errors.js';
 import { idKind, newId } from '../domain/ids.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
-import { checkRequiredText, idempotencyKey, pageSize } from '../domain/validation.js';
+import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { PostUseCases } from './posts.js';
 
@@ -23,7 +23,7 @@ export class CommentUseCases {
 
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
-    const checkedText = checkRequiredText(text, 'text', COMMENT_MAX_LENGTH);
+    const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
     const checkedKey = idempotencyKey(key, 'idempotencyKey');
     const post = await this.postUseCases.require(postId, 'postId');
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString() };

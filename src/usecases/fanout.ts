@@ -1,6 +1,7 @@
 import { newId } from '../domain/ids.js';
 import { mapConcurrently, settleAll } from '../lib/collections.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { HomeSizeAddition, TimelineStore } from '../stores/timeline-store.js';
@@ -136,7 +137,7 @@ export class FanOut implements FollowEvents {
   }
 
   private followerPage(authorId: string, after: string | null): Promise<IdPage> {
-    return this.graph.followers(authorId, { first: this.settings.fanoutPageSize, after });
+    return this.graph.followers(authorId, { first: this.settings.fanoutPageSize, after }, UNMETERED);
   }
 
   /**
@@ -144,7 +145,7 @@ export class FanOut implements FollowEvents {
    * writes wait on nothing else: while a page is written, the next one is read, and the pages
    * written before the last one are finished (`finish`, then the checkpoint after them). The
    * last page written waits for the next one before it is finished, and at the end the pages
-   * left are finished together: the engine serves requests one at a time (see Performance in
+   * left are finished together: DynamoDB Local applies writes one at a time (see Performance in
    * the README), so the last entries never queue behind bookkeeping, and a short walk does
    * its bookkeeping once. A checkpoint is saved only once the pages before it are written and
    * finished, and after the checkpoint before it, so a resumed task never skips a page.
@@ -240,7 +241,7 @@ export class FanOut implements FollowEvents {
   }
 
   private async stillFollows(followerId: string, followeeId: string): Promise<boolean> {
-    const [follows] = await this.graph.follows([{ from: followerId, to: followeeId }]);
+    const [follows] = await this.graph.follows([{ from: followerId, to: followeeId }], UNMETERED);
     return follows === true;
   }
 

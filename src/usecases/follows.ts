@@ -1,7 +1,8 @@
 import { decodeCursor, encodeCursor, isString } from '../domain/cursor.js';
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { requireIdOf } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
-import type { GraphStore, IdPage, PageArgs } from '../stores/graph/graph-store.js';
+import type { CountedPage, GraphStore, IdPage, PageArgs, ReadBudget } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 
@@ -44,36 +45,29 @@ export class FollowUseCases {
   private async checkPair(viewerId: string | null, userId: string): Promise<string> {
     if (!viewerId) throw unauthenticated();
     if (userId === viewerId) throw badInput('userId', 'you cannot follow yourself');
+    requireIdOf('usr', userId, 'userId');
     // Strongly consistent: an account created a moment ago must be followable.
     const [user] = await this.users.getMany([userId], { consistent: true });
     if (!user) throw notFound('User', userId);
     return viewerId;
   }
 
-  async followers(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
-    return withOpaqueCursors(await this.graph.followers(userId, pageArgs(first, after)));
+  async followers(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.followers(userId, pageArgs(first, after), budget));
   }
 
-  async following(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
-    return withOpaqueCursors(await this.graph.following(userId, pageArgs(first, after)));
+  async following(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.following(userId, pageArgs(first, after), budget));
   }
 
-  /** Accounts the viewer follows that follow `userId`; empty when anonymous. */
-  async knownFollowers(viewerId: string | null, userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
+  /** Accounts the viewer follows that follow `userId`, with their number; none when anonymous. */
+  async knownFollowers(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
     const page = pageArgs(first, after);
-    if (!viewerId) return { items: [], hasNextPage: false };
-    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page));
+    if (!viewerId) return { items: [], hasNextPage: false, totalCount: 0 };
+    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page, budget));
   }
 
-  async knownFollowerCount(viewerId: string | null, userId: string): Promise<number> {
-    return viewerId ? this.graph.knownFollowerCount(viewerId, userId) : 0;
-  }
-
-  async mutuals(userId: string, first?: number | null, after?: string | null): Promise<IdPage> {
-    return withOpaqueCursors(await this.graph.mutuals(userId, pageArgs(first, after)));
-  }
-
-  mutualCount(userId: string): Promise<number> {
-    return this.graph.mutualCount(userId);
+  async mutuals(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
+    return withOpaqueCursors(await this.graph.mutuals(userId, pageArgs(first, after), budget));
   }
 }

@@ -1,10 +1,12 @@
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
-import { pageSize } from '../domain/validation.js';
-import type { GraphStore, NetworkPage, SuggestedUser, TraversalLimits } from '../stores/graph/graph-store.js';
+import { requireIdOf } from '../domain/ids.js';
+import { normalizeWord, pageSize } from '../domain/validation.js';
+import type { CountedPage, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
+import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
 
-/** Hop limits of the multi-hop queries; the edge budget (GRAPH_MAX_EDGES) bounds the work within them. */
+/** Hop limits of the multi-hop queries; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the work within them. */
 export const HOPS = {
   separation: { default: 3, max: 6 },
   network: { default: 2, max: 3 },
@@ -26,32 +28,40 @@ export class GraphQueryUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
-    private readonly limits: TraversalLimits,
+    private readonly limits: GraphLimits,
   ) {}
 
-  async suggestedFollows(viewerId: string | null, first?: number | null): Promise<SuggestedUser[]> {
-    if (!viewerId) throw unauthenticated();
-    return this.graph.suggestions(viewerId, pageSize(first), this.limits);
+  /** A fresh budget for the graph reads of one GraphQL request, shared by all its fields. */
+  budget(): GraphBudget {
+    return new GraphBudget(this.limits);
   }
 
-  async degreesOfSeparation(from: string, to: string, maxDepth?: number | null): Promise<Separation> {
+  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget): Promise<SuggestedUser[]> {
+    if (!viewerId) throw unauthenticated();
+    return this.graph.suggestions(viewerId, pageSize(first), budget);
+  }
+
+  async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
     await this.requireUsers({ from, to });
-    const path = await this.graph.shortestPath(from, to, hops, this.limits);
+    const path = await this.graph.shortestPath(from, to, hops, budget);
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
-  async network(args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null }): Promise<NetworkPage> {
+  async network(
+    args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null },
+    budget: ReadBudget,
+  ): Promise<CountedPage> {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
-    const interest = args.interest === null || args.interest === undefined ? null : args.interest.trim().toLowerCase();
+    const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
     await this.requireUsers({ userId: args.userId });
-    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, ...page }, this.limits));
+    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, ...page }, budget));
   }
 
-  /** NOT_FOUND for the first id that is not a user. */
+  /** BAD_USER_INPUT for the first argument that is not a user id, NOT_FOUND for the first that names no user. */
   private async requireUsers(ids: Record<string, string>): Promise<void> {
-    const wanted = Object.values(ids);
+    const wanted = Object.entries(ids).map(([field, id]) => requireIdOf('usr', id, field));
     const found = await this.users.getMany(wanted);
     const missing = wanted.find((_, i) => !found[i]);
     if (missing !== undefined) throw notFound('User', missing);

@@ -1,8 +1,9 @@
-import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
-import { idKind, newId } from '../domain/ids.js';
+import { forbidden, notFound, unauthenticated } from '../domain/errors.js';
+import { idKind, newId, requireIdOf } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
-import { checkRequiredText, idempotencyKey, normalizeWords } from '../domain/validation.js';
+import { cleanText, idempotencyKey, normalizeWords } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { Task } from '../stores/task-queue.js';
 import type { OutboxAuthors } from './outbox-authors.js';
@@ -23,6 +24,25 @@ export interface PostSettings {
   counterShards: number;
 }
 
+/** Where a new post's counters and copies go. */
+export interface PostPlacement {
+  counterShards: number;
+  /** True: fanned out to the followers' home timelines; false: kept in the author's outbox. */
+  fanOut: boolean;
+}
+
+/**
+ * The placement rules, from the author's follower count: a hot author's posts get sharded
+ * counters, and an author with more than FANOUT_MAX_FOLLOWERS followers is not fanned out.
+ * createPost and the seed's bulk import both place posts with this one function.
+ */
+export function placePost(authorFollowers: number, settings: PostSettings): PostPlacement {
+  return {
+    counterShards: authorFollowers >= settings.hotAuthorFollowers ? settings.counterShards : 1,
+    fanOut: authorFollowers <= settings.fanoutMaxFollowers,
+  };
+}
+
 export class PostUseCases {
   constructor(
     private readonly posts: PostStore,
@@ -35,20 +55,13 @@ export class PostUseCases {
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
     if (!viewerId) throw unauthenticated();
-    const text = checkRequiredText(input.text, 'input.text', POST_LIMITS.text);
+    const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
-    const [counts] = await this.graph.counts([viewerId]);
-    const followers = counts?.followers ?? 0;
-    const post: PostRecord = {
-      id: newId('pst'),
-      authorId: viewerId,
-      text,
-      tags,
-      createdAt: new Date().toISOString(),
-      counterShards: followers >= this.settings.hotAuthorFollowers ? this.settings.counterShards : 1,
-    };
-    const fanOutTask: Task | null = followers <= this.settings.fanoutMaxFollowers ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
+    const [counts] = await this.graph.counts([viewerId], UNMETERED);
+    const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
+    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards };
+    const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
     const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask } : { kind: 'outbox' }, key);
     // A retry: the key already created a post, and that post is the answer.
     if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
@@ -77,8 +90,7 @@ export class PostUseCases {
 
   /** For mutations that act on a post: NOT_FOUND unless it exists. */
   async require(postId: string, field: string): Promise<PostRecord> {
-    if (idKind(postId) !== 'pst') throw badInput(field, 'is not a post id');
-    const post = await this.get(postId, { consistent: true });
+    const post = await this.get(requireIdOf('pst', postId, field), { consistent: true });
     if (!post) throw notFound('Post', postId);
     return post;
   }

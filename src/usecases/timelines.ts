@@ -1,8 +1,9 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
-import { normalizeWords, pageSize } from '../domain/validation.js';
+import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostIdPage, TimelineStore } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
@@ -33,7 +34,7 @@ export class TimelineUseCases {
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
     const outboxAuthors = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
-    const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to }))) : [];
+    const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to })), UNMETERED) : [];
     const merged = outboxAuthors.filter((_, i) => followed[i]);
     return toPage(await this.timelines.home(userId, merged, size, position));
   }
@@ -44,7 +45,7 @@ export class TimelineUseCases {
   }
 
   async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
-    const [normalized] = normalizeWords([tag], 'tag', 1) as [string];
+    const normalized = normalizeWord(tag, 'tag');
     const size = pageSize(first);
     return toPage(await this.timelines.tag(normalized, size, decodeCursor(after, 'after', isPostId)));
   }

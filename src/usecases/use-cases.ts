@@ -20,10 +20,10 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   return {
     users: new UserUseCases(stores.users, stores.graph, logger),
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),
-    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxEdges: config.graphMaxEdges }),
+    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
     comments: new CommentUseCases(stores.posts, posts),
-    counters: new CounterUseCases(posts, stores.counters),
+    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
   };

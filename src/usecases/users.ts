@@ -1,7 +1,7 @@
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { UserRecord } from '../domain/models.js';
-import { LIMITS, checkOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
+import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
@@ -30,8 +30,8 @@ export class UserUseCases {
     const user: UserRecord = {
       id: newId('usr'),
       handle: normalizeHandle(input.handle, 'input.handle'),
-      displayName: checkOptionalText(input.displayName, 'input.displayName', LIMITS.displayName) ?? null,
-      bio: checkOptionalText(input.bio, 'input.bio', LIMITS.bio) ?? null,
+      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName) ?? null,
+      bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio) ?? null,
       interests: normalizeWords(input.interests, 'input.interests', LIMITS.interests),
       createdAt: new Date().toISOString(),
       postCount: 0,
@@ -51,8 +51,8 @@ export class UserUseCases {
     if (!viewerId) throw unauthenticated();
     if (input.interests === null) throw badInput('input.interests', 'must be a list (use [] to clear)');
     const patch: ProfilePatch = {
-      displayName: checkOptionalText(input.displayName, 'input.displayName', LIMITS.displayName),
-      bio: checkOptionalText(input.bio, 'input.bio', LIMITS.bio),
+      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName),
+      bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio),
       interests: input.interests === undefined ? undefined : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
     };
     const user = await this.users.updateProfile(viewerId, patch);

@@ -15,6 +15,18 @@ function retryDelay(attempts: number): number {
   return Math.random() * Math.min(60_000, 500 * 2 ** attempts);
 }
 
+const MAX_QUEUE_BACKOFF_MS = 30_000;
+
+/**
+ * Wait after the queue failed `failures` times in a row (its store is down): the poll interval,
+ * doubled with each failure up to 30 s, less up to half of it at random so that many workers
+ * do not all come back at once.
+ */
+function queueBackoff(pollMs: number, failures: number): number {
+  const ceiling = Math.min(MAX_QUEUE_BACKOFF_MS, pollMs * 2 ** (failures - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
 /**
  * Claims tasks from the durable queue and runs them, a few at a time. Idle, it polls every
  * `pollMs`; `nudge(task)` wakes it at once (the API calls it after enqueueing, when both share
@@ -29,6 +41,7 @@ export class Worker {
   /** Tasks enqueued in this process and not claimed yet, oldest first. */
   private readonly enqueued: Task[] = [];
   private loop: Promise<void> | null = null;
+  private queueFailures = 0;
 
   constructor(
     private readonly queue: TaskQueue,
@@ -63,12 +76,20 @@ export class Worker {
         try {
           const enqueued = this.enqueued.splice(0, free);
           handedOver = enqueued.length > 0;
-          // A task enqueued here is claimed by its key; the queue is searched at the next poll or nudge.
+          // A task enqueued here is claimed by its key; the queue is searched at the next poll or nudge
+          // (and finds the handed-over tasks too if these claims failed: they are in the durable queue).
           claimed = handedOver
             ? (await Promise.all(enqueued.map((task) => this.queue.claimEnqueued(task, this.settings.leaseMs)))).filter((task) => task !== null)
             : await this.queue.claim(free, this.settings.leaseMs);
+          if (this.queueFailures > 0) this.logger.info('task queue answers again', { failures: this.queueFailures });
+          this.queueFailures = 0;
         } catch (error) {
-          this.logger.error('could not claim tasks', { error });
+          // The store is down: back off rather than fail (and log) at every poll.
+          this.queueFailures += 1;
+          const retryInMs = queueBackoff(this.settings.pollMs, this.queueFailures);
+          this.logger.error('could not claim tasks', { error, failures: this.queueFailures, retryInMs });
+          await this.idle(retryInMs);
+          continue;
         }
       }
       for (const task of claimed) {
@@ -80,12 +101,12 @@ export class Worker {
       }
       // Straight on while slots are free and tasks may be waiting: handed-over ones, or more than a search claimed.
       const mayBeWaiting = this.enqueued.length > 0 || (!handedOver && claimed.length > 0);
-      if (claimed.length === free || !mayBeWaiting) await this.idle();
+      if (claimed.length === free || !mayBeWaiting) await this.idle(this.settings.pollMs);
     }
   }
 
-  /** Waits for the poll interval, a nudge, or a task to finish; returns at once if one came while busy. */
-  private idle(): Promise<void> {
+  /** Waits `ms`, for a nudge, or for a task to finish; returns at once if one came while busy. */
+  private idle(ms: number): Promise<void> {
     if (this.nudged || this.stopping) {
       this.nudged = false;
       return Promise.resolve();
@@ -97,7 +118,7 @@ export class Worker {
         this.nudged = false;
         resolve();
       };
-      const timer = setTimeout(done, this.settings.pollMs);
+      const timer = setTimeout(done, ms);
       this.wake = done;
     });
   }

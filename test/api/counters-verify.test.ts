@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { newId } from '../../src/domain/ids.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
@@ -27,7 +29,8 @@ async function verify(...args: string[]): Promise<{ code: number; output: string
   }
 }
 
-describe('npm run counters:verify', () => {
+// Each verify is a process of its own (tsx compiles the script), several per test.
+describe('npm run counters:verify', { timeout: 180_000 }, () => {
   it('finds no drift after real traffic, reports planted drift, and --repair fixes it', async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
     const created = await t.gql('mutation { createPost(input: { text: "counted" }) { post { id } } }', {}, author.token);
@@ -62,5 +65,84 @@ describe('npm run counters:verify', () => {
     expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
     const after = await t.gql('query($id: ID!) { post(id: $id) { likeCount reactionCounts { kind count } author { postCount } } }', { id: postId });
     expect(after.data!.post).toEqual({ likeCount: 1, reactionCounts: [{ kind: 'wow', count: 1 }], author: { postCount: 1 } });
+  });
+
+  it('is exact for reaction kinds that every plain object has as a member (__proto__, constructor)', async () => {
+    const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
+    const created = await t.gql('mutation { createPost(input: { text: "odd kinds" }) { post { id } } }', {}, author.token);
+    const postId = created.data!.createPost.post.id;
+    // Kinds outside REACTION_KINDS, as a version before kinds were bounded let anyone add: one
+    // __proto__ reaction, counted right, and two constructor reactions, counted as five.
+    const table = tableName(t.tablePrefix);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
+    const records = [keys.reaction(postId, '__proto__', fan.id), keys.reaction(postId, 'constructor', fan.id), keys.reaction(postId, 'constructor', author.id)];
+    for (const record of records) await client.send(new PutCommand({ TableName: table, Item: { ...record, at: new Date().toISOString() } }));
+    await client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.counterShard(postId, 0),
+        UpdateExpression: 'SET reactions.#proto = :one, reactions.#ctor = :five',
+        ExpressionAttributeNames: { '#proto': '__proto__', '#ctor': 'constructor' },
+        ExpressionAttributeValues: { ':one': 1, ':five': 5 },
+      }),
+    );
+
+    const found = await verify();
+    expect(found.code).toBe(1);
+    expect(found.output).toContain('reactions.constructor recorded 5, actual 2');
+    expect(found.output).not.toContain('__proto__');
+    expect((await verify('--repair')).output).toContain('1 counters drifted, now repaired');
+    expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
+
+    // Read in DynamoDB's own format, which keeps a __proto__ key.
+    const shard = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: keys.counterShard(postId, 0).pk }, sk: { S: keys.counterShard(postId, 0).sk } } }));
+    client.destroy();
+    const reactions = shard.Item!.reactions!.M!;
+    expect(Object.entries(reactions).map(([kind, count]) => [kind, count.N])).toEqual(expect.arrayContaining([['__proto__', '1'], ['constructor', '2']]));
+    // Neither is a configured kind, so neither is shown.
+    const read = await t.gql('query($id: ID!) { post(id: $id) { reactionCounts { kind count } } }', { id: postId });
+    expect(read.data!.post.reactionCounts).toEqual([]);
+  });
+
+  it('reports follow records that disagree with each other or name a user without an account, and repairs none of them', async () => {
+    const [followee, follower] = await Promise.all([t.signUp(), t.signUp()]);
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: followee.id }, follower.token);
+    expect((await verify()).code).toBe(0);
+
+    const table = tableName(t.tablePrefix);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
+    const [entry] = (
+      await client.send(
+        new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingList(follower.id) } }),
+      )
+    ).Items!;
+    const stray = { pk: keys.followersList(followee.id), sk: keys.followListPosition(1, follower.id), userId: follower.id };
+    // The follower's following list loses its entry, the followee's followers list gains one without an edge,
+    // and a user without an account follows the followee (edge, list entries and counts all written).
+    await client.send(new DeleteCommand({ TableName: table, Key: { pk: entry!.pk, sk: entry!.sk } }));
+    await client.send(new PutCommand({ TableName: table, Item: stray }));
+    const ghost = newId('usr');
+    await t.app.stores.graph.follow(ghost, followee.id, new Date().toISOString());
+    try {
+      // What a client sees: a count that the list does not show.
+      const shown = await t.gql('query($id: ID!) { user(id: $id) { followerCount followers { edges { node { id } } } } }', { id: followee.id });
+      expect(shown.data!.user.followerCount).toBe(2);
+      expect(shown.data!.user.followers.edges.map((e: { node: { id: string } }) => e.node.id)).not.toContain(ghost);
+
+      const found = await verify('--repair');
+      expect(found.code).toBe(1);
+      expect(found.output).toContain(`follow edge without its following list entry: ${entry!.pk} ${entry!.sk}`);
+      expect(found.output).toContain(`follow list entry without its follow edge: ${stray.pk} ${stray.sk}`);
+      expect(found.output).toContain(`follow edge naming a user who has no account: GNODE#${ghost} FOLLOWS#${followee.id}`);
+      expect(found.output).toContain('no drift');
+      expect(found.output).toContain('3 follow records disagree with each other (not repaired');
+      expect((await verify()).code).toBe(1);
+    } finally {
+      await client.send(new PutCommand({ TableName: table, Item: entry! }));
+      await client.send(new DeleteCommand({ TableName: table, Key: { pk: stray.pk, sk: stray.sk } }));
+      await t.app.stores.graph.unfollow(ghost, followee.id);
+      client.destroy();
+    }
+    expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
   });
 });

@@ -114,33 +114,61 @@ describe('unique views', () => {
 });
 
 describe('reactions', () => {
+  const REACT = 'mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }';
+
   it('counts each user once per kind and lists kinds largest first', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
     const users = await signUpMany(4);
-    const react = (token: string, kind: string) =>
-      t.gql('mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }', { id: postId, kind }, token);
+    const react = (token: string, kind: string) => t.gql(REACT, { id: postId, kind }, token);
     await Promise.all([
-      ...users.map((u) => react(u.token, 'heart')),
-      ...users.map((u) => react(u.token, 'heart')),
+      ...users.map((u) => react(u.token, 'love')),
+      ...users.map((u) => react(u.token, 'love')),
       ...users.slice(0, 2).map((u) => react(u.token, 'laugh')),
-      react(users[0]!.token, 'brand_new_kind'),
+      react(users[0]!.token, 'clap'),
     ]);
     expect((await counts(postId)).reactionCounts).toEqual([
-      { kind: 'heart', count: 4 },
+      { kind: 'love', count: 4 },
       { kind: 'laugh', count: 2 },
-      { kind: 'brand_new_kind', count: 1 },
+      { kind: 'clap', count: 1 },
     ]);
   });
 
-  it('refuses a malformed kind and changes nothing', async () => {
+  it('accepts only the configured kinds (REACTION_KINDS), and a refused kind changes nothing', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
-    for (const kind of ['', 'UPPER', 'has-dash', 'x'.repeat(21)]) {
-      const result = await t.gql('mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }', { id: postId, kind }, author.token);
+    for (const kind of ['', 'UPPER', 'has-dash', 'x'.repeat(21), 'heart', 'brand_new_kind', '__proto__', 'constructor']) {
+      const result = await t.gql(REACT, { id: postId, kind }, author.token);
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
+      expect(result.errors![0]!.extensions!.field).toBe('kind');
+      expect(result.errors![0]!.message).toContain('like, love, laugh, wow, sad, clap');
     }
     expect((await counts(postId)).reactionCounts).toEqual([]);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    const partition = await client.send(
+      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.post(postId).pk } }),
+    );
+    client.destroy();
+    expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'POST']);
+    expect(partition.Items!.find((item) => item.sk === 'COUNT#0')!.reactions).toEqual({});
+  });
+
+  it('counts a configured kind that is also a member of every plain object (constructor) exactly', async () => {
+    const own = await startTestApp({ REACTION_KINDS: 'like,constructor' });
+    try {
+      const [author, ...fans] = await Promise.all(Array.from({ length: 3 }, () => own.signUp()));
+      const created = await own.gql('mutation { createPost(input: { text: "hi" }) { post { id } } }', {}, author!.token);
+      const postId = created.data!.createPost.post.id;
+      for (const fan of fans) await own.gql(REACT, { id: postId, kind: 'constructor' }, fan.token);
+      await own.gql(REACT, { id: postId, kind: 'like' }, author!.token);
+      const read = await own.gql('query($id: ID!) { post(id: $id) { reactionCounts { kind count } } }', { id: postId });
+      expect(read.data!.post.reactionCounts).toEqual([
+        { kind: 'constructor', count: 2 },
+        { kind: 'like', count: 1 },
+      ]);
+    } finally {
+      await own.stop();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClaimedTask } from '../../src/stores/task-queue.js';
 import type { TimelineStore } from '../../src/stores/timeline-store.js';
+import { UNMETERED } from '../../src/stores/graph/traversal.js';
 import { createLogger } from '../../src/logger.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -102,7 +103,7 @@ describe('checkpoints', () => {
     for (const f of followers) await follow(t, f.token, author!.id);
     await runTasks((tasks) => tasks);
     const postId = await createPost(t, author!.token, 'checkpointed');
-    const order = (await t.app.stores.graph.followers(author!.id, { first: 100, after: null })).items;
+    const order = (await t.app.stores.graph.followers(author!.id, { first: 100, after: null }, UNMETERED)).items;
 
     // A slow store, whose writes complete long after their requests did; it records whose entries
     // are written as each write completes. The pages are pipelined: a checkpoint must still wait.

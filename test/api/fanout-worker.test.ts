@@ -75,7 +75,8 @@ function startWorker(env: Record<string, string> = {}): WorkerProcess {
 }
 
 describe('fan-out worker as its own process', () => {
-  it('delivers a post to every follower exactly once although the worker is killed mid-fan-out and restarted', async () => {
+  // Starts, kills and restarts a worker process: about half a minute on an idle two-core machine, more under load.
+  it('delivers a post to every follower exactly once although the worker is killed mid-fan-out and restarted', { timeout: 120_000 }, async () => {
     const author = await t.signUp();
     const followers: Awaited<ReturnType<TestApp['signUp']>>[] = [];
     for (let i = 0; i < 6; i++) followers.push(...(await Promise.all(Array.from({ length: 20 }, () => t.signUp()))));

@@ -262,20 +262,114 @@ describe('on a generated graph', () => {
   });
 });
 
-describe('traversal bounds', () => {
-  it('ends a query that would expand more than GRAPH_MAX_EDGES edges with QUERY_TOO_EXPENSIVE', async () => {
-    const tight = await startTestApp({ GRAPH_MAX_EDGES: '5' });
+describe('the graph budget of a request', () => {
+  const FOLLOW = 'mutation($id: ID!) { follow(userId: $id) { user { id } } }';
+  const NETWORK = 'query($id: ID!) { network(userId: $id, maxDepth: 2) { totalCount } }';
+
+  /** A service with these settings, where a hub follows six spokes that each follow it back. */
+  async function hubAndSpokes(env: Record<string, string>) {
+    const app = await startTestApp(env);
+    const hub = await app.signUp();
+    const spokes = await Promise.all(Array.from({ length: 6 }, () => app.signUp()));
+    for (const spoke of spokes) {
+      await app.gql(FOLLOW, { id: spoke.id }, hub.token);
+      await app.gql(FOLLOW, { id: hub.id }, spoke.token);
+    }
+    return { app, hub, spokes };
+  }
+
+  it('ends a query that would read more than GRAPH_MAX_EDGES entries with QUERY_TOO_EXPENSIVE', async () => {
+    const { app, hub, spokes } = await hubAndSpokes({ GRAPH_MAX_EDGES: '5' });
     try {
-      const hub = await tight.signUp();
-      const spokes = await Promise.all(Array.from({ length: 6 }, () => tight.signUp()));
-      await Promise.all(spokes.map((s) => tight.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: s.id }, hub.token)));
-      const network = await tight.gql('query($id: ID!) { network(userId: $id, maxDepth: 2) { totalCount } }', { id: hub.id });
-      expect(errorCodes(network)).toEqual(['QUERY_TOO_EXPENSIVE']);
-      expect(errorCodes(await tight.gql('{ suggestedFollows { mutualCount } }', {}, hub.token))).toEqual(['QUERY_TOO_EXPENSIVE']);
-      const small = await tight.gql('query($id: ID!) { network(userId: $id, maxDepth: 1) { totalCount } }', { id: spokes[0]!.id });
-      expect(small.data!.network.totalCount).toBe(0);
+      expect(errorCodes(await app.gql(NETWORK, { id: hub.id }))).toEqual(['QUERY_TOO_EXPENSIVE']);
+      expect(errorCodes(await app.gql('{ suggestedFollows { mutualCount } }', {}, hub.token))).toEqual(['QUERY_TOO_EXPENSIVE']);
+      const small = await app.gql('query($id: ID!) { network(userId: $id, maxDepth: 1) { totalCount } }', { id: spokes[0]!.id });
+      expect(small.data!.network.totalCount).toBe(1);
     } finally {
-      await tight.stop();
+      await app.stop();
+    }
+  });
+
+  it('refuses a traversal before the reads it cannot pay for: GRAPH_MAX_READS counts list reads and lookups', async () => {
+    // network(maxDepth: 2) from the hub: its count and its list (2 reads), then the spokes' six
+    // lists and one lookup of their counts (7): 9 in all.
+    const { app, hub } = await hubAndSpokes({ GRAPH_MAX_READS: '8' });
+    try {
+      const refused = await app.gql(NETWORK, { id: hub.id });
+      expect(errorCodes(refused)).toEqual(['QUERY_TOO_EXPENSIVE']);
+      expect(refused.errors![0]!.extensions).toMatchObject({ budget: 'GRAPH_MAX_READS', maxReads: 8 });
+      // The first hop only: the second was refused before its counts were looked up.
+      expect(refused.extensions!.cost.graph.requests).toBe(2);
+    } finally {
+      await app.stop();
+    }
+    const { app: roomier, hub: other } = await hubAndSpokes({ GRAPH_MAX_READS: '9' });
+    try {
+      const answered = await roomier.gql(NETWORK, { id: other.id });
+      expect(answered.data!.network.totalCount).toBe(6);
+      expect(answered.extensions!.cost.graph.requests).toBe(9);
+    } finally {
+      await roomier.stop();
+    }
+  });
+
+  it('charges totals of mutuals and known followers for the lists they read', async () => {
+    // The hub's mutuals: its count (1 entry), then its six follows and their six edges back (12).
+    const { app, hub, spokes } = await hubAndSpokes({ GRAPH_MAX_EDGES: '12' });
+    try {
+      const mutuals = await app.gql('{ viewer { mutuals(first: 1) { totalCount } } }', {}, hub.token);
+      expect(errorCodes(mutuals)).toEqual(['QUERY_TOO_EXPENSIVE']);
+      expect(mutuals.errors![0]!.extensions).toMatchObject({ budget: 'GRAPH_MAX_EDGES', maxEdges: 12 });
+      // A spoke's known followers of the hub: both counts (2), then the spoke's one follow and its edge (2).
+      const known = await app.gql('query($id: ID!) { user(id: $id) { knownFollowers(first: 1) { totalCount } } }', { id: hub.id }, spokes[0]!.token);
+      expect(known.data!.user.knownFollowers.totalCount).toBe(0);
+      const aliased = await app.gql(
+        `query($id: ID!) { ${['a', 'b', 'c', 'd'].map((alias) => `${alias}: user(id: $id) { knownFollowers(first: 1) { totalCount } }`).join(' ')} }`,
+        { id: spokes[1]!.id },
+        hub.token,
+      );
+      // Each costs both counts (2) and the spoke's one follower with its edge from the hub (2): three fit in 12, four do not.
+      expect(new Set(errorCodes(aliased))).toEqual(new Set(['QUERY_TOO_EXPENSIVE']));
+      expect(aliased.data!.a.knownFollowers.totalCount).toBe(0);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('is one budget for the whole request, shared by all its fields', async () => {
+    const { app, hub } = await hubAndSpokes({ GRAPH_MAX_READS: '9' });
+    try {
+      // Each network alone makes 9 reads (see above); two in one request may not make 18.
+      const both = await app.gql('query($id: ID!) { a: network(userId: $id, maxDepth: 2) { totalCount } b: network(userId: $id, maxDepth: 2) { totalCount } }', { id: hub.id });
+      expect(new Set(errorCodes(both))).toEqual(new Set(['QUERY_TOO_EXPENSIVE']));
+      expect(both.extensions!.cost.graph.requests).toBeLessThanOrEqual(9);
+      // One-hop pages too: the hub's followers page, then each follower's following page (1 + 6 reads) fit; their followers pages (6 more) do not.
+      const pages = (fields: string) => `query($id: ID!) { user(id: $id) { followers(first: 6) { edges { node { ${fields} } } } } }`;
+      const fits = await app.gql(pages('following(first: 1) { edges { node { id } } }'), { id: hub.id });
+      expect(fits.errors, JSON.stringify(fits)).toBeUndefined();
+      const nested = await app.gql(pages('following(first: 1) { edges { node { id } } } followers(first: 1) { edges { node { id } } }'), { id: hub.id });
+      expect(new Set(errorCodes(nested))).toEqual(new Set(['QUERY_TOO_EXPENSIVE']));
+      expect(nested.extensions!.cost.graph.requests).toBeLessThanOrEqual(9);
+    } finally {
+      await app.stop();
+    }
+  });
+
+  it('refuses up front a page of users each asked for its mutuals and known followers', async () => {
+    const { app, hub } = await hubAndSpokes({});
+    try {
+      const query = (first: number) =>
+        `query($id: ID!) { user(id: $id) { followers(first: ${first}) { edges { node { mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } } } } }`;
+      const refused = await app.gql(query(100), { id: hub.id }, hub.token);
+      expect(errorCodes(refused)).toEqual(['QUERY_TOO_EXPENSIVE']);
+      expect(refused.errors![0]!.extensions).toMatchObject({ maxCost: 10_000 });
+      expect(refused.extensions!.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 } });
+      // `mutuals` and `knownFollowers` cost 100 each: user + followers + 20 × (edges + node + 2 × (100 + totalCount)).
+      const allowed = await app.gql(query(20), { id: hub.id }, hub.token);
+      expect(allowed.errors).toBeUndefined();
+      expect(allowed.data!.user.followers.edges).toHaveLength(6);
+    } finally {
+      await app.stop();
     }
   });
 });

@@ -1,12 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
+import { capturingLogger } from '../helpers/app.js';
 
 const logger = createLogger('silent');
 const dirs: string[] = [];
@@ -22,6 +23,14 @@ async function gql(url: string, query: string, variables?: unknown) {
   });
   return (await response.json()) as { data?: any; errors?: unknown[] };
 }
+
+async function health(url: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(`${url}/healthz`);
+  return { status: response.status, body: await response.json() };
+}
+
+const HEALTHY = { status: 200, body: { status: 'ok', stores: { dynamodb: 'up', graph: 'up' } } };
+const RESTARTING = { status: 503, body: { status: 'unavailable', stores: { dynamodb: 'restarting', graph: 'restarting' } } };
 
 function alive(pid: number): boolean {
   try {
@@ -50,7 +59,8 @@ async function javaPidsFor(dataDir: string): Promise<number[]> {
 }
 
 describe('embedded default', () => {
-  it('keeps users across a restart and leaves no java process behind', async () => {
+  // Starts java twice, which takes long on a loaded machine.
+  it('keeps users across a restart and leaves no java process behind', { timeout: 180_000 }, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-data-'));
     dirs.push(dataDir);
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
@@ -75,14 +85,33 @@ describe('embedded default', () => {
 });
 
 describe('/healthz', () => {
-  it('answers 503 when DynamoDB stops answering', async () => {
+  it('answers 503 naming the store when DynamoDB stops answering, while the worker backs off', { timeout: 120_000 }, async () => {
     const engine = await startEmbeddedEngine({ logger });
-    const config = loadConfig({ PORT: '0', LOG_LEVEL: 'silent' });
-    const app = await startApp({ config, logger, dynamodbEndpoint: engine.endpoint });
+    const POLL_MS = 50;
+    // A DATA_DIR of its own: the service keeps its generated JWT secret there.
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
+    dirs.push(dataDir);
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, QUEUE_POLL_MS: String(POLL_MS) });
+    const captured = capturingLogger();
+    const app = await startApp({ config, logger: captured, dynamodbEndpoint: engine.endpoint });
     try {
-      expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+      expect(await health(app.url)).toEqual(HEALTHY);
       await engine.stop();
-      expect((await fetch(`${app.url}/healthz`)).status).toBe(503);
+      expect(await health(app.url)).toEqual({ status: 503, body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } } });
+
+      // The worker does not retry every QUEUE_POLL_MS: each wait is at least as long as the one before,
+      // doubling (less up to half at random) from the poll interval.
+      const claimFailures = () => captured.entries.filter((entry) => entry.msg === 'could not claim tasks');
+      await vi.waitFor(() => expect(claimFailures().length).toBeGreaterThanOrEqual(6), { timeout: 30_000, interval: 50 });
+      const [first, ...rest] = claimFailures().slice(0, 6);
+      let previous = first!;
+      for (const failure of rest) {
+        expect(failure.fields.retryInMs).toBeGreaterThanOrEqual(previous.fields.retryInMs as number);
+        expect(failure.at - previous.at).toBeGreaterThanOrEqual((previous.fields.retryInMs as number) - 5);
+        previous = failure;
+      }
+      expect(previous.fields).toMatchObject({ failures: 6 });
+      expect(previous.fields.retryInMs).toBeGreaterThanOrEqual(16 * POLL_MS);
 
       // The failing store call is an internal error: logged, and masked for the client.
       const result = await gql(app.url, '{ user(id: "usr_00000000000000000000000000") { id } }');
@@ -103,15 +132,15 @@ describe('npm start process', () => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
-  async function startService(dataDir: string) {
+  async function startService(dataDir: string, env: Record<string, string> = {}) {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     started.push(child);
+    let log = '';
     const url = await new Promise<string>((resolve, reject) => {
-      let log = '';
       child.stderr!.on('data', (chunk: Buffer) => {
         log += chunk.toString();
         const match = /"graphql":"(http:\/\/[^"]+)\/graphql"/.exec(log);
@@ -120,7 +149,7 @@ describe('npm start process', () => {
       child.once('exit', (code) => reject(new Error(`service exited (${code}): ${log}`)));
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { child, url, exited };
+    return { child, url, exited, log: () => log };
   }
 
   async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
@@ -151,5 +180,45 @@ describe('npm start process', () => {
     service.child.kill('SIGKILL');
     await service.exited;
     expect(await waitFor(async () => (await javaPidsFor(dataDir)).length === 0, 10_000)).toBe(true);
+  });
+
+  it('starts a dead DynamoDB Local again on the same port and data, saying "restarting" on /healthz meanwhile', { timeout: 240_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-restart-'));
+    dirs.push(dataDir);
+    const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '3' });
+    const created = await gql(service.url, 'mutation { signUp(input: { handle: "survivor" }) { user { id } } }');
+    const [engine] = await javaPidsFor(dataDir);
+    process.kill(engine!, 'SIGKILL');
+
+    await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
+    await expect.poll(() => health(service.url), { timeout: 180_000, interval: 250 }).toEqual(HEALTHY);
+    const restarted = await javaPidsFor(dataDir);
+    expect(restarted).toHaveLength(1);
+    expect(restarted[0]).not.toBe(engine);
+    const found = await gql(service.url, '{ user(handle: "survivor") { id } }');
+    expect(found.data.user).toEqual(created.data.signUp.user);
+    expect(service.log()).toContain('"msg":"embedded DynamoDB Local restarted"');
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(await javaPidsFor(dataDir)).toEqual([]);
+  });
+
+  it('exits 1 when DynamoDB Local will not start again, after DYNAMODB_LOCAL_RESTARTS tries', { timeout: 240_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-giveup-'));
+    dirs.push(dataDir);
+    const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '2' });
+    const [engine] = await javaPidsFor(dataDir);
+    // The data directory becomes a file: no engine can start on it any more.
+    process.kill(engine!, 'SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    writeFileSync(dataDir, 'not a directory');
+
+    await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
+    expect(await service.exited).toBe(1);
+    const attempts = service.log().match(/"msg":"embedded DynamoDB Local did not start again"/g);
+    expect(attempts).toHaveLength(2);
+    expect(service.log()).toContain('"msg":"stopping after a fatal error"');
+    expect(await javaPidsFor(dataDir)).toEqual([]);
   });
 });

@@ -122,6 +122,32 @@ describe('cost', () => {
     expect(errorCodes(cheap)).not.toContain('QUERY_TOO_EXPENSIVE');
   });
 
+  it('measures a variable sent as null as null: `first: null` runs, and is counted, at the default page size', async () => {
+    const nested = (first: string) =>
+      `user(handle: $handle) { followers(first: ${first}) { edges { node { followers(first: ${first}) { edges { node { followers(first: ${first}) { edges { cursor } } } } } } } } }`;
+    const withDefault = `query($handle: String!, $n: Int = 1) { ${nested('$n')} }`;
+    const atDefaultPageSize = await refused(withDefault, { handle, n: 20 });
+    expect(errorCodes(atDefaultPageSize)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    const { cost } = atDefaultPageSize.errors![0]!.extensions!;
+
+    const sentNull = await refused(withDefault, { handle, n: null });
+    expect(errorCodes(sentNull)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    expect(sentNull.errors![0]!.extensions!.cost).toBe(cost);
+    const literalNull = await refused(`query($handle: String!) { ${nested('null')} }`, { handle });
+    expect(literalNull.errors![0]!.extensions!.cost).toBe(cost);
+
+    // Left out, the variable takes its declared default of 1, and so does the measure.
+    const leftOut = await t.gql(withDefault, { handle }, token);
+    expect(leftOut.errors).toBeUndefined();
+  });
+
+  it('reads a variable named like a member of every object (constructor) as any other, default included', async () => {
+    const query = `query($handle: String!, $constructor: Int = 100) { user(handle: $handle) { followers(first: $constructor) { edges { node { followers(first: $constructor) { edges { node { followers(first: $constructor) { totalCount } } } } } } } } }`;
+    const result = await refused(query, { handle });
+    expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    expect(result.errors![0]!.extensions!.cost).toBeGreaterThan(100 * 100 * 100);
+  });
+
   it('counts lists at the default page size of 20 when `first` is left out', async () => {
     const query = (first: string) =>
       `{ viewer { followers${first} { edges { node { id handle followers${first} { edges { node { id handle followers${first} { totalCount } } } } } } } } }`;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { buildSchema, parse, print, validate, type OperationDefinitionNode } from 'graphql';
+import { TypeInfo, buildSchema, getNamedType, isInterfaceType, isObjectType, parse, print, validate, visit, visitWithTypeInfo, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadTypeDefs } from '../../src/app.js';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
@@ -52,6 +52,23 @@ describe('docs/operations', () => {
     // Its example variables name exactly the operation's variables.
     const declared = (definitions[0]!.variableDefinitions ?? []).map((v) => v.variable.name.value);
     for (const name of Object.keys(JSON.parse(operation.variables) as object)) expect(declared).toContain(name);
+  });
+
+  it.each(operations.map((o) => [o.name, o] as const))('%s selects `id` on every object that has one, so client caches can normalize it', (_name, operation) => {
+    const typeInfo = new TypeInfo(schema);
+    const withoutId: string[] = [];
+    visit(
+      parse(operation.document),
+      visitWithTypeInfo(typeInfo, {
+        Field(field) {
+          const type = getNamedType(typeInfo.getType());
+          if (!field.selectionSet || !(isObjectType(type) || isInterfaceType(type)) || !type.getFields().id) return;
+          const selectsId = field.selectionSet.selections.some((s) => s.kind === 'Field' && s.name.value === 'id' && !s.alias);
+          if (!selectsId) withoutId.push(`${field.alias?.value ?? field.name.value}: ${type.name}`);
+        },
+      }),
+    );
+    expect(withoutId).toEqual([]);
   });
 
   it('are all shown in the README, as they are', () => {

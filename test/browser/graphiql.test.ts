@@ -2,17 +2,19 @@ import { mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { findChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = 'test-artifacts';
 
 let t: TestApp;
 let browser: Browser;
 
 beforeAll(async () => {
+  // Fails with what to install rather than skipping: Chromium is a prerequisite of the test suite.
+  const executablePath = findChromium();
   t = await startTestApp();
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath,
     args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 });

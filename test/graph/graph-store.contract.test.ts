@@ -7,8 +7,10 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { DynamoGraphStore } from '../../src/stores/dynamo/dynamo-graph-store.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { ensureTable } from '../../src/stores/dynamo/tables.js';
-import type { GraphStore, IdPage, PageArgs } from '../../src/stores/graph/graph-store.js';
+import type { GraphStore, IdPage, PageArgs, ReadBudget } from '../../src/stores/graph/graph-store.js';
 import { Neo4jGraphStore } from '../../src/stores/graph/neo4j-graph-store.js';
+import { GraphBudget, UNMETERED } from '../../src/stores/graph/traversal.js';
+import { totals } from '../../src/observability/cost.js';
 
 /**
  * One contract, every backend: the embedded DynamoDB backend always, Neo4j when NEO4J_URI is
@@ -40,7 +42,17 @@ const backends: Backend[] = [
   },
 ];
 
-const LIMITS = { maxEdges: 10_000 };
+/** A budget that never refuses and adds up what it is charged. */
+class Meter implements ReadBudget {
+  reads = 0;
+  items = 0;
+  charge(reads: number, items: number): void {
+    this.reads += reads;
+    this.items += items;
+  }
+
+  ensure(): void {}
+}
 
 if (NEO4J === '') console.warn('GraphStore contract: NEO4J_URI is not set, so the Neo4j backend is SKIPPED (embedded backend only)');
 
@@ -88,16 +100,16 @@ function contract(backend: Backend) {
     const [a, b] = await users(2);
     expect(await graph.follow(a!, b!, nextAt())).toBe(true);
     expect(await graph.follow(a!, b!, nextAt())).toBe(false);
-    expect(await graph.follows([{ from: a!, to: b! }, { from: b!, to: a! }, { from: a!, to: b! }])).toEqual([true, false, true]);
-    expect(await graph.counts([a!, b!, newId('usr')])).toEqual([
+    expect(await graph.follows([{ from: a!, to: b! }, { from: b!, to: a! }, { from: a!, to: b! }], UNMETERED)).toEqual([true, false, true]);
+    expect(await graph.counts([a!, b!, newId('usr')], UNMETERED)).toEqual([
       { followers: 0, following: 1 },
       { followers: 1, following: 0 },
       { followers: 0, following: 0 },
     ]);
     expect(await graph.unfollow(a!, b!)).toBe(true);
     expect(await graph.unfollow(a!, b!)).toBe(false);
-    expect(await graph.follows([{ from: a!, to: b! }])).toEqual([false]);
-    expect(await graph.counts([a!, b!])).toEqual([
+    expect(await graph.follows([{ from: a!, to: b! }], UNMETERED)).toEqual([false]);
+    expect(await graph.counts([a!, b!], UNMETERED)).toEqual([
       { followers: 0, following: 0 },
       { followers: 0, following: 0 },
     ]);
@@ -108,7 +120,7 @@ function contract(backend: Backend) {
     const at = nextAt();
     const results = await Promise.all(Array.from({ length: 8 }, () => graph.follow(a!, b!, at)));
     expect(results.filter(Boolean)).toHaveLength(1);
-    expect(await graph.counts([b!])).toEqual([{ followers: 1, following: 0 }]);
+    expect(await graph.counts([b!], UNMETERED)).toEqual([{ followers: 1, following: 0 }]);
   });
 
   it('imports follows in bulk like single follows: exact counts, newest first, existing edges left alone', async () => {
@@ -120,19 +132,46 @@ function contract(backend: Backend) {
     expect(await graph.importFollows([...edgesTo(second), { from: fans[40]!, to: hub!, at: nextAt() }])).toBe(15);
     expect(await graph.follow(fans[0]!, hub!, nextAt())).toBe(false);
     expect(await graph.importFollows([{ from: hub!, to: fans[0]!, at: nextAt() }])).toBe(1);
-    expect(await graph.counts([hub!, fans[0]!, fans[44]!])).toEqual([
+    expect(await graph.counts([hub!, fans[0]!, fans[44]!], UNMETERED)).toEqual([
       { followers: 45, following: 1 },
       { followers: 1, following: 1 },
       { followers: 0, following: 1 },
     ]);
-    expect(await walk((p) => graph.followers(hub!, p), 7)).toEqual([...fans].reverse());
+    expect(await walk((p) => graph.followers(hub!, p, UNMETERED), 7)).toEqual([...fans].reverse());
+  });
+
+  it('loads a whole new graph at once: counts from its edges, lists newest first, then an ordinary graph', async () => {
+    const ids = Array.from({ length: 6 }, () => newId('usr'));
+    const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
+    const nodes = ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: i % 2 === 1 ? ['chess'] : [] }));
+    const edges = [[a, b], [c, b], [d, b], [b, a], [e, f]].map(([from, to]) => ({ from: from!, to: to!, at: nextAt() }));
+    let written = 0;
+    await graph.importGraph(nodes, edges, (n) => (written += n));
+    expect(written).toBe(edges.length);
+    expect(await graph.counts(ids, UNMETERED)).toEqual([
+      { followers: 1, following: 1 },
+      { followers: 3, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 0, following: 1 },
+      { followers: 1, following: 0 },
+    ]);
+    expect(await walk((p) => graph.followers(b, p, UNMETERED), 2)).toEqual([d, c, a]);
+    expect(await graph.follows([{ from: a, to: b }, { from: b, to: c }], UNMETERED)).toEqual([true, false]);
+    expect((await graph.network({ origin: e, maxDepth: 1, interest: 'chess', first: 10, after: null }, UNMETERED)).items.map((i) => i.id)).toEqual([f]);
+    expect(await graph.follow(a, b, nextAt())).toBe(false);
+    expect(await graph.unfollow(c, b)).toBe(true);
+    expect(await graph.counts([b, c], UNMETERED)).toEqual([
+      { followers: 2, following: 1 },
+      { followers: 0, following: 0 },
+    ]);
   });
 
   it('follows users whose node was never written', async () => {
     const [a, b] = [newId('usr'), newId('usr')];
     expect(await graph.follow(a, b, nextAt())).toBe(true);
-    expect(await graph.counts([b])).toEqual([{ followers: 1, following: 0 }]);
-    expect((await graph.followers(b, { first: 10, after: null })).items.map((i) => i.id)).toEqual([a]);
+    expect(await graph.counts([b], UNMETERED)).toEqual([{ followers: 1, following: 0 }]);
+    expect((await graph.followers(b, { first: 10, after: null }, UNMETERED)).items.map((i) => i.id)).toEqual([a]);
   });
 
   it('lists followers and following newest first, in pages that resume at the cursor', async () => {
@@ -141,21 +180,23 @@ function contract(backend: Backend) {
     await follow(others.slice(0, 5).map((o) => [target!, o] as [string, string]));
     const newestFirst = [...others].reverse();
     for (const first of [1, 3, 7, 100]) {
-      expect(await walk((p) => graph.followers(target!, p), first)).toEqual(newestFirst);
+      expect(await walk((p) => graph.followers(target!, p, UNMETERED), first)).toEqual(newestFirst);
     }
-    expect(await walk((p) => graph.following(target!, p), 2)).toEqual(others.slice(0, 5).reverse());
-    expect((await graph.followers(target!, { first: 1000, after: null })).items).toHaveLength(7);
+    expect(await walk((p) => graph.following(target!, p, UNMETERED), 2)).toEqual(others.slice(0, 5).reverse());
+    expect((await graph.followers(target!, { first: 1000, after: null }, UNMETERED)).items).toHaveLength(7);
   });
 
   it('refuses a list cursor it did not give out', async () => {
     const [a] = await users(1);
-    const error = await graph.followers(a!, { first: 5, after: 'nonsense' }).catch((e: unknown) => e);
+    const error = await graph.followers(a!, { first: 5, after: 'nonsense' }, UNMETERED).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AppError);
     expect((error as AppError).code).toBe('BAD_USER_INPUT');
   });
 
-  it('finds known followers and mutuals, with counts', async () => {
-    const [viewer, user, f1, f2, f3, f4] = await users(6);
+  it('finds known followers and mutuals with their number, intersecting from either list', async () => {
+    const [viewer, user, f1, f2, f3, f4, x1, x2] = await users(8);
+    const known = (page: PageArgs) => graph.knownFollowers(viewer!, user!, page, UNMETERED);
+    const mutuals = (page: PageArgs) => graph.mutuals(user!, page, UNMETERED);
     // viewer follows f1, f2, f3; of them f1 and f3 follow user; f4 follows user too.
     await follow([
       [viewer!, f1!],
@@ -165,16 +206,27 @@ function contract(backend: Backend) {
       [f4!, user!],
       [f3!, user!],
     ]);
-    expect(await walk((p) => graph.knownFollowers(viewer!, user!, p), 1)).toEqual([f3, f1]);
-    expect(await graph.knownFollowerCount(viewer!, user!)).toBe(2);
-    // user follows f1, f2, f4; f1 and f4 follow back.
+    // Newest follow of the user first, whichever list is read: the viewer's 3 follows, or (once
+    // the viewer follows 5) the user's 3 followers.
+    for (const extra of [[], [x1!, x2!]]) {
+      await follow(extra.map((x) => [viewer!, x] as [string, string]));
+      expect(await walk(known, 1)).toEqual([f3, f1]);
+      expect((await known({ first: 1, after: null })).totalCount).toBe(2);
+    }
+    // user follows f1, f2, f4; f1 and f4 follow back. Newest follow by the user first, whichever list is read.
     await follow([
       [user!, f1!],
       [user!, f2!],
       [user!, f4!],
     ]);
-    expect(await walk((p) => graph.mutuals(user!, p), 1)).toEqual([f4, f1]);
-    expect(await graph.mutualCount(user!)).toBe(2);
+    for (const extra of [[], [x1!, x2!]]) {
+      await follow(extra.map((x) => [user!, x] as [string, string]));
+      expect(await walk(mutuals, 1)).toEqual([f4, f1]);
+      expect(await walk(mutuals, 5)).toEqual([f4, f1]);
+      expect((await mutuals({ first: 1, after: null })).totalCount).toBe(2);
+    }
+    const nobody = await graph.mutuals(x1!, { first: 5, after: null }, UNMETERED);
+    expect(nobody).toEqual({ items: [], hasNextPage: false, totalCount: 0 });
   });
 
   it('suggests friends of friends by shared connections, ties by id, with up to 3 smallest via ids', async () => {
@@ -192,14 +244,14 @@ function contract(backend: Backend) {
       [f3!, viewer!],
       [f4!, already!],
     ]);
-    const suggestions = await graph.suggestions(viewer!, 10, LIMITS);
+    const suggestions = await graph.suggestions(viewer!, 10, UNMETERED);
     const [lo, hi] = s2! < s3! ? [s2!, s3!] : [s3!, s2!];
     expect(suggestions).toEqual([
       { userId: s1, mutualCount: 4, viaIds: [f1, f2, f3, f4].sort().slice(0, 3) },
       { userId: lo, mutualCount: 1, viaIds: [lo === s2 ? f1 : f2] },
       { userId: hi, mutualCount: 1, viaIds: [hi === s2 ? f1 : f2] },
     ]);
-    expect(await graph.suggestions(viewer!, 1, LIMITS)).toHaveLength(1);
+    expect(await graph.suggestions(viewer!, 1, UNMETERED)).toHaveLength(1);
   });
 
   it('finds the shortest directed path within maxDepth', async () => {
@@ -212,12 +264,12 @@ function contract(backend: Backend) {
       [e!, d!],
       [d!, a!],
     ]);
-    expect(await graph.shortestPath(a!, a!, 3, LIMITS)).toEqual([a]);
-    expect(await graph.shortestPath(a!, b!, 3, LIMITS)).toEqual([a, b]);
-    expect(await graph.shortestPath(a!, d!, 3, LIMITS)).toEqual([a, e, d]);
-    expect(await graph.shortestPath(b!, e!, 6, LIMITS)).toEqual([b, c, d, a, e]);
-    expect(await graph.shortestPath(b!, e!, 3, LIMITS)).toBeNull();
-    expect(await graph.shortestPath(a!, lone!, 6, LIMITS)).toBeNull();
+    expect(await graph.shortestPath(a!, a!, 3, UNMETERED)).toEqual([a]);
+    expect(await graph.shortestPath(a!, b!, 3, UNMETERED)).toEqual([a, b]);
+    expect(await graph.shortestPath(a!, d!, 3, UNMETERED)).toEqual([a, e, d]);
+    expect(await graph.shortestPath(b!, e!, 6, UNMETERED)).toEqual([b, c, d, a, e]);
+    expect(await graph.shortestPath(b!, e!, 3, UNMETERED)).toBeNull();
+    expect(await graph.shortestPath(a!, lone!, 6, UNMETERED)).toBeNull();
   });
 
   it('lists the network by distance then id, filtered by interest, in pages', async () => {
@@ -232,31 +284,116 @@ function contract(backend: Backend) {
       [a!, origin!],
     ]);
     const all = [...[a!, b!].sort(), c!, d!];
-    const page = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 2, after: null }, LIMITS);
+    const page = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 2, after: null }, UNMETERED);
     expect(page.totalCount).toBe(4);
     expect(page.items.map((i) => i.id)).toEqual(all.slice(0, 2));
-    const rest = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: page.items.at(-1)!.cursor }, LIMITS);
+    const rest = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: page.items.at(-1)!.cursor }, UNMETERED);
     expect(rest.items.map((i) => i.id)).toEqual(all.slice(2));
     expect(rest.hasNextPage).toBe(false);
-    const chess = await graph.network({ origin: origin!, maxDepth: 3, interest: 'chess', first: 10, after: null }, LIMITS);
+    const chess = await graph.network({ origin: origin!, maxDepth: 3, interest: 'chess', first: 10, after: null }, UNMETERED);
     expect(chess.items.map((i) => i.id)).toEqual([b, d]);
     expect(chess.totalCount).toBe(2);
   });
 
-  it('stops a traversal that would expand more edges than allowed, with QUERY_TOO_EXPENSIVE', async () => {
-    const [hub, ...spokes] = await users(12);
-    await follow(spokes.map((s) => [hub!, s] as [string, string]));
-    await follow(spokes.map((s, i) => [s, spokes[(i + 1) % spokes.length]!] as [string, string]));
-    const tight = { maxEdges: 15 };
-    for (const run of [
-      () => graph.suggestions(hub!, 10, tight),
-      () => graph.network({ origin: hub!, maxDepth: 3, interest: null, first: 10, after: null }, tight),
-      () => graph.shortestPath(spokes[0]!, spokes[5]!, 6, { maxEdges: 1 }),
-    ]) {
-      const error = await run().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(AppError);
+  describe('the read budget', () => {
+    let hub: string;
+    let spokes: string[];
+    beforeAll(async () => {
+      // hub follows 11 spokes; each spoke follows the next, around a ring.
+      [hub, ...spokes] = (await users(12)) as [string, ...string[]];
+      await follow(spokes.map((s) => [hub, s] as [string, string]));
+      await follow(spokes.map((s, i) => [s, spokes[(i + 1) % spokes.length]!] as [string, string]));
+    });
+
+    /**
+     * Each read with what it is charged, the same on every backend: a hop charges one read per
+     * list and one per lookup of up to 100 counts, then its entries and the users looked up; an
+     * intersection charges the two counts, then the shorter list and an edge per entry.
+     */
+    const reads: [string, () => (budget: ReadBudget) => Promise<unknown>, { reads: number; items: number }][] = [
+      // Hop 1: the hub's list and count (2 reads; 1 user + 11 entries); hop 2: 11 lists and a lookup of their counts (12; 11 + 11).
+      ['suggestions', () => (b) => graph.suggestions(hub, 10, b), { reads: 14, items: 34 }],
+      // The same two hops; the third frontier is empty (every spoke was reached already).
+      ['network', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, b), { reads: 14, items: 34 }],
+      // ...and a lookup of the 11 users' interests.
+      ['network by interest', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: 'chess', first: 10, after: null }, b), { reads: 15, items: 45 }],
+      // Five steps along the ring, each: both sides' counts and the one-entry list of the cheaper side.
+      ['shortestPath', () => (b) => graph.shortestPath(spokes[0]!, spokes[5]!, 6, b), { reads: 15, items: 15 }],
+      // Counts of both (1 read, 2 users), then the spoke's 2 followers and their edges from the hub (2 reads, 4).
+      ['knownFollowers', () => (b) => graph.knownFollowers(hub, spokes[1]!, { first: 5, after: null }, b), { reads: 3, items: 6 }],
+      // Its count, then its one follow and that edge back (1 + 2 reads; 1 + 2).
+      ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }],
+      ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }],
+      ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }],
+      ['follows', () => (b) => graph.follows(spokes.map((s) => ({ from: hub, to: s })), b), { reads: 1, items: 11 }],
+    ];
+
+    const sentDuring = async (run: () => Promise<unknown>) => {
+      const before = totals.graph.requests;
+      await run();
+      return totals.graph.requests - before;
+    };
+
+    it.each(reads)('charges %s before reading, the same on every backend', async (_name, read, expected) => {
+      const meter = new Meter();
+      const sent = await sentDuring(() => read()(meter));
+      expect({ reads: meter.reads, items: meter.items }).toEqual(expected);
+      // Neo4j answers several charged reads in one statement; the embedded backend sends one request per read.
+      if (graph.backend === 'dynamodb') expect(sent).toBe(expected.reads);
+      else expect(sent).toBeLessThanOrEqual(expected.reads);
+    });
+
+    it.each(reads)('refuses %s with QUERY_TOO_EXPENSIVE at either bound, sending no read it could not pay for', async (_name, read, expected) => {
+      expect(await read()(new GraphBudget({ maxReads: expected.reads, maxEdges: expected.items }))).toBeDefined();
+      for (const [limits, budget] of [
+        [{ maxReads: expected.reads - 1, maxEdges: expected.items }, 'GRAPH_MAX_READS'],
+        [{ maxReads: expected.reads, maxEdges: expected.items - 1 }, 'GRAPH_MAX_EDGES'],
+      ] as const) {
+        let error: unknown;
+        const sent = await sentDuring(() => read()(new GraphBudget(limits)).catch((e: unknown) => (error = e)));
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
+        expect((error as AppError).details).toMatchObject({ budget, ...limits });
+        expect(sent).toBeLessThanOrEqual(limits.maxReads);
+      }
+    });
+
+    it('stops reading a hop as soon as what must follow it cannot fit', async () => {
+      // origin follows 70 users, who follow two new users each: the third hop would read 140 lists.
+      const [origin, ...rest] = await users(211);
+      const middle = rest.slice(0, 70);
+      const edges = [
+        ...middle.map((m) => ({ from: origin!, to: m, at: nextAt() })),
+        ...middle.flatMap((m, i) => [rest[70 + 2 * i]!, rest[71 + 2 * i]!].map((to) => ({ from: m, to, at: nextAt() }))),
+      ];
+      expect(await graph.importFollows(edges)).toBe(210);
+      const network = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: null }, budget);
+      // Hop 1: 2 reads; hop 2: 70 lists and a lookup of their counts. The first 64 lists already
+      // name 128 users whose lists hop 3 would read: past the budget, so the other 6 are not read.
+      let error: unknown;
+      const sent = await sentDuring(() => network(new GraphBudget({ maxReads: 150, maxEdges: 10_000 })).catch((e: unknown) => (error = e)));
+      expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_READS' });
+      if (graph.backend === 'dynamodb') expect(sent).toBe(2 + 1 + 64);
+      else expect(sent).toBeLessThan(2 + 1 + 70);
+      expect((await network(new GraphBudget({ maxReads: 2 + 71 + 142, maxEdges: 10_000 }))).totalCount).toBe(210);
+
+      // By interest, two hops: the last is followed by a lookup of every user reached (70 + 128
+      // after 64 lists). With 1 + 70 + 70 + 140 entries already charged, that passes 400.
+      const byInterest = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 2, interest: 'chess', first: 10, after: null }, budget);
+      const sentByInterest = await sentDuring(() => byInterest(new GraphBudget({ maxReads: 100, maxEdges: 400 })).catch((e: unknown) => (error = e)));
+      expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_EDGES' });
+      if (graph.backend === 'dynamodb') expect(sentByInterest).toBe(2 + 1 + 64);
+      else expect(sentByInterest).toBeLessThan(2 + 1 + 70);
+      expect((await byInterest(new GraphBudget({ maxReads: 100, maxEdges: 281 + 210 }))).totalCount).toBe(0);
+    });
+
+    it('shares one budget between reads, and charges nothing for a refused one', async () => {
+      const budget = new GraphBudget({ maxReads: 20, maxEdges: 1000 });
+      await graph.suggestions(hub, 10, budget);
+      const error = await graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, budget).catch((e: unknown) => e);
       expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
-    }
-    expect((await graph.network({ origin: hub!, maxDepth: 1, interest: null, first: 100, after: null }, tight)).totalCount).toBe(11);
+      // 14 + 2 (the network's first hop) + 1 (this page) fit in 20; the second hop's 12 did not, and were not charged.
+      expect(await graph.followers(hub, { first: 5, after: null }, budget)).toBeDefined();
+    });
   });
 }

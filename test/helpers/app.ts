@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { type Logger, createLogger } from '../../src/logger.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
@@ -23,7 +23,7 @@ export interface TestApp {
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
   /** Signs up a user and returns its id, handle and token. */
   signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string }>;
-  /** Stops the service and fails if any counter drifted from its records. */
+  /** Stops the service and fails if any counter drifted from its records, or follow records disagree. */
   stop(): Promise<void>;
 }
 
@@ -33,12 +33,22 @@ export function uniqueHandle(prefix = 'u'): string {
   return `${prefix}_${randomBytes(4).toString('hex')}${handleCounter}`;
 }
 
-/** Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a table of its own. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * Signs this test process's tokens. Given explicitly, so that no test app writes a generated
+ * secret into the checkout's DATA_DIR; a test that wants the generated one passes JWT_SECRET ''
+ * and a DATA_DIR of its own.
+ */
+const TEST_JWT_SECRET = randomBytes(32).toString('hex');
+
+/**
+ * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
+ * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
+ */
+export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
-  const tablePrefix = `t${randomBytes(5).toString('hex')}_`;
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', ...env });
-  const app = await startApp({ config, logger: createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
+  const tablePrefix = env.TABLE_PREFIX ?? `t${randomBytes(5).toString('hex')}_`;
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env });
+  const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
   const url = app.url;
 
   async function gql<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
@@ -63,14 +73,38 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     await app.stop();
     const client = createDocumentClient({ endpoint, tableName: tableName(tablePrefix) });
     try {
-      const drift = await auditCounters(client, tableName(tablePrefix), { includeGraph: app.stores.graph.backend === 'dynamodb' });
+      const { drift, mismatches } = await auditCounters(client, tableName(tablePrefix), { includeGraph: app.stores.graph.backend === 'dynamodb' });
       if (drift.length > 0) throw new Error(`counters drifted: ${JSON.stringify(drift)}`);
+      if (mismatches.length > 0) throw new Error(`follow records disagree: ${JSON.stringify(mismatches)}`);
     } finally {
       client.destroy();
     }
   }
 
   return { app, url, endpoint, tablePrefix, gql, signUp, stop };
+}
+
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  msg: string;
+  fields: Record<string, unknown>;
+  /** Date.now() when it was logged. */
+  at: number;
+}
+
+/** A logger that keeps every entry, at every level, for assertions. */
+export function capturingLogger(entries: LogEntry[] = [], base: Record<string, unknown> = {}): Logger & { entries: LogEntry[] } {
+  const at = (level: LogEntry['level']) => (msg: string, fields: Record<string, unknown> = {}) => {
+    entries.push({ level, msg, fields: { ...base, ...fields }, at: Date.now() });
+  };
+  return {
+    entries,
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (fields) => capturingLogger(entries, { ...base, ...fields }),
+  };
 }
 
 /** The `extensions.code` of each error, for assertions. */

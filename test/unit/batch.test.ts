@@ -1,6 +1,6 @@
-import { BatchGetCommand, type BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { batchGet, batchWrite, del, put } from '../../src/stores/dynamo/batch.js';
+import { batchGet, batchWrite, del, importItems, put } from '../../src/stores/dynamo/batch.js';
 
 /**
  * DynamoDB Local never leaves keys unprocessed, so the retry paths are checked here against a
@@ -9,7 +9,13 @@ import { batchGet, batchWrite, del, put } from '../../src/stores/dynamo/batch.js
 function throttlingClient(table: string, items: Map<string, Record<string, unknown>>) {
   const requests: { command: string; size: number }[] = [];
   const client = {
-    async send(command: BatchGetCommand | BatchWriteCommand) {
+    async send(command: BatchGetCommand | BatchWriteCommand | TransactWriteCommand) {
+      if (command instanceof TransactWriteCommand) {
+        const writes = command.input.TransactItems!;
+        requests.push({ command: 'transact', size: writes.length });
+        for (const w of writes) items.set(w.Put!.Item!.pk as string, w.Put!.Item!);
+        return {};
+      }
       if (command instanceof BatchGetCommand) {
         const keys = command.input.RequestItems![table]!.Keys as { pk: string; sk: string }[];
         requests.push({ command: 'get', size: keys.length });
@@ -48,5 +54,27 @@ describe('batchWrite', () => {
     await batchWrite(client, 't', [...Array.from({ length: 30 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })]);
     expect(stored.size).toBe(30);
     expect(Math.max(...requests.map((r) => r.size))).toBe(25);
+  });
+});
+
+describe('importItems', () => {
+  // 70 records of 3 items each: 210 items.
+  const records = Array.from({ length: 70 }, (_, i) => i);
+  const itemsOf = (i: number) => [0, 1, 2].map((n) => ({ pk: `r${i}#${n}`, sk: 'S' }));
+
+  it.each([
+    ['batchWrite', 'write', 25],
+    ['transactWrite', 'transact', 100],
+  ] as const)('packs the items of consecutive records into full %s calls and reports each record once written', async (api, command, perCall) => {
+    const stored = new Map<string, Record<string, unknown>>();
+    const { client, requests } = throttlingClient('t', stored);
+    let reported = 0;
+    await importItems(client, 't', records, itemsOf, { api, onWritten: (n) => (reported += n) });
+    expect(stored.size).toBe(210);
+    expect(reported).toBe(70);
+    // The first calls carry full loads (BatchWriteItem then sends what came back unprocessed again).
+    const full = Array.from({ length: Math.ceil(210 / perCall) }, (_, i) => Math.min(perCall, 210 - i * perCall));
+    expect(requests.slice(0, full.length)).toEqual(full.map((size) => ({ command, size })));
+    expect(requests.every((r) => r.command === command && r.size <= perCall)).toBe(true);
   });
 });

@@ -9,22 +9,31 @@ describe('configuration', () => {
     expect(usesEmbeddedDynamo(config)).toBe(true);
   });
 
+  it('bounds reactions to a short list of kinds by default', () => {
+    expect(loadConfig({}).reactionKinds).toEqual(['like', 'love', 'laugh', 'wow', 'sad', 'clap']);
+    expect(loadConfig({ REACTION_KINDS: ' up, down ' }).reactionKinds).toEqual(['up', 'down']);
+  });
+
+  it('has no built-in JWT secret: without JWT_SECRET the service generates one at start', () => {
+    expect(loadConfig({}).jwtSecret).toBe('');
+  });
+
   it('switches to a configured DynamoDB when an endpoint or a region is set', () => {
     expect(usesEmbeddedDynamo(loadConfig({ DYNAMODB_ENDPOINT: 'http://localhost:8000' }))).toBe(false);
     expect(usesEmbeddedDynamo(loadConfig({ AWS_REGION: 'eu-west-1' }))).toBe(false);
   });
 
-  it('writes home timelines with transactions on DynamoDB Local and with BatchWriteItem on DynamoDB, unless told', () => {
-    expect(loadConfig({}).timelineWriteApi).toBe('transaction');
-    expect(loadConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).timelineWriteApi).toBe('transaction');
-    expect(loadConfig({ AWS_REGION: 'eu-west-1' }).timelineWriteApi).toBe('batch');
-    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).timelineWriteApi).toBe('batch');
-    expect(loadConfig({ TIMELINE_WRITE_API: 'batch' }).timelineWriteApi).toBe('batch');
-    expect(loadConfig({ AWS_REGION: 'eu-west-1', TIMELINE_WRITE_API: 'transaction' }).timelineWriteApi).toBe('transaction');
+  it('writes many items at once with transactions on DynamoDB Local and with BatchWriteItem on DynamoDB, unless told', () => {
+    expect(loadConfig({}).bulkWriteApi).toBe('transactWrite');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).bulkWriteApi).toBe('transactWrite');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ BULK_WRITE_API: 'batchWrite' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1', BULK_WRITE_API: 'transactWrite' }).bulkWriteApi).toBe('transactWrite');
   });
 
   it.each([
-    [{ TIMELINE_WRITE_API: 'transact' }, 'TIMELINE_WRITE_API'],
+    [{ BULK_WRITE_API: 'batch' }, 'BULK_WRITE_API'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DYNAMODB_ENDPOINT: 'localhost:8000' }, 'DYNAMODB_ENDPOINT'],
@@ -32,6 +41,14 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ NODE_ENV: 'production' }, 'JWT_SECRET'],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
+    [{ REACTION_KINDS: 'like,Love' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'like,,love' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: '__proto__' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'x'.repeat(21) }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: 'like,love,like' }, 'REACTION_KINDS'],
+    [{ REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') }, 'REACTION_KINDS'],
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

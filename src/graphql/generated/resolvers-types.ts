@@ -19,32 +19,47 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
 };
 
+/** A comment on a post. */
 export type Comment = Node & {
   __typename?: 'Comment';
+  /** Who wrote the comment. */
   author: User;
+  /** When the comment was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** The comment's id (`cmt_…`). */
   id: Scalars['ID']['output'];
+  /** 1-500 characters. */
   text: Scalars['String']['output'];
 };
 
+/** A page of comments. */
 export type CommentConnection = {
   __typename?: 'CommentConnection';
+  /** The comments of this page, oldest first. */
   edges: Array<CommentEdge>;
+  /** Where this page ends and whether another follows. */
   pageInfo: PageInfo;
 };
 
+/** One comment in a post's comments, with its position among them. */
 export type CommentEdge = {
   __typename?: 'CommentEdge';
+  /** Pass as `after` to continue after this comment. */
   cursor: Scalars['String']['output'];
+  /** The comment. */
   node: Comment;
 };
 
+/** The comment `addComment` created and the post it is on. */
 export type CommentPayload = {
   __typename?: 'CommentPayload';
+  /** The new comment. */
   comment: Comment;
+  /** The post commented on, with its new `commentCount`. */
   post: Post;
 };
 
+/** A new post. */
 export type CreatePostInput = {
   /**
    * A key of the client's choosing (1-64 characters of A-Z, a-z, 0-9, _ and -), unique per post it means to
@@ -58,44 +73,57 @@ export type CreatePostInput = {
   text: Scalars['String']['input'];
 };
 
+/** What `deletePost` removed. */
 export type DeletePostPayload = {
   __typename?: 'DeletePostPayload';
+  /** The id of the deleted post. */
   deletedPostId: Scalars['ID']['output'];
 };
 
+/** Both sides of a follow or unfollow, with their counts after it. */
 export type FollowPayload = {
   __typename?: 'FollowPayload';
   /** The user followed or unfollowed. */
   user: User;
+  /** The signed-in user. */
   viewer: User;
 };
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
-  addComment: CommentPayload;
-  createPost: PostPayload;
+  addComment: Maybe<CommentPayload>;
+  /** Posts as the viewer; followers see the post in their home timelines. */
+  createPost: Maybe<PostPayload>;
   /** Only the author may delete a post. */
-  deletePost: DeletePostPayload;
+  deletePost: Maybe<DeletePostPayload>;
   /** Idempotent: following someone already followed changes nothing. */
-  follow: FollowPayload;
+  follow: Maybe<FollowPayload>;
   /** Idempotent. */
-  likePost: PostPayload;
-  /** Adds a reaction of this kind (1-20 characters of a-z and _); each user counts once per kind. */
-  react: PostPayload;
+  likePost: Maybe<PostPayload>;
+  /** Adds a reaction of one of the configured kinds (setting REACTION_KINDS, by default like, love, laugh, wow, sad, clap); any other kind is BAD_USER_INPUT. Each user counts once per kind. */
+  react: Maybe<PostPayload>;
   /** Creates an account and returns a token for it. A taken handle is HANDLE_TAKEN. */
-  signUp: SignUpPayload;
+  signUp: Maybe<SignUpPayload>;
   /** Idempotent: unfollowing someone not followed changes nothing. */
-  unfollow: FollowPayload;
+  unfollow: Maybe<FollowPayload>;
   /** Idempotent. */
-  unlikePost: PostPayload;
+  unlikePost: Maybe<PostPayload>;
   /** Changes the viewer's own profile. */
-  updateProfile: User;
+  updateProfile: Maybe<User>;
   /** Counts the viewer once per post, however often it is called. */
-  viewPost: PostPayload;
+  viewPost: Maybe<PostPayload>;
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationAddCommentArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['ID']['input'];
@@ -103,138 +131,201 @@ export type MutationAddCommentArgs = {
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationDeletePostArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationFollowArgs = {
   userId: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationLikePostArgs = {
   postId: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationReactArgs = {
   kind: Scalars['String']['input'];
   postId: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationSignUpArgs = {
   input: SignUpInput;
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationUnfollowArgs = {
   userId: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationUnlikePostArgs = {
   postId: Scalars['ID']['input'];
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationUpdateProfileArgs = {
   input: UpdateProfileInput;
 };
 
 
+/**
+ * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
+ * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ */
 export type MutationViewPostArgs = {
   postId: Scalars['ID']['input'];
 };
 
 /** Anything that can be fetched again by its globally unique id with `Query.node`. */
 export type Node = {
+  /** Globally unique and stable; its prefix names the type (`usr_`, `pst_`, `cmt_`). */
   id: Scalars['ID']['output'];
 };
 
 /** Relay-style page information. Cursors are opaque: pass `endCursor` as `after` to get the next page. */
 export type PageInfo = {
   __typename?: 'PageInfo';
+  /** The cursor of the last item of this page, to pass as `after`; null when the page is empty. */
   endCursor: Maybe<Scalars['String']['output']>;
+  /** Whether a page follows this one. */
   hasNextPage: Scalars['Boolean']['output'];
   /** Always false: lists are read forwards only. */
   hasPreviousPage: Scalars['Boolean']['output'];
+  /** The cursor of the first item of this page; null when the page is empty. */
   startCursor: Maybe<Scalars['String']['output']>;
 };
 
+/** A post: up to 500 characters of text with tags, counters and comments. */
 export type Post = Node & {
   __typename?: 'Post';
+  /** Who wrote the post. */
   author: User;
+  /** How many comments the post has. */
   commentCount: Scalars['Int']['output'];
-  /** Oldest first. */
+  /** Comments on the post, oldest first. */
   comments: CommentConnection;
+  /** When the post was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** The post's id (`pst_…`). */
   id: Scalars['ID']['output'];
+  /** Distinct users who like the post. */
   likeCount: Scalars['Int']['output'];
-  /** Reaction kinds with a count above zero, largest count first. */
+  /** The configured reaction kinds with a count above zero, largest count first. */
   reactionCounts: Array<ReactionCount>;
   /** Lower-case tags, at most 10. */
   tags: Array<Scalars['String']['output']>;
+  /** 1-500 characters. */
   text: Scalars['String']['output'];
   /** Distinct users who viewed the post. */
   viewCount: Scalars['Int']['output'];
-  /** False when anonymous. */
+  /** Does the viewer like this post? False when anonymous. */
   viewerHasLiked: Scalars['Boolean']['output'];
 };
 
 
+/** A post: up to 500 characters of text with tags, counters and comments. */
 export type PostCommentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A page of posts. */
 export type PostConnection = {
   __typename?: 'PostConnection';
+  /** The posts of this page, newest first. */
   edges: Array<PostEdge>;
+  /** Where this page ends and whether another follows. */
   pageInfo: PageInfo;
 };
 
+/** One post in a timeline, with its position in the timeline. */
 export type PostEdge = {
   __typename?: 'PostEdge';
+  /** Pass as `after` to continue after this post. */
   cursor: Scalars['String']['output'];
+  /** The post. */
   node: Post;
 };
 
+/** The post a mutation created or changed, as it is after the change. */
 export type PostPayload = {
   __typename?: 'PostPayload';
+  /** The post. */
   post: Post;
 };
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type Query = {
   __typename?: 'Query';
   /** The shortest follow path from `from` to `to`. maxDepth defaults to 3, at most 6. */
-  degreesOfSeparation: Separation;
+  degreesOfSeparation: Maybe<Separation>;
   /** Users reachable from userId within maxDepth follow hops, optionally only those with the given interest. */
-  network: UserConnection;
+  network: Maybe<UserConnection>;
   /** A user, post or comment by its id; null when there is none. */
   node: Maybe<Node>;
+  /** A post by its id; null when there is none. */
   post: Maybe<Post>;
   /** Every post, newest first. */
-  publicTimeline: PostConnection;
-  /** Who the viewer may want to follow: friends of friends, most shared connections first. */
-  suggestedFollows: Array<Suggestion>;
+  publicTimeline: Maybe<PostConnection>;
+  /** Who the viewer may want to follow: friends of friends, most shared connections first. Needs a signed-in viewer. */
+  suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. */
-  tagTimeline: PostConnection;
+  tagTimeline: Maybe<PostConnection>;
   /** A user by id or by handle (give exactly one); null when there is none. */
   user: Maybe<User>;
   /** Users in the order asked, null for unknown ids; at most 100 ids. */
-  users: Array<Maybe<User>>;
+  users: Maybe<Array<Maybe<User>>>;
   /** The signed-in user; null when anonymous. */
   viewer: Maybe<User>;
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryDegreesOfSeparationArgs = {
   from: Scalars['ID']['input'];
   maxDepth?: InputMaybe<Scalars['Int']['input']>;
@@ -242,6 +333,7 @@ export type QueryDegreesOfSeparationArgs = {
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryNetworkArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -251,27 +343,32 @@ export type QueryNetworkArgs = {
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryPostArgs = {
   id: Scalars['ID']['input'];
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryPublicTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QuerySuggestedFollowsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryTagTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -279,29 +376,37 @@ export type QueryTagTimelineArgs = {
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryUserArgs = {
   handle?: InputMaybe<Scalars['String']['input']>;
   id?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryUsersArgs = {
   ids: Array<Scalars['ID']['input']>;
 };
 
+/** How many users reacted to a post with one kind of reaction. */
 export type ReactionCount = {
   __typename?: 'ReactionCount';
+  /** Distinct users who reacted with this kind. */
   count: Scalars['Int']['output'];
+  /** The reaction, e.g. `clap`. */
   kind: Scalars['String']['output'];
 };
 
 /** `degrees` is null when the two users are not connected within maxDepth; `path` runs from `from` to `to` along follow edges. */
 export type Separation = {
   __typename?: 'Separation';
+  /** Follow hops on the shortest path: 0 from a user to itself, null when there is no path within maxDepth. */
   degrees: Maybe<Scalars['Int']['output']>;
+  /** The users on the shortest path, `from` first and `to` last; empty when there is none. */
   path: Array<User>;
 };
 
+/** A new account. */
 export type SignUpInput = {
   /** At most 280 characters. */
   bio?: InputMaybe<Scalars['String']['input']>;
@@ -313,17 +418,21 @@ export type SignUpInput = {
   interests?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** The account `signUp` created. */
 export type SignUpPayload = {
   __typename?: 'SignUpPayload';
   /** Send as `Authorization: Bearer <token>`. */
   token: Scalars['String']['output'];
+  /** The new user. */
   user: User;
 };
 
 /** An account the viewer may want to follow: followed by `mutualCount` accounts the viewer follows, some of them in `via`. */
 export type Suggestion = {
   __typename?: 'Suggestion';
+  /** How many accounts the viewer follows follow `user`. */
   mutualCount: Scalars['Int']['output'];
+  /** The suggested account. */
   user: User;
   /** Up to 3 of the accounts the viewer follows that follow `user`. */
   via: Array<User>;
@@ -331,88 +440,115 @@ export type Suggestion = {
 
 /** Fields left out stay as they are; null clears displayName or bio. */
 export type UpdateProfileInput = {
+  /** At most 280 characters; null clears it. */
   bio?: InputMaybe<Scalars['String']['input']>;
+  /** At most 64 characters; null clears it. */
   displayName?: InputMaybe<Scalars['String']['input']>;
+  /** At most 20 words of a-z, 0-9 and _ (1-40 characters each); replaces the current interests (`[]` clears them). */
   interests?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** An account. */
 export type User = Node & {
   __typename?: 'User';
+  /** A short self-description, at most 280 characters; null when not set. */
   bio: Maybe<Scalars['String']['output']>;
+  /** When the account was created. */
   createdAt: Scalars['DateTime']['output'];
+  /** The name shown for the user, at most 64 characters; null when not set. */
   displayName: Maybe<Scalars['String']['output']>;
+  /** How many accounts follow this user. */
   followerCount: Scalars['Int']['output'];
-  /** Accounts that follow this user, newest follow first. `first` is 1-100 (default 20). */
+  /** Accounts that follow this user, newest follow first. */
   followers: UserConnection;
-  /** Accounts this user follows, newest follow first. `first` is 1-100 (default 20). */
+  /** Accounts this user follows, newest follow first. */
   following: UserConnection;
+  /** How many accounts this user follows. */
   followingCount: Scalars['Int']['output'];
   /** Does this user follow the viewer? */
   followsViewer: Scalars['Boolean']['output'];
   /** Unique, lower case, 3-30 characters of a-z, 0-9 and _. */
   handle: Scalars['String']['output'];
+  /** The user's id (`usr_…`). */
   id: Scalars['ID']['output'];
   /** Lower-case words of a-z, 0-9 and _, at most 20. */
   interests: Array<Scalars['String']['output']>;
-  /** Accounts the viewer follows that follow this user. */
+  /** Accounts the viewer follows that follow this user; empty when anonymous. */
   knownFollowers: UserConnection;
   /** Accounts that this user follows and that follow this user back. */
   mutuals: UserConnection;
+  /** How many posts this user has written, less those deleted. */
   postCount: Scalars['Int']['output'];
   /** Posts written by this user, newest first. */
   posts: PostConnection;
-  /** Home timeline: posts by this user and by the accounts this user follows, newest first. Only this user may read it. */
-  timeline: PostConnection;
+  /**
+   * Home timeline: posts by this user and by the accounts this user follows, newest first. Only this user may
+   * read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
+   */
+  timeline: Maybe<PostConnection>;
   /** Does the viewer follow this user? */
   viewerFollows: Scalars['Boolean']['output'];
 };
 
 
+/** An account. */
 export type UserFollowersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** An account. */
 export type UserFollowingArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** An account. */
 export type UserKnownFollowersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** An account. */
 export type UserMutualsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** An account. */
 export type UserPostsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
+/** An account. */
 export type UserTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** A page of users. */
 export type UserConnection = {
   __typename?: 'UserConnection';
+  /** The users of this page, in the list's order. */
   edges: Array<UserEdge>;
+  /** Where this page ends and whether another follows. */
   pageInfo: PageInfo;
+  /** How many users the whole list holds, over all its pages. */
   totalCount: Scalars['Int']['output'];
 };
 
+/** One user in a list of users, with its position in the list. */
 export type UserEdge = {
   __typename?: 'UserEdge';
+  /** Pass as `after` to continue after this user. */
   cursor: Scalars['String']['output'];
+  /** The user. */
   node: User;
 };
 
@@ -598,17 +734,17 @@ export type FollowPayloadResolvers<ContextType = GraphQLContext, ParentType exte
 };
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
-  addComment?: Resolver<ResolversTypes['CommentPayload'], ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
-  createPost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
-  deletePost?: Resolver<ResolversTypes['DeletePostPayload'], ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
-  follow?: Resolver<ResolversTypes['FollowPayload'], ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
-  likePost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
-  react?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
-  signUp?: Resolver<ResolversTypes['SignUpPayload'], ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
-  unfollow?: Resolver<ResolversTypes['FollowPayload'], ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
-  unlikePost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
-  updateProfile?: Resolver<ResolversTypes['User'], ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
-  viewPost?: Resolver<ResolversTypes['PostPayload'], ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
+  addComment?: Resolver<Maybe<ResolversTypes['CommentPayload']>, ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
+  createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
+  deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
+  follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
+  likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
+  react?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
+  signUp?: Resolver<Maybe<ResolversTypes['SignUpPayload']>, ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
+  unfollow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
+  unlikePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
+  updateProfile?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
+  viewPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
 };
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = {
@@ -652,15 +788,15 @@ export type PostPayloadResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
-  degreesOfSeparation?: Resolver<ResolversTypes['Separation'], ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
-  network?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
+  degreesOfSeparation?: Resolver<Maybe<ResolversTypes['Separation']>, ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
+  network?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
-  publicTimeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
-  suggestedFollows?: Resolver<Array<ResolversTypes['Suggestion']>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
-  tagTimeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
+  publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
+  suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
+  tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;
-  users?: Resolver<Array<Maybe<ResolversTypes['User']>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
+  users?: Resolver<Maybe<Array<Maybe<ResolversTypes['User']>>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
@@ -701,7 +837,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   mutuals?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<UserMutualsArgs>>;
   postCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserPostsArgs>>;
-  timeline?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserTimelineArgs>>;
+  timeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<UserTimelineArgs>>;
   viewerFollows?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };

@@ -23,13 +23,15 @@ export interface OperationMeasure {
   /** Aliased fields, counting a fragment once for every place it is spread. */
   aliases: number;
   /**
-   * Fields that may be resolved: every field costs 1 each time it may run, and a field that
-   * takes `first` (default 20) or `ids` multiplies everything beneath it by that many.
+   * Fields that may be resolved: every field costs 1 each time it may run (a few that read more
+   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` (default 20) or
+   * `ids` multiplies everything beneath it by that many.
    */
   cost: number;
 }
 
 const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0 };
+const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
 
 /**
  * Measures `operation` with the request's variables. Fragments are measured once each and
@@ -42,10 +44,13 @@ export function measureOperation(
   operation: OperationDefinitionNode,
   requestVariables: Record<string, unknown> | undefined,
 ): OperationMeasure {
-  const variables: Record<string, unknown> = {};
+  // As execution coerces them: a variable sent as null is null (and a null `first` runs at the default
+  // page size); only a variable left out takes its default.
+  const variables = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
-    variables[name] = requestVariables?.[name] ?? valueOf(definition.defaultValue, {});
+    const sent = requestVariables !== undefined && Object.hasOwn(requestVariables, name);
+    variables.set(name, sent ? requestVariables[name] : valueOf(definition.defaultValue, NO_VARIABLES));
   }
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -99,7 +104,7 @@ export function measureOperation(
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
-      cost: 1 + listSize(field, parentType, definition, variables) * children.cost,
+      cost: fieldWeight(parentType, definition) + listSize(field, parentType, definition, variables) * children.cost,
     };
   }
 
@@ -111,6 +116,22 @@ function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: 
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
 }
 
+/**
+ * Fields that read more of the graph each time they run than a field of a page, which shares one
+ * batched lookup with its siblings: a `mutuals` or `knownFollowers` connection intersects two
+ * follow lists for its page and `totalCount` (the two counts, a whole list, an edge per entry).
+ * Each costs this many fields, so a page of users that asks every one of them for such a list is
+ * refused up front; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the rest.
+ */
+const FIELD_WEIGHTS: Record<string, number> = {
+  'User.mutuals': 100,
+  'User.knownFollowers': 100,
+};
+
+function fieldWeight(parentType: GraphQLNamedType | undefined | null, definition: GraphQLField<unknown, unknown> | undefined): number {
+  return (definition && FIELD_WEIGHTS[`${parentType?.name}.${definition.name}`]) ?? 1;
+}
+
 /** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users. */
 const BOUNDED_LISTS: Record<string, number> = {
   'Separation.path': HOPS.separation.max + 1,
@@ -118,7 +139,7 @@ const BOUNDED_LISTS: Record<string, number> = {
 };
 
 /**
- * How many items a field may return: its `first` (default 20), or how many `ids` it is given.
+ * How many items a field may return: its `first` (20 when null or left out, as it runs), or how many `ids` it is given.
  * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
  * the clearer answer for a client than a cost refusal.
  */
@@ -126,7 +147,7 @@ function listSize(
   field: FieldNode,
   parentType: GraphQLNamedType | undefined | null,
   definition: GraphQLField<unknown, unknown> | undefined,
-  variables: Record<string, unknown>,
+  variables: ReadonlyMap<string, unknown>,
 ): number {
   if (!definition) return 1;
   const bounded = BOUNDED_LISTS[`${parentType?.name}.${definition.name}`];
@@ -143,7 +164,7 @@ function listSize(
   return 1;
 }
 
-function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
+function valueOf(node: ValueNode | undefined, variables: ReadonlyMap<string, unknown>): unknown {
   if (!node) return undefined;
   switch (node.kind) {
     case Kind.INT:
@@ -151,7 +172,7 @@ function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>
     case Kind.LIST:
       return node.values;
     case Kind.VARIABLE:
-      return variables[node.name.value];
+      return variables.get(node.name.value);
     default:
       return undefined;
   }

@@ -9,6 +9,11 @@ export function readConsistencyPlugin(): ApolloServerPlugin<GraphQLContext> {
         async didResolveOperation({ operation, contextValue }) {
           contextValue.reads.strong = operation?.operation === 'mutation';
         },
+        async executionDidStart({ contextValue }) {
+          // The viewer was loaded before execution (see authenticationPlugin), so before the
+          // mutation's writes: its payload must read the viewer again.
+          if (contextValue.reads.strong) contextValue.loaders.user.clearAll();
+        },
       };
     },
   };

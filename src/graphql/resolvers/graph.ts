@@ -1,5 +1,5 @@
 import type { UserRecord } from '../../domain/models.js';
-import type { IdPage } from '../../stores/graph/graph-store.js';
+import type { CountedPage, IdPage } from '../../stores/graph/graph-store.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { type Loaders, loadAll, pageOf } from '../loaders.js';
 import type { UserConnectionModel } from '../models.js';
@@ -19,6 +19,11 @@ async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
 export async function userConnection(page: IdPage, loaders: Loaders, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
   const users = await loadAll(loaders.user, page.items.map((item) => item.id));
   return { page: pageOf(page.items, users, page.hasNextPage), totalCount };
+}
+
+/** A page that came with its list's size (network, known followers, mutuals) as a UserConnection. */
+export function countedUserConnection(page: CountedPage, loaders: Loaders): Promise<UserConnectionModel> {
+  return userConnection(page, loaders, async () => page.totalCount);
 }
 
 export const graph: Pick<Resolvers, 'Suggestion' | 'Separation'> = {

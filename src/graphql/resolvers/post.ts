@@ -23,7 +23,7 @@ export const Post: PostResolvers = {
   commentCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).commentCount,
   reactionCounts: async (post, _args, { loaders }) => {
     const { reactions } = await loaders.postCounts.load(post);
-    return Object.entries(reactions)
+    return [...reactions]
       .filter(([, count]) => count > 0)
       .sort(([kindA, a], [kindB, b]) => b - a || kindA.localeCompare(kindB))
       .map(([kind, count]) => ({ kind, count }));

@@ -15,6 +15,8 @@ export const TRANSACT_WRITE_LIMIT = 100;
 const MAX_ROUNDS = 10;
 /** Batch requests in flight at once for one call, so that a huge call (a cleanup, an import) does not flood the table. */
 export const BATCH_CONCURRENCY = 16;
+/** Import calls in flight at once: enough to keep the engine busy between commits. */
+const IMPORT_CONCURRENCY = 16;
 
 type Item = Record<string, unknown>;
 export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
@@ -64,38 +66,91 @@ export async function batchGet(
   return wanted.map((k) => found.get(keyOf(k)));
 }
 
+/**
+ * The API that many independent puts and deletes are sent with (BULK_WRITE_API): fan-out's
+ * home entries, cleanups, imports. `batchWrite` (BatchWriteItem, 25 items a call) is the
+ * cheapest on DynamoDB, where a transaction costs twice the write capacity. DynamoDB Local
+ * commits each item of a BatchWriteItem to its SQLite file on its own, but a whole
+ * TransactWriteItems at once, so there `transactWrite` (100 unconditioned items a call) is
+ * several times faster (see Performance in the README). Either way each item is an
+ * idempotent put or delete, and the items of one call must have distinct keys.
+ */
+export type WriteApi = 'batchWrite' | 'transactWrite';
+
+const itemsPerCall = (api: WriteApi) => (api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT);
+
+/** One call of the write API: a BatchWriteItem sent again with what came back unprocessed until nothing does, or one TransactWriteItems. */
+async function sendWrites(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
+  if (api === 'transactWrite') {
+    const TransactItems = requests.map((request) =>
+      'PutRequest' in request ? { Put: { TableName: tableName, Item: request.PutRequest.Item } } : { Delete: { TableName: tableName, Key: request.DeleteRequest.Key } },
+    );
+    return transactWrite(client, { TransactItems });
+  }
+  let pending = requests;
+  for (let round = 0; pending.length > 0; round++) {
+    if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
+    if (round > 0) await sleep(backoffDelay(round));
+    const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: [...pending] } }));
+    pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
+  }
+}
+
+/** Any number of puts and deletes with the write API, in full calls, at most BATCH_CONCURRENCY in flight. */
+export async function writeItems(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
+  await mapConcurrently(chunk(requests, itemsPerCall(api)), BATCH_CONCURRENCY, (part) => sendWrites(client, tableName, part, api));
+}
+
 /** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
-export async function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
-  await mapConcurrently(chunk(requests, BATCH_WRITE_LIMIT), BATCH_CONCURRENCY, async (batch) => {
-    let pending: WriteRequest[] = batch;
-    for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
-      if (round > 0) await sleep(backoffDelay(round));
-      const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
-    }
-  });
+export function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+  return writeItems(client, tableName, requests, 'batchWrite');
+}
+
+export interface ImportOptions {
+  api: WriteApi;
+  /** Told how many more records are written, as they are. */
+  onWritten?: (records: number) => void;
 }
 
 /**
- * How a store sends many independent puts and deletes. `batch`: BatchWriteItem, 25 items a
- * request — on DynamoDB half the write capacity of a transaction. `transaction`:
- * TransactWriteItems, 100 items a request — DynamoDB Local commits each item of a
- * BatchWriteItem on its own but a transaction once, which makes it several times faster
- * there (see Performance in the README). Either way each item is an idempotent put or delete.
+ * Writes the items of many records (each record gives one or more items), packing items of
+ * consecutive records into full calls of the write API. Plain puts without conditions: for
+ * new items that no other writer touches (an import into an empty store).
  */
-export type WriteApi = 'batch' | 'transaction';
+export async function importItems<T>(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  records: Iterable<T>,
+  itemsOf: (record: T) => Item[],
+  options: ImportOptions,
+): Promise<void> {
+  const calls = packCalls(records, itemsOf, itemsPerCall(options.api));
+  // Lanes pull the next call from one shared generator, so calls are built only as they are sent.
+  const lane = async () => {
+    for (let next = calls.next(); !next.done; next = calls.next()) {
+      if (next.value.items.length > 0) await sendWrites(client, tableName, next.value.items.map(put), options.api);
+      if (next.value.records > 0) options.onWritten?.(next.value.records);
+    }
+  };
+  await Promise.all(Array.from({ length: IMPORT_CONCURRENCY }, lane));
+}
 
-/** Puts and deletes with the chosen write API, at most BATCH_CONCURRENCY requests in flight; the items must be distinct. */
-export async function writeItems(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
-  if (api === 'batch') return batchWrite(client, tableName, requests);
-  await mapConcurrently(chunk(requests, TRANSACT_WRITE_LIMIT), BATCH_CONCURRENCY, (part) =>
-    transactWrite(client, {
-      TransactItems: part.map((request) =>
-        'PutRequest' in request ? { Put: { TableName: tableName, Item: request.PutRequest.Item } } : { Delete: { TableName: tableName, Key: request.DeleteRequest.Key } },
-      ),
-    }),
-  );
+/** Groups the records' items into calls of `perCall` items; `records` counts the records whose last item is in the call. */
+function* packCalls<T>(records: Iterable<T>, itemsOf: (record: T) => Item[], perCall: number): Generator<{ items: Item[]; records: number }> {
+  let items: Item[] = [];
+  let finished = 0;
+  for (const record of records) {
+    for (const item of itemsOf(record)) {
+      if (items.length === perCall) {
+        yield { items, records: finished };
+        items = [];
+        finished = 0;
+      }
+      items.push(item);
+    }
+    finished += 1;
+  }
+  if (items.length > 0 || finished > 0) yield { items, records: finished };
 }
 
 export const put = (Item: Item): WriteRequest => ({ PutRequest: { Item } });

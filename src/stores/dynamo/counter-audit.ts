@@ -1,4 +1,5 @@
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { classifyKey, keys, type Key } from './keys.js';
 
 /**
@@ -6,6 +7,9 @@ import { classifyKey, keys, type Key } from './keys.js';
  * the difference: post likes, views, comments and reactions against their records, users'
  * postCount against their posts, and — on the embedded graph backend — follower and
  * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
+ * On the embedded graph backend it also checks that every follow edge has its two list
+ * entries and names two accounts, and every list entry its edge: the lists are what the API
+ * shows, so a count agrees with its list only when both hold.
  */
 export interface Drift {
   counter: string;
@@ -13,6 +17,17 @@ export interface Drift {
   field: string;
   recorded: number;
   actual: number;
+}
+
+/** Follow records that disagree with each other. Not a counter, so not repaired: see the README. */
+export interface FollowMismatch {
+  problem: string;
+  key: Key;
+}
+
+export interface Audit {
+  drift: Drift[];
+  mismatches: FollowMismatch[];
 }
 
 type Tally = Map<string, number>;
@@ -30,7 +45,15 @@ interface Census {
   graphNodes: Map<string, { followerCount: number; followingCount: number }>;
   followers: Tally;
   following: Tally;
+  edges: { key: Key; followerId: string; followeeId: string; atMs: number }[];
+  /** Every following and followers list entry, by entryKey. */
+  listEntries: Map<string, Key>;
 }
+
+/** An item as DynamoDB sends it. The audit reads these, not the document client's objects, whose maps lose a `__proto__` key. */
+type RawItem = Record<string, AttributeValue>;
+const numberOf = (item: RawItem, name: string) => Number(item[name]?.N ?? 0);
+const entryKey = (key: Key) => `${key.pk}\u0000${key.sk}`;
 
 const SCAN_SEGMENTS = 4;
 
@@ -47,33 +70,40 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
     graphNodes: new Map(),
     followers: new Map(),
     following: new Map(),
+    edges: [],
+    listEntries: new Map(),
   };
-  const visit = (item: Record<string, unknown>) => {
-    const found = classifyKey(item as unknown as Key);
+  const visit = (item: RawItem) => {
+    const key = { pk: item.pk?.S ?? '', sk: item.sk?.S ?? '' };
+    const found = classifyKey(key);
     if (!found) return;
     switch (found.kind) {
       case 'user':
-        census.userPostCounts.set(found.userId, Number(item.postCount ?? 0));
+        census.userPostCounts.set(found.userId, numberOf(item, 'postCount'));
         break;
       case 'authorPost':
         bump(census.authorPosts, found.authorId);
         break;
       case 'graphNode':
-        census.graphNodes.set(found.userId, { followerCount: Number(item.followerCount ?? 0), followingCount: Number(item.followingCount ?? 0) });
+        census.graphNodes.set(found.userId, { followerCount: numberOf(item, 'followerCount'), followingCount: numberOf(item, 'followingCount') });
         break;
       case 'followEdge':
         bump(census.following, found.followerId);
         bump(census.followers, found.followeeId);
+        census.edges.push({ key, followerId: found.followerId, followeeId: found.followeeId, atMs: numberOf(item, 'atMs') });
+        break;
+      case 'followListEntry':
+        census.listEntries.set(entryKey(key), key);
         break;
       case 'post':
         census.posts.add(found.postId);
         break;
       case 'counterShard': {
         const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, reactions: new Map() };
-        sum.likeCount += Number(item.likeCount ?? 0);
-        sum.viewCount += Number(item.viewCount ?? 0);
-        sum.commentCount += Number(item.commentCount ?? 0);
-        for (const [kind, count] of Object.entries((item.reactions as Record<string, number> | undefined) ?? {})) bump(sum.reactions, kind, Number(count));
+        sum.likeCount += numberOf(item, 'likeCount');
+        sum.viewCount += numberOf(item, 'viewCount');
+        sum.commentCount += numberOf(item, 'commentCount');
+        for (const [kind, count] of Object.entries(item.reactions?.M ?? {})) bump(sum.reactions, kind, Number(count.N ?? 0));
         census.shardSums.set(found.postId, sum);
         break;
       }
@@ -96,8 +126,9 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
   };
   await Promise.all(
     Array.from({ length: SCAN_SEGMENTS }, async (_, segment) => {
-      let start: Record<string, unknown> | undefined;
+      let start: RawItem | undefined;
       do {
+        // The SDK's own ScanCommand, sent through the document client, answers in the wire format.
         const page = await client.send(
           new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true }),
         );
@@ -139,6 +170,34 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
   return drift;
 }
 
+/**
+ * Every follow edge must have its entry in the follower's following list and in the followee's
+ * followers list, at the edge's follow time, and name two accounts; every list entry must have
+ * its edge. With the counts checked against the edges, this checks them against the lists too.
+ */
+function findFollowMismatches(census: Census): FollowMismatch[] {
+  const mismatches: FollowMismatch[] = [];
+  const expected = new Set<string>();
+  const accounts = census.userPostCounts;
+  for (const edge of census.edges) {
+    if (!accounts.has(edge.followerId) || !accounts.has(edge.followeeId)) {
+      mismatches.push({ problem: 'follow edge naming a user who has no account', key: edge.key });
+    }
+    const entries: [string, Key][] = [
+      ['following', { pk: keys.followingList(edge.followerId), sk: keys.followListPosition(edge.atMs, edge.followeeId) }],
+      ['followers', { pk: keys.followersList(edge.followeeId), sk: keys.followListPosition(edge.atMs, edge.followerId) }],
+    ];
+    for (const [list, key] of entries) {
+      expected.add(entryKey(key));
+      if (!census.listEntries.has(entryKey(key))) mismatches.push({ problem: `follow edge without its ${list} list entry`, key });
+    }
+  }
+  for (const [entry, key] of census.listEntries) {
+    if (!expected.has(entry)) mismatches.push({ problem: 'follow list entry without its follow edge', key });
+  }
+  return mismatches;
+}
+
 /** Adds the difference to the counter (on shard 0 for posts), so writes made meanwhile still count. */
 async function repair(client: DynamoDBDocumentClient, tableName: string, item: Drift): Promise<void> {
   const delta = item.actual - item.recorded;
@@ -155,12 +214,14 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
   );
 }
 
+/** With `repair`, fixes the drift; follow mismatches are only reported. */
 export async function auditCounters(
   client: DynamoDBDocumentClient,
   tableName: string,
   options: { repair?: boolean; includeGraph: boolean },
-): Promise<Drift[]> {
-  const drift = findDrift(await takeCensus(client, tableName), options.includeGraph);
+): Promise<Audit> {
+  const census = await takeCensus(client, tableName);
+  const drift = findDrift(census, options.includeGraph);
   if (options.repair) for (const item of drift) await repair(client, tableName, item);
-  return drift;
+  return { drift, mismatches: options.includeGraph ? findFollowMismatches(census) : [] };
 }

@@ -10,18 +10,24 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 export type CounterField = 'likeCount' | 'viewCount' | 'commentCount';
 
 /**
- * Creates a new post's counter shards. Each starts with an empty `reactions` map, so that
- * a reaction of a kind never seen before is one `ADD reactions.#kind :1` — no chain of
- * conditional updates to create the map first.
+ * A new post's counter shards, holding `counts` spread over them. Each starts with an empty
+ * `reactions` map, so that a reaction of a kind never seen before is one
+ * `ADD reactions.#kind :1` — no chain of conditional updates to create the map first.
  */
-export function counterShardPuts(tableName: string, postId: string, shards: number): TransactItem[] {
+export function counterShardItems(postId: string, shards: number, counts: Partial<Record<CounterField, number>> = {}): Record<string, unknown>[] {
+  const share = (total: number, shard: number) => Math.floor(total / shards) + (shard < total % shards ? 1 : 0);
   return Array.from({ length: shards }, (_, shard) => ({
-    Put: {
-      TableName: tableName,
-      Item: { ...keys.counterShard(postId, shard), likeCount: 0, viewCount: 0, commentCount: 0, reactions: {} },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    },
+    ...keys.counterShard(postId, shard),
+    likeCount: share(counts.likeCount ?? 0, shard),
+    viewCount: share(counts.viewCount ?? 0, shard),
+    commentCount: share(counts.commentCount ?? 0, shard),
+    reactions: {},
   }));
+}
+
+/** Creates a new post's counter shards, all at zero, failing if they exist. */
+export function counterShardPuts(tableName: string, postId: string, shards: number): TransactItem[] {
+  return counterShardItems(postId, shards).map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } }));
 }
 
 export function counterShardDeletes(tableName: string, postId: string, shards: number): TransactItem[] {

@@ -1,35 +1,54 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, PostCounts, UserPost } from '../counter-store.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
 
-export function emptyCounts(): PostCounts {
-  return { likeCount: 0, viewCount: 0, commentCount: 0, reactions: {} };
+function emptyCounts(): PostCounts {
+  return { likeCount: 0, viewCount: 0, commentCount: 0, reactions: new Map() };
 }
 
 /** Adds one shard item's figures into `into`. */
-export function addShard(into: PostCounts, shard: Item): void {
+function addShard(into: PostCounts, shard: Item): void {
   into.likeCount += Number(shard.likeCount ?? 0);
   into.viewCount += Number(shard.viewCount ?? 0);
   into.commentCount += Number(shard.commentCount ?? 0);
+  // Only configured kinds are read, and none is `__proto__`, the one key the document client drops from a map.
   for (const [kind, count] of Object.entries((shard.reactions as Record<string, unknown> | undefined) ?? {})) {
-    into.reactions[kind] = (into.reactions[kind] ?? 0) + Number(count);
+    into.reactions.set(kind, (into.reactions.get(kind) ?? 0) + Number(count));
   }
 }
 
+/** The record of one user's like, view or reaction, as the counter beside it counts it. */
+function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
+  return { ...record, at, ...extra };
+}
+
 export class DynamoCounterStore implements CounterStore {
+  /** What a read asks of a counter item: the counters and the configured kinds' counts. */
+  private readonly projection: { projection: string; names: Record<string, string> };
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    reactionKinds: readonly string[],
+    private readonly importApi: WriteApi = 'batchWrite',
+  ) {
+    // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
+    // of any kind at all, from before kinds were bounded), which must not swell every read.
+    const names = new Map(reactionKinds.map((kind, i) => [`#kind${i}`, kind]));
+    this.projection = {
+      projection: ['pk, sk, likeCount, viewCount, commentCount', ...[...names.keys()].map((name) => `reactions.${name}`)].join(', '),
+      names: Object.fromEntries(names),
+    };
+  }
 
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
     const shardKeys: Key[] = posts.flatMap((post) => Array.from({ length: post.counterShards }, (_, n) => keys.counterShard(post.id, n)));
-    const shards = await batchGet(this.client, this.tableName, shardKeys, { consistent: options.consistent });
+    const shards = await batchGet(this.client, this.tableName, shardKeys, { ...this.projection, consistent: options.consistent });
     let next = 0;
     return posts.map((post) => {
       const counts = emptyCounts();
@@ -53,6 +72,11 @@ export class DynamoCounterStore implements CounterStore {
 
   like(post: CountedPost, userId: string): Promise<CounterChange> {
     return this.addRecord(post, keys.like(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
+  }
+
+  async importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void> {
+    const at = new Date().toISOString();
+    await importItems(this.client, this.tableName, likes, (like) => [counterRecordItem(keys.like(like.postId, like.userId), at)], { api: this.importApi, onWritten });
   }
 
   unlike(post: CountedPost, userId: string): Promise<CounterChange> {
@@ -87,7 +111,7 @@ export class DynamoCounterStore implements CounterStore {
       {
         Put: {
           TableName: this.tableName,
-          Item: { ...record, at: new Date().toISOString(), ...extra },
+          Item: counterRecordItem(record, new Date().toISOString(), extra),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },

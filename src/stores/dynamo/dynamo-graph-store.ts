@@ -1,22 +1,25 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
-import type {
-  FollowCounts,
-  FollowEdge,
-  FollowPair,
-  GraphStore,
-  GraphUser,
-  IdPage,
-  NetworkArgs,
-  NetworkPage,
-  PageArgs,
-  SuggestedUser,
-  TraversalLimits,
+import {
+  type CountedPage,
+  type FollowCounts,
+  type FollowEdge,
+  type FollowPair,
+  type GraphStore,
+  type GraphUser,
+  type IdPage,
+  type NetworkArgs,
+  type PageArgs,
+  type ReadBudget,
+  type SuggestedUser,
+  chargeIntersection,
+  chargeLookup,
+  chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
-import { keys } from './keys.js';
+import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -26,10 +29,30 @@ const HOP_CONCURRENCY = 16;
 const IMPORT_CHUNK = 20;
 /** Import transactions in flight at once. */
 const IMPORT_CONCURRENCY = 8;
-/** How many list entries a filtered page (known followers, mutuals) checks per round. */
-const SCAN_CHUNK = 100;
 /** Positions as followListPosition builds them; anything else is not a cursor we gave out. */
 const POSITION = /^\d{15}#\S+$/;
+
+/**
+ * The items of one follow: the edge (first), then the entries in the follower's following list
+ * and in the followee's followers list. Written by follow, importFollows and importGraph alike.
+ */
+function followItems(edge: FollowEdge): [Item, Item, Item] {
+  const atMs = Date.parse(edge.at);
+  const [following, followers] = listEntryKeys(edge.from, edge.to, atMs);
+  return [
+    { ...keys.followEdge(edge.from, edge.to), at: edge.at, atMs },
+    { ...following, userId: edge.to, at: edge.at },
+    { ...followers, userId: edge.from, at: edge.at },
+  ];
+}
+
+/** Where a follow made at `atMs` sits in the follower's following list and in the followee's followers list. */
+function listEntryKeys(followerId: string, followeeId: string, atMs: number): [Key, Key] {
+  return [
+    { pk: keys.followingList(followerId), sk: keys.followListPosition(atMs, followeeId) },
+    { pk: keys.followersList(followeeId), sk: keys.followListPosition(atMs, followerId) },
+  ];
+}
 
 /**
  * The embedded graph backend, in the service's own table. A follow is three items written in
@@ -43,6 +66,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly importApi: WriteApi = 'batchWrite',
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -67,18 +91,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   }
 
   async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
-    const atMs = Date.parse(at);
+    const [edge, ...entries] = followItems({ from: followerId, to: followeeId, at });
     try {
       await transactWrite(this.client, {
         TransactItems: [
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...keys.followEdge(followerId, followeeId), at, atMs },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          ...this.listEntries(followerId, followeeId, atMs).map((entry) => ({ Put: { TableName: this.tableName, Item: { ...entry, at } } })),
+          { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
           this.countChange(followerId, 'followingCount', 1),
           this.countChange(followeeId, 'followerCount', 1),
         ],
@@ -113,19 +131,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         delta(e.from).followingCount += 1;
         delta(e.to).followerCount += 1;
       }
+      const items = pending.map(followItems);
       try {
         await transactWrite(this.client, {
           TransactItems: [
-            ...pending.map((e) => ({
-              Put: {
-                TableName: this.tableName,
-                Item: { ...keys.followEdge(e.from, e.to), at: e.at, atMs: Date.parse(e.at) },
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            })),
-            ...pending.flatMap((e) =>
-              this.listEntries(e.from, e.to, Date.parse(e.at)).map((entry) => ({ Put: { TableName: this.tableName, Item: { ...entry, at: e.at } } })),
-            ),
+            ...items.map(([edge]) => ({ Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } })),
+            ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: this.tableName, Item } }))),
             ...[...deltas].map(([userId, d]) => this.countChanges(userId, d)),
           ],
         });
@@ -137,6 +148,16 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       }
     }
     return 0;
+  }
+
+  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+    const counts = new Map(users.map((u) => [u.id, { followerCount: 0, followingCount: 0 }]));
+    for (const e of edges) {
+      counts.get(e.from)!.followingCount += 1;
+      counts.get(e.to)!.followerCount += 1;
+    }
+    await importItems(this.client, this.tableName, users, (u) => [{ ...keys.graphNode(u.id), id: u.id, handle: u.handle, interests: u.interests, ...counts.get(u.id)! }], { api: this.importApi });
+    await importItems(this.client, this.tableName, edges, followItems, { api: this.importApi, onWritten });
   }
 
   private countChanges(userId: string, deltas: { followerCount: number; followingCount: number }) {
@@ -170,7 +191,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
                 ExpressionAttributeValues: { ':atMs': atMs },
               },
             },
-            ...this.listEntries(followerId, followeeId, atMs).map(({ pk, sk }) => ({ Delete: { TableName: this.tableName, Key: { pk, sk } } })),
+            ...listEntryKeys(followerId, followeeId, atMs).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
             this.countChange(followerId, 'followingCount', -1),
             this.countChange(followeeId, 'followerCount', -1),
           ],
@@ -181,13 +202,6 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       }
     }
     throw new Error(`unfollow ${followerId} -> ${followeeId} kept racing with other changes`);
-  }
-
-  private listEntries(followerId: string, followeeId: string, atMs: number) {
-    return [
-      { pk: keys.followingList(followerId), sk: keys.followListPosition(atMs, followeeId), userId: followeeId },
-      { pk: keys.followersList(followeeId), sk: keys.followListPosition(atMs, followerId), userId: followerId },
-    ];
   }
 
   private countChange(userId: string, counter: 'followerCount' | 'followingCount', delta: 1 | -1) {
@@ -202,7 +216,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  async follows(pairs: readonly FollowPair[]): Promise<boolean[]> {
+  async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
+    chargeLookup(budget, pairs.length);
     // Strongly consistent, so that a follow is visible to the same request's payload.
     const items = await batchGet(this.client, this.tableName, pairs.map((p) => keys.followEdge(p.from, p.to)), {
       projection: 'pk, sk',
@@ -211,7 +226,12 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return items.map((item) => item !== undefined);
   }
 
-  async counts(userIds: readonly string[]): Promise<FollowCounts[]> {
+  async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
+    chargeLookup(budget, userIds.length);
+    return this.degrees(userIds);
+  }
+
+  async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
     const items = await batchGet(this.client, this.tableName, userIds.map(keys.graphNode), {
       projection: 'pk, sk, followerCount, followingCount',
       consistent: true,
@@ -219,69 +239,78 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return items.map((item) => ({ followers: Number(item?.followerCount ?? 0), following: Number(item?.followingCount ?? 0) }));
   }
 
-  async followers(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.listPage(keys.followersList(userId), page);
+  async followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    return this.listPage(keys.followersList(userId), page, budget);
   }
 
-  async following(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.listPage(keys.followingList(userId), page);
+  async following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    return this.listPage(keys.followingList(userId), page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs): Promise<IdPage> {
-    const [viewer, user] = await this.counts([viewerId, userId]);
-    if (viewer!.following > user!.followers) {
-      return this.filteredPage(keys.followersList(userId), page, (ids) => this.follows(ids.map((id) => ({ from: viewerId, to: id }))));
-    }
-    // The viewer follows fewer accounts than follow the user (the usual case with a popular
-    // user): intersect from the viewer's side, so a page never scans a huge followers list.
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
     const after = checkedPosition(page.after);
-    const followed = await this.wholeList(keys.followingList(viewerId));
-    const edges = await batchGet(this.client, this.tableName, followed.map((id) => keys.followEdge(id, userId)), { projection: 'pk, sk, atMs' });
-    const known = edges
-      .flatMap((edge, i) => (edge ? [{ id: followed[i]!, position: keys.followListPosition(edge.atMs as number, followed[i]!) }] : []))
-      .filter((entry) => after === null || entry.position < after)
+    chargeLookup(budget, 2);
+    const [viewer, user] = await this.degrees([viewerId, userId]);
+    // Ordered by when each followed the user: the user's followers list holds those positions;
+    // from the viewer's side they come from the edges checked.
+    return viewer!.following <= user!.followers
+      ? this.intersection({ pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true }, after, page.first, budget)
+      : this.intersection({ pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false }, after, page.first, budget);
+  }
+
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+    const after = checkedPosition(page.after);
+    chargeLookup(budget, 1);
+    const [counts] = await this.degrees([userId]);
+    // Ordered by when the user followed each: the user's following list holds those positions;
+    // from the followers side they come from the edges checked.
+    return counts!.following <= counts!.followers
+      ? this.intersection({ pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false }, after, page.first, budget)
+      : this.intersection({ pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true }, after, page.first, budget);
+  }
+
+  /**
+   * The entries of the list `pk` (the shorter of two, `size` entries by the counts) whose `edge`
+   * exists, newest first: a page of them after `after`, and how many there are. With
+   * `edgeIsOrder` the checked edge's follow time gives the order, else the list's own positions.
+   */
+  private async intersection(
+    list: { pk: string; size: number; edge: (id: string) => Key; edgeIsOrder: boolean },
+    after: string | null,
+    first: number,
+    budget: ReadBudget,
+  ): Promise<CountedPage> {
+    if (list.size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
+    chargeIntersection(budget, list.size);
+    const entries = await this.readList(list.pk, null, null);
+    const edges = await batchGet(this.client, this.tableName, entries.map((e) => list.edge(e.id)), {
+      projection: list.edgeIsOrder ? 'pk, sk, atMs' : 'pk, sk',
+    });
+    const kept = entries
+      .flatMap((entry, i) => {
+        const edge = edges[i];
+        if (!edge) return [];
+        return [{ id: entry.id, position: list.edgeIsOrder ? keys.followListPosition(edge.atMs as number, entry.id) : entry.position }];
+      })
       .sort((a, b) => (a.position < b.position ? 1 : -1));
+    const rest = after === null ? kept : kept.filter((entry) => entry.position < after);
     return {
-      items: known.slice(0, page.first).map((e) => ({ id: e.id, cursor: e.position })),
-      hasNextPage: known.length > page.first,
+      items: rest.slice(0, first).map((e) => ({ id: e.id, cursor: e.position })),
+      hasNextPage: rest.length > first,
+      totalCount: kept.length,
     };
   }
 
-  async knownFollowerCount(viewerId: string, userId: string): Promise<number> {
-    // Intersect by reading the shorter of the two lists and checking each entry's edge.
-    const [viewer, user] = await this.counts([viewerId, userId]);
-    if (viewer!.following <= user!.followers) {
-      const followed = await this.wholeList(keys.followingList(viewerId));
-      return this.countTrue(followed.map((id) => ({ from: id, to: userId })));
-    }
-    const followers = await this.wholeList(keys.followersList(userId));
-    return this.countTrue(followers.map((id) => ({ from: viewerId, to: id })));
+  suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
+    return friendsOfFriends(this, viewerId, first, budget);
   }
 
-  async mutuals(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.filteredPage(keys.followingList(userId), page, (ids) => this.follows(ids.map((id) => ({ from: id, to: userId }))));
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
+    return shortestPath(this, from, to, maxDepth, budget);
   }
 
-  async mutualCount(userId: string): Promise<number> {
-    const [counts] = await this.counts([userId]);
-    if (counts!.following <= counts!.followers) {
-      const followed = await this.wholeList(keys.followingList(userId));
-      return this.countTrue(followed.map((id) => ({ from: id, to: userId })));
-    }
-    const followers = await this.wholeList(keys.followersList(userId));
-    return this.countTrue(followers.map((id) => ({ from: userId, to: id })));
-  }
-
-  suggestions(viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]> {
-    return friendsOfFriends(this, viewerId, first, limits);
-  }
-
-  shortestPath(from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null> {
-    return shortestPath(this, from, to, maxDepth, limits);
-  }
-
-  network(args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage> {
-    return networkPage(this, args, limits);
+  network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
+    return networkPage(this, args, budget);
   }
 
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {
@@ -291,11 +320,6 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   async interests(ids: readonly string[]): Promise<string[][]> {
     const items = await batchGet(this.client, this.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, interests' });
     return items.map((item) => (item?.interests as string[] | undefined) ?? []);
-  }
-
-  private async countTrue(pairs: FollowPair[]): Promise<number> {
-    if (pairs.length === 0) return 0;
-    return (await this.follows(pairs)).filter(Boolean).length;
   }
 
   /** Up to `limit` (null: all) entries of a list partition, newest first, starting after `after` (a position). */
@@ -324,31 +348,13 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return (await this.readList(pk, null, null)).map((e) => e.id);
   }
 
-  private async listPage(pk: string, page: PageArgs): Promise<IdPage> {
-    const entries = await this.readList(pk, checkedPosition(page.after), page.first + 1);
+  private async listPage(pk: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    const after = checkedPosition(page.after);
+    chargeListPage(budget, page.first);
+    const entries = await this.readList(pk, after, page.first + 1);
     return {
       items: entries.slice(0, page.first).map((e) => ({ id: e.id, cursor: e.position })),
       hasNextPage: entries.length > page.first,
-    };
-  }
-
-  /** A page of the list entries that pass `keep`, read a chunk at a time until the page is full. */
-  private async filteredPage(pk: string, page: PageArgs, keep: (ids: string[]) => Promise<boolean[]>): Promise<IdPage> {
-    const kept: { id: string; position: string }[] = [];
-    let after = checkedPosition(page.after);
-    for (;;) {
-      const entries = await this.readList(pk, after, SCAN_CHUNK);
-      if (entries.length === 0) break;
-      const verdicts = await keep(entries.map((e) => e.id));
-      entries.forEach((entry, i) => {
-        if (verdicts[i]) kept.push(entry);
-      });
-      if (kept.length > page.first || entries.length < SCAN_CHUNK) break;
-      after = entries.at(-1)!.position;
-    }
-    return {
-      items: kept.slice(0, page.first).map((e) => ({ id: e.id, cursor: e.position })),
-      hasNextPage: kept.length > page.first,
     };
   }
 }

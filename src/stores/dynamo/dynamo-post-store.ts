@@ -1,9 +1,10 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
-import type { CommentPage, Delivery, PostStore } from '../post-store.js';
+import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
-import { type TransactItem, counterIncrement, counterShardDeletes, counterShardPuts } from './counter-items.js';
+import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
+import { homeEntryItem } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
@@ -34,12 +35,36 @@ function toCommentRecord(item: Item): CommentRecord {
   };
 }
 
+/**
+ * The items a post is stored as, besides its counters, its author's own home entry and its
+ * delivery: the post (first), its author entry, its public and tag entries, and its outbox
+ * entry when its author is not fanned out. Shared by create and importPosts, so the two
+ * cannot diverge.
+ */
+function postItems(post: PostRecord, timelineShards: number, outbox: boolean): Item[] {
+  const shard = shardOf(post.id, timelineShards);
+  const entry = { postId: post.id, authorId: post.authorId };
+  return [
+    { ...keys.post(post.id), ...post },
+    { ...keys.authorPost(post.authorId, post.id), ...entry },
+    { ...keys.publicEntry(shard, post.id), ...entry },
+    ...post.tags.map((tag) => ({ ...keys.tagEntry(tag, shard, post.id), ...entry })),
+    ...(outbox ? [{ ...keys.outboxEntry(post.authorId, post.id), ...entry }] : []),
+  ];
+}
+
+/** An author whose posts are merged into home timelines at read time (hybrid fan-out). */
+function outboxAuthorItem(authorId: string): Item {
+  return { ...keys.outboxAuthor(authorId), authorId };
+}
+
 export class DynamoPostStore implements PostStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly tasks: DynamoTaskQueue,
     private readonly timelineShards: number,
+    private readonly importApi: WriteApi = 'batchWrite',
   ) {}
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
@@ -63,22 +88,31 @@ export class DynamoPostStore implements PostStore {
   }
 
   async create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string> {
-    const shard = shardOf(post.id, this.timelineShards);
-    const entry = { postId: post.id, authorId: post.authorId };
+    const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
     const items: TransactItem[] = [
-      this.put({ ...keys.post(post.id), ...post }, 'attribute_not_exists(pk)'),
-      this.put({ ...keys.authorPost(post.authorId, post.id), ...entry }),
-      // The author sees their own post at once; followers get it from the fan-out task (which also counts it here).
-      this.put({ ...keys.homeEntry(post.authorId, post.id), ...entry }),
-      this.put({ ...keys.publicEntry(shard, post.id), ...entry }),
-      ...post.tags.map((tag) => this.put({ ...keys.tagEntry(tag, shard, post.id), ...entry })),
-      ...(delivery.kind === 'fanOut'
-        ? [this.tasks.enqueueItem(delivery.task)]
-        : [this.put({ ...keys.outboxEntry(post.authorId, post.id), ...entry }), this.put({ ...keys.outboxAuthor(post.authorId), authorId: post.authorId })]),
+      this.put(record!, 'attribute_not_exists(pk)'),
+      ...entries.map((item) => this.put(item)),
+      // The author sees their own post at once; followers get it from the fan-out task (which also counts it there).
+      this.put(homeEntryItem({ userId: post.authorId, postId: post.id, authorId: post.authorId })),
+      ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : [this.put(outboxAuthorItem(post.authorId))]),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
     ];
     return this.writeOnce(items, idempotencyKey ? keys.idempotencyClaim(post.authorId, 'createPost', idempotencyKey) : null, post.id);
+  }
+
+  async importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void> {
+    const registered = new Set<string>();
+    const itemsOf = ({ post, outbox, likeCount }: ImportedPost) => {
+      const items = [...postItems(post, this.timelineShards, outbox), ...counterShardItems(post.id, post.counterShards, { likeCount })];
+      // The registry entry once per author: one call may not write an item twice.
+      if (outbox && !registered.has(post.authorId)) {
+        registered.add(post.authorId);
+        items.push(outboxAuthorItem(post.authorId));
+      }
+      return items;
+    };
+    await importItems(this.client, this.tableName, posts, itemsOf, { api: this.importApi, onWritten });
   }
 
   /**

@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { chunk, mapConcurrently } from '../../lib/collections.js';
+import { mapConcurrently } from '../../lib/collections.js';
 import type { HomeEntry, HomeSizeAddition, PostIdPage, TimelineStore } from '../timeline-store.js';
-import { TRANSACT_WRITE_LIMIT, type WriteApi, batchGet, batchWrite, del, put, transactWrite, writeItems } from './batch.js';
+import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -9,13 +9,8 @@ type Item = Record<string, unknown>;
 export interface TimelineSettings {
   /** Partitions of each tag timeline and of the public timeline. */
   shards: number;
-  /** How home timeline entries and their size estimates are written (TIMELINE_WRITE_API). */
+  /** How home timeline entries are written and removed (BULK_WRITE_API). */
   writeApi: WriteApi;
-}
-
-/** The one shape of a home timeline entry, for every writer of one. */
-export function homeEntryItem(entry: HomeEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
 }
 
 /** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
@@ -24,9 +19,19 @@ export function mergeNewestFirst(lists: readonly string[][], first: number): Pos
   return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
+/** A home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines. */
+export function homeEntryItem(entry: HomeEntry): Item {
+  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
+}
+
+/** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
+function homeSizeItem(userId: string, estimate: number): Item {
+  return { ...keys.homeSize(userId), estimate };
+}
+
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
-/** Size estimates updated at once with one UpdateItem each (the `batch` write API), so that they do not crowd out the entry writes. */
+/** Size estimates updated at once, one UpdateItem each, so that they do not crowd out the entry writes. */
 const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
@@ -94,19 +99,20 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
-    const add = (a: HomeSizeAddition) => ({ Key: keys.homeSize(a.userId), UpdateExpression: 'ADD estimate :added', ExpressionAttributeValues: { ':added': a.added } });
-    if (this.settings.writeApi === 'batch') {
-      return mapConcurrently(additions, SIZE_UPDATE_CONCURRENCY, async (a) => {
-        const result = await this.client.send(new UpdateCommand({ TableName: this.tableName, ...add(a), ReturnValues: 'UPDATED_NEW' }));
-        return Number(result.Attributes?.estimate ?? 0);
-      });
-    }
-    // A transaction returns no values: the new estimates are read back, in one more request per 100.
-    for (const part of chunk(additions, TRANSACT_WRITE_LIMIT)) {
-      await transactWrite(this.client, { TransactItems: part.map((a) => ({ Update: { TableName: this.tableName, ...add(a) } })) });
-    }
-    const items = await batchGet(this.client, this.tableName, additions.map((a) => keys.homeSize(a.userId)), { projection: 'pk, sk, estimate', consistent: true });
-    return items.map((item) => Number(item?.estimate ?? 0));
+    // UpdateItem returns the new estimate atomically: read back after a transaction instead, an estimate
+    // could already carry a concurrent trim's reset and hide entries written meanwhile from the bound.
+    return mapConcurrently(additions, SIZE_UPDATE_CONCURRENCY, async ({ userId, added }) => {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.homeSize(userId),
+          UpdateExpression: 'ADD estimate :added',
+          ExpressionAttributeValues: { ':added': added },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(result.Attributes?.estimate ?? 0);
+    });
   }
 
   async trimHome(userId: string, keep: number): Promise<void> {
@@ -126,6 +132,29 @@ export class DynamoTimelineStore implements TimelineStore {
         ExpressionAttributeValues: { ':kept': items.length - surplus.length },
       }),
     );
+  }
+
+  /**
+   * Writes whole home timelines at once (seeding): each user's newest `keep` entries, and the
+   * size item with the exact count kept. Returns how many entries were written.
+   */
+  async importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number> {
+    const byUser = new Map<string, Map<string, HomeEntry>>();
+    for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, new Map()).get(e.userId)!).set(e.postId, e);
+    const kept = [...byUser.values()].map((timeline) => [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, keep));
+    const written = kept.reduce((sum, timeline) => sum + timeline.length, 0);
+    // Entries past the bound (or given twice) are done as soon as they are dropped.
+    if (entries.length > written) onWritten?.(entries.length - written);
+    // The size item goes with each timeline's last entry.
+    const records = kept.flatMap((timeline) => timeline.map((entry, i) => ({ entry, size: i === timeline.length - 1 ? timeline.length : null })));
+    await importItems(
+      this.client,
+      this.tableName,
+      records,
+      ({ entry, size }) => (size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)]),
+      { api: this.settings.writeApi, onWritten },
+    );
+    return written;
   }
 
   async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }> {

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AppError } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
+import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -20,31 +20,22 @@ export function toUserRecord(item: Item): UserRecord {
   };
 }
 
+/** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
+function userItems(user: UserRecord): [Item, Item] {
+  return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }];
+}
+
 export class DynamoUserStore implements UserStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly importApi: WriteApi = 'batchWrite',
   ) {}
 
   async create(user: UserRecord): Promise<void> {
     try {
       await transactWrite(this.client, {
-        TransactItems: [
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...keys.handle(user.handle), userId: user.id },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            Put: {
-              TableName: this.tableName,
-              Item: { ...keys.user(user.id), ...user },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-        ],
+        TransactItems: userItems(user).map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
       });
     } catch (error) {
       if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
@@ -52,6 +43,10 @@ export class DynamoUserStore implements UserStore {
       }
       throw error;
     }
+  }
+
+  async importUsers(users: readonly UserRecord[], onWritten?: (users: number) => void): Promise<void> {
+    await importItems(this.client, this.tableName, users, userItems, { api: this.importApi, onWritten });
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(UserRecord | null)[]> {

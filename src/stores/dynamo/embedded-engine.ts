@@ -10,10 +10,28 @@ import type { Logger } from '../../logger.js';
  * Runs the official DynamoDB Local (the jar shipped in the npm package
  * `amplify-dynamodb-simulator`) as a child process on a free loopback port.
  * With a data directory it persists to disk; without one it runs in memory (tests).
+ *
+ * A persistent engine is supervised: when java dies, it is started again on the same port
+ * and data directory (clients keep their endpoint), after 1 s, 2 s, 4 s, ... (at most 30 s);
+ * after `restarts` failed or short-lived attempts in a row it gives up and calls `onFailed`.
+ * An in-memory engine is not restarted: its tables died with it.
  */
 export interface EmbeddedEngine {
   endpoint: string;
+  state(): EngineState;
   stop(): Promise<void>;
+}
+
+/** `restarting` from java's death until it answers again; `failed` once the restarts are used up. */
+export type EngineState = 'running' | 'restarting' | 'failed' | 'stopped';
+
+export interface EngineOptions {
+  dataDir?: string;
+  logger: Logger;
+  /** Restarts in a row before giving up (setting DYNAMODB_LOCAL_RESTARTS); 0 gives up at once. */
+  restarts?: number;
+  /** Called once, when the engine is down for good. */
+  onFailed?: (error: Error) => void;
 }
 
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -21,6 +39,11 @@ export const LOCAL_REGION = 'local';
 
 const MIN_JAVA = 11;
 const STARTUP_TIMEOUT_MS = 60_000;
+const DEFAULT_RESTARTS = 5;
+const FIRST_RESTART_DELAY_MS = 1_000;
+const MAX_RESTART_DELAY_MS = 30_000;
+/** An engine that stayed up this long had recovered: its next death starts the count of restarts afresh. */
+const STABLE_AFTER_MS = 60_000;
 
 function emulatorDir(): string {
   const require = createRequire(import.meta.url);
@@ -71,12 +94,33 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   }
 }
 
-export async function startEmbeddedEngine(options: { dataDir?: string; logger: Logger }): Promise<EmbeddedEngine> {
-  checkJava();
+/** One java process behind its watchdog shell, answering on `endpoint`. */
+interface Launched {
+  child: ChildProcess;
+  exited: Promise<void>;
+  output: () => string;
+}
+
+// A small shell stands between us and java, holding our pipe open on its stdin (as fd 3, read by a
+// background job): when this process goes away for any reason, even SIGKILL, the pipe closes, `read`
+// returns, and java is stopped, so no java process ever outlives the service. The shell itself waits
+// for java, so that when java dies on its own the shell exits too and the service sees it.
+const WATCHDOG = [
+  'exec 3<&0',
+  'java "$@" 3<&- </dev/null & engine=$!',
+  '{ read -r _ <&3; kill $engine 2>/dev/null; } & watcher=$!',
+  "trap 'kill $engine 2>/dev/null' TERM INT",
+  'wait $engine; status=$?',
+  // A trapped signal interrupts `wait`: wait for java itself.
+  'while kill -0 $engine 2>/dev/null; do wait $engine; status=$?; done',
+  'kill $watcher 2>/dev/null',
+  'exit $status',
+].join('\n');
+
+async function launch(port: number, dataDir: string | undefined): Promise<Launched> {
   const dir = emulatorDir();
-  const port = await freePort();
-  const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory'];
-  if (options.dataDir) mkdirSync(resolve(options.dataDir), { recursive: true });
+  const storage = dataDir ? ['-dbPath', resolve(dataDir)] : ['-inMemory'];
+  if (dataDir) mkdirSync(resolve(dataDir), { recursive: true });
   const args = [
     '-Xms64m',
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
@@ -88,11 +132,7 @@ export async function startEmbeddedEngine(options: { dataDir?: string; logger: L
     '-disableTelemetry',
     ...storage,
   ];
-  // A small shell stands between us and java, holding our pipe open on its stdin: when this
-  // process goes away for any reason — even SIGKILL — the pipe closes, `read` returns, and
-  // the shell stops java. So no java process ever outlives the service.
-  const watchdog = 'java "$@" & engine=$!; trap \'kill $engine 2>/dev/null\' TERM INT; read -r _; kill $engine 2>/dev/null; wait $engine';
-  const child = spawn('sh', ['-c', watchdog, 'dynamodb-local', ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   let output = '';
   const capture = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -100,27 +140,113 @@ export async function startEmbeddedEngine(options: { dataDir?: string; logger: L
   child.stdout?.on('data', capture);
   child.stderr?.on('data', capture);
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
-
-  const endpoint = `http://127.0.0.1:${port}`;
   try {
-    await waitUntilReady(endpoint, child, () => output);
+    await waitUntilReady(`http://127.0.0.1:${port}`, child, () => output);
   } catch (error) {
     child.stdin?.end();
     await exited;
     throw error;
   }
-  options.logger.info('embedded DynamoDB Local started', { endpoint, storage: options.dataDir ?? 'memory', pid: child.pid });
+  return { child, exited, output: () => output };
+}
 
+/** Asks the watchdog to stop java, and kills both if java ignores the polite stop. */
+async function shutDown(launched: Launched): Promise<void> {
+  const { child, exited } = launched;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.stdin?.end();
+  // The shell and java share a process group (detached).
+  const killTimer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(killTimer);
+}
+
+export async function startEmbeddedEngine(options: EngineOptions): Promise<EmbeddedEngine> {
+  checkJava();
+  const { dataDir, logger } = options;
+  const maxRestarts = options.restarts ?? DEFAULT_RESTARTS;
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  let current: Launched | null = await launch(port, dataDir);
+  logger.info('embedded DynamoDB Local started', { endpoint, storage: dataDir ?? 'memory', pid: current.child.pid });
+
+  let state: EngineState = 'running';
+  let startedAt = Date.now();
+  let attempts = 0;
+  let stopping = false;
+  let wakeFromBackoff: (() => void) | null = null;
+  let supervision: Promise<void> = Promise.resolve();
+
+  const giveUp = (error: Error) => {
+    state = 'failed';
+    logger.error('embedded DynamoDB Local is down for good', { error, restarts: attempts });
+    options.onFailed?.(error);
+  };
+
+  /** After java died: start it again, with backoff, until it answers or the restarts are used up. */
+  const recover = async (died: Launched): Promise<void> => {
+    logger.error('embedded DynamoDB Local exited', { pid: died.child.pid, code: died.child.exitCode, signal: died.child.signalCode, output: died.output() });
+    if (!dataDir) return giveUp(new Error('the in-memory DynamoDB Local exited, and its data with it'));
+    if (Date.now() - startedAt >= STABLE_AFTER_MS) attempts = 0;
+    state = 'restarting';
+    let lastError: unknown = new Error(`DynamoDB Local exited (code ${died.child.exitCode}, signal ${died.child.signalCode})`);
+    while (attempts < maxRestarts) {
+      if (stopping) return;
+      attempts += 1;
+      const delay = Math.min(MAX_RESTART_DELAY_MS, FIRST_RESTART_DELAY_MS * 2 ** (attempts - 1));
+      logger.warn('restarting embedded DynamoDB Local', { attempt: attempts, of: maxRestarts, inMs: delay });
+      await new Promise<void>((done) => {
+        const timer = setTimeout(done, delay);
+        wakeFromBackoff = () => {
+          clearTimeout(timer);
+          done();
+        };
+      });
+      wakeFromBackoff = null;
+      if (stopping) return;
+      try {
+        current = await launch(port, dataDir);
+      } catch (error) {
+        lastError = error;
+        logger.warn('embedded DynamoDB Local did not start again', { attempt: attempts, error });
+        continue;
+      }
+      if (stopping) return shutDown(current);
+      state = 'running';
+      startedAt = Date.now();
+      logger.info('embedded DynamoDB Local restarted', { endpoint, pid: current.child.pid, attempt: attempts });
+      watch(current);
+      return;
+    }
+    giveUp(lastError instanceof Error ? lastError : new Error(String(lastError)));
+  };
+
+  const watch = (launched: Launched) => {
+    void launched.exited.then(() => {
+      if (stopping) return;
+      current = null;
+      supervision = recover(launched);
+    });
+  };
+  watch(current);
+
+  let stopped: Promise<void> | undefined;
   return {
     endpoint,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.stdin?.end();
-      // The shell and java share a process group (detached): if java ignores the polite stop, kill both.
-      const killTimer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(killTimer);
-      options.logger.info('embedded DynamoDB Local stopped', { pid: child.pid });
+    state: () => state,
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        wakeFromBackoff?.();
+        await supervision;
+        if (current) {
+          const pid = current.child.pid;
+          await shutDown(current);
+          logger.info('embedded DynamoDB Local stopped', { pid });
+        }
+        state = 'stopped';
+      })();
+      return stopped;
     },
   };
 }

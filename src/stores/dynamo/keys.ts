@@ -93,6 +93,7 @@ export type CountedItem =
   | { kind: 'authorPost'; authorId: string }
   | { kind: 'graphNode'; userId: string }
   | { kind: 'followEdge'; followerId: string; followeeId: string }
+  | { kind: 'followListEntry' }
   | { kind: 'post'; postId: string }
   | { kind: 'counterShard'; postId: string; shard: number }
   | { kind: 'like' | 'view'; postId: string }
@@ -108,6 +109,9 @@ export function classifyKey({ pk, sk }: Key): CountedItem | null {
       return { kind: 'authorPost', authorId: id };
     case 'COMMENTS':
       return { kind: 'commentEntry', postId: id };
+    case 'FOLLOWING':
+    case 'FOLLOWERS':
+      return { kind: 'followListEntry' };
     case 'GNODE': {
       if (sk === 'NODE') return { kind: 'graphNode', userId: id };
       const [edge, followeeId = ''] = splitOnce(sk);

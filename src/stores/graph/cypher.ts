@@ -17,6 +17,9 @@ const cypher = (text: string, ...params: string[]): CypherStatement => ({ text, 
 const KEYSET = '($afterAt IS NULL OR r.at < $afterAt OR (r.at = $afterAt AND f.id < $afterId))';
 const PAGE_RETURN = 'RETURN f.id AS id, r.at AS at ORDER BY at DESC, id DESC LIMIT $limit';
 const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
+/** The keyset page of an ordered list of {id, at} maps. */
+const COUNTED_PAGE = (list: string) =>
+  `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
 
 export const CYPHER = {
   userIdUnique: cypher('CREATE CONSTRAINT user_id_unique IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE'),
@@ -73,25 +76,24 @@ export const CYPHER = {
   ),
   followers: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
   following: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
+  // Known followers and mutuals come with their number, so a page and its totalCount are one
+  // statement; the keyset filter applies to the collected, ordered list.
   knownFollowers: cypher(
-    `MATCH (:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[r:FOLLOWS]->(:User {id: $userId}) WHERE ${KEYSET} ${PAGE_RETURN}`,
+    `MATCH (:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[r:FOLLOWS]->(:User {id: $userId})
+     WITH f.id AS id, r.at AS at ORDER BY at DESC, id DESC
+     WITH collect({id: id, at: at}) AS known
+     RETURN size(known) AS total, ${COUNTED_PAGE('known')} AS page`,
     'viewerId',
     'userId',
     ...PAGE_PARAMS,
-  ),
-  knownFollowerCount: cypher(
-    'RETURN COUNT { MATCH (:User {id: $viewerId})-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User {id: $userId}) } AS count',
-    'viewerId',
-    'userId',
   ),
   mutuals: cypher(
-    `MATCH (u:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE EXISTS { (f)-[:FOLLOWS]->(u) } AND ${KEYSET} ${PAGE_RETURN}`,
+    `MATCH (u:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE EXISTS { (f)-[:FOLLOWS]->(u) }
+     WITH f.id AS id, r.at AS at ORDER BY at DESC, id DESC
+     WITH collect({id: id, at: at}) AS mutual
+     RETURN size(mutual) AS total, ${COUNTED_PAGE('mutual')} AS page`,
     'userId',
     ...PAGE_PARAMS,
-  ),
-  mutualCount: cypher(
-    'MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(u) } AS count',
-    'userId',
   ),
   followingIds: cypher(
     `UNWIND $ids AS id
@@ -111,11 +113,10 @@ export const CYPHER = {
      RETURN id, coalesce(u.interests, []) AS interests`,
     'ids',
   ),
-  // Charged to the edge budget before the suggestion query runs: the viewer's follows plus
-  // theirs, which is exactly what the two-hop expansion reads.
+  // Charged to the budget before the suggestion query runs: the follows of the accounts the
+  // viewer follows, which is what the second hop of the expansion reads.
   suggestionCost: cypher(
-    `MATCH (v:User {id: $viewerId})
-     RETURN COUNT { (v)-[:FOLLOWS]->(:User) } + COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges`,
+    'MATCH (v:User {id: $viewerId}) RETURN COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges',
     'viewerId',
   ),
   suggestions: cypher(

@@ -3,6 +3,9 @@
  * default) and Neo4j — and the use cases never know which one answers. Methods are
  * plural where a page needs them: ids in, aligned lists out, so a page costs one call.
  * List cursors are the backend's own strings; callers treat them as opaque.
+ *
+ * Every read takes a ReadBudget and charges it before it is sent, in the same units on both
+ * backends, so that one GraphQL request cannot read more of the graph than its budget allows.
  */
 export interface GraphUser {
   id: string;
@@ -43,6 +46,11 @@ export interface SuggestedUser {
   viaIds: string[];
 }
 
+/** A page together with the size of the whole list it is taken from. */
+export interface CountedPage extends IdPage {
+  totalCount: number;
+}
+
 export interface NetworkArgs {
   origin: string;
   maxDepth: number;
@@ -51,13 +59,39 @@ export interface NetworkArgs {
   after: string | null;
 }
 
-export interface NetworkPage extends IdPage {
-  totalCount: number;
+/**
+ * What graph reads may still cost. `reads` are round trips as a backend would make them one by
+ * one: one per follow list or list page, and one per batch of up to LOOKUP_BATCH keys looked up
+ * (counts, edges, interests); `items` are the list entries, edges and nodes read. A backend that
+ * answers several of these in one statement (Neo4j's UNWIND) is charged the same, so both
+ * backends obey one budget. `charge` throws (QUERY_TOO_EXPENSIVE) instead of charging when either
+ * total would pass its bound, so a read is refused before it is sent.
+ */
+export interface ReadBudget {
+  charge(reads: number, items: number): void;
+  /** Throws as `charge` would, without charging: for reads that are certain to come later. */
+  ensure(reads: number, items: number): void;
 }
 
-/** Bounds on multi-hop work: a query that would expand more edges ends with QUERY_TOO_EXPENSIVE. */
-export interface TraversalLimits {
-  maxEdges: number;
+/** Keys per lookup read: what one BatchGetItem takes. */
+export const LOOKUP_BATCH = 100;
+
+/** Round trips of a lookup of `keys` keys. */
+export const lookupReads = (keys: number) => Math.ceil(keys / LOOKUP_BATCH);
+
+/** Charges a lookup of `keys` nodes or edges. */
+export function chargeLookup(budget: ReadBudget, keys: number): void {
+  budget.charge(lookupReads(keys), keys);
+}
+
+/** Charges one list page: one read of up to first + 1 entries (the extra one tells whether more follow). */
+export function chargeListPage(budget: ReadBudget, first: number): void {
+  budget.charge(1, first + 1);
+}
+
+/** Charges an intersection of two follow lists read from the shorter, of `size` entries: that whole list, then an edge lookup per entry. */
+export function chargeIntersection(budget: ReadBudget, size: number): void {
+  budget.charge(1 + lookupReads(size), 2 * size);
 }
 
 export interface GraphStore {
@@ -75,26 +109,35 @@ export interface GraphStore {
    * that already exists is left as it is and not counted again. Returns how many were added.
    */
   importFollows(edges: readonly FollowEdge[]): Promise<number>;
+  /**
+   * Loads users and the follows among them into a graph that holds none of them yet (seeding),
+   * with the backend's fastest bulk writes: counts come from `edges`, which must not repeat a
+   * pair or name a user missing from `users`. Reports progress in edges.
+   */
+  importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void>;
   /** Removes the edge; false (and nothing changed) when there was none. */
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
-  /** For each pair: does `from` follow `to`? */
-  follows(pairs: readonly FollowPair[]): Promise<boolean[]>;
-  counts(userIds: readonly string[]): Promise<FollowCounts[]>;
+  /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
+  follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]>;
+  /** A lookup of userIds.length keys. */
+  counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]>;
 
-  /** Newest follow first. `first` may exceed 100 here: fan-out reads followers in large pages. */
-  followers(userId: string, page: PageArgs): Promise<IdPage>;
-  following(userId: string, page: PageArgs): Promise<IdPage>;
-  /** Accounts `viewerId` follows that follow `userId`. */
-  knownFollowers(viewerId: string, userId: string, page: PageArgs): Promise<IdPage>;
-  knownFollowerCount(viewerId: string, userId: string): Promise<number>;
-  /** Accounts `userId` follows that follow `userId` back. */
-  mutuals(userId: string, page: PageArgs): Promise<IdPage>;
-  mutualCount(userId: string): Promise<number>;
+  /** Newest follow first; one list read of up to first + 1 entries. `first` may exceed 100 here: fan-out reads followers in large pages. */
+  followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
+  following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
+  /**
+   * Accounts `viewerId` follows that follow `userId`, newest follow of `userId` first, with their
+   * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of
+   * the two counts, then that whole list and a lookup of an edge per entry.
+   */
+  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage>;
+  /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number. */
+  mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage>;
 
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
-  suggestions(viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]>;
+  suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]>;
   /** The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth. */
-  shortestPath(from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null>;
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
-  network(args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage>;
+  network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage>;
 }

@@ -2,20 +2,23 @@ import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'n
 import { badInput } from '../../domain/errors.js';
 import { recordGraphRequest } from '../../observability/cost.js';
 import { CYPHER, type CypherName } from './cypher.js';
-import type {
-  FollowCounts,
-  FollowEdge,
-  FollowPair,
-  GraphStore,
-  GraphUser,
-  IdPage,
-  NetworkArgs,
-  NetworkPage,
-  PageArgs,
-  SuggestedUser,
-  TraversalLimits,
+import {
+  type CountedPage,
+  type FollowCounts,
+  type FollowEdge,
+  type FollowPair,
+  type GraphStore,
+  type GraphUser,
+  type IdPage,
+  type NetworkArgs,
+  type PageArgs,
+  type ReadBudget,
+  type SuggestedUser,
+  chargeIntersection,
+  chargeListPage,
+  chargeLookup,
 } from './graph-store.js';
-import { type Adjacency, type Direction, EdgeBudget, networkPage, shortestPath } from './traversal.js';
+import { type Adjacency, type Direction, chargeHop, networkPage, shortestPath } from './traversal.js';
 
 export interface Neo4jTarget {
   uri: string;
@@ -23,7 +26,7 @@ export interface Neo4jTarget {
   password: string;
 }
 
-/** Edges per transaction when importing follows in bulk. */
+/** Edges (or users) per transaction when importing in bulk. */
 const IMPORT_CHUNK = 1000;
 
 /** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
@@ -119,73 +122,103 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return added;
   }
 
+  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+    // Neo4j computes counts from its own adjacency, so the import is the nodes, then the edges by UNWIND.
+    for (let start = 0; start < users.length; start += IMPORT_CHUNK) await this.upsertUsers(users.slice(start, start + IMPORT_CHUNK));
+    for (let start = 0; start < edges.length; start += IMPORT_CHUNK) {
+      const part = edges.slice(start, start + IMPORT_CHUNK);
+      await this.importFollows(part);
+      onWritten?.(part.length);
+    }
+  }
+
   async unfollow(followerId: string, followeeId: string): Promise<boolean> {
     const [row] = await this.write('unfollow', { followerId, followeeId });
     return Number(row?.removed ?? 0) > 0;
   }
 
-  async follows(pairs: readonly FollowPair[]): Promise<boolean[]> {
+  async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     if (pairs.length === 0) return [];
+    chargeLookup(budget, pairs.length);
     const rows = await this.read('follows', { pairs: pairs.map((p) => ({ from: p.from, to: p.to })) });
     const result = pairs.map(() => false);
     for (const row of rows) result[row.i as number] = row.follows === true;
     return result;
   }
 
-  async counts(userIds: readonly string[]): Promise<FollowCounts[]> {
+  async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
+    chargeLookup(budget, userIds.length);
+    return this.degrees(userIds);
+  }
+
+  async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
     if (userIds.length === 0) return [];
     const rows = await this.read('counts', { ids: [...userIds] });
     const byId = new Map(rows.map((row) => [row.id as string, { followers: row.followers as number, following: row.following as number }]));
     return userIds.map((id) => byId.get(id) ?? { followers: 0, following: 0 });
   }
 
-  private async page(name: 'followers' | 'following' | 'knownFollowers' | 'mutuals', params: Record<string, unknown>, page: PageArgs): Promise<IdPage> {
-    const rows = await this.read(name, { ...params, ...keysetParams(page) });
+  private async page(name: 'followers' | 'following', userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    const keyset = keysetParams(page);
+    chargeListPage(budget, page.first);
+    const rows = await this.read(name, { userId, ...keyset });
     return {
       items: rows.slice(0, page.first).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` })),
       hasNextPage: rows.length > page.first,
     };
   }
 
-  followers(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.page('followers', { userId }, page);
+  followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    return this.page('followers', userId, page, budget);
   }
 
-  following(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.page('following', { userId }, page);
+  following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    return this.page('following', userId, page, budget);
   }
 
-  knownFollowers(viewerId: string, userId: string, page: PageArgs): Promise<IdPage> {
-    return this.page('knownFollowers', { viewerId, userId }, page);
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+    const keyset = keysetParams(page);
+    chargeLookup(budget, 2);
+    const [viewer, user] = await this.degrees([viewerId, userId]);
+    return this.countedPage('knownFollowers', { viewerId, userId, ...keyset }, Math.min(viewer!.following, user!.followers), page.first, budget);
   }
 
-  async knownFollowerCount(viewerId: string, userId: string): Promise<number> {
-    const [row] = await this.read('knownFollowerCount', { viewerId, userId });
-    return Number(row?.count ?? 0);
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+    const keyset = keysetParams(page);
+    chargeLookup(budget, 1);
+    const [counts] = await this.degrees([userId]);
+    return this.countedPage('mutuals', { userId, ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
   }
 
-  mutuals(userId: string, page: PageArgs): Promise<IdPage> {
-    return this.page('mutuals', { userId }, page);
+  /** A page of an intersection of two follow lists and its size, charged as the embedded backend reads it: from the shorter list, of `size` entries. */
+  private async countedPage(name: 'knownFollowers' | 'mutuals', params: Record<string, unknown>, size: number, first: number, budget: ReadBudget): Promise<CountedPage> {
+    if (size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
+    chargeIntersection(budget, size);
+    const [row] = await this.read(name, params);
+    const entries = (row?.page ?? []) as { id: string; at: string }[];
+    return {
+      items: entries.slice(0, first).map((e) => ({ id: e.id, cursor: `${e.at}|${e.id}` })),
+      hasNextPage: entries.length > first,
+      totalCount: Number(row?.total ?? 0),
+    };
   }
 
-  async mutualCount(userId: string): Promise<number> {
-    const [row] = await this.read('mutualCount', { userId });
-    return Number(row?.count ?? 0);
-  }
-
-  async suggestions(viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]> {
-    const [cost] = await this.read('suggestionCost', { viewerId });
-    new EdgeBudget(limits).charge(Number(cost?.edges ?? 0));
+  async suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
+    // Charged hop by hop as the shared traversal charges the embedded backend, then answered by one aggregate.
+    let following = 0;
+    await chargeHop(budget, 1, async () => (following = (await this.degrees([viewerId]))[0]!.following));
+    if (following === 0) return [];
+    await chargeHop(budget, following, async () => Number((await this.read('suggestionCost', { viewerId }))[0]?.edges ?? 0));
     const rows = await this.read('suggestions', { viewerId, limit: neo4j.int(first) });
     return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null> {
-    return shortestPath(this, from, to, maxDepth, limits);
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
+    return shortestPath(this, from, to, maxDepth, budget);
   }
 
-  network(args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage> {
-    return networkPage(this, args, limits);
+  network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
+    return networkPage(this, args, budget);
   }
 
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {

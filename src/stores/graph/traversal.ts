@@ -1,65 +1,124 @@
 import { AppError, badInput } from '../../domain/errors.js';
-import type { FollowCounts, NetworkArgs, NetworkPage, SuggestedUser, TraversalLimits } from './graph-store.js';
+import { chunk } from '../../lib/collections.js';
+import { type CountedPage, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, chargeLookup, lookupReads } from './graph-store.js';
 
 /**
  * Multi-hop traversals written once over a small batched adjacency interface, so both
- * backends give the same answers and obey the same edge budget. Each hop is one batched
- * call per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB), and
- * before a frontier is expanded its exact degree sum is charged to the budget: a query
- * that would read more than `maxEdges` edges stops before reading them.
+ * backends give the same answers and obey the same budget. Each hop is one batched call
+ * per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB), or one per 64
+ * users where the hop may have to stop early (see `reachable`). Before a
+ * frontier's counts are looked up, its list reads (one per user) are charged, and before its
+ * lists are read, their exact degree sum: a query the budget cannot afford is refused before
+ * the reads that would pass it, and a hop it can afford reads exactly what was charged.
  */
 export type Direction = 'out' | 'in';
 
+/** Reads without a charge of their own: the traversals charge each call before making it. */
 export interface Adjacency {
-  counts(ids: readonly string[]): Promise<FollowCounts[]>;
+  degrees(ids: readonly string[]): Promise<FollowCounts[]>;
   /** Aligned with `ids`: whom each follows ('out') or who follows each ('in'). */
   neighbours(ids: readonly string[], direction: Direction): Promise<string[][]>;
   /** Aligned with `ids`: each user's interests ([] when unknown). */
   interests(ids: readonly string[]): Promise<string[][]>;
 }
 
-export class EdgeBudget {
-  private expanded = 0;
+/** The bounds of one request's graph reads (settings GRAPH_MAX_READS and GRAPH_MAX_EDGES). */
+export interface GraphLimits {
+  maxReads: number;
+  maxEdges: number;
+}
 
-  constructor(private readonly limits: TraversalLimits) {}
+/**
+ * One GraphQL request's graph budget, shared by every field of the request: each graph read
+ * is charged before it is sent, and the read that would pass either bound ends its field with
+ * QUERY_TOO_EXPENSIVE instead, charging nothing.
+ */
+export class GraphBudget implements ReadBudget {
+  private reads = 0;
+  private items = 0;
 
-  /** Charges the edges a step is about to read; QUERY_TOO_EXPENSIVE once past the bound. */
-  charge(edges: number): void {
-    this.expanded += edges;
-    if (this.expanded > this.limits.maxEdges) {
-      throw new AppError(
-        'QUERY_TOO_EXPENSIVE',
-        `This query would expand more than ${this.limits.maxEdges} follow edges; ask for fewer hops`,
-        { maxEdges: this.limits.maxEdges },
-      );
+  constructor(private readonly limits: GraphLimits) {}
+
+  charge(reads: number, items: number): void {
+    this.ensure(reads, items);
+    this.reads += reads;
+    this.items += items;
+  }
+
+  ensure(reads: number, items: number): void {
+    const { maxReads, maxEdges } = this.limits;
+    if (this.reads + reads > maxReads) {
+      throw new AppError('QUERY_TOO_EXPENSIVE', `This request would make more than ${maxReads} graph reads; ask for fewer hops, fewer users or smaller pages`, {
+        budget: 'GRAPH_MAX_READS',
+        maxReads,
+        maxEdges,
+      });
+    }
+    if (this.items + items > maxEdges) {
+      throw new AppError('QUERY_TOO_EXPENSIVE', `This request would read more than ${maxEdges} graph entries (follow edges and users); ask for fewer hops, fewer users or smaller pages`, {
+        budget: 'GRAPH_MAX_EDGES',
+        maxReads,
+        maxEdges,
+      });
     }
   }
 }
 
-async function degreeSum(graph: Adjacency, ids: readonly string[], direction: Direction): Promise<number> {
-  const counts = await graph.counts(ids);
-  return counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
+/** For graph reads no client chooses: the fan-out worker's pages, a new post's author count, a home timeline's outbox check, seeding and benchmarks. */
+export const UNMETERED: ReadBudget = { charge() {}, ensure() {} };
+
+/**
+ * Charges a hop from `users` users before it is read: first their list reads and the lookup of
+ * their counts, then the degree sum that `lookUpDegreeSum` reads (the edges the lists hold).
+ */
+export async function chargeHop(budget: ReadBudget, users: number, lookUpDegreeSum: () => Promise<number>): Promise<void> {
+  budget.charge(users + lookupReads(users), users);
+  budget.charge(0, await lookUpDegreeSum());
 }
 
-/** Reads one hop from a frontier after charging its degree sum to the budget. */
-export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: EdgeBudget): Promise<string[][]> {
+const degreeSum = (counts: FollowCounts[], direction: Direction) => counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
+
+/** Reads one hop from a frontier after charging it. */
+export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: ReadBudget): Promise<string[][]> {
   if (frontier.length === 0) return [];
-  budget.charge(await degreeSum(graph, frontier, direction));
+  await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), direction));
   return graph.neighbours(frontier, direction);
 }
 
-/** Every user within maxDepth hops of the origin (origin excluded) with its distance. */
-export async function reachable(graph: Adjacency, origin: string, maxDepth: number, limits: TraversalLimits): Promise<Map<string, number>> {
-  const budget = new EdgeBudget(limits);
+/** Follow lists read per call by a hop that more reads are certain to follow, so that it can stop between calls. */
+const HOP_CHUNK = 64;
+
+/**
+ * Every user within maxDepth hops of the origin (origin excluded) with its distance. With
+ * `lookUpAll` the caller will then look up every user reached (network's interest filter).
+ * A hop that more reads are certain to follow — the next hop's list and counts for every user
+ * found so far, the caller's lookup of every user reached — reads its lists HOP_CHUNK users at
+ * a time and stops as soon as those reads cannot fit the budget: a query the budget refuses
+ * does not first read the rest of the hop.
+ */
+export async function reachable(graph: Adjacency, origin: string, maxDepth: number, lookUpAll: boolean, budget: ReadBudget): Promise<Map<string, number>> {
   const distance = new Map<string, number>([[origin, 0]]);
   let frontier = [origin];
   for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
-    const lists = await expand(graph, frontier, 'out', budget);
+    const last = depth === maxDepth;
     const next: string[] = [];
-    for (const id of lists.flat()) {
-      if (distance.has(id)) continue;
-      distance.set(id, depth);
-      next.push(id);
+    const visit = (lists: string[][]) => {
+      for (const id of lists.flat()) {
+        if (distance.has(id)) continue;
+        distance.set(id, depth);
+        next.push(id);
+      }
+    };
+    if (last && !lookUpAll) {
+      visit(await expand(graph, frontier, 'out', budget));
+    } else {
+      await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
+      for (const part of chunk(frontier, HOP_CHUNK)) {
+        visit(await graph.neighbours(part, 'out'));
+        const nextHop = last ? 0 : next.length;
+        const reached = lookUpAll ? distance.size - 1 : 0;
+        budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
+      }
     }
     frontier = next;
   }
@@ -74,10 +133,11 @@ function parseNetworkCursor(after: string): { distance: number; id: string } {
   return { distance: Number(match[1]), id: match[2]! };
 }
 
-export async function networkPage(graph: Adjacency, args: NetworkArgs, limits: TraversalLimits): Promise<NetworkPage> {
-  const found = await reachable(graph, args.origin, args.maxDepth, limits);
+export async function networkPage(graph: Adjacency, args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
+  const found = await reachable(graph, args.origin, args.maxDepth, args.interest !== null, budget);
   let ids = [...found.keys()];
   if (args.interest !== null) {
+    chargeLookup(budget, ids.length);
     const interests = await graph.interests(ids);
     ids = ids.filter((_, i) => interests[i]!.includes(args.interest!));
   }
@@ -98,19 +158,23 @@ const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Shortest directed path by bidirectional BFS: forwards along follows from `from`, backwards
  * along followers from `to`, always growing the side whose next hop reads fewer edges.
  */
-export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, limits: TraversalLimits): Promise<string[] | null> {
+export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
   if (from === to) return [from];
-  const budget = new EdgeBudget(limits);
   const sides = {
     out: { parent: new Map<string, string | null>([[from, null]]), distance: new Map([[from, 0]]), frontier: [from], depth: 0 },
     in: { parent: new Map<string, string | null>([[to, null]]), distance: new Map([[to, 0]]), frontier: [to], depth: 0 },
   };
   while (sides.out.depth + sides.in.depth < maxDepth && sides.out.frontier.length > 0 && sides.in.frontier.length > 0) {
-    const [outCost, inCost] = await Promise.all([degreeSum(graph, sides.out.frontier, 'out'), degreeSum(graph, sides.in.frontier, 'in')]);
+    // Whichever side grows, it reads at least the smaller frontier's lists: charged before the counts are looked up.
+    const [outUsers, inUsers] = [sides.out.frontier.length, sides.in.frontier.length];
+    const fewestLists = Math.min(outUsers, inUsers);
+    budget.charge(fewestLists + lookupReads(outUsers) + lookupReads(inUsers), outUsers + inUsers);
+    const [outCounts, inCounts] = await Promise.all([graph.degrees(sides.out.frontier), graph.degrees(sides.in.frontier)]);
+    const [outCost, inCost] = [degreeSum(outCounts, 'out'), degreeSum(inCounts, 'in')];
     const direction: Direction = outCost <= inCost ? 'out' : 'in';
     const side = sides[direction];
     const other = sides[direction === 'out' ? 'in' : 'out'];
-    budget.charge(Math.min(outCost, inCost));
+    budget.charge(side.frontier.length - fewestLists, Math.min(outCost, inCost));
     const lists = await graph.neighbours(side.frontier, direction);
     side.depth += 1;
     const next: string[] = [];
@@ -145,8 +209,7 @@ function joinPath(forward: Map<string, string | null>, backward: Map<string, str
  * nor already followed, ranked by how many of the viewer's follows lead there (ties by id);
  * `viaIds` are the (up to 3) smallest of those connecting ids.
  */
-export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, limits: TraversalLimits): Promise<SuggestedUser[]> {
-  const budget = new EdgeBudget(limits);
+export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
   const [followed = []] = await expand(graph, [viewerId], 'out', budget);
   const followedSet = new Set(followed);
   const lists = await expand(graph, followed, 'out', budget);

@@ -1,0 +1,177 @@
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SECRET_FILE } from '../../src/auth/signing-secret.js';
+import { newId } from '../../src/domain/ids.js';
+import { readExampleOperations } from '../../src/http/graphiql-operations.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
+import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+const dataDirs: string[] = [];
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A token signed with the service's own secret, so that only its claims can be wrong. */
+function signedToken(secret: string, subject: string, options: { expires: boolean } = { expires: true }): Promise<string> {
+  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt();
+  return (options.expires ? jwt.setExpirationTime('1h') : jwt).sign(new TextEncoder().encode(secret));
+}
+
+async function scanTable(app: TestApp): Promise<Record<string, unknown>[]> {
+  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
+  try {
+    return (await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true }))).Items ?? [];
+  } finally {
+    client.destroy();
+  }
+}
+
+describe('a validly signed token whose account does not exist', () => {
+  it('is UNAUTHENTICATED (HTTP 401) for every query and mutation, and writes nothing', async () => {
+    const author = await t.signUp();
+    const created = await t.gql('mutation { createPost(input: { text: "target", tags: ["engines"] }) { post { id } } }', {}, author.token);
+    const postId: string = created.data!.createPost.post.id;
+    const ghost = newId('usr');
+    const token = await signedToken(t.app.config.jwtSecret, ghost);
+
+    // Every example operation, aimed at real users and posts, and the mutations the examples leave out.
+    const operations = readExampleOperations().map((o) => ({
+      name: o.name,
+      query: o.document,
+      variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, author.id)),
+    }));
+    operations.push(
+      { name: 'viewer', query: '{ viewer { id } }', variables: {} },
+      { name: 'unlike', query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', variables: { id: postId } },
+      { name: 'delete', query: 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', variables: { id: postId } },
+    );
+    for (const operation of operations) {
+      const result = await t.gql(operation.query, operation.variables, token);
+      expect({ operation: operation.name, status: result.status, codes: errorCodes(result) }).toEqual({
+        operation: operation.name,
+        status: 401,
+        codes: ['UNAUTHENTICATED'],
+      });
+      expect(result.data).toBeUndefined();
+    }
+
+    const items = await scanTable(t);
+    expect(items.filter((item) => JSON.stringify(item).includes(ghost))).toEqual([]);
+    const after = await t.gql(
+      'query($id: ID!, $user: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind } } user(id: $user) { postCount followerCount followers { totalCount } } }',
+      { id: postId, user: author.id },
+    );
+    expect(after.data).toEqual({
+      post: { likeCount: 0, viewCount: 0, commentCount: 0, reactionCounts: [] },
+      user: { postCount: 1, followerCount: 0, followers: { totalCount: 0 } },
+    });
+    expect(await t.gql('{ user(handle: "ada") { id } }')).toMatchObject({ data: { user: null } });
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('is refused when its subject is not even a user id', async () => {
+    const result = await t.gql('{ viewer { id } }', {}, await signedToken(t.app.config.jwtSecret, 'usr_not_an_id'));
+    expect(result.status).toBe(401);
+    expect(errorCodes(result)).toEqual(['UNAUTHENTICATED']);
+  });
+});
+
+describe('the account check', () => {
+  it('finds an account created a moment ago that an eventually consistent read does not see yet', async () => {
+    const fresh = await t.signUp();
+    const users = t.app.stores.users;
+    const getMany = users.getMany;
+    // As real DynamoDB may answer right after a sign-up: the eventually consistent read misses it.
+    users.getMany = (ids, options) => (options?.consistent ? getMany.call(users, ids, options) : Promise.resolve(ids.map(() => null)));
+    try {
+      const result = await t.gql('{ viewer { id } }', {}, fresh.token);
+      expect(result.errors).toBeUndefined();
+      expect(result.data!.viewer).toEqual({ id: fresh.id });
+    } finally {
+      users.getMany = getMany;
+    }
+  });
+
+  it('costs no extra request when the operation reads the viewer anyway', async () => {
+    const user = await t.signUp();
+    const result = await t.gql('{ viewer { handle } }', {}, user.token);
+    expect(result.data!.viewer).toEqual({ handle: user.handle });
+    expect(result.extensions!.cost.dynamodb.requests).toBe(1);
+  });
+
+  it("lets a mutation's payload show the viewer as the mutation left it", async () => {
+    const user = await t.signUp();
+    const created = await t.gql('mutation { createPost(input: { text: "one" }) { post { author { postCount } } } }', {}, user.token);
+    expect(created.data!.createPost.post.author).toEqual({ postCount: 1 });
+  });
+});
+
+describe('tokens', () => {
+  it('refuses a token without an expiry time', async () => {
+    const user = await t.signUp();
+    const result = await t.gql('{ viewer { id } }', {}, await signedToken(t.app.config.jwtSecret, user.id, { expires: false }));
+    expect(result.status).toBe(401);
+    expect(errorCodes(result)).toEqual(['UNAUTHENTICATED']);
+    expect(result.errors![0]!.message).toMatch(/expiry/);
+  });
+});
+
+describe('without JWT_SECRET', () => {
+  it('signs with a secret generated on first start into DATA_DIR (mode 0600), which tokens outlive a restart with', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'auth-data-'));
+    const otherDataDir = mkdtempSync(join(tmpdir(), 'auth-data-'));
+    dataDirs.push(dataDir, otherDataDir);
+    const first = await startTestApp({ JWT_SECRET: '', DATA_DIR: dataDir });
+    let user: { id: string; token: string };
+    try {
+      expect(first.app.config.jwtSecret).toBe('');
+      expect(statSync(join(dataDir, SECRET_FILE)).mode & 0o777).toBe(0o600);
+      user = await first.signUp();
+    } finally {
+      await first.stop();
+    }
+
+    // The same DATA_DIR and table, as a restarted service has.
+    const restarted = await startTestApp({ JWT_SECRET: '', DATA_DIR: dataDir, TABLE_PREFIX: first.tablePrefix });
+    try {
+      const me = await restarted.gql('{ viewer { id } }', {}, user.token);
+      expect(me.data).toEqual({ viewer: { id: user.id } });
+    } finally {
+      await restarted.stop();
+    }
+
+    // Another installation generates its own secret, so it cannot take this one's tokens (the table holds the account).
+    const other = await startTestApp({ JWT_SECRET: '', DATA_DIR: otherDataDir, TABLE_PREFIX: first.tablePrefix });
+    try {
+      const refused = await other.gql('{ viewer { id } }', {}, user.token);
+      expect(refused.status).toBe(401);
+      expect(errorCodes(refused)).toEqual(['UNAUTHENTICATED']);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('does not start in production', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'auth-data-'));
+    dataDirs.push(dataDir);
+    await expect(startTestApp({ NODE_ENV: 'production', JWT_SECRET: '', DATA_DIR: dataDir })).rejects.toThrow('JWT_SECRET');
+    expect(readdirSync(dataDir)).toEqual([]);
+  });
+});

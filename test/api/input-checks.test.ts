@@ -1,0 +1,260 @@
+import { buildSchema, getNamedType, isInputObjectType, isLeafType, isNonNullType, isObjectType, type GraphQLArgument, type GraphQLField } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadTypeDefs } from '../../src/app.js';
+import { encodeCursor } from '../../src/domain/cursor.js';
+import { errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { createPost } from '../helpers/posts.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const schema = buildSchema(loadTypeDefs());
+/** Far over DynamoDB's 2,048-byte limit for a partition key. */
+const HUGE_ID = `usr_${'é'.repeat(1100)}`;
+const UNKNOWN_USER = 'usr_00000000000000000000000000';
+
+function storeRequests(result: GraphQLResponse): number {
+  const { dynamodb, graph } = result.extensions!.cost;
+  return dynamodb.requests + graph.requests;
+}
+
+function refusal(result: GraphQLResponse): { code: string; field: unknown } {
+  expect(result.errors).toHaveLength(1);
+  return { code: errorCodes(result)[0]!, field: result.errors![0]!.extensions!.field };
+}
+
+/** A value of the argument's type that passes on its own, so that the id under test is the only bad input. */
+function plausible(argument: GraphQLArgument): unknown {
+  const type = getNamedType(argument.type).name;
+  const value = type === 'ID' ? UNKNOWN_USER : type === 'Int' ? 1 : 'x';
+  return String(argument.type).startsWith('[') ? [value] : value;
+}
+
+/** Every root field that takes an ID argument, with that argument. */
+function idArguments(): [string, GraphQLField<unknown, unknown>, GraphQLArgument][] {
+  const cases: [string, GraphQLField<unknown, unknown>, GraphQLArgument][] = [];
+  for (const root of [schema.getQueryType()!, schema.getMutationType()!]) {
+    for (const field of Object.values(root.getFields())) {
+      for (const argument of field.args) {
+        const named = getNamedType(argument.type);
+        expect(isInputObjectType(named) && Object.values(named.getFields()).some((f) => getNamedType(f.type).name === 'ID')).toBe(false);
+        if (named.name === 'ID') cases.push([root.name === 'Query' ? 'query' : 'mutation', field, argument]);
+      }
+    }
+  }
+  return cases;
+}
+
+describe('ids', () => {
+  const cases = idArguments();
+
+  it('finds the ID arguments of the schema', () => {
+    expect(cases.map(([, field, argument]) => `${field.name}(${argument.name})`)).toEqual(
+      expect.arrayContaining(['user(id)', 'users(ids)', 'node(id)', 'post(id)', 'follow(userId)', 'degreesOfSeparation(to)', 'network(userId)', 'likePost(postId)']),
+    );
+  });
+
+  it.each(cases.map(([kind, field, argument]) => [`${field.name}(${argument.name})`, kind, field, argument] as const))(
+    '%s: an id over 2,048 bytes is BAD_USER_INPUT and reaches no store',
+    async (_name, kind, field, tested) => {
+      const required = field.args.filter((a) => a === tested || isNonNullType(a.type));
+      const variables = Object.fromEntries(required.map((a) => [a.name, plausible(a)]));
+      variables[tested.name] = String(tested.type).startsWith('[') ? [UNKNOWN_USER, HUGE_ID] : HUGE_ID;
+      const definitions = required.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+      const call = required.map((a) => `${a.name}: $${a.name}`).join(', ');
+      const selection = isLeafType(getNamedType(field.type)) ? '' : '{ __typename }';
+      // Anonymous: a store request could only come from the argument itself.
+      const result = await t.gql(`${kind}(${definitions}) { ${field.name}(${call}) ${selection} }`, variables);
+      expect(refusal(result)).toEqual({ code: 'BAD_USER_INPUT', field: tested.name });
+      expect(result.status).toBe(400);
+      expect(storeRequests(result)).toBe(0);
+    },
+  );
+
+  it('checks ids written into the document and in fragments, at any depth', async () => {
+    const inline = await t.gql(`{ viewer { id } user(id: "${'x'.repeat(65)}") { id } }`);
+    expect(refusal(inline)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
+    const spread = await t.gql(
+      'query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }',
+      { id: HUGE_ID },
+    );
+    expect(refusal(spread)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
+  });
+
+  it('answers a short id of another shape as naming nothing, without a lookup', async () => {
+    const user = await t.signUp();
+    const lookups = await t.gql('query($ids: [ID!]!) { user(id: "nope") { id } users(ids: $ids) { id } node(id: "usr_") { id } post(id: "usr_x") { id } }', {
+      ids: ['nope', 'x'.repeat(64), user.id, 'pst_00000000000000000000000000'],
+    });
+    expect(lookups.errors).toBeUndefined();
+    expect(lookups.data).toEqual({ user: null, users: [null, null, { id: user.id }, null], node: null, post: null });
+    expect(lookups.extensions!.cost.dynamodb.requests).toBe(1);
+
+    const unknownUser = await t.gql('{ user(id: "nope") { id } }');
+    expect(unknownUser.data).toEqual({ user: null });
+    expect(storeRequests(unknownUser)).toBe(0);
+  });
+
+  it('refuses a short id of another shape where something must exist, naming the argument', async () => {
+    const user = await t.signUp();
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['mutation { follow(userId: "pst_00000000000000000000000000") { user { id } } }', {}, 'userId'],
+      ['mutation { unfollow(userId: "nope") { user { id } } }', {}, 'userId'],
+      ['query($a: ID!) { degreesOfSeparation(from: $a, to: "nope") { degrees } }', { a: user.id }, 'to'],
+      ['query($a: ID!) { degreesOfSeparation(from: "nope", to: $a) { degrees } }', { a: user.id }, 'from'],
+      ['{ network(userId: "nope") { totalCount } }', {}, 'userId'],
+      ['mutation { likePost(postId: "nope") { post { id } } }', {}, 'postId'],
+      ['mutation { addComment(postId: "nope", text: "hi") { comment { id } } }', {}, 'postId'],
+    ];
+    for (const [query, variables, field] of cases) {
+      expect(refusal(await t.gql(query, variables, user.token))).toEqual({ code: 'BAD_USER_INPUT', field });
+    }
+  });
+});
+
+describe('words', () => {
+  it('checks handles, tags, reaction kinds and idempotency keys before any lookup, however long', async () => {
+    const user = await t.signUp();
+    const huge = 'x'.repeat(3000);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['query($h: String!) { user(handle: $h) { id } }', { h: huge }, 'handle'],
+      ['query($tag: String!) { tagTimeline(tag: $tag) { edges { cursor } } }', { tag: huge }, 'tag'],
+      ['mutation($kind: String!) { react(postId: "pst_00000000000000000000000000", kind: $kind) { post { id } } }', { kind: huge }, 'kind'],
+      ['mutation($key: String!) { createPost(input: { text: "hi", idempotencyKey: $key }) { post { id } } }', { key: huge }, 'input.idempotencyKey'],
+    ];
+    for (const [query, variables, field] of cases) {
+      expect(refusal(await t.gql(query, variables, user.token))).toEqual({ code: 'BAD_USER_INPUT', field });
+    }
+  });
+});
+
+describe('cursors', () => {
+  /** Decodes to a string under 1,024 characters but over 1,024 bytes, in the embedded graph backend's position format. */
+  const HUGE_CURSOR = encodeCursor(`000000000000000#${'é'.repeat(900)}`);
+
+  it('refuses a cursor over 1,024 bytes on every list with BAD_USER_INPUT, before it reaches a store', async () => {
+    const user = await t.signUp();
+    const postId = await createPost(t, user.token, 'a post');
+    const lists: [string, (after: string) => string][] = [
+      ['Query.tagTimeline', (after) => `{ tagTimeline(tag: "x", after: "${after}") { edges { cursor } } }`],
+      ['Query.publicTimeline', (after) => `{ publicTimeline(after: "${after}") { edges { cursor } } }`],
+      ['Query.network', (after) => `{ network(userId: "${user.id}", after: "${after}") { totalCount } }`],
+      ['User.followers', (after) => `{ user(id: "${user.id}") { followers(after: "${after}") { totalCount } } }`],
+      ['User.following', (after) => `{ user(id: "${user.id}") { following(after: "${after}") { totalCount } } }`],
+      ['User.knownFollowers', (after) => `{ user(id: "${user.id}") { knownFollowers(after: "${after}") { totalCount } } }`],
+      ['User.mutuals', (after) => `{ user(id: "${user.id}") { mutuals(after: "${after}") { totalCount } } }`],
+      ['User.posts', (after) => `{ user(id: "${user.id}") { posts(after: "${after}") { edges { cursor } } } }`],
+      ['User.timeline', (after) => `{ viewer { timeline(after: "${after}") { edges { cursor } } } }`],
+      ['Post.comments', (after) => `{ post(id: "${postId}") { comments(after: "${after}") { edges { cursor } } } }`],
+    ];
+    // Every list of the schema is here: a new one must be added to this test.
+    const withCursor = Object.values(schema.getTypeMap())
+      .filter(isObjectType)
+      .flatMap((type) => Object.values(type.getFields()).filter((f) => f.args.some((a) => a.name === 'after')).map((f) => `${type.name}.${f.name}`));
+    expect(lists.map(([name]) => name).sort()).toEqual(withCursor.sort());
+
+    for (const [name, query] of lists) {
+      for (const after of [HUGE_CURSOR, 'A'.repeat(513), 'not a cursor!']) {
+        const result = await t.gql(query(after), {}, user.token);
+        expect({ name, ...refusal(result) }).toEqual({ name, code: 'BAD_USER_INPUT', field: 'after' });
+      }
+    }
+  });
+});
+
+describe('text', () => {
+  const SIGN_UP = 'mutation($input: SignUpInput!) { signUp(input: $input) { user { id displayName bio } } }';
+  const UPDATE = 'mutation($input: UpdateProfileInput!) { updateProfile(input: $input) { displayName bio } }';
+  const CREATE_POST = 'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id text } } }';
+  const ADD_COMMENT = 'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text } } }';
+
+  const REFUSED: [string, string][] = [
+    ['empty', ''],
+    ['zero-width characters only', '\u200B\u200C\u200D\u2060\uFEFF'],
+    ['spaces and zero-width characters', ' \u200B \u00A0\u3000\n\t'],
+    ['a NUL', 'a\u0000b'],
+    ['a bell', 'ring\u0007'],
+    ['an escape sequence', '\u001B[31mred'],
+    ['DEL', 'a\u007F'],
+    ['a C1 control', 'a\u0085b'],
+    ['a lone high surrogate', 'a\uD83Db'],
+    ['a lone low surrogate', '\uDE00b'],
+  ];
+
+  async function fieldsRefuse(send: (value: string) => Promise<GraphQLResponse>, field: string) {
+    for (const [what, value] of REFUSED) {
+      const result = await send(value);
+      expect({ what, ...refusal(result) }).toEqual({ what, code: 'BAD_USER_INPUT', field });
+    }
+  }
+
+  it('refuses blank text, control characters and lone surrogates in posts and comments, and creates nothing', async () => {
+    const author = await t.signUp();
+    await fieldsRefuse((text) => t.gql(CREATE_POST, { input: { text } }, author.token), 'input.text');
+    const posts = await t.gql('query($id: ID!) { user(id: $id) { postCount posts { edges { cursor } } } }', { id: author.id });
+    expect(posts.data!.user).toEqual({ postCount: 0, posts: { edges: [] } });
+
+    const postId = await createPost(t, author.token, 'a post');
+    await fieldsRefuse((text) => t.gql(ADD_COMMENT, { postId, text }, author.token), 'text');
+    const comments = await t.gql('query($id: ID!) { post(id: $id) { commentCount comments { edges { cursor } } } }', { id: postId });
+    expect(comments.data!.post).toEqual({ commentCount: 0, comments: { edges: [] } });
+  });
+
+  it('refuses them in display names and bios at sign-up and on update, and changes nothing', async () => {
+    for (const field of ['displayName', 'bio']) {
+      await fieldsRefuse(async (value) => {
+        const handle = `t_${Math.random().toString(36).slice(2, 12)}`;
+        const result = await t.gql(SIGN_UP, { input: { handle, [field]: value } });
+        expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
+        return result;
+      }, `input.${field}`);
+    }
+    const user = await t.signUp(undefined, { displayName: 'Kept', bio: 'kept' });
+    for (const field of ['displayName', 'bio']) {
+      await fieldsRefuse((value) => t.gql(UPDATE, { input: { [field]: value } }, user.token), `input.${field}`);
+    }
+    expect((await t.gql('{ viewer { displayName bio } }', {}, user.token)).data!.viewer).toEqual({ displayName: 'Kept', bio: 'kept' });
+  });
+
+  it('keeps newlines, tabs, emoji sequences and zero-width joiners within text, and stores it NFC-normalized', async () => {
+    // "é" written as e + combining acute accent; a CRLF line break.
+    const decomposed = 'Cafe\u0301\r\nline\ttab 👩‍💻 \u200Bx';
+    const stored = 'Caf\u00E9\nline\ttab 👩‍💻 \u200Bx';
+    const signedUp = await t.gql(SIGN_UP, { input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed } });
+    expect(signedUp.data!.signUp.user).toMatchObject({ displayName: 'Zo\u00EB', bio: stored });
+    const user = await t.signUp();
+    const updated = await t.gql(UPDATE, { input: { displayName: 'A\u030A', bio: decomposed } }, user.token);
+    expect(updated.data!.updateProfile).toEqual({ displayName: '\u00C5', bio: stored });
+
+    const post = await t.gql(CREATE_POST, { input: { text: decomposed } }, user.token);
+    expect(post.data!.createPost.post.text).toBe(stored);
+    const comment = await t.gql(ADD_COMMENT, { postId: post.data!.createPost.post.id, text: decomposed }, user.token);
+    expect(comment.data!.addComment.comment.text).toBe(stored);
+    const reread = await t.gql('query($id: ID!) { post(id: $id) { text comments { edges { node { text } } } } }', { id: post.data!.createPost.post.id });
+    expect(reread.data!.post).toEqual({ text: stored, comments: { edges: [{ node: { text: stored } }] } });
+  });
+
+  it('counts length after normalization, in characters', async () => {
+    const user = await t.signUp();
+    // 64 characters once composed, 128 code units as sent.
+    const result = await t.gql(UPDATE, { input: { displayName: 'e\u0301'.repeat(64) } }, user.token);
+    expect(result.data!.updateProfile.displayName).toBe('\u00E9'.repeat(64));
+    expect(refusal(await t.gql(UPDATE, { input: { displayName: '😀'.repeat(65) } }, user.token))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.displayName' });
+  });
+
+  it('validates network(interest:) like interests', async () => {
+    const user = await t.signUp(undefined, { interests: ['chess'] });
+    for (const interest of ['not ok', '', 'x'.repeat(41), 'ch\u0000ess', '\u200B']) {
+      const result = await t.gql('query($id: ID!, $interest: String) { network(userId: $id, interest: $interest) { totalCount } }', { id: user.id, interest });
+      expect({ interest, ...refusal(result) }).toEqual({ interest, code: 'BAD_USER_INPUT', field: 'interest' });
+    }
+    const fine = await t.gql('query($id: ID!) { network(userId: $id, interest: " Chess ") { totalCount } }', { id: user.id });
+    expect(fine.data!.network).toEqual({ totalCount: 0 });
+  });
+});
