@@ -1,4 +1,5 @@
 import { newId } from '../domain/ids.js';
+import type { PostRecord } from '../domain/models.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
@@ -76,24 +77,25 @@ export class FanOut implements FollowEvents {
    * it, or it came after this page and its cleanup removes the page.
    */
   private async fanOut(task: ClaimedTask, payload: Extract<TaskPayload, { kind: 'fanOut' }>, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    if (!(await this.postExists(payload.postId))) return 'done';
+    const post = await this.currentPost(payload.postId);
+    if (!post) return 'done';
     // The author's own entry was written with the post; writing it again here lets the author's timeline take part in the bound check.
     let recipients = task.checkpoint === null ? [payload.authorId] : [];
     let deleted = false;
     const outcome = await this.forEachFollowerPage(payload.authorId, task.checkpoint, save, () => deleted || stopping(), async (followerIds) => {
-      const entries = [...recipients, ...followerIds].map((userId) => ({ userId, postId: payload.postId, authorId: payload.authorId }));
+      const entries = [...recipients, ...followerIds].map((userId) => ({ userId, postId: payload.postId, authorId: payload.authorId, counterShards: post.counterShards }));
       recipients = [];
       await this.timelines.addHomeEntries(entries);
-      if (await this.postExists(payload.postId)) return;
+      if (await this.currentPost(payload.postId)) return;
       deleted = true;
       await this.timelines.removeHomeEntries(entries);
     });
     return deleted ? 'done' : outcome;
   }
 
-  private async postExists(postId: string): Promise<boolean> {
+  private async currentPost(postId: string): Promise<PostRecord | null> {
     const [post] = await this.posts.getMany([postId], { consistent: true });
-    return post !== null && post !== undefined;
+    return post ?? null;
   }
 
   /** Walks the author's followers page by page from the checkpoint, saving the position after each page. */
@@ -143,8 +145,8 @@ export class FanOut implements FollowEvents {
    */
   private async backfill(followerId: string, followeeId: string): Promise<RunOutcome> {
     if (!(await this.stillFollows(followerId, followeeId)) || this.settings.backfillPosts === 0) return 'done';
-    const { postIds } = await this.timelines.authorPosts(followeeId, this.settings.backfillPosts, null);
-    const entries = postIds.map((postId) => ({ userId: followerId, postId, authorId: followeeId }));
+    const page = await this.timelines.authorPosts(followeeId, this.settings.backfillPosts, null);
+    const entries = page.entries.map((entry) => ({ userId: followerId, postId: entry.postId, authorId: followeeId, counterShards: entry.counterShards }));
     await this.timelines.addHomeEntries(entries);
     if (!(await this.stillFollows(followerId, followeeId))) await this.timelines.removeHomeEntries(entries);
     return 'done';

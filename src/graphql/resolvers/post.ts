@@ -1,14 +1,7 @@
 import { notFound } from '../../domain/errors.js';
-import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
-import type { TimelinePage } from '../../usecases/timelines.js';
+import type { UserRecord } from '../../domain/models.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import { type Loaders, loadAll, pageOf } from '../loaders.js';
-
-/** Loads a timeline page's posts in one batch, skipping entries whose post has been deleted meanwhile. */
-export async function loadPostPage(page: TimelinePage, loaders: Loaders): Promise<Page<PostRecord>> {
-  const posts = await loadAll(loaders.post, page.items.map((item) => item.postId));
-  return pageOf(page.items, posts, page.hasNextPage);
-}
+import type { Loaders } from '../loaders.js';
 
 async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {
   const user = await loaders.user.load(authorId);
