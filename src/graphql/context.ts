@@ -1,4 +1,5 @@
 import type { Tokens } from '../auth/tokens.js';
+import type { UserRecord } from '../domain/models.js';
 import type { Cost } from '../observability/cost.js';
 import type { ReadBudget } from '../stores/graph/graph-store.js';
 import type { TimelineSkeleton } from '../usecases/timelines.js';
@@ -29,6 +30,6 @@ export interface GraphQLContext {
   /** What this operation has cost the backends so far. */
   cost: Cost;
   feeds: FeedState;
-  /** A query's account check, running beside its execution (see authenticationPlugin). */
-  accountCheck?: Promise<unknown>;
+  /** A query's account check, running beside its execution (see authenticationPlugin): the viewer's record. */
+  accountCheck?: Promise<UserRecord>;
 }

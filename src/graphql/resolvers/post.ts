@@ -1,16 +1,17 @@
 import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
+import type { GraphQLContext } from '../context.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import type { Loaders } from '../loaders.js';
+import { userById } from './user.js';
 
-async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {
-  const user = await loaders.user.load(authorId);
+async function author(context: GraphQLContext, authorId: string): Promise<UserRecord> {
+  const user = await userById(context, authorId);
   if (!user) throw notFound('User', authorId);
   return user;
 }
 
 export const Post: PostResolvers = {
-  author: (post, _args, { loaders }) => author(loaders, post.authorId),
+  author: (post, _args, context) => author(context, post.authorId),
   likeCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).likeCount,
   viewCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).viewCount,
   commentCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).commentCount,
@@ -26,5 +27,5 @@ export const Post: PostResolvers = {
 };
 
 export const Comment: CommentResolvers = {
-  author: (comment, _args, { loaders }) => author(loaders, comment.authorId),
+  author: (comment, _args, context) => author(context, comment.authorId),
 };

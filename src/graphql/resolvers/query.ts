@@ -5,6 +5,7 @@ import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
 import { postConnection, startUserTimelines } from '../feeds.js';
 import { countedUserConnection } from './graph.js';
+import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
 
@@ -12,7 +13,7 @@ export const Query: QueryResolvers = {
   viewer: (_parent, _args, context, info) => {
     if (!context.viewerId) return null;
     startUserTimelines(context, info, context.viewerId);
-    return context.loaders.user.load(context.viewerId);
+    return userById(context, context.viewerId);
   },
 
   user: async (_parent, { id, handle }, context, info) => {
@@ -21,7 +22,7 @@ export const Query: QueryResolvers = {
     const userId = id != null ? (isUserId(id) ? id : null) : await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
     if (!userId) return null;
     startUserTimelines(context, info, userId);
-    return loaders.user.load(userId);
+    return userById(context, userId);
   },
 
   users: async (_parent, { ids }, { loaders }) => {

@@ -1,6 +1,17 @@
+import type { UserRecord } from '../../domain/models.js';
+import type { GraphQLContext } from '../context.js';
 import { userConnection, postConnection, userTimelineSkeleton } from '../feeds.js';
 import type { UserResolvers } from '../generated/resolvers-types.js';
 import { countedUserConnection } from './graph.js';
+
+/**
+ * A user by id. A query's own viewer comes from its account check, which runs beside the query
+ * and reads strongly consistent what an eventually consistent read missed (an account created
+ * a moment ago); everyone else, and the viewer of a mutation (checked before it ran), from the loader.
+ */
+export function userById(context: GraphQLContext, id: string): Promise<UserRecord | null> {
+  return id === context.viewerId && context.accountCheck ? context.accountCheck : context.loaders.user.load(id);
+}
 
 export const User: UserResolvers = {
   followerCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).followers,
