@@ -22,5 +22,4 @@ describe('waves', () => {
     await withCostMeter(meter, () => request(1));
     expect(meter.waves).toBe(3);
   });
-
 });
