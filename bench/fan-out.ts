@@ -29,10 +29,10 @@ const SETTLE_MS = 500;
  * ends when the same watcher has seen every follower's home timeline hold the entry. After
  * the interleaved runs, the floor is measured a few times with the other write API.
  */
-export async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, authorId: string, token: string, options: { writeApi: WriteApi; rounds: number; queueShards: number }) {
-  const { writeApi, rounds, queueShards } = options;
+export async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, authorId: string, token: string, options: { writeApi: WriteApi; rounds: number; queueShards: number; counterShards: number }) {
+  const { writeApi, rounds, queueShards, counterShards } = options;
   const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
-  const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId }));
+  const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId, counterShards }));
 
   const writeFloor = async (api: WriteApi) => {
     const postId = newId('pst');

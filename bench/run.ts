@@ -18,6 +18,7 @@ import { createLogger } from '../src/logger.js';
 import { DEFAULT_SIZE, generateNetwork } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
 import { seedNetwork } from '../src/seed/seed.js';
+import { placePost } from '../src/usecases/posts.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter, dynamoDbLocalPid } from './cpu.js';
 import { fanOutAgainstWriteFloor, fanOutRows } from './fan-out.js';
@@ -167,6 +168,8 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     writeApi: config.bulkWriteApi,
     rounds: plan.fanOutRounds,
     queueShards: config.queueShards,
+    // The entries the service writes for this author's posts carry the shard count its posts get.
+    counterShards: placePost(HOT_AUTHOR_FOLLOWERS, config).counterShards,
   });
 
   log('home timeline page against the floor, at 1 and at 8 connections, in alternating windows');

@@ -22,6 +22,7 @@ import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
+import { BatchReader } from './stores/dynamo/batch-reader.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
@@ -97,7 +98,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
-      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi);
+      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching));
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -105,11 +106,13 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     throw error;
   }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
+  // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
+  const reader = new BatchReader(client, table, config.batching);
   const stores: Stores = {
-    users: new DynamoUserStore(client, table, config.bulkWriteApi),
+    users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     graph,
-    counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi),
-    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
+    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
   };
@@ -205,7 +208,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }), reads, useCases, tokens, graphBudget, cost };
+    const loaders = createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget });
+    return { viewerId, loaders, reads, useCases, tokens, graphBudget, cost, feeds: { hydrate: config.batching, skeletons: new Map() } };
   };
 
   const server = createHttpServer({

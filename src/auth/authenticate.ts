@@ -5,9 +5,10 @@ import type { UserStore } from '../stores/user-store.js';
 
 /**
  * The account a signed-in request acts as. A validly signed token is not enough: its subject
- * must have an account, else the request is UNAUTHENTICATED before anything executes, so that
- * nothing is ever written for an account that never existed or is gone. Read through the
- * request's user loader, so that `viewer { … }` reuses the record at no extra request.
+ * must have an account, else the request is UNAUTHENTICATED: a mutation does not execute, so that
+ * nothing is ever written for an account that never existed or is gone, and a query (run beside
+ * this check) answers nothing (see authenticationPlugin). Read through the request's user loader,
+ * so that `viewer { … }` reuses the record at no extra request.
  */
 export async function authenticate(subject: string, userLoader: DataLoader<string, UserRecord | null>, users: UserStore): Promise<UserRecord> {
   // A query's loader reads eventually consistent, which may miss an account created a moment

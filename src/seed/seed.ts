@@ -93,6 +93,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
       userId: users[reader]!.id,
       postId: posts[i]!.id,
       authorId: posts[i]!.authorId,
+      counterShards: posts[i]!.counterShards,
     })),
   );
 

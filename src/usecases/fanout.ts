@@ -1,4 +1,5 @@
 import { newId } from '../domain/ids.js';
+import type { PostRecord } from '../domain/models.js';
 import { mapConcurrently, settleAll } from '../lib/collections.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
@@ -114,26 +115,26 @@ export class FanOut implements FollowEvents {
    */
   private async fanOut(task: ClaimedTask, payload: Extract<TaskPayload, { kind: 'fanOut' }>, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
     const { postId, authorId } = payload;
-    const [exists, firstPage] = await settleAll([this.postExists(postId), this.followerPage(authorId, task.checkpoint)] as const);
-    if (!exists) return 'done';
+    const [post, firstPage] = await settleAll([this.currentPost(postId), this.followerPage(authorId, task.checkpoint)] as const);
+    if (!post) return 'done';
     // The author's own entry was written with the post; counting it with the first page keeps the author's timeline bounded too.
     let uncounted = task.checkpoint === null ? [authorId] : [];
-    const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId }));
+    const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.walkFollowers(authorId, firstPage, save, stopping, {
       write: (followerIds) => this.timelines.addHomeEntries(entries(followerIds)),
       finish: async (followerIds) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];
-        const [, exists] = await settleAll([this.keepHomeTimelinesBounded(counted), this.postExists(postId)] as const);
-        return exists;
+        const [, current] = await settleAll([this.keepHomeTimelinesBounded(counted), this.currentPost(postId)] as const);
+        return current !== null;
       },
       takeBack: (followerIds) => this.timelines.removeHomeEntries(entries(followerIds)),
     });
   }
 
-  private async postExists(postId: string): Promise<boolean> {
+  private async currentPost(postId: string): Promise<PostRecord | null> {
     const [post] = await this.posts.getMany([postId], { consistent: true });
-    return post !== null && post !== undefined;
+    return post ?? null;
   }
 
   private followerPage(authorId: string, after: string | null): Promise<IdPage> {
@@ -232,8 +233,8 @@ export class FanOut implements FollowEvents {
    */
   private async backfill(followerId: string, followeeId: string): Promise<RunOutcome> {
     if (!(await this.stillFollows(followerId, followeeId)) || this.settings.followBackfillPosts === 0) return 'done';
-    const { postIds } = await this.timelines.authorPosts(followeeId, this.settings.followBackfillPosts, null);
-    const entries = postIds.map((postId) => ({ userId: followerId, postId, authorId: followeeId }));
+    const page = await this.timelines.authorPosts(followeeId, this.settings.followBackfillPosts, null);
+    const entries = page.entries.map((entry) => ({ userId: followerId, postId: entry.postId, authorId: followeeId, counterShards: entry.counterShards }));
     await this.timelines.addHomeEntries(entries);
     await this.keepHomeTimelinesBounded(entries.map((e) => e.userId));
     if (!(await this.stillFollows(followerId, followeeId))) await this.timelines.removeHomeEntries(entries);

@@ -1,6 +1,6 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import type { HomeEntry, HomeSizeAddition, PostIdPage, TimelineStore } from '../timeline-store.js';
+import { type EntryPage, type HomeEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
 import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
@@ -13,15 +13,22 @@ export interface TimelineSettings {
   writeApi: WriteApi;
 }
 
-/** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
-export function mergeNewestFirst(lists: readonly string[][], first: number): PostIdPage {
-  const merged = [...new Set(lists.flat())].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-  return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
+/** What every timeline entry item holds besides its key: the post and what hydrating it needs (see TimelineEntry). */
+export function timelineEntryFields(post: { postId: string; authorId: string; counterShards: number | null }): Item {
+  return { postId: post.postId, authorId: post.authorId, ...(post.counterShards === null ? {} : { counterShards: post.counterShards }) };
 }
 
 /** A home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines. */
 export function homeEntryItem(entry: HomeEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
+  return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
+}
+
+function toTimelineEntry(item: Item): TimelineEntry {
+  return {
+    postId: item.sk as string,
+    authorId: (item.authorId as string | undefined) ?? null,
+    counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
+  };
 }
 
 /** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
@@ -46,42 +53,45 @@ export class DynamoTimelineStore implements TimelineStore {
     private readonly settings: TimelineSettings,
   ) {}
 
-  private async newestIds(pk: string, limit: number, before: string | null): Promise<string[]> {
+  private async newestEntries(pk: string, limit: number, before: string | null): Promise<TimelineEntry[]> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
-        ProjectionExpression: 'sk',
+        ProjectionExpression: 'sk, authorId, counterShards',
         ScanIndexForward: false,
         Limit: limit,
       }),
     );
-    return (result.Items ?? []).map((item) => item.sk as string);
+    return (result.Items ?? []).map(toTimelineEntry);
   }
 
-  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
-    const lists = await Promise.all(pks.map((pk) => this.newestIds(pk, first + 1, after)));
-    return mergeNewestFirst(lists, first);
+  private lists(pks: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return Promise.all(pks.map((pk) => this.newestEntries(pk, first + 1, after)));
+  }
+
+  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<EntryPage> {
+    return mergeNewestFirst(await this.lists(pks, first, after), first);
   }
 
   private shardList(): number[] {
     return Array.from({ length: this.settings.shards }, (_, shard) => shard);
   }
 
-  home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
-    return this.mergedPage([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
+  homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
   }
 
-  authorPosts(authorId: string, first: number, after: string | null): Promise<PostIdPage> {
+  authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage([partitions.authorPosts(authorId)], first, after);
   }
 
-  tag(tag: string, first: number, after: string | null): Promise<PostIdPage> {
+  tag(tag: string, first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage(this.shardList().map((shard) => partitions.tag(tag, shard)), first, after);
   }
 
-  public(first: number, after: string | null): Promise<PostIdPage> {
+  public(first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage(this.shardList().map(partitions.public), first, after);
   }
 

@@ -3,7 +3,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AppError } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
-import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BatchReader } from './batch-reader.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -20,6 +21,17 @@ export function toUserRecord(item: Item): UserRecord {
   };
 }
 
+/** What a user record is read from: every field, so that a field added to UserRecord fails to compile until it is read. */
+const USER_ATTRIBUTES = Object.keys({
+  id: true,
+  handle: true,
+  displayName: true,
+  bio: true,
+  interests: true,
+  createdAt: true,
+  postCount: true,
+} satisfies Record<keyof UserRecord, true>);
+
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
 function userItems(user: UserRecord): [Item, Item] {
   return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }];
@@ -30,6 +42,7 @@ export class DynamoUserStore implements UserStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly importApi: WriteApi = 'batchWrite',
+    private readonly reader = new BatchReader(client, tableName, false),
   ) {}
 
   async create(user: UserRecord): Promise<void> {
@@ -50,12 +63,12 @@ export class DynamoUserStore implements UserStore {
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(UserRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.user), { consistent: options.consistent });
+    const items = await this.reader.get(ids.map(keys.user), { consistent: options.consistent, attributes: USER_ATTRIBUTES });
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
   async idsByHandle(handles: readonly string[]): Promise<(string | null)[]> {
-    const items = await batchGet(this.client, this.tableName, handles.map(keys.handle));
+    const items = await this.reader.get(handles.map(keys.handle), { attributes: ['userId'] });
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 
