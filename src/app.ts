@@ -7,6 +7,8 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { signingSecret } from './auth/signing-secret.js';
+import { IdentityProvider } from './auth/identity-provider.js';
+import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
@@ -24,6 +26,7 @@ import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
 import type { ImportWriteApi } from './stores/dynamo/batch.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
+import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
@@ -110,6 +113,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   const stores: Stores = {
     users: new DynamoUserStore(client, table, importApi),
+    accounts: new DynamoAccountStore(client, table),
+    failedAttempts: new DynamoFailedAttemptStore(client, table),
     graph,
     counters: new DynamoCounterStore(client, table, config.reactionKinds, importApi),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, importApi),
@@ -200,19 +205,35 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
+  const identityProvider = config.oidcIssuer
+    ? new IdentityProvider({ issuer: config.oidcIssuer, audience: config.oidcAudience, jwksUri: config.oidcJwksUri, jwksCooldownSeconds: config.oidcJwksCooldownSeconds })
+    : null;
+  const credentials = new RequestCredentials(tokens, identityProvider, stores.accounts);
+
   // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
-    let viewerId: string | null = null;
+    let proven: RequestCredential;
     try {
-      const token = bearerToken(request);
-      viewerId = token ? await tokens.verify(token) : null;
+      proven = await credentials.of(bearerToken(request));
     } catch (error) {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
+    const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
-    return { viewerId, loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }), reads, useCases, tokens, graphBudget, cost };
+    return {
+      viewerId,
+      credential: proven.credential,
+      identity: proven.identity,
+      clientAddress: request.socket.remoteAddress ?? 'unknown',
+      loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }),
+      reads,
+      useCases,
+      tokens,
+      graphBudget,
+      cost,
+    };
   };
 
   const server = createHttpServer({

@@ -123,7 +123,19 @@ export const SETTINGS = {
       return raw;
     },
   } satisfies Setting<string>,
-  jwtTtlSeconds: int('JWT_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, 'How long a token stays valid.'),
+  jwtTtlSeconds: int('JWT_TTL_SECONDS', 900, 60, 24 * 3600, 'How long an access token (the `token` of signUp, signIn and refreshSession) stays valid.'),
+  refreshTtlSeconds: int('REFRESH_TTL_SECONDS', 30 * 24 * 3600, 300, 365 * 24 * 3600, 'How long a refresh token stays valid if unused; each refresh gives a new one for as long again (see Authentication).'),
+  passwordScryptLog2N: int('PASSWORD_SCRYPT_LOG2_N', 17, 10, 20, 'scrypt cost of new password hashes: N = 2^value (r = 8, p = 1; 2^17 takes 128 MiB). A hash made with a lower value is made again at the next sign-in.'),
+  signInMaxFailures: int('SIGNIN_MAX_FAILURES', 10, 1, 10_000, 'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.'),
+  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The window SIGNIN_MAX_FAILURES counts in.'),
+  oidcIssuer: text('OIDC_ISSUER', '', "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).", (v) =>
+    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  ),
+  oidcAudience: text('OIDC_AUDIENCE', '', "The audience (`aud`) the provider's tokens must name: this API's identifier at the provider."),
+  oidcJwksUri: text('OIDC_JWKS_URI', '', "Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.", (v) =>
+    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  ),
+  oidcJwksCooldownSeconds: int('OIDC_JWKS_COOLDOWN_SECONDS', 30, 0, 3600, 'Least time between two reads of the JWKS, so that tokens naming unknown keys cannot flood the provider.'),
   reactionKinds: {
     name: 'REACTION_KINDS',
     default: DEFAULT_REACTION_KINDS,
@@ -172,6 +184,12 @@ export function loadConfig(env: Env = process.env): Config {
   const config = {} as Record<string, unknown>;
   for (const [key, setting] of Object.entries(SETTINGS)) {
     config[key] = setting.parse(env[setting.name], env);
+  }
+  const oidc = [SETTINGS.oidcIssuer, SETTINGS.oidcAudience, SETTINGS.oidcJwksUri];
+  const oidcSet = oidc.filter((setting) => (env[setting.name] ?? '') !== '');
+  if (oidcSet.length > 0 && oidcSet.length < oidc.length) {
+    const missing = oidc.find((setting) => !oidcSet.includes(setting))!;
+    fail(missing.name, `must be set with ${oidcSet.map((setting) => setting.name).join(' and ')}`);
   }
   return config as Config;
 }

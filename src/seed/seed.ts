@@ -57,6 +57,7 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
     interests: u.interests,
     createdAt: new Date(u.createdAtMs).toISOString(),
     postCount: 0,
+    tokenGeneration: 0,
   }));
   // Follows are written before posts, so every post sees its author's final follower count.
   const placements = network.posts.map((p) => placePost(network.followerCounts[p.author]!, settings));

@@ -1,3 +1,4 @@
+import type { AccountStore, FailedAttemptStore } from './account-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { GraphStore } from './graph/graph-store.js';
 import type { PostStore } from './post-store.js';
@@ -8,6 +9,8 @@ import type { UserStore } from './user-store.js';
 /** Every store the service uses, built once at start by the composition root. */
 export interface Stores {
   users: UserStore;
+  accounts: AccountStore;
+  failedAttempts: FailedAttemptStore;
   graph: GraphStore;
   counters: CounterStore;
   posts: PostStore;

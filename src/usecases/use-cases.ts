@@ -1,3 +1,4 @@
+import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
@@ -8,16 +9,21 @@ import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
+import { SessionUseCases } from './sessions.js';
+import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: () => void = () => {}) {
+  const passwords = new Passwords(config.passwordScryptLog2N);
+  const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
   return {
-    users: new UserUseCases(stores.users, stores.graph, logger),
+    users: new UserUseCases(stores.users, stores.graph, passwords, logger),
+    sessions: new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger),
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,

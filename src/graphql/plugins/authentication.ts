@@ -15,9 +15,9 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
       return {
         // Runs after every plugin's didResolveOperation (the limits, the read consistency); a response ends the request.
         async responseForOperation({ contextValue }) {
-          if (!contextValue.viewerId) return null;
+          if (!contextValue.credential) return null;
           try {
-            await authenticate(contextValue.viewerId, contextValue.loaders.user, users);
+            await authenticate(contextValue.credential, contextValue.loaders.user, users);
             return null;
           } catch (error) {
             if (!(error instanceof AppError)) throw error;

@@ -1,9 +1,10 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { AppError } from '../../domain/errors.js';
-import type { UserRecord } from '../../domain/models.js';
+import { AppError, forbidden } from '../../domain/errors.js';
+import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
 import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { loginItems } from './dynamo-account-store.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -17,6 +18,7 @@ export function toUserRecord(item: Item): UserRecord {
     interests: (item.interests as string[] | undefined) ?? [],
     createdAt: item.createdAt as string,
     postCount: Number(item.postCount ?? 0),
+    tokenGeneration: Number(item.tokenGeneration ?? 0),
   };
 }
 
@@ -32,15 +34,19 @@ export class DynamoUserStore implements UserStore {
     private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {}
 
-  async create(user: UserRecord): Promise<void> {
+  async create(user: UserRecord, login?: Login): Promise<void> {
+    const items = [...userItems(user), ...(login ? loginItems(user.id, login) : [])];
     try {
       await transactWrite(this.client, {
-        TransactItems: userItems(user).map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+        TransactItems: items.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
       });
     } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new AppError('HANDLE_TAKEN', `The handle "${user.handle}" is taken`, { field: 'handle' });
       }
+      // The identity link is the last item: that identity has an account already.
+      if (reasons?.at(-1) === 'ConditionalCheckFailed' && login && 'identity' in login) throw forbidden('This identity has an account already');
       throw error;
     }
   }
@@ -54,8 +60,8 @@ export class DynamoUserStore implements UserStore {
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
-  async idsByHandle(handles: readonly string[]): Promise<(string | null)[]> {
-    const items = await batchGet(this.client, this.tableName, handles.map(keys.handle));
+  async idsByHandle(handles: readonly string[], options: { consistent?: boolean } = {}): Promise<(string | null)[]> {
+    const items = await batchGet(this.client, this.tableName, handles.map(keys.handle), { consistent: options.consistent });
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 

@@ -5,6 +5,11 @@
  * | item                 | pk                 | sk        |
  * |----------------------|--------------------|-----------|
  * | user profile         | USER#<userId>      | PROFILE   |
+ * | login (password hash or provider identity) | USER#<userId> | LOGIN |
+ * | provider identity link | IDENTITY#<issuer>#<subject> | LINK |
+ * | session (refresh token family) | SESSION#<sessionId> | SESSION |
+ * | refresh token (by its hash) | REFRESH#<hash> | TOKEN |
+ * | failed sign-ins in a window | FAILS#<handle|address>#<subject> | <window start, epoch s> |
  * | handle claim         | HANDLE#<handle>    | CLAIM     |
  * | graph node           | GNODE#<userId>     | NODE      |
  * | follow edge          | GNODE#<followerId> | FOLLOWS#<followeeId> |
@@ -36,6 +41,14 @@ export interface Key {
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
+  /** Kept apart from the profile, so that the password hash never travels with a user record. */
+  login: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'LOGIN' }),
+  /** Finds the account of a provider's token; one per issuer and subject. */
+  identityLink: (issuer: string, subject: string): Key => ({ pk: `IDENTITY#${issuer}#${subject}`, sk: 'LINK' }),
+  session: (sessionId: string): Key => ({ pk: `SESSION#${sessionId}`, sk: 'SESSION' }),
+  refreshToken: (tokenHash: string): Key => ({ pk: `REFRESH#${tokenHash}`, sk: 'TOKEN' }),
+  /** Failed password checks of one handle or one client address in one fixed window. */
+  signInFailures: (scope: 'handle' | 'address', subject: string, windowStart: number): Key => ({ pk: `FAILS#${scope}#${subject}`, sk: String(windowStart) }),
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
