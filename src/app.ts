@@ -158,6 +158,21 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
   );
 }
 
+/**
+ * The client's address for the sign-in limits: the TCP peer, or behind `trustedProxyHops` proxies the
+ * address the outermost of them saw (X-Forwarded-For entries further left are the client's own say).
+ */
+function clientAddress(request: IncomingMessage, trustedProxyHops: number): string {
+  const peer = request.socket.remoteAddress ?? 'unknown';
+  if (trustedProxyHops === 0) return peer;
+  const forwarded = String(request.headers['x-forwarded-for'] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const address = forwarded[forwarded.length - trustedProxyHops];
+  return address !== undefined && IP_ADDRESS.test(address) ? address : peer;
+}
+
+/** What an IPv4 or IPv6 address may look like: it becomes part of a store key. */
+const IP_ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
+
 function bearerToken(request: IncomingMessage): string | null {
   const header = request.headers.authorization;
   if (!header) return null;
@@ -226,7 +241,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       viewerId,
       credential: proven.credential,
       identity: proven.identity,
-      clientAddress: request.socket.remoteAddress ?? 'unknown',
+      clientAddress: clientAddress(request, config.trustedProxyHops),
       loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }),
       reads,
       useCases,

@@ -128,6 +128,7 @@ export const SETTINGS = {
   passwordScryptLog2N: int('PASSWORD_SCRYPT_LOG2_N', 17, 10, 20, 'scrypt cost of new password hashes: N = 2^value (r = 8, p = 1; 2^17 takes 128 MiB). A hash made with a lower value is made again at the next sign-in.'),
   signInMaxFailures: int('SIGNIN_MAX_FAILURES', 10, 1, 10_000, 'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.'),
   signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The window SIGNIN_MAX_FAILURES counts in.'),
+  trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10, 'Reverse proxies in front of the service that append the client address to X-Forwarded-For; 0 takes the TCP peer as the client (see Authentication).'),
   oidcIssuer: text('OIDC_ISSUER', '', "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).", (v) =>
     /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
