@@ -1,5 +1,5 @@
 import { type Passwords, checkNewPassword } from '../auth/passwords.js';
-import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
 import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
@@ -32,9 +32,11 @@ export class UserUseCases {
 
   /**
    * Creates an account that signs in with its password, or, when the request carries a provider's
-   * token with no account yet (`identity`), one linked to that identity and without a password.
+   * token (`identity`) with no account yet, one linked to that identity and without a password.
+   * `viewerId` is the account the request acts as, if any.
    */
-  async signUp(input: SignUpInput, identity: ProviderIdentity | null): Promise<UserRecord> {
+  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null): Promise<UserRecord> {
+    if (identity && viewerId) throw forbidden('This identity has an account already');
     const password = input.password ?? null;
     if (identity && password !== null) throw badInput('input.password', 'must be left out when signing up with an identity provider token');
     if (!identity && password === null) throw badInput('input.password', 'is required (at least 12 characters)');

@@ -17,9 +17,8 @@ async function session(tokens: Tokens, grant: SessionGrant) {
 }
 
 export const Mutation: MutationResolvers = {
-  signUp: async (_parent, { input }, { useCases, loaders, tokens, credential, identity }) => {
-    // A provider token with an account is a signed-in viewer, which has no account to create.
-    const user = await useCases.users.signUp(input, credential ? null : identity);
+  signUp: async (_parent, { input }, { useCases, loaders, tokens, viewerId, identity }) => {
+    const user = await useCases.users.signUp(input, identity, viewerId);
     loaders.user.prime(user.id, user);
     return session(tokens, await useCases.sessions.start(user));
   },
