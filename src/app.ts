@@ -27,6 +27,7 @@ import type { Logger } from './logger.js';
 import type { ImportWriteApi } from './stores/dynamo/batch.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
+import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
@@ -113,7 +114,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   const stores: Stores = {
     users: new DynamoUserStore(client, table, importApi),
-    accounts: new DynamoAccountStore(client, table),
+    accounts: new DynamoAccountStore(client, table, tasks),
+    activities: new DynamoActivityStore(client, table),
     failedAttempts: new DynamoFailedAttemptStore(client, table),
     graph,
     counters: new DynamoCounterStore(client, table, config.reactionKinds, importApi),
@@ -152,7 +154,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
 export function createWorker(stores: Stores, useCases: UseCases, config: Config, logger: Logger): Worker {
   return new Worker(
     stores.tasks,
-    useCases.fanOut,
+    useCases.tasks,
     { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency, maxAttempts: config.queueMaxAttempts },
     logger.child({ component: 'worker' }),
   );

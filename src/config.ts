@@ -163,7 +163,7 @@ export const SETTINGS = {
   queuePollMs: int('QUEUE_POLL_MS', 1000, 10, 600_000, 'How often an idle worker looks for tasks (a worker in the API process is also woken by new posts).'),
   queueLeaseMs: int('QUEUE_LEASE_MS', 30_000, 100, 3_600_000, 'How long a claimed task stays with its worker without a checkpoint before another worker may take it over.'),
   queueMaxAttempts: int('QUEUE_MAX_ATTEMPTS', 10, 1, 1000, 'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.'),
-  fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task handles per step; the task checkpoints after each step.'),
+  fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task (and posts, activities or follows an account deletion) handles per step; the task checkpoints after each step.'),
   workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64, 'Tasks one worker processes at a time.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),

@@ -118,7 +118,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   );
   await run('likes', network.likes.length, (tick) =>
     stores.counters.importLikes(
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id })),
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards })),
       tick,
     ),
   );

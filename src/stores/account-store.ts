@@ -1,4 +1,5 @@
-import type { Login, ProviderIdentity } from '../domain/models.js';
+import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
+import type { Task } from './task-queue.js';
 
 /** A session: one chain of refresh tokens, each replacing the one before (a token family). */
 export interface SessionRecord {
@@ -51,9 +52,21 @@ export interface AccountStore {
    */
   rotate(session: SessionRecord, usedHash: string, next: NewRefreshToken): Promise<boolean>;
   /** Revokes a session: none of its refresh tokens works again. Idempotent. */
-  endSession(sessionId: string): Promise<void>;
+  endSession(userId: string, sessionId: string): Promise<void>;
   /** Advances the account's token generation: every token and session issued before stops working. Returns the new generation. */
   endAllSessions(userId: string): Promise<number>;
+
+  /**
+   * Starts deleting an account, in one transaction: its token generation advanced (every token
+   * and session ends), its login and provider identity link removed (no way in again), and
+   * `task`, which removes the rest, enqueued. False when the account is no longer at
+   * `user.tokenGeneration` (signed out meanwhile, or being deleted already).
+   */
+  closeAccount(user: UserRecord, task: Task): Promise<boolean>;
+  /** Removes one bounded batch of what a closed account keeps (home timeline, sessions, idempotency claims); true while more remains. */
+  removeRemnants(userId: string): Promise<boolean>;
+  /** Removes a closed account's profile and frees its handle, in one transaction. Idempotent. */
+  removeProfile(userId: string, handle: string): Promise<void>;
 }
 
 /** Failed password checks, counted per subject (a handle or a client address) in fixed windows. */

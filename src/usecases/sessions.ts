@@ -69,7 +69,7 @@ export class SessionUseCases {
     if (!hash || !found || found.token.expiresAt <= Date.now() / 1000) throw unauthenticated('The refresh token is not valid or has expired');
     const { token, session } = found;
     if (token.used) {
-      await this.accounts.endSession(token.sessionId);
+      await this.accounts.endSession(token.userId, token.sessionId);
       this.logger.warn('a used refresh token was presented again: its session is ended', { userId: token.userId, sessionId: token.sessionId });
       throw unauthenticated('The refresh token was used already: its session is ended, sign in again');
     }
@@ -79,7 +79,7 @@ export class SessionUseCases {
     const next = newRefreshToken();
     if (!(await this.accounts.rotate(session, hash, { hash: refreshTokenHash(next)!, expiresAt: this.refreshExpiry() }))) {
       // Something got there first: the same token exchanged at once twice (a replay race), or the session ended.
-      await this.accounts.endSession(session.sessionId);
+      await this.accounts.endSession(session.userId, session.sessionId);
       throw unauthenticated('The refresh token was used already: its session is ended, sign in again');
     }
     return { user, access: { userId: user.id, generation: session.generation, sessionId: session.sessionId }, refreshToken: next };
@@ -99,11 +99,11 @@ export class SessionUseCases {
       const hash = refreshTokenHash(refreshToken);
       if (!hash) throw badInput('refreshToken', 'is not a refresh token');
       const found = await this.accounts.refreshToken(hash);
-      if (found) await this.accounts.endSession(found.token.sessionId);
+      if (found) await this.accounts.endSession(found.token.userId, found.token.sessionId);
       return true;
     }
     if (!viewer?.sessionId) throw badInput('refreshToken', 'is needed: give it, sign out everywhere, or send an access token of a session');
-    await this.accounts.endSession(viewer.sessionId);
+    await this.accounts.endSession(viewer.userId, viewer.sessionId);
     return true;
   }
 

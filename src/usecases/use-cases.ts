@@ -2,9 +2,11 @@ import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
+import type { ClaimedTask } from '../stores/task-queue.js';
+import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
-import { FanOut } from './fanout.js';
+import { FanOut, type RunOutcome, type SaveCheckpoint } from './fanout.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { OutboxAuthors } from './outbox-authors.js';
@@ -21,9 +23,23 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
+  const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
+  const accountDeletion = new AccountDeletion(
+    stores.users,
+    stores.accounts,
+    stores.activities,
+    stores.graph,
+    stores.timelines,
+    posts,
+    fanOut,
+    sessions,
+    { pageSize: config.fanoutPageSize },
+    taskEnqueued,
+  );
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
-    sessions: new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger),
+    sessions,
+    accountDeletion,
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
@@ -31,6 +47,11 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     counters: new CounterUseCases(posts, stores.counters, config.reactionKinds),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
+    /** What the worker runs: an account's deletion here, every other task is fan-out's. */
+    tasks: {
+      run: (task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> =>
+        task.payload.kind === 'deleteAccount' ? accountDeletion.run(task, task.payload, save, stopping) : fanOut.run(task, save, stopping),
+    },
   };
 }
 

@@ -143,6 +143,21 @@ describe('a provider token', () => {
     expect(await viewer(oldToken)).toEqual({ status: 401, id: null, codes: ['UNAUTHENTICATED'] });
   });
 
+  it('of a linked account deletes it without a password; the identity is then free to sign up afresh', async () => {
+    const subject = `auth0|${uniqueHandle('del')}`;
+    // The EC key: the rotation test above has taken the first RSA key out of the key set.
+    const token = await providerToken(ec, subject);
+    const created = await t.gql<{ signUp: { token: string; user: { id: string } } }>(SIGN_UP, { input: { handle: uniqueHandle('del') } }, token);
+    const userId = created.data!.signUp.user.id;
+    expect(errorCodes(await t.gql('mutation { deleteAccount(password: "it has none at all") { deletedUserId } }', {}, token))).toEqual(['BAD_USER_INPUT']);
+    expect((await t.gql('mutation { deleteAccount { deletedUserId } }', {}, token)).data).toEqual({ deleteAccount: { deletedUserId: userId } });
+    expect((await viewer(created.data!.signUp.token)).status).toBe(401);
+    expect(await viewer(token)).toEqual({ status: 200, id: null, codes: [] });
+    await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: userId })).data!.user, { timeout: 30_000 }).toBeNull();
+    const again = await t.gql<{ signUp: { user: { id: string } } }>(SIGN_UP, { input: { handle: uniqueHandle('del') } }, token);
+    expect((await viewer(token)).id).toBe(again.data!.signUp.user.id);
+  });
+
   it('is checked only with the algorithms of a provider: a token of the service signed with a public key is refused', async () => {
     const subject = `auth0|${uniqueHandle('alg')}`;
     await t.gql(SIGN_UP, { input: { handle: uniqueHandle('alg') } }, await providerToken(rsa, subject));

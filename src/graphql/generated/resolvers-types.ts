@@ -73,6 +73,13 @@ export type CreatePostInput = {
   text: Scalars['String']['input'];
 };
 
+/** What `deleteAccount` removes. */
+export type DeleteAccountPayload = {
+  __typename?: 'DeleteAccountPayload';
+  /** The id of the deleted account: every token of it is refused from now on. */
+  deletedUserId: Scalars['ID']['output'];
+};
+
 /** What `deletePost` removed. */
 export type DeletePostPayload = {
   __typename?: 'DeletePostPayload';
@@ -105,6 +112,13 @@ export type Mutation = {
   changePassword: Maybe<Scalars['Boolean']['output']>;
   /** Posts as the viewer; followers see the post in their home timelines. */
   createPost: Maybe<PostPayload>;
+  /**
+   * Deletes the viewer's account and everything it wrote: every token and session of it ends at once, and a durable
+   * task removes its posts (from every timeline), its likes, views, reactions and comments (the counts of other people's
+   * posts go down), its follows in both directions (the others' counts go down), its sessions, and last its profile and
+   * handle, which is then free. Until that task has finished, the profile can still be read.
+   */
+  deleteAccount: Maybe<DeleteAccountPayload>;
   /** Only the author may delete a post. */
   deletePost: Maybe<DeletePostPayload>;
   /** Idempotent: following someone already followed changes nothing. */
@@ -172,6 +186,16 @@ export type MutationChangePasswordArgs = {
  */
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationDeleteAccountArgs = {
+  password?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -745,6 +769,7 @@ export type ResolversTypes = {
   CommentPayload: ResolverTypeWrapper<Omit<CommentPayload, 'comment' | 'post'> & { comment: ResolversTypes['Comment'], post: ResolversTypes['Post'] }>;
   CreatePostInput: CreatePostInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteAccountPayload: ResolverTypeWrapper<DeleteAccountPayload>;
   DeletePostPayload: ResolverTypeWrapper<DeletePostPayload>;
   FollowPayload: ResolverTypeWrapper<Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversTypes['User'], viewer: ResolversTypes['User'] }>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -780,6 +805,7 @@ export type ResolversParentTypes = {
   CommentPayload: Omit<CommentPayload, 'comment' | 'post'> & { comment: ResolversParentTypes['Comment'], post: ResolversParentTypes['Post'] };
   CreatePostInput: CreatePostInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteAccountPayload: DeleteAccountPayload;
   DeletePostPayload: DeletePostPayload;
   FollowPayload: Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
   ID: Scalars['ID']['output'];
@@ -833,6 +859,10 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export type DeleteAccountPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteAccountPayload'] = ResolversParentTypes['DeleteAccountPayload']> = {
+  deletedUserId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type DeletePostPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletePostPayload'] = ResolversParentTypes['DeletePostPayload']> = {
   deletedPostId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
@@ -846,6 +876,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   addComment?: Resolver<Maybe<ResolversTypes['CommentPayload']>, ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationChangePasswordArgs, 'currentPassword' | 'newPassword'>>;
   createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
+  deleteAccount?: Resolver<Maybe<ResolversTypes['DeleteAccountPayload']>, ParentType, ContextType, Partial<MutationDeleteAccountArgs>>;
   deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
   follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
   likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
@@ -981,6 +1012,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CommentEdge?: CommentEdgeResolvers<ContextType>;
   CommentPayload?: CommentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteAccountPayload?: DeleteAccountPayloadResolvers<ContextType>;
   DeletePostPayload?: DeletePostPayloadResolvers<ContextType>;
   FollowPayload?: FollowPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;

@@ -35,6 +35,9 @@ export const Mutation: MutationResolvers = {
   signOut: (_parent, { refreshToken, everywhere }, { useCases, credential }) => useCases.sessions.signOut(credential, refreshToken, everywhere),
   changePassword: (_parent, { currentPassword, newPassword }, { useCases, credential, clientAddress }) =>
     useCases.sessions.changePassword(credential, currentPassword, newPassword, clientAddress),
+  deleteAccount: async (_parent, { password }, { useCases, credential, clientAddress }) => ({
+    deletedUserId: await useCases.accountDeletion.request(credential, password, clientAddress),
+  }),
 
   updateProfile: async (_parent, { input }, { useCases, viewerId, loaders }) => {
     const user = await useCases.users.updateProfile(viewerId, input);

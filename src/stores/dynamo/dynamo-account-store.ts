@@ -1,9 +1,11 @@
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { Login, ProviderIdentity } from '../../domain/models.js';
+import type { Login, ProviderIdentity, UserRecord } from '../../domain/models.js';
+import type { Task } from '../task-queue.js';
 import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
-import { batchGet, cancellationReasons, transactWrite } from './batch.js';
-import { keys } from './keys.js';
+import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
+import type { DynamoTaskQueue } from './dynamo-task-queue.js';
+import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -30,11 +32,14 @@ function atGeneration(generation: number): string {
 }
 
 const CHANGE_ATTEMPTS = 5;
+/** Items of a closed account removed per removeRemnants call (and so per checkpoint of its task). */
+const REMNANTS_PER_CALL = 500;
 
 export class DynamoAccountStore implements AccountStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly tasks: DynamoTaskQueue,
   ) {}
 
   private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
@@ -98,7 +103,7 @@ export class DynamoAccountStore implements AccountStore {
                   {
                     Update: {
                       TableName: this.tableName,
-                      Key: keys.session(keep),
+                      Key: keys.session(userId, keep),
                       UpdateExpression: 'SET generation = :next',
                       ConditionExpression: 'userId = :userId AND generation = :generation AND attribute_not_exists(revoked)',
                       ExpressionAttributeValues: { ':userId': userId, ':generation': generation, ':next': next },
@@ -125,7 +130,7 @@ export class DynamoAccountStore implements AccountStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.session(session.sessionId), sessionId: session.sessionId, userId: session.userId, generation: session.generation, expiresAt: token.expiresAt },
+            Item: { ...keys.session(session.userId, session.sessionId), sessionId: session.sessionId, userId: session.userId, generation: session.generation, expiresAt: token.expiresAt },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -149,7 +154,7 @@ export class DynamoAccountStore implements AccountStore {
       used: item.used === true,
       expiresAt: Number(item.expiresAt),
     };
-    const session = await this.get(keys.session(token.sessionId));
+    const session = await this.get(keys.session(token.userId, token.sessionId));
     return { token, session: session ? toSession(session) : null };
   }
 
@@ -176,7 +181,7 @@ export class DynamoAccountStore implements AccountStore {
           {
             Update: {
               TableName: this.tableName,
-              Key: keys.session(session.sessionId),
+              Key: keys.session(session.userId, session.sessionId),
               // The session lasts as long as its newest refresh token.
               UpdateExpression: 'SET expiresAt = :expiresAt',
               ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked) AND generation = :generation',
@@ -200,12 +205,12 @@ export class DynamoAccountStore implements AccountStore {
     }
   }
 
-  async endSession(sessionId: string): Promise<void> {
+  async endSession(userId: string, sessionId: string): Promise<void> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
-          Key: keys.session(sessionId),
+          Key: keys.session(userId, sessionId),
           UpdateExpression: 'SET revoked = :true',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':true': true },
@@ -229,6 +234,66 @@ export class DynamoAccountStore implements AccountStore {
       }),
     );
     return Number(result.Attributes?.tokenGeneration);
+  }
+
+  async closeAccount(user: UserRecord, task: Task): Promise<boolean> {
+    const login = await this.get(keys.login(user.id));
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: keys.user(user.id),
+              UpdateExpression: 'SET tokenGeneration = :next',
+              ConditionExpression: atGeneration(user.tokenGeneration),
+              ExpressionAttributeValues: { ':generation': user.tokenGeneration, ':next': user.tokenGeneration + 1 },
+            },
+          },
+          { Delete: { TableName: this.tableName, Key: keys.login(user.id) } },
+          ...(typeof login?.issuer === 'string' ? [{ Delete: { TableName: this.tableName, Key: keys.identityLink(login.issuer, login.subject as string) } }] : []),
+          this.tasks.enqueueItem(task),
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async removeRemnants(userId: string): Promise<boolean> {
+    const page = (pk: string) =>
+      this.client.send(
+        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: REMNANTS_PER_CALL }),
+      );
+    const pages = await Promise.all([partitions.home(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId)].map(page));
+    await batchWrite(this.client, this.tableName, [
+      del(keys.homeSize(userId)),
+      del(keys.outboxAuthor(userId)),
+      ...pages.flatMap((result) => (result.Items ?? []).map((item) => del(item as unknown as Key))),
+    ]);
+    return pages.some((result) => result.LastEvaluatedKey !== undefined);
+  }
+
+  async removeProfile(userId: string, handle: string): Promise<void> {
+    await transactWrite(this.client, {
+      TransactItems: [
+        { Delete: { TableName: this.tableName, Key: keys.user(userId) } },
+        // The claim only while it is still this account's: once freed, the handle may be someone else's.
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: keys.handle(handle),
+            ConditionExpression: 'attribute_not_exists(pk) OR userId = :userId',
+            ExpressionAttributeValues: { ':userId': userId },
+          },
+        },
+      ],
+    }).catch((error: unknown) => {
+      if (cancellationReasons(error)?.[1] !== 'ConditionalCheckFailed') throw error;
+      return this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.user(userId) }));
+    });
   }
 }
 

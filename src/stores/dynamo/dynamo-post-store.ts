@@ -4,6 +4,7 @@ import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-sto
 import type { Task } from '../task-queue.js';
 import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
+import { activityItem } from './activity-items.js';
 import { homeEntryItem } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -168,6 +169,7 @@ export class DynamoPostStore implements PostStore {
       this.put({ ...keys.comment(comment.id), ...comment }),
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
+      this.put(activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id })),
     ];
     try {
       const claim = idempotencyKey ? keys.idempotencyClaim(comment.authorId, 'addComment', idempotencyKey) : null;
