@@ -24,7 +24,7 @@ import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
-import type { ImportWriteApi } from './stores/dynamo/batch.js';
+import { BatchReader } from './stores/dynamo/batch-reader.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
@@ -96,15 +96,13 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
-  // Real DynamoDB has no endpoint here; an endpoint is DynamoDB Local, where transactions are the fastest bulk write.
-  const importApi: ImportWriteApi = endpoint ? 'transactWrite' : 'batchWrite';
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
-      : new DynamoGraphStore(graphClient, table, importApi);
+      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching));
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -112,19 +110,17 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     throw error;
   }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
+  // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
+  const reader = new BatchReader(client, table, config.batching);
   const stores: Stores = {
-    users: new DynamoUserStore(client, table, importApi),
+    users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),
     activities: new DynamoActivityStore(client, table),
     failedAttempts: new DynamoFailedAttemptStore(client, table),
     graph,
-    counters: new DynamoCounterStore(client, table, config.reactionKinds, importApi),
-    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, importApi),
-    timelines: new DynamoTimelineStore(client, table, {
-      shards: config.timelineShards,
-      maxHomeEntries: config.timelineMaxEntries,
-      sizeSampleEvery: config.timelineSizeSampleEvery,
-    }, importApi),
+    counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
+    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
+    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
   };
   return {
@@ -189,7 +185,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const opened = await openStores(options);
   const { stores } = opened;
   let worker: Worker | undefined;
-  const useCases = createUseCases(stores, config, logger, () => worker?.nudge());
+  const useCases = createUseCases(stores, config, logger, (task) => worker?.nudge(task));
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }
@@ -239,17 +235,19 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
+    const loaders = createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget });
     return {
       viewerId,
       credential: proven.credential,
       identity: proven.identity,
       clientAddress: clientAddress(request, config.trustedProxyHops),
-      loaders: createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget }),
+      loaders,
       reads,
       useCases,
       tokens,
       graphBudget,
       cost,
+      feeds: { hydrate: config.batching, skeletons: new Map() },
     };
   };
 

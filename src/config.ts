@@ -1,4 +1,5 @@
 import type { LogLevel } from './logger.js';
+import type { WriteApi } from './stores/dynamo/batch.js';
 
 /**
  * Configuration comes from environment variables only. Every variable is declared once
@@ -70,6 +71,14 @@ function text(name: string, fallback: string, description: string, check?: (valu
 
 const isProduction = (env: Env) => env.NODE_ENV === 'production';
 
+/** DynamoDB Local: the embedded engine, or an endpoint on this machine (real DynamoDB never is). */
+function onDynamoDbLocal(env: Env): boolean {
+  const endpoint = env.DYNAMODB_ENDPOINT ?? '';
+  if (endpoint === '') return (env.AWS_REGION ?? '') === '';
+  return URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
+}
+const WRITE_APIS = ['batchWrite', 'transactWrite'] as const;
+
 const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
 const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
@@ -98,6 +107,17 @@ export const SETTINGS = {
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
+  bulkWriteApi: {
+    name: 'BULK_WRITE_API',
+    default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',
+    description:
+      'How many independent items are written at once (fan-out, trims, the seed): `batchWrite` (BatchWriteItem) or `transactWrite` (TransactWriteItems: several times faster on DynamoDB Local, twice the write capacity on DynamoDB). DynamoDB Local is the embedded engine or a `DYNAMODB_ENDPOINT` on loopback; see Performance.',
+    parse(raw: string | undefined, env: Env): WriteApi {
+      if (raw === undefined || raw === '') return onDynamoDbLocal(env) ? 'transactWrite' : 'batchWrite';
+      const api = WRITE_APIS.find((name) => name === raw);
+      return api ?? fail('BULK_WRITE_API', `must be batchWrite or transactWrite, got "${raw}"`);
+    },
+  } satisfies Setting<WriteApi>,
   awsRegion: text('AWS_REGION', '', 'Use real DynamoDB in this region (credentials from the usual AWS variables).'),
   tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) =>
     /^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -',
@@ -156,7 +176,7 @@ export const SETTINGS = {
   fanoutMaxFollowers: int('FANOUT_MAX_FOLLOWERS', 10_000, 0, 100_000_000, "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time."),
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
-  timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 16, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
+  timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 32, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
   followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
   timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),

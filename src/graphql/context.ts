@@ -1,12 +1,25 @@
 import type { Tokens } from '../auth/tokens.js';
-import type { Credential, ProviderIdentity } from '../domain/models.js';
+import type { Credential, ProviderIdentity, UserRecord } from '../domain/models.js';
 import type { Cost } from '../observability/cost.js';
 import type { ReadBudget } from '../stores/graph/graph-store.js';
+import type { TimelineSkeleton } from '../usecases/timelines.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';
 
+/** This request's feed pipeline (see feeds.ts). */
+export interface FeedState {
+  /** Whether pages hydrate what their selection shows up front; off in the naive baseline (BATCHING=false). */
+  hydrate: boolean;
+  /** Timeline skeletons started so far, by field, user and page arguments. */
+  skeletons: Map<string, Promise<TimelineSkeleton>>;
+}
+
 export interface GraphQLContext {
-  /** The signed-in user's id, or null when anonymous; its account is checked before anything executes (see authenticationPlugin). */
+  /**
+   * The signed-in user's id, or null when anonymous. Its account is checked before a mutation
+   * executes and beside a query's execution, whose answer is withheld unless the check passes
+   * (see authenticationPlugin).
+   */
   viewerId: string | null;
   /** What the request's token says; null when anonymous or when a provider's token has no account yet. */
   credential: Credential | null;
@@ -22,4 +35,7 @@ export interface GraphQLContext {
   graphBudget: ReadBudget;
   /** What this operation has cost the backends so far. */
   cost: Cost;
+  feeds: FeedState;
+  /** A query's account check, running beside its execution (see authenticationPlugin): the viewer's record. */
+  accountCheck?: Promise<UserRecord>;
 }

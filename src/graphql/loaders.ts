@@ -1,8 +1,9 @@
 import DataLoader from 'dataloader';
-import type { CommentRecord, Page, PostRecord, UserRecord } from '../domain/models.js';
+import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
 import type { FollowCounts, FollowPair, ReadBudget } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
+import type { Hydrator } from '../usecases/feed-pipeline.js';
 
 /** The backend's limit for one batched read (BatchGetItem takes 100 keys). */
 export const MAX_BATCH = 100;
@@ -52,22 +53,22 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
 
 export type Loaders = ReturnType<typeof createLoaders>;
 
+/** The feed pipeline's hydration lookups, through the request's loaders: batched with every other lookup of the tick, and cached for the field resolvers. */
+export function hydratorOf(loaders: Loaders): Hydrator {
+  return {
+    posts: (ids) => loadAll(loaders.post, ids),
+    users: (ids) => loadAll(loaders.user, ids),
+    postCounts: (posts) => loadAll(loaders.postCounts, posts),
+    viewerLikes: (postIds) => loadAll(loaders.viewerHasLiked, postIds),
+    followCounts: (userIds) => loadAll(loaders.followCounts, userIds),
+    follows: (pairs) => loadAll(loaders.follows, pairs),
+  };
+}
+
 /** `loadMany` in one batch, aligned with `keys`, rethrowing the first failed load instead of returning it. */
 export async function loadAll<K, V>(loader: DataLoader<K, V, string> | DataLoader<K, V>, keys: readonly K[]): Promise<V[]> {
   return (await loader.loadMany(keys)).map((value) => {
     if (value instanceof Error) throw value;
     return value;
   });
-}
-
-/** A page of loaded records: items whose record is gone (deleted meanwhile) are left out, and the page still ends where its entries did. */
-export function pageOf<I extends { cursor: string }, V>(items: readonly I[], records: readonly (V | null)[], hasNextPage: boolean): Page<V> {
-  return {
-    items: items.flatMap((item, i) => {
-      const node = records[i];
-      return node ? [{ cursor: item.cursor, node }] : [];
-    }),
-    hasNextPage,
-    endCursor: items.at(-1)?.cursor ?? null,
-  };
 }

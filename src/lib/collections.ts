@@ -19,3 +19,14 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;
 }
+
+/**
+ * Promise.all that, when one promise rejects, still waits for the others before it throws the
+ * first error: nothing started together is left running behind the caller's back.
+ */
+export async function settleAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const outcomes = await Promise.allSettled(promises);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}

@@ -4,17 +4,25 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * What one GraphQL operation cost the backends, counted where requests are sent: the
  * DynamoDB client middleware and each graph backend record into the meter of the
  * operation they run for (found through AsyncLocalStorage), and into the process totals.
+ *
+ * `waves` is the number of sequential store round trips on the operation's critical path:
+ * a request sent while no earlier request had come back is in the first wave; one sent after
+ * a request of wave n came back is in wave n + 1 (DynamoDB and graph requests alike).
  */
 export interface Cost {
   dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number };
   graph: { requests: number };
+  waves: number;
 }
 
 export function emptyCost(): Cost {
-  return { dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 } };
+  return { dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0 };
 }
 
 const scope = new AsyncLocalStorage<Cost>();
+
+/** Per meter, the deepest wave of a request that has come back. */
+const answeredWave = new WeakMap<Cost, number>();
 
 /** Process-wide totals since start: what the tests and benchmarks read. */
 export const totals: Cost = emptyCost();
@@ -22,6 +30,23 @@ export const totals: Cost = emptyCost();
 /** Runs `fn` with a fresh meter; everything it sends, however deep, is counted into it. */
 export function withCostMeter<T>(meter: Cost, fn: () => T): T {
   return scope.run(meter, fn);
+}
+
+/** The meter of the operation running now, if any: requests of one operation may be combined, never those of two. */
+export function currentCostMeter(): Cost | undefined {
+  return scope.getStore();
+}
+
+/**
+ * Marks a store request as sent, returning what to call when its answer arrives: the request
+ * belongs to the wave after the deepest one already answered.
+ */
+export function startStoreRequest(): () => void {
+  const meter = scope.getStore();
+  if (!meter) return () => {};
+  const wave = (answeredWave.get(meter) ?? 0) + 1;
+  meter.waves = Math.max(meter.waves, wave);
+  return () => answeredWave.set(meter, Math.max(answeredWave.get(meter) ?? 0, wave));
 }
 
 export function recordDynamoRequest(readUnits: number, writeUnits: number): void {

@@ -20,7 +20,15 @@ import { type SeedSummary, followEdges, prepareSeed } from './seed.js';
  */
 export type ServiceSeedSettings = Pick<
   Config,
-  'fanoutMaxFollowers' | 'hotAuthorFollowers' | 'counterShards' | 'fanoutPageSize' | 'followBackfillPosts' | 'queueLeaseMs' | 'queueMaxAttempts'
+  | 'fanoutMaxFollowers'
+  | 'hotAuthorFollowers'
+  | 'counterShards'
+  | 'fanoutPageSize'
+  | 'followBackfillPosts'
+  | 'timelineMaxEntries'
+  | 'timelineSizeSampleEvery'
+  | 'queueLeaseMs'
+  | 'queueMaxAttempts'
 >;
 
 /** Writes in flight at once: enough to keep DynamoDB busy, few enough not to drown it in retries. */
@@ -71,14 +79,9 @@ export async function seedThroughService(
   try {
     phase = progress('posts', posts.length);
     await mapConcurrently(posts, CONCURRENCY, async (post, i) => {
-      await stores.posts.create(
-        post,
-        placements[i]!.fanOut
-          ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: post.authorId } } }
-          : { kind: 'outbox' },
-        null,
-      );
-      worker.nudge();
+      const task = placements[i]!.fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } } : null;
+      await stores.posts.create(post, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, null);
+      if (task) worker.nudge(task);
       phase.tick();
     });
     postsMs = phase.finish();
@@ -121,7 +124,7 @@ class CountingFanOut extends FanOut {
   finished = 0;
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: settings.fanoutPageSize, backfillPosts: settings.followBackfillPosts }, () => {});
+    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {});
   }
 
   override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

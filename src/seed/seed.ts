@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import { newId } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
@@ -76,7 +77,7 @@ export function followEdges(network: Network, users: readonly UserRecord[]) {
   return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
 }
 
-export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings, progress: Progress): Promise<SeedSummary> {
+export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings & Pick<Config, 'timelineMaxEntries'>, progress: Progress): Promise<SeedSummary> {
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
 
@@ -93,6 +94,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
       userId: users[reader]!.id,
       postId: posts[i]!.id,
       authorId: posts[i]!.authorId,
+      counterShards: posts[i]!.counterShards,
     })),
   );
 
@@ -124,7 +126,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   );
   let written = 0;
   await run('timelines', homeEntries.length, async (tick) => {
-    written = await stores.timelines.importHomeTimelines(homeEntries, tick);
+    written = await stores.timelines.importHomeTimelines(homeEntries, settings.timelineMaxEntries, tick);
   });
 
   return {

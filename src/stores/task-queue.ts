@@ -39,6 +39,8 @@ export interface TaskQueue {
   enqueue(task: Task): Promise<void>;
   /** Claims up to `max` tasks that nobody holds (never claimed, released, or lease expired), oldest first. */
   claim(max: number, leaseMs: number): Promise<ClaimedTask[]>;
+  /** Claims a task this process enqueued, by its key instead of a search; null when it is not free (taken, or done). */
+  claimEnqueued(task: Task, leaseMs: number): Promise<ClaimedTask | null>;
   /** Saves progress and renews the lease; false when the claim was lost to another worker. */
   saveCheckpoint(task: ClaimedTask, checkpoint: string, leaseMs: number): Promise<boolean>;
   /** Removes the task, if the claim still holds. */

@@ -1,9 +1,20 @@
 /**
- * Timelines as lists of post ids, newest first, each in its own partition(s) sorted by
- * the time-ordered post id. Reads are keyset pages: ids strictly older than `after`.
+ * Timelines as lists of entries, newest first, each in its own partition(s) sorted by the
+ * time-ordered post id. Reads are keyset pages: ids strictly older than `after`.
+ *
+ * An entry carries, besides its post id, what hydrating the post needs before it can fetch
+ * (its author, where its counters are), written with the entry, so that a page's skeleton is
+ * one read and everything else one more. Entries written before a field was stored read it
+ * as null, and the reader looks it up instead.
  */
-export interface PostIdPage {
-  postIds: string[];
+export interface TimelineEntry {
+  postId: string;
+  authorId: string | null;
+  counterShards: number | null;
+}
+
+export interface EntryPage {
+  entries: TimelineEntry[];
   hasNextPage: boolean;
 }
 
@@ -11,26 +22,48 @@ export interface HomeEntry {
   userId: string;
   postId: string;
   authorId: string;
+  /** Null when unknown (copied from an entry written before it was stored). */
+  counterShards: number | null;
+}
+
+/** Merges newest-first entry lists into one page: every list was read with first + 1 entries, so the merge knows if more follow. */
+export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
+  const byPost = new Map<string, TimelineEntry>();
+  for (const entry of lists.flat()) if (!byPost.has(entry.postId)) byPost.set(entry.postId, entry);
+  const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? 1 : a.postId > b.postId ? -1 : 0));
+  return { entries: merged.slice(0, first), hasNextPage: merged.length > first };
+}
+
+export interface HomeSizeAddition {
+  userId: string;
+  added: number;
 }
 
 export interface TimelineStore {
-  /** The home partition merged with the outboxes of `outboxAuthorIds`, in one order. */
-  home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage>;
-  authorPosts(authorId: string, first: number, after: string | null): Promise<PostIdPage>;
-  tag(tag: string, first: number, after: string | null): Promise<PostIdPage>;
-  public(first: number, after: string | null): Promise<PostIdPage>;
+  /**
+   * The newest first + 1 entries older than `after` of the home partition and of the outbox of
+   * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for mergeNewestFirst.
+   */
+  homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]>;
+  authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
+  tag(tag: string, first: number, after: string | null): Promise<EntryPage>;
+  public(first: number, after: string | null): Promise<EntryPage>;
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 
-  /** Idempotent puts; home timelines that grow past their bound are trimmed. */
+  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see FanOut), with addToHomeSizes and trimHome. */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
   /**
    * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
-   * of each user's entries, the newest as many as a timeline keeps, with the bookkeeping that
-   * fan-out keeps beside them. Returns how many entries were written.
+   * of each user's entries, the newest `keep`, with the exact size estimate beside them.
+   * Returns how many entries were written.
    */
-  importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number>;
+  importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number>;
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
+  /** Adds to the size estimates of distinct home timelines; returns the new estimates, aligned with `additions`. */
+  addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]>;
+  /** Deletes all but the newest `keep` entries of a home timeline and sets its size estimate to what is left. */
+  trimHome(userId: string, keep: number): Promise<void>;
   /** A page of the user's home entries by one author, resuming at `cursor`; null cursor when done. */
   homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }>;
   /**

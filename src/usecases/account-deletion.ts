@@ -5,7 +5,7 @@ import type { AccountStore } from '../stores/account-store.js';
 import type { ActivityStore } from '../stores/activity-store.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import type { ClaimedTask, TaskPayload } from '../stores/task-queue.js';
+import type { ClaimedTask, Task, TaskPayload } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { RunOutcome, SaveCheckpoint } from './fanout.js';
@@ -52,7 +52,7 @@ export class AccountDeletion {
     private readonly followEvents: FollowEvents,
     private readonly sessions: SessionUseCases,
     private readonly settings: AccountDeletionSettings,
-    private readonly taskEnqueued: () => void,
+    private readonly taskEnqueued: (task: Task) => void,
   ) {}
 
   /**
@@ -72,7 +72,7 @@ export class AccountDeletion {
     }
     const task = { id: newId('tsk'), payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle } };
     if (!(await this.accounts.closeAccount(user, task))) throw unauthenticated('The token was signed out: sign in again');
-    this.taskEnqueued();
+    this.taskEnqueued(task);
     return user.id;
   }
 
@@ -94,8 +94,8 @@ export class AccountDeletion {
     const first = this.settings.pageSize;
     switch (step) {
       case 'posts': {
-        const { postIds, hasNextPage } = await this.timelines.authorPosts(userId, first, null);
-        for (const postId of postIds) await this.deletePost(userId, postId);
+        const { entries, hasNextPage } = await this.timelines.authorPosts(userId, first, null);
+        for (const { postId } of entries) await this.deletePost(userId, postId);
         return hasNextPage;
       }
       case 'activity': {

@@ -5,6 +5,7 @@ import { cleanText, idempotencyKey, normalizeWords } from '../domain/validation.
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
+import type { Task } from '../stores/task-queue.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
 export const POST_LIMITS = { text: 500, tags: 10 } as const;
@@ -49,7 +50,7 @@ export class PostUseCases {
     private readonly settings: PostSettings,
     private readonly outboxAuthors: OutboxAuthors,
     /** Called after a task was enqueued, so that a worker in this process starts at once. */
-    private readonly taskEnqueued: () => void,
+    private readonly taskEnqueued: (task: Task) => void,
   ) {}
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
@@ -60,14 +61,11 @@ export class PostUseCases {
     const [counts] = await this.graph.counts([viewerId], UNMETERED);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards };
-    const createdId = await this.posts.create(
-      post,
-      fanOut ? { kind: 'fanOut', task: { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } } : { kind: 'outbox' },
-      key,
-    );
+    const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
+    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask } : { kind: 'outbox' }, key);
     // A retry: the key already created a post, and that post is the answer.
     if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
-    if (fanOut) this.taskEnqueued();
+    if (fanOutTask) this.taskEnqueued(fanOutTask);
     else this.outboxAuthors.invalidate();
     return post;
   }
@@ -79,7 +77,7 @@ export class PostUseCases {
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
     const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags } };
     if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
-    this.taskEnqueued();
+    this.taskEnqueued(cleanup);
     return postId;
   }
 

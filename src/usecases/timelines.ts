@@ -4,21 +4,35 @@ import { idKind } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import type { PostIdPage, TimelineStore } from '../stores/timeline-store.js';
+import { type EntryPage, type TimelineEntry, type TimelineStore, mergeNewestFirst } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
-/** A page of post ids; the resolvers load the posts in one batch. */
-export interface TimelinePage {
-  items: { cursor: string; postId: string }[];
+/** One entry of a page's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
+export interface SkeletonItem extends TimelineEntry {
+  cursor: string;
+}
+
+/** The skeleton step's answer: a page of entries, read in one wave; the feed pipeline hydrates it (see feed-pipeline.ts). */
+export interface TimelineSkeleton {
+  items: SkeletonItem[];
   hasNextPage: boolean;
 }
 
 const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
 
 /**
- * Every timeline is newest first, paged by keyset: the cursor is the last post id of the
- * page and the next page holds strictly older ids. Post ids are time-ordered, so posts
- * written during a walk sort before its position and never shift it.
+ * Outboxes read together with the check of which of their authors the reader follows, before
+ * it answers, so that the home page stays one wave. Outbox authors are the few with more than
+ * FANOUT_MAX_FOLLOWERS followers; past this many, reading every outbox costs more than the
+ * wave it saves, and the check comes first.
+ */
+const OUTBOXES_READ_BEFORE_CHECK = 8;
+
+/**
+ * The skeleton step of every post timeline: one read of the timeline's partition(s), newest
+ * first, paged by keyset: the cursor is the last post id of the page and the next page holds
+ * strictly older ids. Post ids are time-ordered, so posts written during a walk sort before
+ * its position and never shift it.
  */
 export class TimelineUseCases {
   constructor(
@@ -28,34 +42,43 @@ export class TimelineUseCases {
   ) {}
 
   /** The user's home timeline: fanned-out entries merged with the outboxes of followed authors who are not fanned out. */
-  async home(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
+  async home(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     if (!viewerId) throw unauthenticated();
     if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
-    const outboxAuthors = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
-    const followed = outboxAuthors.length ? await this.graph.follows(outboxAuthors.map((to) => ({ from: userId, to })), UNMETERED) : [];
-    const merged = outboxAuthors.filter((_, i) => followed[i]);
-    return toPage(await this.timelines.home(userId, merged, size, position));
+    const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
+    if (candidates.length > OUTBOXES_READ_BEFORE_CHECK) {
+      const followed = await this.followedAmong(userId, candidates);
+      return toSkeleton(mergeNewestFirst(await this.timelines.homeLists(userId, [...followed], size, position), size));
+    }
+    const [[home, ...outboxes], followed] = await Promise.all([this.timelines.homeLists(userId, candidates, size, position), this.followedAmong(userId, candidates)]);
+    return toSkeleton(mergeNewestFirst([home!, ...outboxes.filter((_, i) => followed.has(candidates[i]!))], size));
   }
 
-  async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
+  private async followedAmong(userId: string, authorIds: readonly string[]): Promise<Set<string>> {
+    if (authorIds.length === 0) return new Set();
+    const follows = await this.graph.follows(authorIds.map((to) => ({ from: userId, to })), UNMETERED);
+    return new Set(authorIds.filter((_, i) => follows[i]));
+  }
+
+  async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    return toPage(await this.timelines.authorPosts(authorId, size, decodeCursor(after, 'after', isPostId)));
+    return toSkeleton(await this.timelines.authorPosts(authorId, size, decodeCursor(after, 'after', isPostId)));
   }
 
-  async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
+  async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const normalized = normalizeWord(tag, 'tag');
     const size = pageSize(first);
-    return toPage(await this.timelines.tag(normalized, size, decodeCursor(after, 'after', isPostId)));
+    return toSkeleton(await this.timelines.tag(normalized, size, decodeCursor(after, 'after', isPostId)));
   }
 
-  async public(first: number | null | undefined, after: string | null | undefined): Promise<TimelinePage> {
+  async public(first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    return toPage(await this.timelines.public(size, decodeCursor(after, 'after', isPostId)));
+    return toSkeleton(await this.timelines.public(size, decodeCursor(after, 'after', isPostId)));
   }
 }
 
-function toPage(page: PostIdPage): TimelinePage {
-  return { items: page.postIds.map((postId) => ({ cursor: encodeCursor(postId), postId })), hasNextPage: page.hasNextPage };
+function toSkeleton(page: EntryPage): TimelineSkeleton {
+  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.postId) })), hasNextPage: page.hasNextPage };
 }

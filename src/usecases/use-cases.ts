@@ -2,7 +2,7 @@ import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { ClaimedTask } from '../stores/task-queue.js';
+import type { ClaimedTask, Task } from '../stores/task-queue.js';
 import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
@@ -16,13 +16,13 @@ import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
-/** `taskEnqueued` wakes a worker running in the same process; without one, workers poll. */
-export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: () => void = () => {}) {
+/** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
+export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
   const passwords = new Passwords(config.passwordScryptLog2N);
   const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
-  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, { pageSize: config.fanoutPageSize, backfillPosts: config.followBackfillPosts }, taskEnqueued);
+  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, config, taskEnqueued);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
     stores.users,

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { ClaimedTask, TaskQueue } from '../stores/task-queue.js';
+import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
 import type { FanOut } from '../usecases/fanout.js';
 
 /** Runs one claimed task: fan-out's timeline work, or an account's deletion (see createUseCases). */
@@ -32,14 +32,17 @@ function queueBackoff(pollMs: number, failures: number): number {
 
 /**
  * Claims tasks from the durable queue and runs them, a few at a time. Idle, it polls every
- * `pollMs`; `nudge()` wakes it at once (the API calls it after enqueueing, when both share
- * a process). Stopping lets running tasks reach their next checkpoint and gives them back.
+ * `pollMs`; `nudge(task)` wakes it at once (the API calls it after enqueueing, when both share
+ * a process), and the task is claimed by its key, without searching the queue for it.
+ * Stopping lets running tasks reach their next checkpoint and gives them back.
  */
 export class Worker {
   private stopping = false;
   private readonly running = new Set<Promise<void>>();
   private wake: (() => void) | null = null;
   private nudged = false;
+  /** Tasks enqueued in this process and not claimed yet, oldest first. */
+  private readonly enqueued: Task[] = [];
   private loop: Promise<void> | null = null;
   private queueFailures = 0;
 
@@ -54,7 +57,8 @@ export class Worker {
     this.loop ??= this.run();
   }
 
-  nudge(): void {
+  nudge(task?: Task): void {
+    if (task) this.enqueued.push(task);
     this.nudged = true;
     this.wake?.();
   }
@@ -70,9 +74,16 @@ export class Worker {
     while (!this.stopping) {
       const free = this.settings.concurrency - this.running.size;
       let claimed: ClaimedTask[] = [];
+      let handedOver = false;
       if (free > 0) {
         try {
-          claimed = await this.queue.claim(free, this.settings.leaseMs);
+          const enqueued = this.enqueued.splice(0, free);
+          handedOver = enqueued.length > 0;
+          // A task enqueued here is claimed by its key; the queue is searched at the next poll or nudge
+          // (and finds the handed-over tasks too if these claims failed: they are in the durable queue).
+          claimed = handedOver
+            ? (await Promise.all(enqueued.map((task) => this.queue.claimEnqueued(task, this.settings.leaseMs)))).filter((task) => task !== null)
+            : await this.queue.claim(free, this.settings.leaseMs);
           if (this.queueFailures > 0) this.logger.info('task queue answers again', { failures: this.queueFailures });
           this.queueFailures = 0;
         } catch (error) {
@@ -91,7 +102,9 @@ export class Worker {
         });
         this.running.add(running);
       }
-      if (claimed.length === 0 || claimed.length === free) await this.idle(this.settings.pollMs);
+      // Straight on while slots are free and tasks may be waiting: handed-over ones, or more than a search claimed.
+      const mayBeWaiting = this.enqueued.length > 0 || (!handedOver && claimed.length > 0);
+      if (claimed.length === free || !mayBeWaiting) await this.idle(this.settings.pollMs);
     }
   }
 

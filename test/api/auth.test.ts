@@ -116,6 +116,18 @@ describe('the account check', () => {
     expect(result.extensions!.cost.dynamodb.requests).toBe(1);
   });
 
+  it("runs beside a query's first reads, not before them", async () => {
+    const user = await t.signUp();
+    const query = '{ publicTimeline(first: 3) { edges { node { text } } } }';
+    const signedIn = await t.gql(query, {}, user.token);
+    const anonymous = await t.gql(query);
+    expect(signedIn.errors).toBeUndefined();
+    // The check and the timeline's skeleton, then the posts: as many waves as without an account to check.
+    expect(anonymous.extensions!.cost.waves).toBe(2);
+    expect(signedIn.extensions!.cost.waves).toBe(2);
+    expect(signedIn.extensions!.cost.dynamodb.requests).toBe(anonymous.extensions!.cost.dynamodb.requests + 1);
+  });
+
   it("lets a mutation's payload show the viewer as the mutation left it", async () => {
     const user = await t.signUp();
     const created = await t.gql('mutation { createPost(input: { text: "one" }) { post { author { postCount } } } }', {}, user.token);

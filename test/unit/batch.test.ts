@@ -1,6 +1,6 @@
 import { BatchGetCommand, type BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { batchGet, batchWrite, del, importItems, put } from '../../src/stores/dynamo/batch.js';
+import { batchGet, batchWrite, del, importItems, put, writeItems } from '../../src/stores/dynamo/batch.js';
 
 /**
  * DynamoDB Local never leaves keys unprocessed, so the retry paths are checked here against a
@@ -13,7 +13,10 @@ function throttlingClient(table: string, items: Map<string, Record<string, unkno
       if (command instanceof TransactWriteCommand) {
         const writes = command.input.TransactItems!;
         requests.push({ command: 'transact', size: writes.length });
-        for (const w of writes) items.set(w.Put!.Item!.pk as string, w.Put!.Item!);
+        for (const w of writes) {
+          if (w.Put) items.set(w.Put.Item!.pk as string, w.Put.Item!);
+          else items.delete(w.Delete!.Key!.pk as string);
+        }
         return {};
       }
       if (command instanceof BatchGetCommand) {
@@ -28,7 +31,10 @@ function throttlingClient(table: string, items: Map<string, Record<string, unkno
       const writes = command.input.RequestItems![table]!;
       requests.push({ command: 'write', size: writes.length });
       const [done, left] = [writes.slice(0, Math.ceil(writes.length / 2)), writes.slice(Math.ceil(writes.length / 2))];
-      for (const w of done) if (w.PutRequest) items.set(w.PutRequest.Item!.pk as string, w.PutRequest.Item!);
+      for (const w of done) {
+        if (w.PutRequest) items.set(w.PutRequest.Item!.pk as string, w.PutRequest.Item!);
+        else items.delete(w.DeleteRequest!.Key!.pk as string);
+      }
       return { UnprocessedItems: left.length ? { [table]: left } : {} };
     },
   };
@@ -54,6 +60,21 @@ describe('batchWrite', () => {
     await batchWrite(client, 't', [...Array.from({ length: 30 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })]);
     expect(stored.size).toBe(30);
     expect(Math.max(...requests.map((r) => r.size))).toBe(25);
+  });
+});
+
+describe('writeItems', () => {
+  it.each([
+    ['batchWrite', 'write', 25],
+    ['transactWrite', 'transact', 100],
+  ] as const)('sends puts and deletes in full %s calls', async (api, command, perCall) => {
+    const stored = new Map<string, Record<string, unknown>>([['gone', { pk: 'gone', sk: 'S' }]]);
+    const { client, requests } = throttlingClient('t', stored);
+    await writeItems(client, 't', [...Array.from({ length: 229 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })], api);
+    expect([...stored.keys()].sort()).toEqual(Array.from({ length: 229 }, (_, i) => `p${i}`).sort());
+    const full = Array.from({ length: Math.ceil(230 / perCall) }, (_, i) => Math.min(perCall, 230 - i * perCall));
+    expect(requests.slice(0, full.length)).toEqual(full.map((size) => ({ command, size })));
+    expect(requests.every((r) => r.command === command)).toBe(true);
   });
 });
 

@@ -27,7 +27,17 @@ describe('configuration', () => {
     expect(usesEmbeddedDynamo(loadConfig({ AWS_REGION: 'eu-west-1' }))).toBe(false);
   });
 
+  it('writes many items at once with transactions on DynamoDB Local and with BatchWriteItem on DynamoDB, unless told', () => {
+    expect(loadConfig({}).bulkWriteApi).toBe('transactWrite');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).bulkWriteApi).toBe('transactWrite');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ BULK_WRITE_API: 'batchWrite' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ AWS_REGION: 'eu-west-1', BULK_WRITE_API: 'transactWrite' }).bulkWriteApi).toBe('transactWrite');
+  });
+
   it.each([
+    [{ BULK_WRITE_API: 'batch' }, 'BULK_WRITE_API'],
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ DYNAMODB_ENDPOINT: 'localhost:8000' }, 'DYNAMODB_ENDPOINT'],

@@ -1,31 +1,67 @@
-import { type ApolloServerPlugin, HeaderMap } from '@apollo/server';
+import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apollo/server';
 import { authenticate } from '../../auth/authenticate.js';
 import { AppError } from '../../domain/errors.js';
 import type { UserStore } from '../../stores/user-store.js';
 import type { GraphQLContext } from '../context.js';
 
+/** What a request whose account check failed gets instead of any answer: HTTP 401 with the check's error. */
+function refusal(error: AppError): Pick<GraphQLResponse, 'http' | 'body'> {
+  return {
+    http: { status: 401, headers: new HeaderMap() },
+    body: { kind: 'single', singleResult: { errors: [{ message: error.message, extensions: { code: error.code } }] } },
+  };
+}
+
 /**
  * Checks a signed-in request's account (see authenticate) once the operation is known and has
- * passed the query limits, so that a refused document still costs no store request, and before
- * anything executes. A token without an account gets HTTP 401 UNAUTHENTICATED.
+ * passed the query limits, so that a refused document still costs no store request. A mutation
+ * executes only after the check has passed: nothing is ever written for an account that never
+ * existed or is gone. A query executes beside the check, so that the check's lookup goes out in
+ * the same wave as the query's first reads; its answer is withheld until the check has passed.
+ * Either way a token without an account gets HTTP 401 UNAUTHENTICATED and nothing else.
  */
 export function authenticationPlugin(users: UserStore): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
+      let refused: AppError | null = null;
       return {
         // Runs after every plugin's didResolveOperation (the limits, the read consistency); a response ends the request.
-        async responseForOperation({ contextValue }) {
+        async responseForOperation({ contextValue, operation }) {
           if (!contextValue.credential) return null;
+          const check = authenticate(contextValue.credential, contextValue.loaders.user, users);
+          if (operation.operation === 'query') {
+            contextValue.accountCheck = check;
+            // Awaited when execution ends; until then a failure must not count as unhandled.
+            check.catch(() => {});
+            return null;
+          }
           try {
-            await authenticate(contextValue.credential, contextValue.loaders.user, users);
+            await check;
             return null;
           } catch (error) {
             if (!(error instanceof AppError)) throw error;
-            return {
-              http: { status: 401, headers: new HeaderMap() },
-              body: { kind: 'single', singleResult: { errors: [{ message: error.message, extensions: { code: error.code } }] } },
-            };
+            return refusal(error);
           }
+        },
+        async executionDidStart({ contextValue }) {
+          return {
+            async executionDidEnd() {
+              try {
+                await contextValue.accountCheck;
+              } catch (error) {
+                // A failed check of another kind (a store error) fails the request, as before execution.
+                if (!(error instanceof AppError)) throw error;
+                refused = error;
+              }
+            },
+          };
+        },
+        // The first plugin to hear of the response, so that the ones after it (the cost) see the refusal.
+        async willSendResponse({ response }) {
+          if (!refused) return;
+          const { http, body } = refusal(refused);
+          response.http.status = http.status;
+          response.body = body;
         },
       };
     },

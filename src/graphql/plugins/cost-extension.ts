@@ -18,6 +18,7 @@ export function costExtensionPlugin(): ApolloServerPlugin<GraphQLContext> {
                 writeCapacityUnits: round(cost.dynamodb.writeCapacityUnits),
               },
               graph: { requests: cost.graph.requests },
+              waves: cost.waves,
             },
           };
         },

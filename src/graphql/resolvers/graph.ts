@@ -1,7 +1,10 @@
+import type { GraphQLResolveInfo } from 'graphql';
 import type { UserRecord } from '../../domain/models.js';
-import type { CountedPage, IdPage } from '../../stores/graph/graph-store.js';
+import type { CountedPage } from '../../stores/graph/graph-store.js';
+import type { GraphQLContext } from '../context.js';
+import { userConnection } from '../feeds.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
-import { type Loaders, loadAll, pageOf } from '../loaders.js';
+import { type Loaders, loadAll } from '../loaders.js';
 import type { UserConnectionModel } from '../models.js';
 
 /** Users by id through the per-request loader (one batch), in order, leaving out ids with no user. */
@@ -15,15 +18,9 @@ async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
   return user;
 }
 
-/** A page of user ids from the graph as a UserConnection, its users loaded in one batch. */
-export async function userConnection(page: IdPage, loaders: Loaders, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
-  const users = await loadAll(loaders.user, page.items.map((item) => item.id));
-  return { page: pageOf(page.items, users, page.hasNextPage), totalCount };
-}
-
 /** A page that came with its list's size (network, known followers, mutuals) as a UserConnection. */
-export function countedUserConnection(page: CountedPage, loaders: Loaders): Promise<UserConnectionModel> {
-  return userConnection(page, loaders, async () => page.totalCount);
+export function countedUserConnection(page: CountedPage, context: GraphQLContext, info: GraphQLResolveInfo): Promise<UserConnectionModel> {
+  return userConnection(page, context, info, async () => page.totalCount);
 }
 
 export const graph: Pick<Resolvers, 'Suggestion' | 'Separation'> = {

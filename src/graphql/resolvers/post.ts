@@ -1,23 +1,17 @@
 import { notFound } from '../../domain/errors.js';
-import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
-import type { TimelinePage } from '../../usecases/timelines.js';
+import type { UserRecord } from '../../domain/models.js';
+import type { GraphQLContext } from '../context.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import { type Loaders, loadAll, pageOf } from '../loaders.js';
+import { userById } from './user.js';
 
-/** Loads a timeline page's posts in one batch, skipping entries whose post has been deleted meanwhile. */
-export async function loadPostPage(page: TimelinePage, loaders: Loaders): Promise<Page<PostRecord>> {
-  const posts = await loadAll(loaders.post, page.items.map((item) => item.postId));
-  return pageOf(page.items, posts, page.hasNextPage);
-}
-
-async function author(loaders: Loaders, authorId: string): Promise<UserRecord> {
-  const user = await loaders.user.load(authorId);
+async function author(context: GraphQLContext, authorId: string): Promise<UserRecord> {
+  const user = await userById(context, authorId);
   if (!user) throw notFound('User', authorId);
   return user;
 }
 
 export const Post: PostResolvers = {
-  author: (post, _args, { loaders }) => author(loaders, post.authorId),
+  author: (post, _args, context) => author(context, post.authorId),
   likeCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).likeCount,
   viewCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).viewCount,
   commentCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).commentCount,
@@ -33,5 +27,5 @@ export const Post: PostResolvers = {
 };
 
 export const Comment: CommentResolvers = {
-  author: (comment, _args, { loaders }) => author(loaders, comment.authorId),
+  author: (comment, _args, context) => author(context, comment.authorId),
 };

@@ -3,19 +3,26 @@ import { idKind } from '../../domain/ids.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
+import { postConnection, startUserTimelines } from '../feeds.js';
 import { countedUserConnection } from './graph.js';
-import { loadPostPage } from './post.js';
+import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
 
 export const Query: QueryResolvers = {
-  viewer: (_parent, _args, { viewerId, loaders }) => (viewerId ? loaders.user.load(viewerId) : null),
+  viewer: (_parent, _args, context, info) => {
+    if (!context.viewerId) return null;
+    startUserTimelines(context, info, context.viewerId);
+    return userById(context, context.viewerId);
+  },
 
-  user: async (_parent, { id, handle }, { loaders }) => {
+  user: async (_parent, { id, handle }, context, info) => {
+    const { loaders } = context;
     if ((id == null) === (handle == null)) throw badInput('id', 'give exactly one of id and handle');
-    if (id != null) return isUserId(id) ? loaders.user.load(id) : null;
-    const userId = await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
-    return userId ? loaders.user.load(userId) : null;
+    const userId = id != null ? (isUserId(id) ? id : null) : await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
+    if (!userId) return null;
+    startUserTimelines(context, info, userId);
+    return userById(context, userId);
   },
 
   users: async (_parent, { ids }, { loaders }) => {
@@ -40,10 +47,10 @@ export const Query: QueryResolvers = {
   },
 
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
-  tagTimeline: async (_parent, { tag, first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.tag(tag, first, after), loaders),
-  publicTimeline: async (_parent, { first, after }, { useCases, loaders }) => loadPostPage(await useCases.timelines.public(first, after), loaders),
+  tagTimeline: (_parent, { tag, first, after }, context, info) => postConnection(context.useCases.timelines.tag(tag, first, after), context, info),
+  publicTimeline: (_parent, { first, after }, context, info) => postConnection(context.useCases.timelines.public(first, after), context, info),
   suggestedFollows: (_parent, { first }, { useCases, viewerId, graphBudget }) => useCases.graphQueries.suggestedFollows(viewerId, first, graphBudget),
   degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases, graphBudget }) =>
     useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, graphBudget),
-  network: async (_parent, args, { useCases, loaders, graphBudget }) => countedUserConnection(await useCases.graphQueries.network(args, graphBudget), loaders),
+  network: async (_parent, args, context, info) => countedUserConnection(await context.useCases.graphQueries.network(args, context.graphBudget), context, info),
 };

@@ -14,12 +14,12 @@ export const BATCH_WRITE_LIMIT = 25;
 export const TRANSACT_WRITE_LIMIT = 100;
 const MAX_ROUNDS = 10;
 /** Batch requests in flight at once for one call, so that a huge call (a cleanup, an import) does not flood the table. */
-const BATCH_CONCURRENCY = 16;
+export const BATCH_CONCURRENCY = 16;
 /** Import calls in flight at once: enough to keep the engine busy between commits. */
 const IMPORT_CONCURRENCY = 16;
 
 type Item = Record<string, unknown>;
-type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+export type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
 /** Full-jitter exponential backoff: a random wait in [0, base * 2^attempt], capped. */
 export function backoffDelay(attempt: number, baseMs = 25, capMs = 2_000): number {
@@ -27,7 +27,6 @@ export function backoffDelay(attempt: number, baseMs = 25, capMs = 2_000): numbe
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 
 const keyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
@@ -67,14 +66,28 @@ export async function batchGet(
   return wanted.map((k) => found.get(keyOf(k)));
 }
 
-/** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
-export async function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
-  await mapConcurrently(chunk(requests, BATCH_WRITE_LIMIT), BATCH_CONCURRENCY, (batch) => writeBatch(client, tableName, batch));
-}
+/**
+ * The API that many independent puts and deletes are sent with (BULK_WRITE_API): fan-out's
+ * home entries, cleanups, imports. `batchWrite` (BatchWriteItem, 25 items a call) is the
+ * cheapest on DynamoDB, where a transaction costs twice the write capacity. DynamoDB Local
+ * commits each item of a BatchWriteItem to its SQLite file on its own, but a whole
+ * TransactWriteItems at once, so there `transactWrite` (100 unconditioned items a call) is
+ * several times faster (see Performance in the README). Either way each item is an
+ * idempotent put or delete, and the items of one call must have distinct keys.
+ */
+export type WriteApi = 'batchWrite' | 'transactWrite';
 
-/** One BatchWriteItem of at most 25 requests, sent again with what came back unprocessed until nothing does. */
-async function writeBatch(client: DynamoDBDocumentClient, tableName: string, batch: readonly WriteRequest[]): Promise<void> {
-  let pending = batch;
+const itemsPerCall = (api: WriteApi) => (api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT);
+
+/** One call of the write API: a BatchWriteItem sent again with what came back unprocessed until nothing does, or one TransactWriteItems. */
+async function sendWrites(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
+  if (api === 'transactWrite') {
+    const TransactItems = requests.map((request) =>
+      'PutRequest' in request ? { Put: { TableName: tableName, Item: request.PutRequest.Item } } : { Delete: { TableName: tableName, Key: request.DeleteRequest.Key } },
+    );
+    return transactWrite(client, { TransactItems });
+  }
+  let pending = requests;
   for (let round = 0; pending.length > 0; round++) {
     if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
     if (round > 0) await sleep(backoffDelay(round));
@@ -83,25 +96,26 @@ async function writeBatch(client: DynamoDBDocumentClient, tableName: string, bat
   }
 }
 
-/**
- * The API a bulk import writes new items with. `batchWrite` (BatchWriteItem, 25 items a call)
- * is the cheapest on DynamoDB. DynamoDB Local commits each item of a BatchWriteItem to its
- * SQLite file on its own, but a whole TransactWriteItems at once, so there `transactWrite`
- * (100 unconditioned puts a call) is several times faster (see Seed data in the README).
- */
-export type ImportWriteApi = 'batchWrite' | 'transactWrite';
+/** Any number of puts and deletes with the write API, in full calls, at most BATCH_CONCURRENCY in flight. */
+export async function writeItems(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
+  await mapConcurrently(chunk(requests, itemsPerCall(api)), BATCH_CONCURRENCY, (part) => sendWrites(client, tableName, part, api));
+}
+
+/** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
+export function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+  return writeItems(client, tableName, requests, 'batchWrite');
+}
 
 export interface ImportOptions {
-  api: ImportWriteApi;
+  api: WriteApi;
   /** Told how many more records are written, as they are. */
   onWritten?: (records: number) => void;
 }
 
 /**
  * Writes the items of many records (each record gives one or more items), packing items of
- * consecutive records into full calls. Plain puts without conditions: for new items that no
- * other writer touches (an import into an empty store). The items of one call must have
- * distinct keys.
+ * consecutive records into full calls of the write API. Plain puts without conditions: for
+ * new items that no other writer touches (an import into an empty store).
  */
 export async function importItems<T>(
   client: DynamoDBDocumentClient,
@@ -110,16 +124,11 @@ export async function importItems<T>(
   itemsOf: (record: T) => Item[],
   options: ImportOptions,
 ): Promise<void> {
-  const perCall = options.api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT;
-  const calls = packCalls(records, itemsOf, perCall);
-  const send = (items: Item[]) =>
-    options.api === 'batchWrite'
-      ? writeBatch(client, tableName, items.map(put))
-      : transactWrite(client, { TransactItems: items.map((Item) => ({ Put: { TableName: tableName, Item } })) });
+  const calls = packCalls(records, itemsOf, itemsPerCall(options.api));
   // Lanes pull the next call from one shared generator, so calls are built only as they are sent.
   const lane = async () => {
     for (let next = calls.next(); !next.done; next = calls.next()) {
-      if (next.value.items.length > 0) await send(next.value.items);
+      if (next.value.items.length > 0) await sendWrites(client, tableName, next.value.items.map(put), options.api);
       if (next.value.records > 0) options.onWritten?.(next.value.records);
     }
   };

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { recordDynamoRequest, recordGraphRequest } from '../../observability/cost.js';
+import { recordDynamoRequest, recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
 
 interface ConsumedCapacity {
   CapacityUnits?: number;
@@ -38,7 +38,7 @@ function sumCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined
 
 /**
  * Asks every DynamoDB request for its consumed capacity (`ReturnConsumedCapacity: TOTAL`)
- * and records the request and its capacity in the current cost meter. A client that serves
+ * and records the request, its wave and its capacity in the current cost meter. A client that serves
  * the embedded graph backend counts its requests as graph requests instead.
  */
 export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 'graph'): void {
@@ -48,13 +48,16 @@ export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 
       const command = context.commandName ?? '';
       const input = args.input as Record<string, unknown>;
       if (REPORTING.has(command) && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
+      const answered = startStoreRequest();
       try {
         const result = await next(args);
+        answered();
         const output = result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
         const { read, write } = sumCapacity(output.ConsumedCapacity, WRITES.has(command));
         record(read, write);
         return result;
       } catch (error) {
+        answered();
         record(0, 0);
         throw error;
       }

@@ -1,7 +1,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
-import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type AttributePath, BatchReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
@@ -31,26 +32,23 @@ function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
 
 export class DynamoCounterStore implements CounterStore {
   /** What a read asks of a counter item: the counters and the configured kinds' counts. */
-  private readonly projection: { projection: string; names: Record<string, string> };
+  private readonly attributes: AttributePath[];
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     reactionKinds: readonly string[],
-    private readonly importApi: ImportWriteApi = 'batchWrite',
+    private readonly importApi: WriteApi = 'batchWrite',
+    private readonly reader = new BatchReader(client, tableName, false),
   ) {
     // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
     // of any kind at all, from before kinds were bounded), which must not swell every read.
-    const names = new Map(reactionKinds.map((kind, i) => [`#kind${i}`, kind]));
-    this.projection = {
-      projection: ['pk, sk, likeCount, viewCount, commentCount', ...[...names.keys()].map((name) => `reactions.${name}`)].join(', '),
-      names: Object.fromEntries(names),
-    };
+    this.attributes = ['likeCount', 'viewCount', 'commentCount', ...reactionKinds.map((kind) => ['reactions', kind])];
   }
 
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
     const shardKeys: Key[] = posts.flatMap((post) => Array.from({ length: post.counterShards }, (_, n) => keys.counterShard(post.id, n)));
-    const shards = await batchGet(this.client, this.tableName, shardKeys, { ...this.projection, consistent: options.consistent });
+    const shards = await this.reader.get(shardKeys, { attributes: this.attributes, consistent: options.consistent });
     let next = 0;
     return posts.map((post) => {
       const counts = emptyCounts();
@@ -63,11 +61,9 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   async hasLiked(pairs: readonly UserPost[]): Promise<boolean[]> {
-    const records = await batchGet(
-      this.client,
-      this.tableName,
+    const records = await this.reader.get(
       pairs.map((p) => keys.like(p.postId, p.userId)),
-      { projection: 'pk, sk' },
+      { attributes: [] },
     );
     return records.map((record) => record !== undefined);
   }

@@ -18,7 +18,8 @@ import {
   chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BatchReader } from './batch-reader.js';
 import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -66,7 +67,9 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly importApi: ImportWriteApi = 'batchWrite',
+    private readonly importApi: WriteApi = 'batchWrite',
+    /** Coalesces the count and edge lookups of one tick (a page's follow counts and flags) into one call. */
+    private readonly reader = new BatchReader(client, tableName, false),
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -232,10 +235,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, pairs.length);
     // Strongly consistent, so that a follow is visible to the same request's payload.
-    const items = await batchGet(this.client, this.tableName, pairs.map((p) => keys.followEdge(p.from, p.to)), {
-      projection: 'pk, sk',
-      consistent: true,
-    });
+    const items = await this.reader.get(pairs.map((p) => keys.followEdge(p.from, p.to)), { attributes: [], consistent: true });
     return items.map((item) => item !== undefined);
   }
 
@@ -245,10 +245,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   }
 
   async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
-    const items = await batchGet(this.client, this.tableName, userIds.map(keys.graphNode), {
-      projection: 'pk, sk, followerCount, followingCount',
-      consistent: true,
-    });
+    const items = await this.reader.get(userIds.map(keys.graphNode), { attributes: ['followerCount', 'followingCount'], consistent: true });
     return items.map((item) => ({ followers: Number(item?.followerCount ?? 0), following: Number(item?.followingCount ?? 0) }));
   }
 

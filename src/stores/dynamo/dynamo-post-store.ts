@@ -2,10 +2,11 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
-import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BatchReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
 import { activityItem } from './activity-items.js';
-import { homeEntryItem } from './dynamo-timeline-store.js';
+import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
@@ -26,6 +27,16 @@ export function toPostRecord(item: Item): PostRecord {
   };
 }
 
+/** What a post record is read from: every field, so that a field added to PostRecord fails to compile until it is read. */
+const POST_ATTRIBUTES = Object.keys({
+  id: true,
+  authorId: true,
+  text: true,
+  tags: true,
+  createdAt: true,
+  counterShards: true,
+} satisfies Record<keyof PostRecord, true>);
+
 function toCommentRecord(item: Item): CommentRecord {
   return {
     id: item.id as string,
@@ -44,7 +55,7 @@ function toCommentRecord(item: Item): CommentRecord {
  */
 function postItems(post: PostRecord, timelineShards: number, outbox: boolean): Item[] {
   const shard = shardOf(post.id, timelineShards);
-  const entry = { postId: post.id, authorId: post.authorId };
+  const entry = timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards });
   return [
     { ...keys.post(post.id), ...post },
     { ...keys.authorPost(post.authorId, post.id), ...entry },
@@ -65,7 +76,8 @@ export class DynamoPostStore implements PostStore {
     private readonly tableName: string,
     private readonly tasks: DynamoTaskQueue,
     private readonly timelineShards: number,
-    private readonly importApi: ImportWriteApi = 'batchWrite',
+    private readonly importApi: WriteApi = 'batchWrite',
+    private readonly reader = new BatchReader(client, tableName, false),
   ) {}
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
@@ -94,7 +106,7 @@ export class DynamoPostStore implements PostStore {
       this.put(record!, 'attribute_not_exists(pk)'),
       ...entries.map((item) => this.put(item)),
       // The author sees their own post at once; followers get it from the fan-out task (which also counts it there).
-      this.put(homeEntryItem({ userId: post.authorId, postId: post.id, authorId: post.authorId })),
+      this.put(homeEntryItem({ userId: post.authorId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards })),
       ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : [this.put(outboxAuthorItem(post.authorId))]),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
@@ -158,7 +170,7 @@ export class DynamoPostStore implements PostStore {
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(PostRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.post), { consistent: options.consistent });
+    const items = await this.reader.get(ids.map(keys.post), { consistent: options.consistent, attributes: POST_ATTRIBUTES });
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
@@ -195,7 +207,7 @@ export class DynamoPostStore implements PostStore {
   }
 
   async getComments(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(CommentRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.comment), { consistent: options.consistent });
+    const items = await this.reader.get(ids.map(keys.comment), { consistent: options.consistent });
     return items.map((item) => (item ? toCommentRecord(item) : null));
   }
 }

@@ -3,6 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../task-queue.js';
 import type { TransactItem } from './counter-items.js';
+import { settleAll } from '../../lib/collections.js';
 import { cancellationReasons, transactWrite } from './batch.js';
 import { keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
@@ -16,8 +17,6 @@ type Item = Record<string, unknown>;
  * claim's lease token, so a worker that lost its lease cannot overwrite its successor.
  */
 export class DynamoTaskQueue implements TaskQueue {
-  private nextShard = 0;
-
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -51,32 +50,41 @@ export class DynamoTaskQueue implements TaskQueue {
 
   async claim(max: number, leaseMs: number): Promise<ClaimedTask[]> {
     const claimed: ClaimedTask[] = [];
-    // Start at a different shard each time so that no shard waits behind a busy one.
-    for (let visited = 0; visited < this.shards && claimed.length < max; visited++) {
-      const shard = this.nextShard;
-      this.nextShard = (this.nextShard + 1) % this.shards;
-      // Page on past tasks that are held or waiting for a retry, so that they never hide free ones behind them.
-      let start: Item | undefined;
-      do {
-        const result = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            FilterExpression: 'leaseUntil < :now',
-            ExpressionAttributeValues: { ':pk': partitions.queue(shard), ':now': Date.now() },
-            ExclusiveStartKey: start,
-            Limit: 50,
-          }),
-        );
-        for (const item of result.Items ?? []) {
-          if (claimed.length >= max) break;
-          const task = await this.tryClaim(item, shard, leaseMs);
-          if (task) claimed.push(task);
-        }
-        start = result.LastEvaluatedKey;
-      } while (start && claimed.length < max);
-    }
+    let reserved = 0;
+    // Every shard at once: a new task waits for one Query, not for one per shard before it.
+    await settleAll(
+      Array.from({ length: this.shards }, async (_, shard) => {
+        // Page on past tasks that are held or waiting for a retry, so that they never hide free ones behind them.
+        let start: Item | undefined;
+        do {
+          if (reserved >= max) return;
+          const result = await this.client.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              KeyConditionExpression: 'pk = :pk',
+              FilterExpression: 'leaseUntil < :now',
+              ExpressionAttributeValues: { ':pk': partitions.queue(shard), ':now': Date.now() },
+              ExclusiveStartKey: start,
+              Limit: 50,
+            }),
+          );
+          for (const item of result.Items ?? []) {
+            if (reserved >= max) return;
+            reserved += 1;
+            const task = await this.tryClaim(item, shard, leaseMs);
+            if (task) claimed.push(task);
+            else reserved -= 1;
+          }
+          start = result.LastEvaluatedKey;
+        } while (start);
+      }),
+    );
     return claimed;
+  }
+
+  claimEnqueued(task: Task, leaseMs: number): Promise<ClaimedTask | null> {
+    const shard = shardOf(task.id, this.shards);
+    return this.tryClaim({ ...keys.task(shard, task.id) }, shard, leaseMs);
   }
 
   private async tryClaim(item: Item, shard: number, leaseMs: number): Promise<ClaimedTask | null> {

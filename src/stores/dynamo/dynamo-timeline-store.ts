@@ -1,6 +1,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { HomeEntry, PostIdPage, TimelineStore } from '../timeline-store.js';
-import { type ImportWriteApi, batchWrite, del, importItems, put } from './batch.js';
+import { mapConcurrently } from '../../lib/collections.js';
+import { type EntryPage, type HomeEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
+import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -8,30 +9,37 @@ type Item = Record<string, unknown>;
 export interface TimelineSettings {
   /** Partitions of each tag timeline and of the public timeline. */
   shards: number;
-  /** Entries a home timeline keeps. */
-  maxHomeEntries: number;
-  /** A home timeline's size is counted on about one write in this many (as that many entries). */
-  sizeSampleEvery: number;
+  /** How home timeline entries are written and removed (BULK_WRITE_API). */
+  writeApi: WriteApi;
 }
 
-/** Merges newest-first id lists into one page: every partition was read with Limit first+1, so the merge knows if more follow. */
-export function mergeNewestFirst(lists: readonly string[][], first: number): PostIdPage {
-  const merged = [...new Set(lists.flat())].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
-  return { postIds: merged.slice(0, first), hasNextPage: merged.length > first };
+/** What every timeline entry item holds besides its key: the post and what hydrating it needs (see TimelineEntry). */
+export function timelineEntryFields(post: { postId: string; authorId: string; counterShards: number | null }): Item {
+  return { postId: post.postId, authorId: post.authorId, ...(post.counterShards === null ? {} : { counterShards: post.counterShards }) };
 }
 
 /** A home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines. */
 export function homeEntryItem(entry: HomeEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.postId), postId: entry.postId, authorId: entry.authorId };
+  return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
 }
 
-/** The sampled size estimate of a home timeline (see countSampled). */
+function toTimelineEntry(item: Item): TimelineEntry {
+  return {
+    postId: item.sk as string,
+    authorId: (item.authorId as string | undefined) ?? null,
+    counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
+  };
+}
+
+/** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
 function homeSizeItem(userId: string, estimate: number): Item {
   return { ...keys.homeSize(userId), estimate };
 }
 
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
+/** Size estimates updated at once, one UpdateItem each, so that they do not crowd out the entry writes. */
+const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
  * Timelines are partitions whose sort keys are post ids; a page is one Query per partition
@@ -43,45 +51,47 @@ export class DynamoTimelineStore implements TimelineStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly settings: TimelineSettings,
-    private readonly importApi: ImportWriteApi = 'batchWrite',
   ) {}
 
-  private async newestIds(pk: string, limit: number, before: string | null): Promise<string[]> {
+  private async newestEntries(pk: string, limit: number, before: string | null): Promise<TimelineEntry[]> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
-        ProjectionExpression: 'sk',
+        ProjectionExpression: 'sk, authorId, counterShards',
         ScanIndexForward: false,
         Limit: limit,
       }),
     );
-    return (result.Items ?? []).map((item) => item.sk as string);
+    return (result.Items ?? []).map(toTimelineEntry);
   }
 
-  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
-    const lists = await Promise.all(pks.map((pk) => this.newestIds(pk, first + 1, after)));
-    return mergeNewestFirst(lists, first);
+  private lists(pks: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return Promise.all(pks.map((pk) => this.newestEntries(pk, first + 1, after)));
+  }
+
+  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<EntryPage> {
+    return mergeNewestFirst(await this.lists(pks, first, after), first);
   }
 
   private shardList(): number[] {
     return Array.from({ length: this.settings.shards }, (_, shard) => shard);
   }
 
-  home(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<PostIdPage> {
-    return this.mergedPage([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
+  homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
   }
 
-  authorPosts(authorId: string, first: number, after: string | null): Promise<PostIdPage> {
+  authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage([partitions.authorPosts(authorId)], first, after);
   }
 
-  tag(tag: string, first: number, after: string | null): Promise<PostIdPage> {
+  tag(tag: string, first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage(this.shardList().map((shard) => partitions.tag(tag, shard)), first, after);
   }
 
-  public(first: number, after: string | null): Promise<PostIdPage> {
+  public(first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage(this.shardList().map(partitions.public), first, after);
   }
 
@@ -91,64 +101,57 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   async addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
-    await batchWrite(
-      this.client,
-      this.tableName,
-      entries.map((e) => put(homeEntryItem(e))),
-    );
-    const added = new Map<string, number>();
-    for (const e of entries) added.set(e.userId, (added.get(e.userId) ?? 0) + 1);
-    await Promise.all([...added].map(([userId, count]) => this.countSampled(userId, count)));
+    await writeItems(this.client, this.tableName, entries.map((e) => put(homeEntryItem(e))), this.settings.writeApi);
   }
 
-  /**
-   * Keeps an estimate of each home timeline's size without a write per entry: `count` new
-   * entries are counted with probability count/k as k entries (or exactly, when count ≥ k),
-   * which is right on average. Once the estimate passes the bound the timeline is read, its
-   * oldest entries are deleted down to nine tenths of the bound, and the estimate is reset to
-   * what is left — so the timeline is read once per tenth of the bound of new entries, not
-   * on every write.
-   */
-  private async countSampled(userId: string, count: number): Promise<void> {
-    const k = this.settings.sizeSampleEvery;
-    if (count < k && Math.random() * k >= count) return;
-    const result = await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.homeSize(userId),
-        UpdateExpression: 'ADD estimate :added',
-        ExpressionAttributeValues: { ':added': Math.max(count, k) },
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    if (Number(result.Attributes?.estimate ?? 0) > this.settings.maxHomeEntries) await this.trim(userId);
+  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
+    await writeItems(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))), this.settings.writeApi);
   }
 
-  private async trim(userId: string): Promise<void> {
-    const max = this.settings.maxHomeEntries;
+  async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
+    // UpdateItem returns the new estimate atomically: read back after a transaction instead, an estimate
+    // could already carry a concurrent trim's reset and hide entries written meanwhile from the bound.
+    return mapConcurrently(additions, SIZE_UPDATE_CONCURRENCY, async ({ userId, added }) => {
+      const result = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.homeSize(userId),
+          UpdateExpression: 'ADD estimate :added',
+          ExpressionAttributeValues: { ':added': added },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return Number(result.Attributes?.estimate ?? 0);
+    });
+  }
+
+  async trimHome(userId: string, keep: number): Promise<void> {
     const items = await this.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': partitions.home(userId) },
       ProjectionExpression: 'pk, sk',
       ScanIndexForward: false,
     });
-    const kept = Math.min(items.length, max - Math.floor(max / 10));
-    const surplus = items.slice(kept);
-    if (surplus.length > 0) await batchWrite(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)));
+    const surplus = items.slice(keep);
+    if (surplus.length > 0) await writeItems(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)), this.settings.writeApi);
     await this.client.send(
-      new UpdateCommand({ TableName: this.tableName, Key: keys.homeSize(userId), UpdateExpression: 'SET estimate = :kept', ExpressionAttributeValues: { ':kept': kept } }),
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.homeSize(userId),
+        UpdateExpression: 'SET estimate = :kept',
+        ExpressionAttributeValues: { ':kept': items.length - surplus.length },
+      }),
     );
   }
 
   /**
-   * Writes whole home timelines at once (seeding): each user's newest maxHomeEntries entries,
-   * as trimming would leave them, and the size item with the exact count kept. Returns how
-   * many entries were written.
+   * Writes whole home timelines at once (seeding): each user's newest `keep` entries, and the
+   * size item with the exact count kept. Returns how many entries were written.
    */
-  async importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number> {
+  async importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number> {
     const byUser = new Map<string, Map<string, HomeEntry>>();
     for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, new Map()).get(e.userId)!).set(e.postId, e);
-    const kept = [...byUser.values()].map((timeline) => [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, this.settings.maxHomeEntries));
+    const kept = [...byUser.values()].map((timeline) => [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, keep));
     const written = kept.reduce((sum, timeline) => sum + timeline.length, 0);
     // Entries past the bound (or given twice) are done as soon as they are dropped.
     if (entries.length > written) onWritten?.(entries.length - written);
@@ -159,13 +162,9 @@ export class DynamoTimelineStore implements TimelineStore {
       this.tableName,
       records,
       ({ entry, size }) => (size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)]),
-      { api: this.importApi, onWritten },
+      { api: this.settings.writeApi, onWritten },
     );
     return written;
-  }
-
-  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
-    await batchWrite(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))));
   }
 
   async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }> {

@@ -3,7 +3,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { AppError, forbidden } from '../../domain/errors.js';
 import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
-import { type ImportWriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BatchReader } from './batch-reader.js';
 import { loginItems } from './dynamo-account-store.js';
 import { keys } from './keys.js';
 
@@ -22,6 +23,18 @@ export function toUserRecord(item: Item): UserRecord {
   };
 }
 
+/** What a user record is read from: every field, so that a field added to UserRecord fails to compile until it is read. */
+const USER_ATTRIBUTES = Object.keys({
+  id: true,
+  handle: true,
+  displayName: true,
+  bio: true,
+  interests: true,
+  createdAt: true,
+  postCount: true,
+  tokenGeneration: true,
+} satisfies Record<keyof UserRecord, true>);
+
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
 function userItems(user: UserRecord): [Item, Item] {
   return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }];
@@ -31,7 +44,8 @@ export class DynamoUserStore implements UserStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly importApi: ImportWriteApi = 'batchWrite',
+    private readonly importApi: WriteApi = 'batchWrite',
+    private readonly reader = new BatchReader(client, tableName, false),
   ) {}
 
   async create(user: UserRecord, login?: Login): Promise<void> {
@@ -56,12 +70,12 @@ export class DynamoUserStore implements UserStore {
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(UserRecord | null)[]> {
-    const items = await batchGet(this.client, this.tableName, ids.map(keys.user), { consistent: options.consistent });
+    const items = await this.reader.get(ids.map(keys.user), { consistent: options.consistent, attributes: USER_ATTRIBUTES });
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
   async idsByHandle(handles: readonly string[], options: { consistent?: boolean } = {}): Promise<(string | null)[]> {
-    const items = await batchGet(this.client, this.tableName, handles.map(keys.handle), { consistent: options.consistent });
+    const items = await this.reader.get(handles.map(keys.handle), { consistent: options.consistent, attributes: ['userId'] });
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 

@@ -1,0 +1,75 @@
+/** The service processes a benchmark drives, on loopback, and the one GraphQL call they all use. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { freePort } from '../src/stores/dynamo/embedded-engine.js';
+
+export const ROOT = resolve(import.meta.dirname, '..');
+/** Signs the benchmark's tokens and the services' checks alike. */
+export const BENCH_SECRET = 'benchmark-only-secret-benchmark-only-secret';
+
+export const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface Service {
+  url: string;
+  child: ChildProcess;
+}
+
+/** Starts `src/main.ts` in its own process over the engine at `endpoint`, and waits until it is healthy. */
+export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, NEO4J_URI: '', JWT_SECRET: BENCH_SECRET, LOG_LEVEL: 'warn', COST_EXTENSIONS: 'true', NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited during start-up (code ${child.exitCode})`);
+    const healthy = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    if (healthy) return { url, child };
+    await sleep(200);
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not become healthy within 60s');
+}
+
+export async function stopService(service: Service): Promise<void> {
+  if (service.child.exitCode !== null || service.child.signalCode !== null) return;
+  const exited = new Promise((done) => service.child.once('exit', done));
+  service.child.kill('SIGTERM');
+  const timer = setTimeout(() => service.child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface Answer {
+  data?: Record<string, any>;
+  errors?: { message: string; extensions?: { code?: string } }[];
+  extensions?: { cost?: Cost };
+}
+
+/** `extensions.cost` of one request, as the service reports it (COST_EXTENSIONS=true). */
+export interface Cost {
+  dynamodb: { requests: number; readCapacityUnits: number };
+  graph: { requests: number };
+  /** Sequential store round trips on the request's critical path. */
+  waves?: number;
+}
+
+export async function gql(url: string, query: string, variables: Record<string, unknown>, token?: string): Promise<Answer> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return (await response.json()) as Answer;
+}
+
+/** A request's cost in one line of a table. */
+export function describeCost(cost: Cost | undefined): string {
+  if (!cost) return '—';
+  const waves = cost.waves === undefined ? '' : `, ${cost.waves} sequential waves`;
+  return `${cost.dynamodb.requests} DynamoDB (${cost.dynamodb.readCapacityUnits} RCU) + ${cost.graph.requests} graph requests${waves}`;
+}

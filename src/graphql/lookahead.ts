@@ -1,0 +1,82 @@
+import { type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, Kind, getArgumentValues, isObjectType } from 'graphql';
+import type { PostNeeds, UserNeeds } from '../usecases/feed-pipeline.js';
+
+/**
+ * What the resolving field's selection asks for, read before its children run, so that a list
+ * can hydrate everything its page shows at once and a parent can start its children's reads
+ * beside its own. Fields are by name (aliases merged), fragments flattened, directives ignored:
+ * a field under @skip is looked ahead for as if it ran, which costs a lookup, never a wrong answer.
+ */
+export interface SelectionTree {
+  /** Field name → what is selected under it. */
+  fields: Map<string, SelectionTree>;
+  /** The field nodes of this level, for their arguments. */
+  nodes: FieldNode[];
+}
+
+/** The fields selected under the resolving field, `depth` levels deep. */
+export function selectionTree(info: GraphQLResolveInfo, depth: number): SelectionTree {
+  const root: SelectionTree = { fields: new Map(), nodes: [...info.fieldNodes] };
+  collect(info, root, info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), depth);
+  return root;
+}
+
+function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly SelectionSetNode[], depth: number): void {
+  if (depth === 0) return;
+  // Each fragment is flattened once per level, however often it is spread there.
+  const seenFragments = new Set<string>();
+  const children = new Map<string, SelectionSetNode[]>();
+  const walk = (set: SelectionSetNode) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        const child = into.fields.get(name) ?? into.fields.set(name, { fields: new Map(), nodes: [] }).get(name)!;
+        child.nodes.push(selection);
+        if (selection.selectionSet) (children.get(name) ?? children.set(name, []).get(name)!).push(selection.selectionSet);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet);
+      } else if (!seenFragments.has(selection.name.value)) {
+        seenFragments.add(selection.name.value);
+        const fragment = info.fragments[selection.name.value];
+        if (fragment) walk(fragment.selectionSet);
+      }
+    }
+  };
+  sets.forEach(walk);
+  for (const [name, childSets] of children) collect(info, into.fields.get(name)!, childSets, depth - 1);
+}
+
+const has = (tree: SelectionTree | undefined, ...names: string[]) => names.some((name) => tree?.fields.has(name) === true);
+
+/** What each user of a list shows, from the selection of its node. */
+export function userNeeds(node: SelectionTree | undefined): UserNeeds {
+  return { followCounts: has(node, 'followerCount', 'followingCount'), viewerFollows: has(node, 'viewerFollows'), followsViewer: has(node, 'followsViewer') };
+}
+
+/** What each post of a connection shows, from the connection field's selection. */
+export function postNeeds(info: GraphQLResolveInfo): PostNeeds {
+  const node = selectionTree(info, 4).fields.get('edges')?.fields.get('node');
+  const author = node?.fields.get('author');
+  return {
+    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'reactionCounts'),
+    viewerLiked: has(node, 'viewerHasLiked'),
+    author: author ? userNeeds(author) : null,
+  };
+}
+
+/** What each user of a connection shows, from the connection field's selection. */
+export function userListNeeds(info: GraphQLResolveInfo): UserNeeds {
+  return userNeeds(selectionTree(info, 3).fields.get('edges')?.fields.get('node'));
+}
+
+/**
+ * The arguments of every selection of the child field `name` under the resolving field, as
+ * execution will coerce them. The resolving field's type must be an object type with that field.
+ */
+export function childFieldArguments(info: GraphQLResolveInfo, typeName: string, name: string): Record<string, unknown>[] {
+  const type = info.schema.getType(typeName);
+  const field = isObjectType(type) ? type.getFields()[name] : undefined;
+  if (!field) return [];
+  const nodes = selectionTree(info, 1).fields.get(name)?.nodes ?? [];
+  return nodes.map((node) => getArgumentValues(field, node, info.variableValues));
+}
