@@ -7,6 +7,8 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { signingSecret } from './auth/signing-secret.js';
+import { IdentityProvider } from './auth/identity-provider.js';
+import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError } from './domain/errors.js';
@@ -24,6 +26,8 @@ import { createHttpServer } from './http/server.js';
 import type { Logger } from './logger.js';
 import { BatchReader } from './stores/dynamo/batch-reader.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
+import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
+import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
@@ -110,6 +114,9 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const reader = new BatchReader(client, table, config.batching);
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
+    accounts: new DynamoAccountStore(client, table, tasks),
+    activities: new DynamoActivityStore(client, table),
+    failedAttempts: new DynamoFailedAttemptStore(client, table),
     graph,
     counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
@@ -143,11 +150,26 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
 export function createWorker(stores: Stores, useCases: UseCases, config: Config, logger: Logger): Worker {
   return new Worker(
     stores.tasks,
-    useCases.fanOut,
+    useCases.tasks,
     { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency, maxAttempts: config.queueMaxAttempts },
     logger.child({ component: 'worker' }),
   );
 }
+
+/**
+ * The client's address for the sign-in limits: the TCP peer, or behind `trustedProxyHops` proxies the
+ * address the outermost of them saw (X-Forwarded-For entries further left are the client's own say).
+ */
+function clientAddress(request: IncomingMessage, trustedProxyHops: number): string {
+  const peer = request.socket.remoteAddress ?? 'unknown';
+  if (trustedProxyHops === 0) return peer;
+  const forwarded = String(request.headers['x-forwarded-for'] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const address = forwarded[forwarded.length - trustedProxyHops];
+  return address !== undefined && IP_ADDRESS.test(address) ? address : peer;
+}
+
+/** What an IPv4 or IPv6 address may look like: it becomes part of a store key. */
+const IP_ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
 
 function bearerToken(request: IncomingMessage): string | null {
   const header = request.headers.authorization;
@@ -196,20 +218,37 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
 
+  const identityProvider = config.oidcIssuer
+    ? new IdentityProvider({ issuer: config.oidcIssuer, audience: config.oidcAudience, jwksUri: config.oidcJwksUri, jwksCooldownSeconds: config.oidcJwksCooldownSeconds })
+    : null;
+  const credentials = new RequestCredentials(tokens, identityProvider, stores.accounts);
+
   // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
   const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
-    let viewerId: string | null = null;
+    let proven: RequestCredential;
     try {
-      const token = bearerToken(request);
-      viewerId = token ? await tokens.verify(token) : null;
+      proven = await credentials.of(bearerToken(request));
     } catch (error) {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
+    const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
     const loaders = createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget });
-    return { viewerId, loaders, reads, useCases, tokens, graphBudget, cost, feeds: { hydrate: config.batching, skeletons: new Map() } };
+    return {
+      viewerId,
+      credential: proven.credential,
+      identity: proven.identity,
+      clientAddress: clientAddress(request, config.trustedProxyHops),
+      loaders,
+      reads,
+      useCases,
+      tokens,
+      graphBudget,
+      cost,
+      feeds: { hydrate: config.batching, skeletons: new Map() },
+    };
   };
 
   const server = createHttpServer({

@@ -143,7 +143,20 @@ export const SETTINGS = {
       return raw;
     },
   } satisfies Setting<string>,
-  jwtTtlSeconds: int('JWT_TTL_SECONDS', 7 * 24 * 3600, 60, 365 * 24 * 3600, 'How long a token stays valid.'),
+  jwtTtlSeconds: int('JWT_TTL_SECONDS', 900, 60, 24 * 3600, 'How long an access token (the `token` of signUp, signIn and refreshSession) stays valid.'),
+  refreshTtlSeconds: int('REFRESH_TTL_SECONDS', 30 * 24 * 3600, 300, 365 * 24 * 3600, 'How long a refresh token stays valid if unused; each refresh gives a new one for as long again (see Authentication).'),
+  passwordScryptLog2N: int('PASSWORD_SCRYPT_LOG2_N', 17, 10, 20, 'scrypt cost of new password hashes: N = 2^value (r = 8, p = 1; 2^17 takes 128 MiB). A hash made with a lower value is made again at the next sign-in.'),
+  signInMaxFailures: int('SIGNIN_MAX_FAILURES', 10, 1, 10_000, 'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.'),
+  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The window SIGNIN_MAX_FAILURES counts in.'),
+  trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10, 'Reverse proxies in front of the service that append the client address to X-Forwarded-For; 0 takes the TCP peer as the client (see Authentication).'),
+  oidcIssuer: text('OIDC_ISSUER', '', "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).", (v) =>
+    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  ),
+  oidcAudience: text('OIDC_AUDIENCE', '', "The audience (`aud`) the provider's tokens must name: this API's identifier at the provider."),
+  oidcJwksUri: text('OIDC_JWKS_URI', '', "Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.", (v) =>
+    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  ),
+  oidcJwksCooldownSeconds: int('OIDC_JWKS_COOLDOWN_SECONDS', 30, 0, 3600, 'Least time between two reads of the JWKS, so that tokens naming unknown keys cannot flood the provider.'),
   reactionKinds: {
     name: 'REACTION_KINDS',
     default: DEFAULT_REACTION_KINDS,
@@ -170,7 +183,7 @@ export const SETTINGS = {
   queuePollMs: int('QUEUE_POLL_MS', 1000, 10, 600_000, 'How often an idle worker looks for tasks (a worker in the API process is also woken by new posts).'),
   queueLeaseMs: int('QUEUE_LEASE_MS', 30_000, 100, 3_600_000, 'How long a claimed task stays with its worker without a checkpoint before another worker may take it over.'),
   queueMaxAttempts: int('QUEUE_MAX_ATTEMPTS', 10, 1, 1000, 'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.'),
-  fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task handles per step; the task checkpoints after each step.'),
+  fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task (and posts, activities or follows an account deletion) handles per step; the task checkpoints after each step.'),
   workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64, 'Tasks one worker processes at a time.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
@@ -192,6 +205,12 @@ export function loadConfig(env: Env = process.env): Config {
   const config = {} as Record<string, unknown>;
   for (const [key, setting] of Object.entries(SETTINGS)) {
     config[key] = setting.parse(env[setting.name], env);
+  }
+  const oidc = [SETTINGS.oidcIssuer, SETTINGS.oidcAudience, SETTINGS.oidcJwksUri];
+  const oidcSet = oidc.filter((setting) => (env[setting.name] ?? '') !== '');
+  if (oidcSet.length > 0 && oidcSet.length < oidc.length) {
+    const missing = oidc.find((setting) => !oidcSet.includes(setting))!;
+    fail(missing.name, `must be set with ${oidcSet.map((setting) => setting.name).join(' and ')}`);
   }
   return config as Config;
 }

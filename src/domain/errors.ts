@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'FORBIDDEN'
   | 'NOT_FOUND'
   | 'HANDLE_TAKEN'
+  | 'RATE_LIMITED'
   | 'QUERY_TOO_EXPENSIVE';
 
 export class AppError extends Error {
@@ -36,4 +37,9 @@ export function unauthenticated(message = 'Sign in to do this'): AppError {
 
 export function forbidden(message: string): AppError {
   return new AppError('FORBIDDEN', message);
+}
+
+/** Too many failed password checks: every attempt is refused until `retryAfterSeconds` have passed. */
+export function rateLimited(retryAfterSeconds: number): AppError {
+  return new AppError('RATE_LIMITED', `Too many failed attempts: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
 }

@@ -7,7 +7,21 @@ export interface UserRecord {
   interests: string[];
   createdAt: string;
   postCount: number;
+  /**
+   * Advanced by signing out everywhere and by a password change: an access token or session
+   * issued at an older generation no longer works (checked per request by authenticate).
+   */
+  tokenGeneration: number;
 }
+
+/** An account at an identity provider: its issuer and the subject its tokens name. */
+export interface ProviderIdentity {
+  issuer: string;
+  subject: string;
+}
+
+/** How an account proves who it is: a password (its scrypt hash) or a linked provider identity. */
+export type Login = { passwordHash: string } | { identity: ProviderIdentity };
 
 /** One item of a keyset-paginated list, with the opaque cursor that resumes after it. */
 export interface PageItem<T> {
@@ -41,4 +55,13 @@ export interface CommentRecord {
   authorId: string;
   text: string;
   createdAt: string;
+}
+
+/** What a request's valid token says about who sends it; its account is checked by authenticate. */
+export interface Credential {
+  userId: string;
+  /** The token generation of a service access token; null for a provider's token, which the service cannot revoke. */
+  generation: number | null;
+  /** The session a service access token belongs to; null for a provider's token or a token from before sessions. */
+  sessionId: string | null;
 }

@@ -1,5 +1,5 @@
 import type { Tokens } from '../auth/tokens.js';
-import type { UserRecord } from '../domain/models.js';
+import type { Credential, ProviderIdentity, UserRecord } from '../domain/models.js';
 import type { Cost } from '../observability/cost.js';
 import type { ReadBudget } from '../stores/graph/graph-store.js';
 import type { TimelineSkeleton } from '../usecases/timelines.js';
@@ -21,6 +21,12 @@ export interface GraphQLContext {
    * (see authenticationPlugin).
    */
   viewerId: string | null;
+  /** What the request's token says; null when anonymous or when a provider's token has no account yet. */
+  credential: Credential | null;
+  /** The identity of the identity provider's token the request carries, linked or not; null for other requests. */
+  identity: ProviderIdentity | null;
+  /** The client's IP address, for the sign-in limits. */
+  clientAddress: string;
   loaders: Loaders;
   reads: ReadConsistency;
   useCases: UseCases;

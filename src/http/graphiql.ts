@@ -13,10 +13,14 @@ const GRAPHIQL_PATH = '/graphiql';
 const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
 
 /** The operations opened in GraphiQL's tabs, in this order. */
-const MAIN_OPERATIONS = ['sign-up', 'follow', 'create-post', 'home-timeline', 'suggestions'];
+const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'follow', 'create-post', 'home-timeline', 'suggestions'];
 
-/** Sent as a placeholder; the start script leaves it out of requests until a real token replaces it. */
-const TOKEN_PLACEHOLDER = 'Bearer <token from signUp>';
+/**
+ * Stands for the token the page keeps: the start script sends the access token that SignUp, SignIn
+ * or RefreshSession returned last in its place (or nothing before there is one). A header typed in
+ * its place is sent as it is.
+ */
+const TOKEN_PLACEHOLDER = 'Bearer <token from SignUp or SignIn, kept for you>';
 
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => dirname(require.resolve(`${name}/package.json`));
@@ -41,13 +45,35 @@ const CONTENT_SECURITY_POLICY = [
 
 const START_SCRIPT = `(function () {
   var config = JSON.parse(document.getElementById('graphiql-config').textContent);
-  var send = GraphiQL.createFetcher({ url: config.endpoint });
+  // Plain JSON responses (the service serves no incremental delivery): each request is one promise, whose result keep() reads.
+  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false });
+  // The access token of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
+  var TOKEN_KEY = 'social-graph-api:token';
+  function keptToken() {
+    return sessionStorage.getItem(TOKEN_KEY);
+  }
+  function keep(result) {
+    var data = result && result.data;
+    if (!data) return;
+    var session = data.signUp || data.signIn || data.refreshSession;
+    if (session && typeof session.token === 'string') sessionStorage.setItem(TOKEN_KEY, session.token);
+    if (data.signOut === true) sessionStorage.removeItem(TOKEN_KEY);
+  }
   function fetcher(params, options) {
     var headers = Object.assign({}, options && options.headers);
+    var typed = false;
     for (var name in headers) {
-      if (name.toLowerCase() === 'authorization' && headers[name] === config.tokenPlaceholder) delete headers[name];
+      if (name.toLowerCase() !== 'authorization') continue;
+      if (headers[name] === config.tokenPlaceholder) delete headers[name];
+      else typed = true;
     }
-    return send(params, Object.assign({}, options, { headers: headers }));
+    // refreshSession is sent without a token: an expired one would refuse the request.
+    var refreshing = /\\brefreshSession\\b/.test(params.query || '');
+    if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
+    return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
+      keep(result);
+      return result;
+    });
   }
   var first = config.tabs[0];
   ReactDOM.createRoot(document.getElementById('graphiql')).render(

@@ -16,7 +16,7 @@ export function landingPage(graphiql: boolean): string {
 <li><code>POST /graphql</code>: the GraphQL endpoint (JSON body <code>{"query": …, "variables": …}</code>).</li>
 <li><a href="/healthz"><code>GET /healthz</code></a>: 200 when the stores answer.</li>
 </ul>
-<p>Sign up with the <code>signUp</code> mutation and send its token as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
+<p>Sign up with the <code>signUp</code> mutation (or sign in with <code>signIn</code>) and send its token as <code>Authorization: Bearer &lt;token&gt;</code>.</p>
 </body>
 </html>
 `;

@@ -58,6 +58,7 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
     interests: u.interests,
     createdAt: new Date(u.createdAtMs).toISOString(),
     postCount: 0,
+    tokenGeneration: 0,
   }));
   // Follows are written before posts, so every post sees its author's final follower count.
   const placements = network.posts.map((p) => placePost(network.followerCounts[p.author]!, settings));
@@ -119,7 +120,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   );
   await run('likes', network.likes.length, (tick) =>
     stores.counters.importLikes(
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id })),
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards })),
       tick,
     ),
   );

@@ -22,6 +22,11 @@ export interface UserPost {
   userId: string;
 }
 
+/** A like to import, with the counter shards of its post (kept with the liker's activity, see ActivityStore). */
+export interface ImportedLike extends UserPost {
+  counterShards: number;
+}
+
 /** `changed` is false when the call found things already as asked (an idempotent repeat). */
 export type CounterChange = { changed: boolean };
 
@@ -35,7 +40,7 @@ export interface CounterStore {
    * Writes many like records at once, without touching counters, for a store that holds none
    * of them yet (seeding): the posts were imported with their like counts (PostStore.importPosts).
    */
-  importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void>;
+  importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void>;
   unlike(post: CountedPost, userId: string): Promise<CounterChange>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;

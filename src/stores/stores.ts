@@ -1,3 +1,5 @@
+import type { AccountStore, FailedAttemptStore } from './account-store.js';
+import type { ActivityStore } from './activity-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { GraphStore } from './graph/graph-store.js';
 import type { PostStore } from './post-store.js';
@@ -8,6 +10,9 @@ import type { UserStore } from './user-store.js';
 /** Every store the service uses, built once at start by the composition root. */
 export interface Stores {
   users: UserStore;
+  accounts: AccountStore;
+  failedAttempts: FailedAttemptStore;
+  activities: ActivityStore;
   graph: GraphStore;
   counters: CounterStore;
   posts: PostStore;

@@ -13,7 +13,9 @@ export type TaskPayload =
   /** Remove the followee's posts from the follower's home timeline. */
   | { kind: 'unfollow'; followerId: string; followeeId: string }
   /** Remove a deleted post from every timeline it reached, with its comments and records. */
-  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[] };
+  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[] }
+  /** Remove a closed account and everything it wrote (see AccountDeletion). */
+  | { kind: 'deleteAccount'; userId: string; handle: string };
 
 export interface Task {
   id: string;

@@ -1,4 +1,4 @@
-import type { UserRecord } from '../domain/models.js';
+import type { Login, UserRecord } from '../domain/models.js';
 
 export interface ProfilePatch {
   displayName?: string | null;
@@ -8,8 +8,11 @@ export interface ProfilePatch {
 
 /** Users and their unique handles. */
 export interface UserStore {
-  /** Writes the handle claim and the user in one transaction; HANDLE_TAKEN when the handle is claimed. */
-  create(user: UserRecord): Promise<void>;
+  /**
+   * Writes the handle claim, the user and its login (when given) in one transaction; HANDLE_TAKEN
+   * when the handle is claimed, FORBIDDEN when the login's provider identity has an account.
+   */
+  create(user: UserRecord, login?: Login): Promise<void>;
   /**
    * Writes many users (with their postCount) and their handle claims at once, without the
    * checks of create: for a store that holds none of these users or handles (seeding).
@@ -17,8 +20,8 @@ export interface UserStore {
   importUsers(users: readonly UserRecord[], onWritten?: (users: number) => void): Promise<void>;
   /** Aligned with `ids`; null for unknown ids. `consistent` reads after a write. */
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(UserRecord | null)[]>;
-  /** Aligned with `handles` (already normalised); null for unclaimed handles. */
-  idsByHandle(handles: readonly string[]): Promise<(string | null)[]>;
+  /** Aligned with `handles` (already normalised); null for unclaimed handles. `consistent` reads after a write. */
+  idsByHandle(handles: readonly string[], options?: { consistent?: boolean }): Promise<(string | null)[]>;
   /** Applies the patch and returns the updated user, or null when there is no such user. */
   updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null>;
 }

@@ -1,24 +1,45 @@
+import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { Task } from '../stores/task-queue.js';
+import type { ClaimedTask, Task } from '../stores/task-queue.js';
+import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
-import { FanOut } from './fanout.js';
+import { FanOut, type RunOutcome, type SaveCheckpoint } from './fanout.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
+import { SessionUseCases } from './sessions.js';
+import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
+  const passwords = new Passwords(config.passwordScryptLog2N);
+  const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, config, taskEnqueued);
+  const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
+  const accountDeletion = new AccountDeletion(
+    stores.users,
+    stores.accounts,
+    stores.activities,
+    stores.graph,
+    stores.timelines,
+    posts,
+    fanOut,
+    sessions,
+    { pageSize: config.fanoutPageSize },
+    taskEnqueued,
+  );
   return {
-    users: new UserUseCases(stores.users, stores.graph, logger),
+    users: new UserUseCases(stores.users, stores.graph, passwords, logger),
+    sessions,
+    accountDeletion,
     follows: new FollowUseCases(stores.users, stores.graph, fanOut),
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
@@ -26,6 +47,11 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     counters: new CounterUseCases(posts, stores.counters, config.reactionKinds),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
+    /** What the worker runs: an account's deletion here, every other task is fan-out's. */
+    tasks: {
+      run: (task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> =>
+        task.payload.kind === 'deleteAccount' ? accountDeletion.run(task, task.payload, save, stopping) : fanOut.run(task, save, stopping),
+    },
   };
 }
 

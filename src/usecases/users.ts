@@ -1,6 +1,7 @@
-import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { type Passwords, checkNewPassword } from '../auth/passwords.js';
+import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import type { UserRecord } from '../domain/models.js';
+import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
 import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
@@ -11,6 +12,8 @@ export interface SignUpInput {
   displayName?: string | null;
   bio?: string | null;
   interests?: readonly string[] | null;
+  /** Required unless the account is linked to a provider identity instead. */
+  password?: string | null;
 }
 
 export interface UpdateProfileInput {
@@ -23,10 +26,21 @@ export class UserUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
+    private readonly passwords: Passwords,
     private readonly logger: Logger,
   ) {}
 
-  async signUp(input: SignUpInput): Promise<UserRecord> {
+  /**
+   * Creates an account that signs in with its password, or, when the request carries a provider's
+   * token (`identity`) with no account yet, one linked to that identity and without a password.
+   * `viewerId` is the account the request acts as, if any.
+   */
+  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null): Promise<UserRecord> {
+    if (identity && viewerId) throw forbidden('This identity has an account already');
+    const password = input.password ?? null;
+    if (identity && password !== null) throw badInput('input.password', 'must be left out when signing up with an identity provider token');
+    if (!identity && password === null) throw badInput('input.password', 'is required (at least 12 characters)');
+    if (password !== null) checkNewPassword(password, 'input.password');
     const user: UserRecord = {
       id: newId('usr'),
       handle: normalizeHandle(input.handle, 'input.handle'),
@@ -35,8 +49,11 @@ export class UserUseCases {
       interests: normalizeWords(input.interests, 'input.interests', LIMITS.interests),
       createdAt: new Date().toISOString(),
       postCount: 0,
+      tokenGeneration: 0,
     };
-    await this.users.create(user);
+    // Hashed after every other check: the hash is the expensive part.
+    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password) } : { identity: identity! };
+    await this.users.create(user, login);
     try {
       await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
     } catch (error) {

@@ -2,6 +2,9 @@ import type { Logger } from '../logger.js';
 import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
 import type { FanOut } from '../usecases/fanout.js';
 
+/** Runs one claimed task: fan-out's timeline work, or an account's deletion (see createUseCases). */
+export type TaskRunner = Pick<FanOut, 'run'>;
+
 export interface WorkerSettings {
   pollMs: number;
   leaseMs: number;
@@ -45,7 +48,7 @@ export class Worker {
 
   constructor(
     private readonly queue: TaskQueue,
-    private readonly fanOut: FanOut,
+    private readonly runner: TaskRunner,
     private readonly settings: WorkerSettings,
     private readonly logger: Logger,
   ) {}
@@ -127,7 +130,7 @@ export class Worker {
     const log = this.logger.child({ taskId: task.id, kind: task.payload.kind });
     log.debug('task claimed', { attempts: task.attempts, checkpoint: task.checkpoint });
     try {
-      const outcome = await this.fanOut.run(
+      const outcome = await this.runner.run(
         task,
         async (checkpoint) => {
           const held = await this.queue.saveCheckpoint(task, checkpoint, this.settings.leaseMs);

@@ -2,7 +2,7 @@ import { buildSchema, getNamedType, isInputObjectType, isLeafType, isNonNullType
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTypeDefs } from '../../src/app.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
-import { errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';
 
 let t: TestApp;
@@ -210,7 +210,7 @@ describe('text', () => {
     for (const field of ['displayName', 'bio']) {
       await fieldsRefuse(async (value) => {
         const handle = `t_${Math.random().toString(36).slice(2, 12)}`;
-        const result = await t.gql(SIGN_UP, { input: { handle, [field]: value } });
+        const result = await t.gql(SIGN_UP, { input: { handle, password: TEST_PASSWORD, [field]: value } });
         expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
         return result;
       }, `input.${field}`);
@@ -226,7 +226,7 @@ describe('text', () => {
     // "é" written as e + combining acute accent; a CRLF line break.
     const decomposed = 'Cafe\u0301\r\nline\ttab 👩‍💻 \u200Bx';
     const stored = 'Caf\u00E9\nline\ttab 👩‍💻 \u200Bx';
-    const signedUp = await t.gql(SIGN_UP, { input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed } });
+    const signedUp = await t.gql(SIGN_UP, { input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed, password: TEST_PASSWORD } });
     expect(signedUp.data!.signUp.user).toMatchObject({ displayName: 'Zo\u00EB', bio: stored });
     const user = await t.signUp();
     const updated = await t.gql(UPDATE, { input: { displayName: 'A\u030A', bio: decomposed } }, user.token);

@@ -7,7 +7,7 @@ import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
-import { capturingLogger } from '../helpers/app.js';
+import { TEST_PASSWORD, capturingLogger } from '../helpers/app.js';
 
 const logger = createLogger('silent');
 const dirs: string[] = [];
@@ -68,7 +68,7 @@ describe('embedded default', () => {
     const first = await startApp({ config, logger });
     const [enginePid] = await javaPidsFor(dataDir);
     expect(enginePid).toBeDefined();
-    const created = await gql(first.url, 'mutation { signUp(input: { handle: "persisted_user" }) { user { id } } }');
+    const created = await gql(first.url, 'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }', { password: TEST_PASSWORD });
     const id = created.data.signUp.user.id;
     await first.stop();
     expect(alive(enginePid!)).toBe(false);
@@ -186,7 +186,7 @@ describe('npm start process', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-restart-'));
     dirs.push(dataDir);
     const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '3' });
-    const created = await gql(service.url, 'mutation { signUp(input: { handle: "survivor" }) { user { id } } }');
+    const created = await gql(service.url, 'mutation($password: String!) { signUp(input: { handle: "survivor", password: $password }) { user { id } } }', { password: TEST_PASSWORD });
     const [engine] = await javaPidsFor(dataDir);
     process.kill(engine!, 'SIGKILL');
 

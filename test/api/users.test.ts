@@ -1,6 +1,6 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 
 const USER_FIELDS = 'id handle displayName bio interests createdAt postCount';
 let t: TestApp;
@@ -17,7 +17,7 @@ describe('signUp', () => {
     const handle = uniqueHandle('Alice').toUpperCase();
     const result = await t.gql(
       `mutation($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`,
-      { input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'] } },
+      { input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'], password: TEST_PASSWORD } },
     );
     expect(result.errors).toBeUndefined();
     const { user, token } = result.data!.signUp;
@@ -32,7 +32,9 @@ describe('signUp', () => {
   it('refuses a taken handle, compared case-insensitively, and changes nothing', async () => {
     const handle = uniqueHandle('bob');
     const first = await t.signUp(handle);
-    const again = await t.gql('mutation { signUp(input: { handle: "' + handle.toUpperCase() + '", displayName: "Other" }) { token } }');
+    const again = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+      input: { handle: handle.toUpperCase(), displayName: 'Other', password: TEST_PASSWORD },
+    });
     expect(errorCodes(again)).toEqual(['HANDLE_TAKEN']);
     const found = await t.gql(`{ user(handle: "${handle}") { id displayName } }`);
     expect(found.data!.user).toEqual({ id: first.id, displayName: null });
@@ -42,7 +44,7 @@ describe('signUp', () => {
     const handle = uniqueHandle('race');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }', { input: { handle, displayName: `n${i}` } }),
+        t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }', { input: { handle, displayName: `n${i}`, password: TEST_PASSWORD } }),
       ),
     );
     const winners = results.filter((r) => r.data?.signUp);
@@ -58,7 +60,7 @@ describe('signUp', () => {
     graph.upsertUsers = () => Promise.reject(new Error('graph backend unavailable'));
     try {
       const handle = uniqueHandle('nograph');
-      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', { input: { handle } });
+      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', { input: { handle, password: TEST_PASSWORD } });
       expect(result.errors).toBeUndefined();
       const me = await t.gql('{ viewer { handle } }', {}, result.data!.signUp.token);
       expect(me.data!.viewer).toEqual({ handle });
@@ -73,7 +75,7 @@ describe('signUp', () => {
     ['has-dash', 'input.handle'],
     ['has space', 'input.handle'],
   ])('refuses the handle %j with BAD_USER_INPUT naming the field', async (handle, field) => {
-    const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle } });
+    const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD } });
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(result.errors![0]!.extensions!.field).toBe(field);
   });
@@ -88,7 +90,7 @@ describe('signUp', () => {
     ];
     for (const [extra, field] of cases) {
       const handle = uniqueHandle('bad');
-      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, ...extra } });
+      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD, ...extra } });
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe(field);
       const found = await t.gql(`{ user(handle: "${handle}") { id } }`);
@@ -229,7 +231,7 @@ describe('extensions.cost', () => {
     expect(result.extensions!.cost.dynamodb.requests).toBe(1);
     expect(result.extensions!.cost.dynamodb.readCapacityUnits).toBeGreaterThan(0);
     expect(result.extensions!.cost.graph.requests).toBe(0);
-    const signUp = await t.gql('mutation { signUp(input: { handle: "' + user.handle + 'x" }) { token } }');
+    const signUp = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle: `${user.handle}x`, password: TEST_PASSWORD } });
     expect(signUp.extensions!.cost.dynamodb.writeCapacityUnits).toBeGreaterThan(0);
     expect(signUp.extensions!.cost.graph.requests).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { findChromium } from '../helpers/chromium.js';
@@ -23,8 +23,15 @@ afterAll(async () => {
   await t?.stop();
 });
 
+/** Opens the tab named `name` and runs its operation. */
+async function runTab(page: Page, name: string): Promise<void> {
+  await page.locator('.graphiql-tab-button', { hasText: new RegExp(`^\\s*${name}\\s*$`) }).click();
+  await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain(` ${name}(`);
+  await page.click('.graphiql-execute-button');
+}
+
 describe('GraphiQL', () => {
-  it('runs the sign-up tab from installed packages only and shows the result', async () => {
+  it('runs the sign-up tab from installed packages only, shows the result and keeps its token for the next tabs', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const foreignRequests: string[] = [];
     page.on('request', (request) => {
@@ -44,10 +51,10 @@ describe('GraphiQL', () => {
 
     // The main operations open as tabs; the first one is signUp.
     const tabs = await page.locator('.graphiql-tab').allInnerTexts();
-    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'Follow', 'CreatePost', 'HomeTimeline', 'Suggestions']);
+    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'Follow', 'CreatePost', 'HomeTimeline', 'Suggestions']);
     await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain('mutation SignUp($input: SignUpInput!)');
     // The header editor is open with an Authorization example.
-    await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toContain('"Authorization": "Bearer <token from signUp>"');
+    await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toContain('"Authorization": "Bearer <token from SignUp or SignIn, kept for you>"');
 
     await page.click('.graphiql-execute-button');
     const result = page.locator('.graphiql-response');
@@ -57,6 +64,21 @@ describe('GraphiQL', () => {
     // The account exists in the service.
     const found = await t.gql('{ user(handle: "ada") { displayName } }');
     expect(found.data!.user).toEqual({ displayName: 'Ada Lovelace' });
+
+    // The token SignUp returned is kept: CreatePost runs as ada without anyone pasting it.
+    const signUpToken = /"token": "(ey[^"]+)"/.exec(await result.innerText())![1]!;
+    await runTab(page, 'CreatePost');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('"text": "The Analytical Engine weaves algebraic patterns"');
+    expect(await result.innerText()).toContain('"handle": "ada"');
+
+    // SignIn's token replaces the kept one, and the next tab runs with it.
+    await runTab(page, 'SignIn');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toMatch(/"refreshToken": "rt_/);
+    const signInToken = /"token": "(ey[^"]+)"/.exec(await result.innerText())![1]!;
+    expect(signInToken).not.toBe(signUpToken);
+    await runTab(page, 'HomeTimeline');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('"text": "The Analytical Engine weaves algebraic patterns"');
+    expect(await page.evaluate(() => sessionStorage.getItem('social-graph-api:token'))).toBe(signInToken);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/graphiql.png` });

@@ -2,7 +2,7 @@ import { ApolloClient, HttpLink, InMemoryCache, gql, type NormalizedCacheObject 
 import { relayStylePagination } from '@apollo/client/utilities/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
-import { startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/posts.js';
 
 /** The README's example operations, as a client would ship them. */
@@ -45,7 +45,7 @@ function clientFor(token?: string): ApolloClient<NormalizedCacheObject> {
 async function signUp(client: ApolloClient<NormalizedCacheObject>, displayName: string) {
   const { data } = await client.mutate({
     mutation: operations['sign-up']!,
-    variables: { input: { handle: uniqueHandle(displayName.toLowerCase()), displayName } },
+    variables: { input: { handle: uniqueHandle(displayName.toLowerCase()), displayName, password: TEST_PASSWORD } },
   });
   return { id: data.signUp.user.id as string, handle: data.signUp.user.handle as string, token: data.signUp.token as string };
 }

@@ -1,7 +1,7 @@
 import { Client, cacheExchange, fetchExchange, gql, type ClientOptions } from '@urql/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
-import { startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 
 /** The README's example operations, as a client would ship them. */
 const operations = new Map(readExampleOperations().map((o) => [o.name, gql(o.document)]));
@@ -44,7 +44,7 @@ function urqlClient(configure: (headers: HeaderMap) => Partial<ClientOptions>, t
 
 async function signUp(client: Client) {
   const handle = uniqueHandle('urql');
-  const result = await client.mutation(operation('sign-up'), { input: { handle, displayName: 'Urql' } }).toPromise();
+  const result = await client.mutation(operation('sign-up'), { input: { handle, displayName: 'Urql', password: TEST_PASSWORD } }).toPromise();
   expect(result.error).toBeUndefined();
   return { id: result.data.signUp.user.id as string, token: result.data.signUp.token as string, handle };
 }

@@ -115,6 +115,21 @@ function contract(backend: Backend) {
     ]);
   });
 
+  it("removes a deleted account's node with every follow it still has, and the others' counts go down exactly", async () => {
+    const [gone, a, b, c] = await users(4);
+    await follow([[a!, gone!], [gone!, b!], [c!, gone!], [a!, b!]]);
+    await graph.removeUser(gone!);
+    await graph.removeUser(gone!);
+    expect(await graph.counts([a!, b!, c!, gone!], UNMETERED)).toEqual([
+      { followers: 0, following: 1 },
+      { followers: 1, following: 0 },
+      { followers: 0, following: 0 },
+      { followers: 0, following: 0 },
+    ]);
+    expect(await walk((page) => graph.followers(b!, page, UNMETERED), 10)).toEqual([a]);
+    expect(await walk((page) => graph.following(a!, page, UNMETERED), 10)).toEqual([b]);
+  });
+
   it('creates one edge when the same follow races with itself', async () => {
     const [a, b] = await users(2);
     const at = nextAt();

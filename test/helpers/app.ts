@@ -21,8 +21,8 @@ export interface TestApp {
   tablePrefix: string;
   /** Sends one operation over HTTP, as `token`'s user when given. */
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
-  /** Signs up a user and returns its id, handle and token. */
-  signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string }>;
+  /** Signs up a user with TEST_PASSWORD (unless `extra` gives another) and returns its id, handle, token and refresh token. */
+  signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string; refreshToken: string }>;
   /** Stops the service and fails if any counter drifted from its records, or follow records disagree. */
   stop(): Promise<void>;
 }
@@ -40,6 +40,15 @@ export function uniqueHandle(prefix = 'u'): string {
  */
 const TEST_JWT_SECRET = randomBytes(32).toString('hex');
 
+/** The password `signUp` gives every account unless told otherwise. */
+export const TEST_PASSWORD = 'correct horse battery staple';
+
+/**
+ * Test apps hash passwords with N = 2^10 (unless `env` says otherwise): the scrypt code and its
+ * stored format are the production ones, at a cost that lets a test sign up hundreds of accounts.
+ */
+const TEST_SCRYPT_LOG2_N = '10';
+
 /**
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
@@ -47,7 +56,7 @@ const TEST_JWT_SECRET = randomBytes(32).toString('hex');
 export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
   const tablePrefix = env.TABLE_PREFIX ?? `t${randomBytes(5).toString('hex')}_`;
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, ...env });
+  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, PASSWORD_SCRYPT_LOG2_N: TEST_SCRYPT_LOG2_N, ...env });
   const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
   const url = app.url;
 
@@ -60,12 +69,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
   }
 
   async function signUp(handle = uniqueHandle(), extra: Record<string, unknown> = {}) {
-    const result = await gql<{ signUp: { token: string; user: { id: string; handle: string } } }>(
-      'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id handle } } }',
-      { input: { handle, ...extra } },
+    const result = await gql<{ signUp: { token: string; refreshToken: string; user: { id: string; handle: string } } }>(
+      'mutation($input: SignUpInput!) { signUp(input: $input) { token refreshToken user { id handle } } }',
+      { input: { handle, password: TEST_PASSWORD, ...extra } },
     );
     if (!result.data?.signUp) throw new Error(`signUp failed: ${JSON.stringify(result.errors)}`);
-    return { ...result.data.signUp.user, token: result.data.signUp.token };
+    return { ...result.data.signUp.user, token: result.data.signUp.token, refreshToken: result.data.signUp.refreshToken };
   }
 
   /** Stops the service, then checks that no counter drifted from its records during the file's tests. */

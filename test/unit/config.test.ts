@@ -14,6 +14,10 @@ describe('configuration', () => {
     expect(loadConfig({ REACTION_KINDS: ' up, down ' }).reactionKinds).toEqual(['up', 'down']);
   });
 
+  it('issues access tokens for 15 minutes and refresh tokens for 30 days by default', () => {
+    expect(loadConfig({})).toMatchObject({ jwtTtlSeconds: 900, refreshTtlSeconds: 30 * 24 * 3600, signInMaxFailures: 10, signInWindowSeconds: 60, oidcIssuer: '' });
+  });
+
   it('has no built-in JWT secret: without JWT_SECRET the service generates one at start', () => {
     expect(loadConfig({}).jwtSecret).toBe('');
   });
@@ -48,6 +52,12 @@ describe('configuration', () => {
     [{ REACTION_KINDS: '__proto__' }, 'REACTION_KINDS'],
     [{ REACTION_KINDS: 'x'.repeat(21) }, 'REACTION_KINDS'],
     [{ REACTION_KINDS: 'like,love,like' }, 'REACTION_KINDS'],
+    [{ OIDC_ISSUER: 'https://id.example.com/' }, 'OIDC_AUDIENCE'],
+    [{ OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'api' }, 'OIDC_JWKS_URI'],
+    [{ OIDC_JWKS_URI: 'https://id.example.com/jwks' }, 'OIDC_ISSUER'],
+    [{ OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'api', OIDC_JWKS_URI: 'https://id.example.com/jwks' }, 'OIDC_ISSUER'],
+    [{ PASSWORD_SCRYPT_LOG2_N: '9' }, 'PASSWORD_SCRYPT_LOG2_N'],
+    [{ JWT_TTL_SECONDS: '30' }, 'JWT_TTL_SECONDS'],
     [{ REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') }, 'REACTION_KINDS'],
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

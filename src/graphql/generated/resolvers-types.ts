@@ -73,6 +73,13 @@ export type CreatePostInput = {
   text: Scalars['String']['input'];
 };
 
+/** What `deleteAccount` removes. */
+export type DeleteAccountPayload = {
+  __typename?: 'DeleteAccountPayload';
+  /** The id of the deleted account: every token of it is refused from now on. */
+  deletedUserId: Scalars['ID']['output'];
+};
+
 /** What `deletePost` removed. */
 export type DeletePostPayload = {
   __typename?: 'DeletePostPayload';
@@ -90,15 +97,28 @@ export type FollowPayload = {
 };
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type Mutation = {
   __typename?: 'Mutation';
   /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
   addComment: Maybe<CommentPayload>;
+  /**
+   * Changes the viewer's password (a wrong currentPassword is BAD_USER_INPUT, counted like a failed sign-in). Every other
+   * session ends, and every access token issued so far stops working; this session's refresh token goes on working.
+   */
+  changePassword: Maybe<Scalars['Boolean']['output']>;
   /** Posts as the viewer; followers see the post in their home timelines. */
   createPost: Maybe<PostPayload>;
+  /**
+   * Deletes the viewer's account and everything it wrote: every token and session of it ends at once, and a durable
+   * task removes its posts (from every timeline), its likes, views, reactions and comments (the counts of other people's
+   * posts go down), its follows in both directions (the others' counts go down), its sessions, and last its profile and
+   * handle, which is then free. Until that task has finished, the profile can still be read.
+   */
+  deleteAccount: Maybe<DeleteAccountPayload>;
   /** Only the author may delete a post. */
   deletePost: Maybe<DeletePostPayload>;
   /** Idempotent: following someone already followed changes nothing. */
@@ -107,7 +127,23 @@ export type Mutation = {
   likePost: Maybe<PostPayload>;
   /** Adds a reaction of one of the configured kinds (setting REACTION_KINDS, by default like, love, laugh, wow, sad, clap); any other kind is BAD_USER_INPUT. Each user counts once per kind. */
   react: Maybe<PostPayload>;
-  /** Creates an account and returns a token for it. A taken handle is HANDLE_TAKEN. */
+  /**
+   * Returns a new session; the refresh token given stops working. Presenting a refresh token that was used already
+   * ends its whole session (it has been copied). Needs no access token: send it without an Authorization header.
+   */
+  refreshSession: Maybe<Session>;
+  /**
+   * Signs in with a handle and password. A wrong handle or password is UNAUTHENTICATED; after SIGNIN_MAX_FAILURES
+   * failures of one handle or client address in a window, every attempt is RATE_LIMITED until it ends.
+   */
+  signIn: Maybe<Session>;
+  /**
+   * Ends the session of refreshToken, or with everywhere: true every session of the viewer, at once: with everywhere,
+   * every access token issued to the viewer so far stops working too. With neither, ends the session of the access token
+   * sent. Always true once the session is over.
+   */
+  signOut: Maybe<Scalars['Boolean']['output']>;
+  /** Creates an account and signs it in. A taken handle is HANDLE_TAKEN. */
   signUp: Maybe<SignUpPayload>;
   /** Idempotent: unfollowing someone not followed changes nothing. */
   unfollow: Maybe<FollowPayload>;
@@ -121,8 +157,9 @@ export type Mutation = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationAddCommentArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
@@ -132,8 +169,20 @@ export type MutationAddCommentArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationChangePasswordArgs = {
+  currentPassword: Scalars['String']['input'];
+  newPassword: Scalars['String']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationCreatePostArgs = {
   input: CreatePostInput;
@@ -141,8 +190,19 @@ export type MutationCreatePostArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationDeleteAccountArgs = {
+  password?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationDeletePostArgs = {
   id: Scalars['ID']['input'];
@@ -150,8 +210,9 @@ export type MutationDeletePostArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationFollowArgs = {
   userId: Scalars['ID']['input'];
@@ -159,8 +220,9 @@ export type MutationFollowArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationLikePostArgs = {
   postId: Scalars['ID']['input'];
@@ -168,8 +230,9 @@ export type MutationLikePostArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationReactArgs = {
   kind: Scalars['String']['input'];
@@ -178,8 +241,40 @@ export type MutationReactArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationRefreshSessionArgs = {
+  refreshToken: Scalars['String']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationSignInArgs = {
+  input: SignInInput;
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationSignOutArgs = {
+  everywhere?: InputMaybe<Scalars['Boolean']['input']>;
+  refreshToken?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationSignUpArgs = {
   input: SignUpInput;
@@ -187,8 +282,9 @@ export type MutationSignUpArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationUnfollowArgs = {
   userId: Scalars['ID']['input'];
@@ -196,8 +292,9 @@ export type MutationUnfollowArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationUnlikePostArgs = {
   postId: Scalars['ID']['input'];
@@ -205,8 +302,9 @@ export type MutationUnlikePostArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationUpdateProfileArgs = {
   input: UpdateProfileInput;
@@ -214,8 +312,9 @@ export type MutationUpdateProfileArgs = {
 
 
 /**
- * What can be changed. Every mutation but signUp needs a signed-in viewer (else UNAUTHENTICATED). Every field is
- * nullable: a mutation that fails is null with its error, and the others in the same request still answer.
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
  */
 export type MutationViewPostArgs = {
   postId: Scalars['ID']['input'];
@@ -406,6 +505,27 @@ export type Separation = {
   path: Array<User>;
 };
 
+/** A signed-in session: a short-lived access token, and a refresh token that works once. */
+export type Session = {
+  __typename?: 'Session';
+  /** When `token` stops working (JWT_TTL_SECONDS after it was issued, default 15 minutes): refresh before. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** Exchange with `refreshSession` for the next access token; works once, lasts REFRESH_TTL_SECONDS (default 30 days). */
+  refreshToken: Scalars['String']['output'];
+  /** Access token: send as `Authorization: Bearer <token>`, until `expiresAt`. */
+  token: Scalars['String']['output'];
+  /** The signed-in user. */
+  user: User;
+};
+
+/** A handle and its password. */
+export type SignInInput = {
+  /** The account's handle, compared case-insensitively. */
+  handle: Scalars['String']['input'];
+  /** The account's password. */
+  password: Scalars['String']['input'];
+};
+
 /** A new account. */
 export type SignUpInput = {
   /** At most 280 characters. */
@@ -416,12 +536,21 @@ export type SignUpInput = {
   handle: Scalars['String']['input'];
   /** At most 20 words of a-z, 0-9 and _ (1-40 characters each). */
   interests?: InputMaybe<Array<Scalars['String']['input']>>;
+  /**
+   * 12-256 characters. Required unless the request carries an identity provider's token whose subject has no
+   * account yet: the new account is then linked to that identity and has no password.
+   */
+  password?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The account `signUp` created. */
+/** The account `signUp` created, signed in. */
 export type SignUpPayload = {
   __typename?: 'SignUpPayload';
-  /** Send as `Authorization: Bearer <token>`. */
+  /** When `token` stops working. */
+  expiresAt: Scalars['DateTime']['output'];
+  /** Exchange with `refreshSession` for a new session before `expiresAt`; works once. */
+  refreshToken: Maybe<Scalars['String']['output']>;
+  /** Access token: send as `Authorization: Bearer <token>`, until `expiresAt`. */
   token: Scalars['String']['output'];
   /** The new user. */
   user: User;
@@ -640,6 +769,7 @@ export type ResolversTypes = {
   CommentPayload: ResolverTypeWrapper<Omit<CommentPayload, 'comment' | 'post'> & { comment: ResolversTypes['Comment'], post: ResolversTypes['Post'] }>;
   CreatePostInput: CreatePostInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteAccountPayload: ResolverTypeWrapper<DeleteAccountPayload>;
   DeletePostPayload: ResolverTypeWrapper<DeletePostPayload>;
   FollowPayload: ResolverTypeWrapper<Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversTypes['User'], viewer: ResolversTypes['User'] }>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -654,6 +784,8 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReactionCount: ResolverTypeWrapper<ReactionCount>;
   Separation: ResolverTypeWrapper<SeparationModel>;
+  Session: ResolverTypeWrapper<Omit<Session, 'user'> & { user: ResolversTypes['User'] }>;
+  SignInInput: SignInInput;
   SignUpInput: SignUpInput;
   SignUpPayload: ResolverTypeWrapper<Omit<SignUpPayload, 'user'> & { user: ResolversTypes['User'] }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
@@ -673,6 +805,7 @@ export type ResolversParentTypes = {
   CommentPayload: Omit<CommentPayload, 'comment' | 'post'> & { comment: ResolversParentTypes['Comment'], post: ResolversParentTypes['Post'] };
   CreatePostInput: CreatePostInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteAccountPayload: DeleteAccountPayload;
   DeletePostPayload: DeletePostPayload;
   FollowPayload: Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
   ID: Scalars['ID']['output'];
@@ -687,6 +820,8 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   ReactionCount: ReactionCount;
   Separation: SeparationModel;
+  Session: Omit<Session, 'user'> & { user: ResolversParentTypes['User'] };
+  SignInInput: SignInInput;
   SignUpInput: SignUpInput;
   SignUpPayload: Omit<SignUpPayload, 'user'> & { user: ResolversParentTypes['User'] };
   String: Scalars['String']['output'];
@@ -724,6 +859,10 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
   name: 'DateTime';
 }
 
+export type DeleteAccountPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteAccountPayload'] = ResolversParentTypes['DeleteAccountPayload']> = {
+  deletedUserId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
 export type DeletePostPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletePostPayload'] = ResolversParentTypes['DeletePostPayload']> = {
   deletedPostId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
@@ -735,11 +874,16 @@ export type FollowPayloadResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   addComment?: Resolver<Maybe<ResolversTypes['CommentPayload']>, ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
+  changePassword?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationChangePasswordArgs, 'currentPassword' | 'newPassword'>>;
   createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
+  deleteAccount?: Resolver<Maybe<ResolversTypes['DeleteAccountPayload']>, ParentType, ContextType, Partial<MutationDeleteAccountArgs>>;
   deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
   follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
   likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
   react?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
+  refreshSession?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationRefreshSessionArgs, 'refreshToken'>>;
+  signIn?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationSignInArgs, 'input'>>;
+  signOut?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<MutationSignOutArgs>>;
   signUp?: Resolver<Maybe<ResolversTypes['SignUpPayload']>, ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
   unfollow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
   unlikePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
@@ -810,7 +954,16 @@ export type SeparationResolvers<ContextType = GraphQLContext, ParentType extends
   path?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
+export type SessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Session'] = ResolversParentTypes['Session']> = {
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  refreshToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+};
+
 export type SignUpPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPayload'] = ResolversParentTypes['SignUpPayload']> = {
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  refreshToken?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 };
@@ -859,6 +1012,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CommentEdge?: CommentEdgeResolvers<ContextType>;
   CommentPayload?: CommentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteAccountPayload?: DeleteAccountPayloadResolvers<ContextType>;
   DeletePostPayload?: DeletePostPayloadResolvers<ContextType>;
   FollowPayload?: FollowPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
@@ -871,6 +1025,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Query?: QueryResolvers<ContextType>;
   ReactionCount?: ReactionCountResolvers<ContextType>;
   Separation?: SeparationResolvers<ContextType>;
+  Session?: SessionResolvers<ContextType>;
   SignUpPayload?: SignUpPayloadResolvers<ContextType>;
   Suggestion?: SuggestionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;

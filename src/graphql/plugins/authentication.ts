@@ -27,8 +27,8 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
       return {
         // Runs after every plugin's didResolveOperation (the limits, the read consistency); a response ends the request.
         async responseForOperation({ contextValue, operation }) {
-          if (!contextValue.viewerId) return null;
-          const check = authenticate(contextValue.viewerId, contextValue.loaders.user, users);
+          if (!contextValue.credential) return null;
+          const check = authenticate(contextValue.credential, contextValue.loaders.user, users);
           if (operation.operation === 'query') {
             contextValue.accountCheck = check;
             // Awaited when execution ends; until then a failure must not count as unhandled.

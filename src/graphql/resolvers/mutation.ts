@@ -1,3 +1,5 @@
+import type { Tokens } from '../../auth/tokens.js';
+import type { SessionGrant } from '../../usecases/sessions.js';
 import type { MutationResolvers } from '../generated/resolvers-types.js';
 import type { Loaders } from '../loaders.js';
 import { loadUsers } from './graph.js';
@@ -8,12 +10,34 @@ async function followPayload(loaders: Loaders, viewerId: string, userId: string)
   return { viewer: viewer!, user: user! };
 }
 
+/** The session as the client gets it: the grant's access token signed. */
+async function session(tokens: Tokens, grant: SessionGrant) {
+  const access = await tokens.sign(grant.access);
+  return { user: grant.user, token: access.token, expiresAt: access.expiresAt, refreshToken: grant.refreshToken };
+}
+
 export const Mutation: MutationResolvers = {
-  signUp: async (_parent, { input }, { useCases, loaders, tokens }) => {
-    const user = await useCases.users.signUp(input);
+  signUp: async (_parent, { input }, { useCases, loaders, tokens, viewerId, identity }) => {
+    const user = await useCases.users.signUp(input, identity, viewerId);
     loaders.user.prime(user.id, user);
-    return { user, token: await tokens.issue(user.id) };
+    return session(tokens, await useCases.sessions.start(user));
   },
+  signIn: async (_parent, { input }, { useCases, loaders, tokens, clientAddress }) => {
+    const grant = await useCases.sessions.signIn(input, clientAddress);
+    loaders.user.prime(grant.user.id, grant.user);
+    return session(tokens, grant);
+  },
+  refreshSession: async (_parent, { refreshToken }, { useCases, loaders, tokens }) => {
+    const grant = await useCases.sessions.refresh(refreshToken);
+    loaders.user.prime(grant.user.id, grant.user);
+    return session(tokens, grant);
+  },
+  signOut: (_parent, { refreshToken, everywhere }, { useCases, credential }) => useCases.sessions.signOut(credential, refreshToken, everywhere),
+  changePassword: (_parent, { currentPassword, newPassword }, { useCases, credential, clientAddress }) =>
+    useCases.sessions.changePassword(credential, currentPassword, newPassword, clientAddress),
+  deleteAccount: async (_parent, { password }, { useCases, credential, clientAddress }) => ({
+    deletedUserId: await useCases.accountDeletion.request(credential, password, clientAddress),
+  }),
 
   updateProfile: async (_parent, { input }, { useCases, viewerId, loaders }) => {
     const user = await useCases.users.updateProfile(viewerId, input);

@@ -1,9 +1,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../../domain/errors.js';
-import type { CounterChange, CounterStore, CountedPost, PostCounts, UserPost } from '../counter-store.js';
+import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
+import type { Activity } from '../activity-store.js';
+import { activityItem } from './activity-items.js';
 import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -67,23 +69,33 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   like(post: CountedPost, userId: string): Promise<CounterChange> {
-    return this.addRecord(post, keys.like(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
+    return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like' }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
   }
 
-  async importLikes(likes: readonly UserPost[], onWritten?: (likes: number) => void): Promise<void> {
+  async importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void> {
     const at = new Date().toISOString();
-    await importItems(this.client, this.tableName, likes, (like) => [counterRecordItem(keys.like(like.postId, like.userId), at)], { api: this.importApi, onWritten });
+    await importItems(
+      this.client,
+      this.tableName,
+      likes,
+      (like) => {
+        const record = keys.like(like.postId, like.userId);
+        return [counterRecordItem(record, at), activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards })];
+      },
+      { api: this.importApi, onWritten },
+    );
   }
 
   unlike(post: CountedPost, userId: string): Promise<CounterChange> {
     return this.change(post, [
       { Delete: { TableName: this.tableName, Key: keys.like(post.id, userId), ConditionExpression: 'attribute_exists(pk)' } },
       counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', -1),
+      { Delete: { TableName: this.tableName, Key: keys.activity(userId, keys.like(post.id, userId)) } },
     ]);
   }
 
   view(post: CountedPost, userId: string): Promise<CounterChange> {
-    return this.addRecord(post, keys.view(post.id, userId), counterIncrement(this.tableName, post.id, post.counterShards, 'viewCount', 1));
+    return this.addRecord(post, userId, keys.view(post.id, userId), { kind: 'view' }, counterIncrement(this.tableName, post.id, post.counterShards, 'viewCount', 1));
   }
 
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange> {
@@ -99,10 +111,17 @@ export class DynamoCounterStore implements CounterStore {
         ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
       },
     };
-    return this.addRecord(post, keys.reaction(post.id, kind, userId), increment, { kind });
+    return this.addRecord(post, userId, keys.reaction(post.id, kind, userId), { kind: 'reaction', reaction: kind }, increment, { kind });
   }
 
-  private addRecord(post: CountedPost, record: Key, increment: TransactItem, extra: Item = {}): Promise<CounterChange> {
+  private addRecord(
+    post: CountedPost,
+    userId: string,
+    record: Key,
+    activity: { kind: 'like' | 'view' } | { kind: 'reaction'; reaction: string },
+    increment: TransactItem,
+    extra: Item = {},
+  ): Promise<CounterChange> {
     return this.change(post, [
       {
         Put: {
@@ -112,15 +131,16 @@ export class DynamoCounterStore implements CounterStore {
         },
       },
       increment,
+      { Put: { TableName: this.tableName, Item: activityItem(userId, record, { ...activity, postId: post.id, counterShards: post.counterShards } as Activity) } },
     ]);
   }
 
   /**
-   * Runs [record change, counter change] as one transaction. A failed condition on the
+   * Runs [record change, counter change, activity change] as one transaction. A failed condition on the
    * record means the change was already made (an idempotent repeat); on the counter, that
    * the post's counters are gone with the post.
    */
-  private async change(post: CountedPost, items: [TransactItem, TransactItem]): Promise<CounterChange> {
+  private async change(post: CountedPost, items: [TransactItem, TransactItem, TransactItem]): Promise<CounterChange> {
     try {
       await transactWrite(this.client, { TransactItems: items });
       return { changed: true };

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import {
@@ -17,7 +17,7 @@ import {
   chargeLookup,
   chargeListPage,
 } from '../graph/graph-store.js';
-import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
+import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
 import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type Key, keys } from './keys.js';
@@ -217,6 +217,19 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         ExpressionAttributeValues: { ':delta': delta },
       },
     };
+  }
+
+  async removeUser(userId: string): Promise<void> {
+    // Edge by edge, through unfollow, so that the other side's count goes down with each.
+    for (const side of ['followers', 'following'] as const) {
+      for (;;) {
+        const page = await this[side](userId, { first: 100, after: null }, UNMETERED);
+        const removed = await Promise.all(page.items.map((item) => (side === 'followers' ? this.unfollow(item.id, userId) : this.unfollow(userId, item.id))));
+        // A list entry without its edge (which the audit reports) would otherwise be read again forever.
+        if (!removed.includes(true)) break;
+      }
+    }
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.graphNode(userId) }));
   }
 
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {

@@ -5,6 +5,7 @@ import type { Task } from '../task-queue.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
+import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -180,6 +181,7 @@ export class DynamoPostStore implements PostStore {
       this.put({ ...keys.comment(comment.id), ...comment }),
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
+      this.put(activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id })),
     ];
     try {
       const claim = idempotencyKey ? keys.idempotencyClaim(comment.authorId, 'addComment', idempotencyKey) : null;

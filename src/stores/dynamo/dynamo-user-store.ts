@@ -1,10 +1,11 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { AppError } from '../../domain/errors.js';
-import type { UserRecord } from '../../domain/models.js';
+import { AppError, forbidden } from '../../domain/errors.js';
+import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
+import { loginItems } from './dynamo-account-store.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -18,6 +19,7 @@ export function toUserRecord(item: Item): UserRecord {
     interests: (item.interests as string[] | undefined) ?? [],
     createdAt: item.createdAt as string,
     postCount: Number(item.postCount ?? 0),
+    tokenGeneration: Number(item.tokenGeneration ?? 0),
   };
 }
 
@@ -30,6 +32,7 @@ const USER_ATTRIBUTES = Object.keys({
   interests: true,
   createdAt: true,
   postCount: true,
+  tokenGeneration: true,
 } satisfies Record<keyof UserRecord, true>);
 
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
@@ -45,15 +48,19 @@ export class DynamoUserStore implements UserStore {
     private readonly reader = new BatchReader(client, tableName, false),
   ) {}
 
-  async create(user: UserRecord): Promise<void> {
+  async create(user: UserRecord, login?: Login): Promise<void> {
+    const items = [...userItems(user), ...(login ? loginItems(user.id, login) : [])];
     try {
       await transactWrite(this.client, {
-        TransactItems: userItems(user).map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+        TransactItems: items.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
       });
     } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed') {
         throw new AppError('HANDLE_TAKEN', `The handle "${user.handle}" is taken`, { field: 'handle' });
       }
+      // The identity link is the last item: that identity has an account already.
+      if (reasons?.at(-1) === 'ConditionalCheckFailed' && login && 'identity' in login) throw forbidden('This identity has an account already');
       throw error;
     }
   }
@@ -67,8 +74,8 @@ export class DynamoUserStore implements UserStore {
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
-  async idsByHandle(handles: readonly string[]): Promise<(string | null)[]> {
-    const items = await this.reader.get(handles.map(keys.handle), { attributes: ['userId'] });
+  async idsByHandle(handles: readonly string[], options: { consistent?: boolean } = {}): Promise<(string | null)[]> {
+    const items = await this.reader.get(handles.map(keys.handle), { consistent: options.consistent, attributes: ['userId'] });
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 

@@ -5,6 +5,11 @@
  * | item                 | pk                 | sk        |
  * |----------------------|--------------------|-----------|
  * | user profile         | USER#<userId>      | PROFILE   |
+ * | login (password hash or provider identity) | USER#<userId> | LOGIN |
+ * | provider identity link | IDENTITY#<issuer>#<subject> | LINK |
+ * | session (refresh token family) | SESSIONS#<userId> | <sessionId> |
+ * | refresh token (by its hash) | REFRESH#<hash> | TOKEN |
+ * | failed sign-ins in a window | FAILS#<handle|address>#<subject> | <window start, epoch s> |
  * | handle claim         | HANDLE#<handle>    | CLAIM     |
  * | graph node           | GNODE#<userId>     | NODE      |
  * | follow edge          | GNODE#<followerId> | FOLLOWS#<followeeId> |
@@ -27,6 +32,7 @@
  * | queued task          | QUEUE#<shard>      | <taskId>  |
  * | dead-letter task     | DEADLETTER         | <taskId>  |
  * | idempotency claim    | IDEM#<userId>      | <operation>#<key> |
+ * | activity (what a user's like, view, reaction or comment wrote) | ACTIVITY#<userId> | <record pk>#<record sk> |
  */
 export interface Key {
   pk: string;
@@ -36,6 +42,15 @@ export interface Key {
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
+  /** Kept apart from the profile, so that the password hash never travels with a user record. */
+  login: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'LOGIN' }),
+  /** Finds the account of a provider's token; one per issuer and subject. */
+  identityLink: (issuer: string, subject: string): Key => ({ pk: `IDENTITY#${issuer}#${subject}`, sk: 'LINK' }),
+  /** Under the account, so that deleting it finds every session. */
+  session: (userId: string, sessionId: string): Key => ({ pk: partitions.sessions(userId), sk: sessionId }),
+  refreshToken: (tokenHash: string): Key => ({ pk: `REFRESH#${tokenHash}`, sk: 'TOKEN' }),
+  /** Failed password checks of one handle or one client address in one fixed window. */
+  signInFailures: (scope: 'handle' | 'address', subject: string, windowStart: number): Key => ({ pk: `FAILS#${scope}#${subject}`, sk: String(windowStart) }),
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
@@ -54,7 +69,7 @@ export const keys = {
   authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
   homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
   /** A sampled estimate of a home timeline's size, so that the timeline is read only when it may be over its bound. */
-  homeSize: (userId: string): Key => ({ pk: `HOMESIZE#${userId}`, sk: 'SIZE' }),
+  homeSize: (userId: string): Key => ({ pk: partitions.homeSize(userId), sk: 'SIZE' }),
   outboxEntry: (authorId: string, postId: string): Key => ({ pk: partitions.outbox(authorId), sk: postId }),
   /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
@@ -66,7 +81,12 @@ export const keys = {
   /** A task that failed QUEUE_MAX_ATTEMPTS times, kept for inspection and replay instead of retried forever. */
   deadTask: (taskId: string): Key => ({ pk: partitions.deadLetter(), sk: taskId }),
   /** What a user's create with this idempotency key created, so that a retry returns it instead of creating again. */
-  idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({ pk: `IDEM#${userId}`, sk: `${operation}#${key}` }),
+  idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({ pk: partitions.idempotencyClaims(userId), sk: `${operation}#${key}` }),
+  /**
+   * One per record a user's like, view, reaction or comment wrote on a post, written and deleted
+   * with that record: how deleting the account finds what it must take back from other people's posts.
+   */
+  activity: (userId: string, record: Key): Key => ({ pk: partitions.activity(userId), sk: `${record.pk}#${record.sk}` }),
 };
 
 /** Partition keys of the item collections that are read with Query; sort keys are the ids above. */
@@ -82,6 +102,10 @@ export const partitions = {
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
   deadLetter: () => 'DEADLETTER',
+  sessions: (userId: string) => `SESSIONS#${userId}`,
+  idempotencyClaims: (userId: string) => `IDEM#${userId}`,
+  activity: (userId: string) => `ACTIVITY#${userId}`,
+  homeSize: (userId: string) => `HOMESIZE#${userId}`,
 };
 
 /**

@@ -63,6 +63,7 @@ export const CYPHER = {
     'followerId',
     'followeeId',
   ),
+  removeUser: cypher('MATCH (u:User {id: $userId}) DETACH DELETE u', 'userId'),
   follows: cypher(
     `UNWIND range(0, size($pairs) - 1) AS i
      RETURN i, EXISTS { MATCH (:User {id: $pairs[i].from})-[:FOLLOWS]->(:User {id: $pairs[i].to}) } AS follows`,

@@ -117,6 +117,11 @@ export interface GraphStore {
   importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void>;
   /** Removes the edge; false (and nothing changed) when there was none. */
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
+  /**
+   * Removes a deleted account's node, and with it any follow edge that reached it after its follows
+   * were taken back one by one (with `unfollow`, which keeps every other count exact). Idempotent.
+   */
+  removeUser(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
   follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]>;
   /** A lookup of userIds.length keys. */

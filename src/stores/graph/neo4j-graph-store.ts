@@ -139,6 +139,10 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return Number(row?.removed ?? 0) > 0;
   }
 
+  async removeUser(userId: string): Promise<void> {
+    await this.write('removeUser', { userId });
+  }
+
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     if (pairs.length === 0) return [];
     chargeLookup(budget, pairs.length);

@@ -1,0 +1,83 @@
+import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
+import type { Task } from './task-queue.js';
+
+/** A session: one chain of refresh tokens, each replacing the one before (a token family). */
+export interface SessionRecord {
+  sessionId: string;
+  userId: string;
+  /** The account's token generation the session was started (or kept) at; an older one is over. */
+  generation: number;
+  /** Ended by signOut or because a used refresh token of it was presented again. */
+  revoked: boolean;
+}
+
+export interface RefreshTokenRecord {
+  sessionId: string;
+  userId: string;
+  /** Exchanged by refreshSession already: presenting it again ends the session. */
+  used: boolean;
+  /** Epoch seconds; DynamoDB deletes the item some time after. */
+  expiresAt: number;
+}
+
+/** A refresh token to store: only its hash is kept. */
+export interface NewRefreshToken {
+  hash: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
+/** How accounts sign in and the sessions they hold. */
+export interface AccountStore {
+  /** The account's password hash or provider identity; null when it has neither (seeded accounts). */
+  login(userId: string): Promise<Login | null>;
+  /** The account linked to a provider identity, read strongly consistent; null when none is. */
+  linkedUser(identity: ProviderIdentity): Promise<string | null>;
+  /** Replaces the password hash (a stronger hash of the same password, or a new password). */
+  setPasswordHash(userId: string, passwordHash: string): Promise<void>;
+  /**
+   * A new password that ends every other session: in one transaction, the new hash, the
+   * account's token generation advanced by one, and `keepSessionId` (when given) moved to the
+   * new generation so that its refresh token goes on working. Returns the new generation.
+   */
+  changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<number>;
+  /** Starts a session with its first refresh token. */
+  startSession(session: SessionRecord, token: NewRefreshToken): Promise<void>;
+  /** A refresh token by its hash, with its session (null once the session item has expired). */
+  refreshToken(hash: string): Promise<{ token: RefreshTokenRecord; session: SessionRecord | null } | null>;
+  /**
+   * Marks `usedHash` used and stores `next` in the same session, if and only if, at once: the
+   * token was unused, the session is not revoked and is at `session.generation`, and so is the
+   * account. False when any of that no longer held.
+   */
+  rotate(session: SessionRecord, usedHash: string, next: NewRefreshToken): Promise<boolean>;
+  /** Revokes a session: none of its refresh tokens works again. Idempotent. */
+  endSession(userId: string, sessionId: string): Promise<void>;
+  /** Advances the account's token generation: every token and session issued before stops working. Returns the new generation. */
+  endAllSessions(userId: string): Promise<number>;
+
+  /**
+   * Starts deleting an account, in one transaction: its token generation advanced (every token
+   * and session ends), its login and provider identity link removed (no way in again), and
+   * `task`, which removes the rest, enqueued. False when the account is no longer at
+   * `user.tokenGeneration` (signed out meanwhile, or being deleted already).
+   */
+  closeAccount(user: UserRecord, task: Task): Promise<boolean>;
+  /** Removes one bounded batch of what a closed account keeps (home timeline, sessions, idempotency claims); true while more remains. */
+  removeRemnants(userId: string): Promise<boolean>;
+  /** Removes a closed account's profile and frees its handle, in one transaction. Idempotent. */
+  removeProfile(userId: string, handle: string): Promise<void>;
+}
+
+/** Failed password checks, counted per subject (a handle or a client address) in fixed windows. */
+export interface FailedAttemptStore {
+  /** Aligned with `subjects`: failures counted in the window starting at `windowStart` (epoch seconds). */
+  failures(subjects: readonly AttemptSubject[], windowStart: number): Promise<number[]>;
+  /** Counts one failure for each subject; the counts expire (TTL) at `expiresAt` (epoch seconds). */
+  recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void>;
+}
+
+export interface AttemptSubject {
+  scope: 'handle' | 'address';
+  value: string;
+}

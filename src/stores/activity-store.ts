@@ -1,0 +1,21 @@
+/** A record a user wrote on a post, with what undoing it needs. */
+export type Activity = { postId: string; counterShards: number } & (
+  | { kind: 'like' | 'view' }
+  | { kind: 'reaction'; reaction: string }
+  | { kind: 'comment'; commentId: string }
+);
+
+/**
+ * What a user wrote on posts (likes, views, reactions, comments), listed so that deleting the
+ * account can take every one of them back with its counter.
+ */
+export interface ActivityStore {
+  /** Up to `first` of the user's activities, read strongly consistent. */
+  activities(userId: string, first: number): Promise<Activity[]>;
+  /**
+   * Deletes the activity's record and its activity item, and counts it down on the post, in
+   * one transaction; a record already gone (or a post gone with its counters) is just dropped.
+   * Idempotent.
+   */
+  undo(userId: string, activity: Activity): Promise<void>;
+}

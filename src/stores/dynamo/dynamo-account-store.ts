@@ -1,0 +1,330 @@
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { Login, ProviderIdentity, UserRecord } from '../../domain/models.js';
+import type { Task } from '../task-queue.js';
+import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
+import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
+import type { DynamoTaskQueue } from './dynamo-task-queue.js';
+import { type Key, keys, partitions } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+/** The items that give a new account its login, written in the account's creation transaction (see DynamoUserStore.create). */
+export function loginItems(userId: string, login: Login): Item[] {
+  if ('passwordHash' in login) return [{ ...keys.login(userId), userId, passwordHash: login.passwordHash }];
+  const { issuer, subject } = login.identity;
+  return [
+    { ...keys.login(userId), userId, issuer, subject },
+    { ...keys.identityLink(issuer, subject), userId },
+  ];
+}
+
+function toSession(item: Item): SessionRecord {
+  return { sessionId: item.sessionId as string, userId: item.userId as string, generation: Number(item.generation), revoked: item.revoked === true };
+}
+
+/**
+ * The condition that an account's token generation is still `generation`; records from before
+ * generations existed have none, which counts as 0.
+ */
+function atGeneration(generation: number): string {
+  return generation === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)' : 'tokenGeneration = :generation';
+}
+
+const CHANGE_ATTEMPTS = 5;
+/** Items of a closed account removed per removeRemnants call (and so per checkpoint of its task). */
+const REMNANTS_PER_CALL = 500;
+
+export class DynamoAccountStore implements AccountStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly tasks: DynamoTaskQueue,
+  ) {}
+
+  private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
+    return (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+  }
+
+  async login(userId: string): Promise<Login | null> {
+    const item = await this.get(keys.login(userId));
+    if (!item) return null;
+    if (typeof item.passwordHash === 'string') return { passwordHash: item.passwordHash };
+    return { identity: { issuer: item.issuer as string, subject: item.subject as string } };
+  }
+
+  async linkedUser(identity: ProviderIdentity): Promise<string | null> {
+    const item = await this.get(keys.identityLink(identity.issuer, identity.subject));
+    return item ? (item.userId as string) : null;
+  }
+
+  async setPasswordHash(userId: string, passwordHash: string): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.login(userId),
+        UpdateExpression: 'SET passwordHash = :hash',
+        ConditionExpression: 'attribute_exists(passwordHash)',
+        ExpressionAttributeValues: { ':hash': passwordHash },
+      }),
+    );
+  }
+
+  async changePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<number> {
+    let keep = keepSessionId;
+    for (let attempt = 1; ; attempt++) {
+      const profile = await this.get(keys.user(userId));
+      if (!profile) throw new Error(`user ${userId} has no profile`);
+      const generation = Number(profile.tokenGeneration ?? 0);
+      const next = generation + 1;
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.login(userId),
+                UpdateExpression: 'SET passwordHash = :hash',
+                ConditionExpression: 'attribute_exists(passwordHash)',
+                ExpressionAttributeValues: { ':hash': passwordHash },
+              },
+            },
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(userId),
+                UpdateExpression: 'SET tokenGeneration = :next',
+                ConditionExpression: atGeneration(generation),
+                ExpressionAttributeValues: { ':generation': generation, ':next': next },
+              },
+            },
+            ...(keep
+              ? [
+                  {
+                    Update: {
+                      TableName: this.tableName,
+                      Key: keys.session(userId, keep),
+                      UpdateExpression: 'SET generation = :next',
+                      ConditionExpression: 'userId = :userId AND generation = :generation AND attribute_not_exists(revoked)',
+                      ExpressionAttributeValues: { ':userId': userId, ':generation': generation, ':next': next },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        });
+        return next;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (!reasons || attempt >= CHANGE_ATTEMPTS) throw error;
+        if (reasons[0] === 'ConditionalCheckFailed') throw new Error(`user ${userId} has no password to change`);
+        // A session that is over (or of an older generation) is not kept; a generation that moved meanwhile is read again.
+        if (reasons[2] === 'ConditionalCheckFailed') keep = null;
+      }
+    }
+  }
+
+  async startSession(session: SessionRecord, token: NewRefreshToken): Promise<void> {
+    await transactWrite(this.client, {
+      TransactItems: [
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.session(session.userId, session.sessionId), sessionId: session.sessionId, userId: session.userId, generation: session.generation, expiresAt: token.expiresAt },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: { ...keys.refreshToken(token.hash), sessionId: session.sessionId, userId: session.userId, expiresAt: token.expiresAt },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+  }
+
+  async refreshToken(hash: string): Promise<{ token: RefreshTokenRecord; session: SessionRecord | null } | null> {
+    const item = await this.get(keys.refreshToken(hash));
+    if (!item) return null;
+    const token: RefreshTokenRecord = {
+      sessionId: item.sessionId as string,
+      userId: item.userId as string,
+      used: item.used === true,
+      expiresAt: Number(item.expiresAt),
+    };
+    const session = await this.get(keys.session(token.userId, token.sessionId));
+    return { token, session: session ? toSession(session) : null };
+  }
+
+  async rotate(session: SessionRecord, usedHash: string, next: NewRefreshToken): Promise<boolean> {
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: keys.refreshToken(usedHash),
+              UpdateExpression: 'SET used = :true',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(used)',
+              ExpressionAttributeValues: { ':true': true },
+            },
+          },
+          {
+            Put: {
+              TableName: this.tableName,
+              Item: { ...keys.refreshToken(next.hash), sessionId: session.sessionId, userId: session.userId, expiresAt: next.expiresAt },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: keys.session(session.userId, session.sessionId),
+              // The session lasts as long as its newest refresh token.
+              UpdateExpression: 'SET expiresAt = :expiresAt',
+              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked) AND generation = :generation',
+              ExpressionAttributeValues: { ':expiresAt': next.expiresAt, ':generation': session.generation },
+            },
+          },
+          {
+            ConditionCheck: {
+              TableName: this.tableName,
+              Key: keys.user(session.userId),
+              ConditionExpression: atGeneration(session.generation),
+              ExpressionAttributeValues: { ':generation': session.generation },
+            },
+          },
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
+      throw error;
+    }
+  }
+
+  async endSession(userId: string, sessionId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.session(userId, sessionId),
+          UpdateExpression: 'SET revoked = :true',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': true },
+        }),
+      );
+    } catch (error) {
+      // A session that has expired is over already.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async endAllSessions(userId: string): Promise<number> {
+    const result = await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: keys.user(userId),
+        UpdateExpression: 'SET tokenGeneration = if_not_exists(tokenGeneration, :zero) + :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return Number(result.Attributes?.tokenGeneration);
+  }
+
+  async closeAccount(user: UserRecord, task: Task): Promise<boolean> {
+    const login = await this.get(keys.login(user.id));
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tableName,
+              Key: keys.user(user.id),
+              UpdateExpression: 'SET tokenGeneration = :next',
+              ConditionExpression: atGeneration(user.tokenGeneration),
+              ExpressionAttributeValues: { ':generation': user.tokenGeneration, ':next': user.tokenGeneration + 1 },
+            },
+          },
+          { Delete: { TableName: this.tableName, Key: keys.login(user.id) } },
+          ...(typeof login?.issuer === 'string' ? [{ Delete: { TableName: this.tableName, Key: keys.identityLink(login.issuer, login.subject as string) } }] : []),
+          this.tasks.enqueueItem(task),
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async removeRemnants(userId: string): Promise<boolean> {
+    const page = (pk: string) =>
+      this.client.send(
+        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: REMNANTS_PER_CALL }),
+      );
+    const pages = await Promise.all([partitions.home(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId)].map(page));
+    await batchWrite(this.client, this.tableName, [
+      del(keys.homeSize(userId)),
+      del(keys.outboxAuthor(userId)),
+      ...pages.flatMap((result) => (result.Items ?? []).map((item) => del(item as unknown as Key))),
+    ]);
+    return pages.some((result) => result.LastEvaluatedKey !== undefined);
+  }
+
+  async removeProfile(userId: string, handle: string): Promise<void> {
+    await transactWrite(this.client, {
+      TransactItems: [
+        { Delete: { TableName: this.tableName, Key: keys.user(userId) } },
+        // The claim only while it is still this account's: once freed, the handle may be someone else's.
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: keys.handle(handle),
+            ConditionExpression: 'attribute_not_exists(pk) OR userId = :userId',
+            ExpressionAttributeValues: { ':userId': userId },
+          },
+        },
+      ],
+    }).catch((error: unknown) => {
+      if (cancellationReasons(error)?.[1] !== 'ConditionalCheckFailed') throw error;
+      return this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.user(userId) }));
+    });
+  }
+}
+
+export class DynamoFailedAttemptStore implements FailedAttemptStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async failures(subjects: readonly AttemptSubject[], windowStart: number): Promise<number[]> {
+    const items = await batchGet(
+      this.client,
+      this.tableName,
+      subjects.map((s) => keys.signInFailures(s.scope, s.value, windowStart)),
+      { consistent: true },
+    );
+    return items.map((item) => Number(item?.failures ?? 0));
+  }
+
+  async recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void> {
+    await Promise.all(
+      subjects.map((s) =>
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.signInFailures(s.scope, s.value, windowStart),
+            UpdateExpression: 'ADD failures :one SET expiresAt = :expiresAt',
+            ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
+          }),
+        ),
+      ),
+    );
+  }
+}

@@ -1,0 +1,248 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { createPost, eventually, follow, homeIds, publicIds, queueDrained, tagIds } from '../helpers/posts.js';
+
+let t: TestApp;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await t.stop();
+});
+
+type Account = Awaited<ReturnType<TestApp['signUp']>>;
+
+const DELETE_ACCOUNT = 'mutation($password: String) { deleteAccount(password: $password) { deletedUserId } }';
+
+async function mutate(app: TestApp, token: string, query: string, variables: Record<string, unknown>): Promise<void> {
+  const result = await app.gql(query, variables, token);
+  if (result.errors) throw new Error(`${query}: ${JSON.stringify(result.errors)}`);
+}
+
+/** Everything other accounts can see of themselves and their posts: what deleting an account must leave exactly as it was. */
+async function observe(app: TestApp, users: readonly Account[], postIds: readonly string[]) {
+  const result = await app.gql(
+    `query($users: [ID!]!) {
+      users(ids: $users) { id followerCount followingCount postCount followers(first: 100) { totalCount edges { node { id } } } following(first: 100) { totalCount edges { node { id } } } }
+    }`,
+    { users: users.map((u) => u.id) },
+  );
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  const posts = [];
+  for (const id of postIds) {
+    const post = await app.gql(
+      'query($id: ID!) { post(id: $id) { id likeCount viewCount commentCount reactionCounts { kind count } comments(first: 100) { edges { node { id author { id } } } } } }',
+      { id },
+    );
+    posts.push(post.data!.post);
+  }
+  return { users: result.data!.users, posts };
+}
+
+/** Builds an account with posts, followers, follows, likes, views, reactions and comments among `others` and their posts. */
+async function busyAccount(app: TestApp, others: Account[], otherPosts: string[], tag: string) {
+  const [a, b, c] = others as [Account, Account, Account];
+  const doomed = await app.signUp(uniqueHandle('doomed'));
+  const own = [
+    await createPost(app, doomed.token, 'first words', [tag]),
+    await createPost(app, doomed.token, 'second words', [tag, 'other']),
+    await createPost(app, doomed.token, 'third words'),
+  ];
+  for (const user of [a, b]) await follow(app, doomed.token, user.id);
+  for (const user of [a, c]) await follow(app, user.token, doomed.id);
+  await mutate(app, a.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: own[0] });
+  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "nice") { comment { id } } }', { id: own[0] });
+  await mutate(app, b.token, 'mutation($id: ID!) { react(postId: $id, kind: "wow") { post { id } } }', { id: own[1] });
+  await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "my own") { comment { id } } }', { id: own[0] });
+  for (const postId of otherPosts) {
+    await mutate(app, doomed.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "love") { post { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "from the doomed") { comment { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "and again") { comment { id } } }', { id: postId });
+  }
+  return { doomed, own };
+}
+
+/** Three accounts that follow, like, react to and comment on each other's posts. */
+async function neighbourhood(app: TestApp) {
+  const others = await Promise.all([app.signUp(uniqueHandle('a')), app.signUp(uniqueHandle('b')), app.signUp(uniqueHandle('c'))]);
+  const [a, b, c] = others;
+  await follow(app, a.token, b.id);
+  await follow(app, c.token, a.id);
+  const posts = [await createPost(app, a.token, 'by a', ['shared']), await createPost(app, b.token, 'by b')];
+  await mutate(app, b.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: posts[0] });
+  await mutate(app, c.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: posts[0] });
+  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: posts[1] });
+  return { others, posts };
+}
+
+async function scan(app: TestApp): Promise<Record<string, unknown>[]> {
+  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
+  try {
+    const items: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true, ExclusiveStartKey: start }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The account is gone and every trace with it; everything of the others is as it was before it existed. */
+async function expectGone(app: TestApp, doomed: Account, own: string[], before: Awaited<ReturnType<typeof observe>>, others: Account[], otherPosts: string[], tag: string) {
+  await eventually(async () => {
+    expect((await app.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull();
+  });
+  await queueDrained(app);
+  expect(await observe(app, others, otherPosts)).toEqual(before);
+  for (const postId of own) expect((await app.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toBeNull();
+  expect((await publicIds(app)).filter((id) => own.includes(id))).toEqual([]);
+  expect(await tagIds(app, tag)).toEqual([]);
+  for (const user of others) expect((await homeIds(app, user)).filter((id) => own.includes(id))).toEqual([]);
+
+  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
+  try {
+    expect(await auditCounters(client, tableName(app.tablePrefix), { includeGraph: app.app.stores.graph.backend === 'dynamodb' })).toEqual({ drift: [], mismatches: [] });
+  } finally {
+    client.destroy();
+  }
+  // Nothing names the account any more but its used refresh tokens' hashes, which DynamoDB's TTL deletes.
+  const left = (await scan(app)).filter((item) => JSON.stringify(item).includes(doomed.id));
+  expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#'))).toEqual([]);
+  for (const item of left) expect(Number(item.expiresAt)).toBeGreaterThan(Date.now() / 1000);
+
+  // The handle is free.
+  expect((await app.signUp(doomed.handle)).id).not.toBe(doomed.id);
+}
+
+describe('deleteAccount', () => {
+  it('removes the account and everything it wrote; every count of every other account is as it was before it existed', { timeout: 120_000 }, async () => {
+    const { others, posts } = await neighbourhood(t);
+    await queueDrained(t);
+    const before = await observe(t, others, posts);
+    const tag = `gone_${Date.now()}`;
+    const { doomed, own } = await busyAccount(t, others, posts, tag);
+    await queueDrained(t);
+    expect(await observe(t, others, posts)).not.toEqual(before);
+    expect((await homeIds(t, others[0]!)).filter((id) => own.includes(id))).toHaveLength(own.length);
+
+    const deleted = await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token);
+    expect(deleted.data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+    // Every way in is closed at once.
+    for (const query of ['{ viewer { id } }', 'mutation { createPost(input: { text: "still here?" }) { post { id } } }']) {
+      const result = await t.gql(query, {}, doomed.token);
+      expect({ status: result.status, codes: errorCodes(result) }).toEqual({ status: 401, codes: ['UNAUTHENTICATED'] });
+    }
+    expect(errorCodes(await t.gql('mutation($r: String!) { refreshSession(refreshToken: $r) { token } }', { r: doomed.refreshToken }))).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes(await t.gql('mutation($h: String!, $p: String!) { signIn(input: { handle: $h, password: $p }) { token } }', { h: doomed.handle, p: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
+
+    await expectGone(t, doomed, own, before, others, posts, tag);
+  });
+
+  it('needs the right password, counted like a sign-in, and changes nothing without it', async () => {
+    const user = await t.signUp(uniqueHandle('keep'));
+    for (const password of [undefined, 'not my password at all']) {
+      const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
+      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
+    }
+    expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
+    expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
+  });
+});
+
+describe('deleteAccount with its worker killed mid-way', () => {
+  it('finishes from its checkpoint in the next worker, exactly', { timeout: 240_000 }, async () => {
+    const app = await startTestApp({ WORKER_ENABLED: 'false' });
+    try {
+      let running = startWorker(app);
+      const { others, posts } = await neighbourhood(app);
+      await queueDrained(app);
+      const before = await observe(app, others, posts);
+      const tag = `crash_${Date.now()}`;
+      const { doomed, own } = await busyAccount(app, others, posts, tag);
+      await queueDrained(app);
+
+      // Batches of two records (FANOUT_PAGE_SIZE): the deletion checkpoints many times; the worker dies as it starts on the activities.
+      expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+      const checkpoint = await running.logLine((entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity');
+      running.child.kill('SIGKILL');
+      await running.exited;
+      expect(checkpoint.held).toBe(true);
+
+      running = startWorker(app);
+      await expectGone(app, doomed, own, before, others, posts, tag);
+      running.child.kill('SIGKILL');
+    } finally {
+      await app.stop();
+    }
+  });
+});
+
+interface WorkerProcess {
+  child: ChildProcess;
+  logLine(matches: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  exited: Promise<number | null>;
+}
+
+/** `npm run worker`'s entry point as its own process against the app's table, with small batches and a short lease. */
+function startWorker(app: TestApp): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+    env: {
+      ...process.env,
+      DYNAMODB_ENDPOINT: app.endpoint,
+      TABLE_PREFIX: app.tablePrefix,
+      LOG_LEVEL: 'debug',
+      FANOUT_PAGE_SIZE: '2',
+      QUEUE_LEASE_MS: '1000',
+      QUEUE_POLL_MS: '50',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  const entries: Record<string, any>[] = [];
+  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    let entry: Record<string, any>;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return;
+    }
+    entries.push(entry);
+    for (const waiter of [...waiters]) {
+      if (waiter.matches(entry)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      children.delete(child);
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    exited,
+    logLine: (matches) => {
+      const seen = entries.find(matches);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ matches, resolve }));
+    },
+  };
+}

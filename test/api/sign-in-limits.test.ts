@@ -1,0 +1,152 @@
+import { request } from 'node:http';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const SIGN_IN = 'mutation($input: SignInInput!) { signIn(input: $input) { user { id } } }';
+
+/**
+ * Sends an operation from a loopback address of the test's choosing (all of 127.0.0.0/8 reaches
+ * the service on Linux), so that a test can be several clients.
+ */
+function gqlFrom(app: TestApp, localAddress: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse> {
+  const body = JSON.stringify({ query, variables });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${app.url}/graphql`,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        response.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function signInFrom(app: TestApp, address: string, handle: string, password: string) {
+  return gqlFrom(app, address, SIGN_IN, { input: { handle, password } });
+}
+
+function refusal(result: GraphQLResponse) {
+  return { codes: errorCodes(result), retryAfterSeconds: result.errors?.[0]?.extensions?.retryAfterSeconds };
+}
+
+describe('failed sign-ins', () => {
+  it('past 10 for one handle, refuse every attempt at that handle from any address, right password or wrong', async () => {
+    const target = await t.signUp(uniqueHandle('target'));
+    const bystander = await t.signUp(uniqueHandle('bystander'));
+    for (let i = 0; i < 10; i++) expect(errorCodes(await signInFrom(t, '127.0.0.2', target.handle, `wrong password ${i}`))).toEqual(['UNAUTHENTICATED']);
+
+    const right = await signInFrom(t, '127.0.0.3', target.handle, TEST_PASSWORD);
+    expect(right.data!.signIn).toBeNull();
+    const { codes, retryAfterSeconds } = refusal(right);
+    expect(codes).toEqual(['RATE_LIMITED']);
+    expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(60);
+    expect(refusal(await signInFrom(t, '127.0.0.3', target.handle.toUpperCase(), 'wrong again')).codes).toEqual(['RATE_LIMITED']);
+    // Another handle from an address that has not failed is not held back.
+    expect((await signInFrom(t, '127.0.0.3', bystander.handle, TEST_PASSWORD)).data!.signIn.user.id).toBe(bystander.id);
+  });
+
+  it('past 10 from one address, refuse every sign-in from it, whatever the handle', async () => {
+    const handles = Array.from({ length: 10 }, () => uniqueHandle('spray'));
+    for (const handle of handles) expect(errorCodes(await signInFrom(t, '127.0.0.4', handle, 'guessing passwords'))).toEqual(['UNAUTHENTICATED']);
+    const user = await t.signUp(uniqueHandle('fromfour'));
+    expect(refusal(await signInFrom(t, '127.0.0.4', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+    expect((await signInFrom(t, '127.0.0.5', user.handle, TEST_PASSWORD)).data!.signIn.user.id).toBe(user.id);
+  });
+
+  it('count wrong current passwords of changePassword too', async () => {
+    const user = await t.signUp(uniqueHandle('chg'));
+    for (let i = 0; i < 10; i++) {
+      const wrong = await gqlFrom(t, '127.0.0.6', 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }', { c: `wrong ${i}` }, user.token);
+      expect(errorCodes(wrong)).toEqual(['BAD_USER_INPUT']);
+    }
+    const right = await gqlFrom(t, '127.0.0.7', 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }', { c: TEST_PASSWORD }, user.token);
+    expect(refusal(right).codes).toEqual(['RATE_LIMITED']);
+    expect(refusal(await signInFrom(t, '127.0.0.7', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+  });
+
+  it('are counted in DynamoDB items that expire through TTL, shared by every instance on the table', async () => {
+    const user = await t.signUp(uniqueHandle('shared'));
+    const other = await startTestApp({ TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    try {
+      for (let i = 0; i < 10; i++) {
+        const app = i % 2 === 0 ? t : other;
+        expect(errorCodes(await signInFrom(app, '127.0.0.8', user.handle, `wrong ${i}`))).toEqual(['UNAUTHENTICATED']);
+      }
+      expect(refusal(await signInFrom(other, '127.0.0.9', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+      expect(refusal(await signInFrom(t, '127.0.0.9', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+    } finally {
+      await other.app.stop();
+    }
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: tableName(t.tablePrefix), ConsistentRead: true }))).Items ?? [];
+      const counter = items.find((item) => item.pk === `FAILS#handle#${user.handle}`)!;
+      expect(counter.failures).toBe(10);
+      expect(Number(counter.expiresAt)).toBeGreaterThan(Date.now() / 1000);
+      expect(Number(counter.expiresAt)).toBeLessThanOrEqual(Date.now() / 1000 + 60 + 60);
+    } finally {
+      client.destroy();
+    }
+  });
+});
+
+describe('behind a reverse proxy (TRUSTED_PROXY_HOPS=1)', () => {
+  it('counts per address the proxy saw, the last X-Forwarded-For entry, not the proxy itself', async () => {
+    const proxied = await startTestApp({ TABLE_PREFIX: t.tablePrefix, TRUSTED_PROXY_HOPS: '1', WORKER_ENABLED: 'false' });
+    try {
+      const signInVia = (forwardedFor: string, handle: string, password: string) =>
+        fetch(`${proxied.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor },
+          body: JSON.stringify({ query: SIGN_IN, variables: { input: { handle, password } } }),
+        }).then((response) => response.json() as Promise<GraphQLResponse>);
+      // The client's own entries further left are its own say and count for nothing.
+      for (let i = 0; i < 10; i++) expect(errorCodes(await signInVia(`10.0.0.${i}, 203.0.113.7`, uniqueHandle('proxied'), 'guessing'))).toEqual(['UNAUTHENTICATED']);
+      const user = await t.signUp(uniqueHandle('proxied'));
+      expect(refusal(await signInVia('203.0.113.7', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
+      expect((await signInVia('203.0.113.8', user.handle, TEST_PASSWORD)).data!.signIn.user.id).toBe(user.id);
+    } finally {
+      await proxied.app.stop();
+    }
+  });
+});
+
+describe('the sign-in window', () => {
+  it('lets the right password through again once the window has passed', { timeout: 60_000 }, async () => {
+    const short = await startTestApp({ SIGNIN_MAX_FAILURES: '3', SIGNIN_WINDOW_SECONDS: '2' });
+    try {
+      const user = await short.signUp(uniqueHandle('window'));
+      let limited: GraphQLResponse | undefined;
+      // Windows are fixed: failures may straddle two, so fail until the limit answers.
+      for (let i = 0; i < 20 && !limited; i++) {
+        const result = await signInFrom(short, '127.0.0.10', user.handle, `wrong ${i}`);
+        if (errorCodes(result)[0] === 'RATE_LIMITED') limited = result;
+      }
+      expect(limited).toBeDefined();
+      const retryAfterSeconds = refusal(limited!).retryAfterSeconds as number;
+      expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(retryAfterSeconds).toBeLessThanOrEqual(2);
+      await expect.poll(async () => (await signInFrom(short, '127.0.0.10', user.handle, TEST_PASSWORD)).data?.signIn?.user.id, { timeout: 10_000, interval: 500 }).toBe(user.id);
+    } finally {
+      await short.stop();
+    }
+  });
+});
