@@ -221,6 +221,29 @@ describe('npm run seed', () => {
     }
   });
 
+  it('suggests the same follows, reading every following list from the seeded following sets', async () => {
+    const suggested = async (s: Seeded, user: number) => {
+      const token = await new Tokens(s.t.app.config.jwtSecret, 600).issue(s.summary.userIds[user]!);
+      const answer = await s.t.gql('{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }', {}, token);
+      expect(answer.errors).toBeUndefined();
+      const suggestions = answer.data!.suggestedFollows as { user: { id: string }; mutualCount: number; via: { id: string }[] }[];
+      return {
+        suggestions: suggestions.map((x) => ({ user: s.indexOf.get(x.user.id), mutualCount: x.mutualCount, via: x.via.map((v) => s.indexOf.get(v.id)) })),
+        graphRequests: answer.extensions!.cost.graph.requests as number,
+      };
+    };
+    let suggestions = 0;
+    for (let user = 0; user < SIZE.users; user++) {
+      const [fromBulk, fromService] = await Promise.all([suggested(bulk, user), suggested(service, user)]);
+      expect(fromBulk.suggestions).toEqual(fromService.suggestions);
+      suggestions += fromBulk.suggestions.length;
+      // Both hops from sets: the viewer's count and set, the followees' counts and sets. A list read instead would add one each.
+      const follows = bulk.network.follows.some((f) => f.from === user);
+      expect([fromBulk.graphRequests, fromService.graphRequests]).toEqual(follows ? [4, 4] : [2, 2]);
+    }
+    expect(suggestions).toBeGreaterThan(SIZE.users);
+  });
+
   it('refuses to seed a store that already holds the network', async () => {
     await expect(bulkSeed(bulk.opened, bulk.network)).rejects.toBeInstanceOf(AlreadySeededError);
     await expect(serviceSeed(bulk.opened, bulk.network)).rejects.toBeInstanceOf(AlreadySeededError);

@@ -4,8 +4,10 @@ import { loadConfig } from '../../src/config.js';
 import { AppError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchReader } from '../../src/stores/dynamo/batch-reader.js';
 import { DynamoGraphStore } from '../../src/stores/dynamo/dynamo-graph-store.js';
-import { tableName } from '../../src/stores/dynamo/keys.js';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { ensureTable } from '../../src/stores/dynamo/tables.js';
 import type { GraphStore, IdPage, PageArgs, ReadBudget } from '../../src/stores/graph/graph-store.js';
 import { Neo4jGraphStore } from '../../src/stores/graph/neo4j-graph-store.js';
@@ -323,24 +325,26 @@ function contract(backend: Backend) {
     /**
      * Each read with what it is charged, the same on every backend: a hop charges one read per
      * list and one per lookup of up to 100 counts, then its entries and the users looked up; an
-     * intersection charges the two counts, then the shorter list and an edge per entry.
+     * intersection charges the two counts, then the shorter list and an edge per entry. The last
+     * figure is the requests the embedded backend sends: it reads up to 100 following lists in one
+     * BatchGetItem of the nodes' following sets, so a hop's following lists are one request.
      */
-    const reads: [string, () => (budget: ReadBudget) => Promise<unknown>, { reads: number; items: number }][] = [
+    const reads: [string, () => (budget: ReadBudget) => Promise<unknown>, { reads: number; items: number }, number][] = [
       // Hop 1: the hub's list and count (2 reads; 1 user + 11 entries); hop 2: 11 lists and a lookup of their counts (12; 11 + 11).
-      ['suggestions', () => (b) => graph.suggestions(hub, 10, b), { reads: 14, items: 34 }],
+      ['suggestions', () => (b) => graph.suggestions(hub, 10, b), { reads: 14, items: 34 }, 4],
       // The same two hops; the third frontier is empty (every spoke was reached already).
-      ['network', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, b), { reads: 14, items: 34 }],
+      ['network', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, b), { reads: 14, items: 34 }, 4],
       // ...and a lookup of the 11 users' interests.
-      ['network by interest', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: 'chess', first: 10, after: null }, b), { reads: 15, items: 45 }],
+      ['network by interest', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: 'chess', first: 10, after: null }, b), { reads: 15, items: 45 }, 5],
       // Five steps along the ring, each: both sides' counts and the one-entry list of the cheaper side.
-      ['shortestPath', () => (b) => graph.shortestPath(spokes[0]!, spokes[5]!, 6, b), { reads: 15, items: 15 }],
+      ['shortestPath', () => (b) => graph.shortestPath(spokes[0]!, spokes[5]!, 6, b), { reads: 15, items: 15 }, 15],
       // Counts of both (1 read, 2 users), then the spoke's 2 followers and their edges from the hub (2 reads, 4).
-      ['knownFollowers', () => (b) => graph.knownFollowers(hub, spokes[1]!, { first: 5, after: null }, b), { reads: 3, items: 6 }],
+      ['knownFollowers', () => (b) => graph.knownFollowers(hub, spokes[1]!, { first: 5, after: null }, b), { reads: 3, items: 6 }, 3],
       // Its count, then its one follow and that edge back (1 + 2 reads; 1 + 2).
-      ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }],
-      ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }],
-      ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }],
-      ['follows', () => (b) => graph.follows(spokes.map((s) => ({ from: hub, to: s })), b), { reads: 1, items: 11 }],
+      ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }, 3],
+      ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }, 1],
+      ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }, 1],
+      ['follows', () => (b) => graph.follows(spokes.map((s) => ({ from: hub, to: s })), b), { reads: 1, items: 11 }, 1],
     ];
 
     const sentDuring = async (run: () => Promise<unknown>) => {
@@ -349,12 +353,12 @@ function contract(backend: Backend) {
       return totals.graph.requests - before;
     };
 
-    it.each(reads)('charges %s before reading, the same on every backend', async (_name, read, expected) => {
+    it.each(reads)('charges %s before reading, the same on every backend', async (_name, read, expected, embeddedRequests) => {
       const meter = new Meter();
       const sent = await sentDuring(() => read()(meter));
       expect({ reads: meter.reads, items: meter.items }).toEqual(expected);
-      // Neo4j answers several charged reads in one statement; the embedded backend sends one request per read.
-      if (graph.backend === 'dynamodb') expect(sent).toBe(expected.reads);
+      // Both backends answer several charged reads in one request: Neo4j in one statement, the embedded backend from following sets.
+      if (graph.backend === 'dynamodb') expect(sent).toBe(embeddedRequests);
       else expect(sent).toBeLessThanOrEqual(expected.reads);
     });
 
@@ -384,11 +388,12 @@ function contract(backend: Backend) {
       expect(await graph.importFollows(edges)).toBe(210);
       const network = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: null }, budget);
       // Hop 1: 2 reads; hop 2: 70 lists and a lookup of their counts. The first 64 lists already
-      // name 128 users whose lists hop 3 would read: past the budget, so the other 6 are not read.
+      // name 128 users whose lists hop 3 would read: past the budget, so the other 6 are not read
+      // (the embedded backend reads the 64 in one request, from the nodes' following sets).
       let error: unknown;
       const sent = await sentDuring(() => network(new GraphBudget({ maxReads: 150, maxEdges: 10_000 })).catch((e: unknown) => (error = e)));
       expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_READS' });
-      if (graph.backend === 'dynamodb') expect(sent).toBe(2 + 1 + 64);
+      if (graph.backend === 'dynamodb') expect(sent).toBe(2 + 1 + 1);
       else expect(sent).toBeLessThan(2 + 1 + 70);
       expect((await network(new GraphBudget({ maxReads: 2 + 71 + 142, maxEdges: 10_000 }))).totalCount).toBe(210);
 
@@ -397,7 +402,7 @@ function contract(backend: Backend) {
       const byInterest = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 2, interest: 'chess', first: 10, after: null }, budget);
       const sentByInterest = await sentDuring(() => byInterest(new GraphBudget({ maxReads: 100, maxEdges: 400 })).catch((e: unknown) => (error = e)));
       expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_EDGES' });
-      if (graph.backend === 'dynamodb') expect(sentByInterest).toBe(2 + 1 + 64);
+      if (graph.backend === 'dynamodb') expect(sentByInterest).toBe(2 + 1 + 1);
       else expect(sentByInterest).toBeLessThan(2 + 1 + 70);
       expect((await byInterest(new GraphBudget({ maxReads: 100, maxEdges: 281 + 210 }))).totalCount).toBe(0);
     });
@@ -412,3 +417,64 @@ function contract(backend: Backend) {
     });
   });
 }
+
+/**
+ * The embedded backend's following sets, with room for 3 ids: hops read a user's following list
+ * from the set only while it is complete, and from the list otherwise, with the same answers.
+ */
+describe('the embedded backend: following sets', () => {
+  const table = tableName(`s${randomBytes(5).toString('hex')}_`);
+  const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
+  const graph = new DynamoGraphStore(client, table, 'transactWrite', new BatchReader(client, table, false), 3);
+  let clock = Date.parse('2026-02-01T00:00:00.000Z');
+  const nextAt = () => new Date((clock += 1000)).toISOString();
+  beforeAll(async () => ensureTable(client, table));
+  afterAll(() => client.destroy());
+
+  async function users(count: number): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => newId('usr'));
+    await graph.upsertUsers(ids.map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })));
+    return ids;
+  }
+
+  /** What one suggestions call sends: 4 requests while every list comes from a set, one more per list read instead. */
+  async function suggested(viewer: string) {
+    const before = totals.graph.requests;
+    const suggestions = await graph.suggestions(viewer, 10, UNMETERED);
+    return { ids: suggestions.map((s) => s.userId).sort(), requests: totals.graph.requests - before };
+  }
+
+  it('reads the list of a user whose set is full, and the set again once unfollows make it complete', async () => {
+    const [viewer, hub, ...others] = await users(6);
+    const [a, b, c, d] = others as [string, string, string, string];
+    expect(await graph.follow(viewer!, hub!, nextAt())).toBe(true);
+    for (const to of [a, b, c]) expect(await graph.follow(hub!, to, nextAt())).toBe(true);
+    expect(await suggested(viewer!)).toEqual({ ids: [a, b, c].sort(), requests: 4 });
+    // The fourth follow does not fit the set: counted, and the hub's hops read its list.
+    expect(await graph.follow(hub!, d, nextAt())).toBe(true);
+    expect(await graph.counts([hub!], UNMETERED)).toEqual([{ followers: 1, following: 4 }]);
+    expect(await suggested(viewer!)).toEqual({ ids: [a, b, c, d].sort(), requests: 5 });
+    // Unfollowing the one the set lacks makes it complete again; unfollowing one it holds does not.
+    expect(await graph.unfollow(hub!, a)).toBe(true);
+    expect(await suggested(viewer!)).toEqual({ ids: [b, c, d].sort(), requests: 5 });
+    expect(await graph.unfollow(hub!, d)).toBe(true);
+    expect(await suggested(viewer!)).toEqual({ ids: [b, c].sort(), requests: 4 });
+    expect(await graph.follow(hub!, a, nextAt())).toBe(true);
+    expect(await suggested(viewer!)).toEqual({ ids: [a, b, c].sort(), requests: 4 });
+  });
+
+  it('imports follows past a full set as counted only, and reads the list of a node written without a set', async () => {
+    const [viewer, hub, ...others] = await users(7);
+    expect(await graph.importFollows([{ from: viewer!, to: hub!, at: nextAt() }, ...others.map((to) => ({ from: hub!, to, at: nextAt() }))])).toBe(6);
+    expect(await graph.counts([hub!], UNMETERED)).toEqual([{ followers: 1, following: 5 }]);
+    expect(await suggested(viewer!)).toEqual({ ids: [...others].sort(), requests: 5 });
+    // A node from before the sets existed: its hops read the list.
+    const [old, ...followed] = await users(3);
+    for (const to of followed) expect(await graph.follow(old!, to, nextAt())).toBe(true);
+    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(old!), UpdateExpression: 'REMOVE followingIds' }));
+    expect(await graph.follow(viewer!, old!, nextAt())).toBe(true);
+    expect((await suggested(viewer!)).ids).toEqual([...others, ...followed].sort());
+    const network = await graph.network({ origin: old!, maxDepth: 1, interest: null, first: 10, after: null }, UNMETERED);
+    expect(network.items.map((item) => item.id)).toEqual([...followed].sort());
+  });
+});

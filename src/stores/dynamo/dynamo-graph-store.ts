@@ -32,6 +32,11 @@ const IMPORT_CHUNK = 20;
 const IMPORT_CONCURRENCY = 8;
 /** Positions as followListPosition builds them; anything else is not a cursor we gave out. */
 const POSITION = /^\d{15}#\S+$/;
+/**
+ * Most ids a graph node's following set holds (about 31 KB of ids): past it, follows are
+ * counted but not added to the set, and the user's hops read the following list instead.
+ */
+export const FOLLOWING_SET_MAX = 1000;
 
 /**
  * The items of one follow: the edge (first), then the entries in the follower's following list
@@ -55,11 +60,26 @@ function listEntryKeys(followerId: string, followeeId: string, atMs: number): [K
   ];
 }
 
+/** A node's following set, when it holds every account the user follows: its size equals the node's followingCount. */
+function completeFollowingSet(node: Item | undefined): string[] | null {
+  const ids = (node?.followingIds as Set<string> | undefined) ?? new Set<string>();
+  return ids.size === Number(node?.followingCount ?? 0) ? [...ids] : null;
+}
+
 /**
  * The embedded graph backend, in the service's own table. A follow is three items written in
  * one transaction with both users' counts: the edge (for existence checks), an entry in the
  * follower's following list and one in the followee's followers list. Each list is one
  * partition sorted by follow time, read newest first.
+ *
+ * The follower's graph node also keeps the followee's id in a string set, `followingIds`, in the
+ * same transaction, so a traversal hop reads the following lists of up to 100 users in one
+ * BatchGetItem instead of one Query each. The set only ever holds accounts the user follows
+ * (ids are added and removed atomically with the edges), so it is complete exactly when its
+ * size equals the node's `followingCount` — checked on every read, in one item, with no
+ * staleness. A node whose set is not complete — past `followingSetMax` accounts, or written
+ * before the set existed — has its hops read from the following list instead, and becomes
+ * complete again once unfollows bring its count down to the set's size.
  */
 export class DynamoGraphStore implements GraphStore, Adjacency {
   readonly backend = 'dynamodb' as const;
@@ -70,6 +90,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     private readonly importApi: WriteApi = 'batchWrite',
     /** Coalesces the count and edge lookups of one tick (a page's follow counts and flags) into one call. */
     private readonly reader = new BatchReader(client, tableName, false),
+    private readonly followingSetMax = FOLLOWING_SET_MAX,
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -95,19 +116,23 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
     const [edge, ...entries] = followItems({ from: followerId, to: followeeId, at });
-    try {
-      await transactWrite(this.client, {
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
-          ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-          this.countChange(followerId, 'followingCount', 1),
-          this.countChange(followeeId, 'followerCount', 1),
-        ],
-      });
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
-      throw error;
+    // First with the followee added to the follower's following set; if the set is full, without.
+    for (let addToSet = true; ; addToSet = false) {
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+            this.countChanges(followerId, { followerCount: 0, followingCount: 1 }, addToSet ? [followeeId] : []),
+            this.countChange(followeeId, 'followerCount', 1),
+          ],
+        });
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+        if (!addToSet || reasons?.[3] !== 'ConditionalCheckFailed') throw error;
+      }
     }
   }
 
@@ -127,26 +152,34 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
    */
   private async importChunk(edges: readonly FollowEdge[]): Promise<number> {
     let pending = [...edges];
+    // Followers whose following set cannot take this chunk's follows: they are only counted.
+    const fullSets = new Set<string>();
     while (pending.length > 0) {
-      const deltas = new Map<string, { followerCount: number; followingCount: number }>();
-      const delta = (id: string) => deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0 }).get(id)!;
+      const deltas = new Map<string, { followerCount: number; followingCount: number; followed: string[] }>();
+      const delta = (id: string) => deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0, followed: [] }).get(id)!;
       for (const e of pending) {
         delta(e.from).followingCount += 1;
+        if (!fullSets.has(e.from)) delta(e.from).followed.push(e.to);
         delta(e.to).followerCount += 1;
       }
       const items = pending.map(followItems);
+      const updated = [...deltas];
       try {
         await transactWrite(this.client, {
           TransactItems: [
             ...items.map(([edge]) => ({ Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } })),
             ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: this.tableName, Item } }))),
-            ...[...deltas].map(([userId, d]) => this.countChanges(userId, d)),
+            ...updated.map(([userId, d]) => this.countChanges(userId, d, d.followed)),
           ],
         });
         return pending.length;
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons?.includes('ConditionalCheckFailed')) throw error;
+        // Edges that exist already are dropped; a count update that failed has a full following set.
+        updated.forEach(([userId], i) => {
+          if (reasons[3 * items.length + i] === 'ConditionalCheckFailed') fullSets.add(userId);
+        });
         pending = pending.filter((_, i) => reasons[i] !== 'ConditionalCheckFailed');
       }
     }
@@ -159,17 +192,46 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       counts.get(e.from)!.followingCount += 1;
       counts.get(e.to)!.followerCount += 1;
     }
-    await importItems(this.client, this.tableName, users, (u) => [{ ...keys.graphNode(u.id), id: u.id, handle: u.handle, interests: u.interests, ...counts.get(u.id)! }], { api: this.importApi });
+    const following = new Map<string, string[]>();
+    for (const e of edges) (following.get(e.from) ?? following.set(e.from, []).get(e.from)!).push(e.to);
+    await importItems(
+      this.client,
+      this.tableName,
+      users,
+      (u) => {
+        const ids = following.get(u.id) ?? [];
+        // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
+        const set = ids.length > 0 && ids.length <= this.followingSetMax ? { followingIds: new Set(ids) } : {};
+        return [{ ...keys.graphNode(u.id), id: u.id, handle: u.handle, interests: u.interests, ...counts.get(u.id)!, ...set }];
+      },
+      { api: this.importApi },
+    );
     await importItems(this.client, this.tableName, edges, followItems, { api: this.importApi, onWritten });
   }
 
-  private countChanges(userId: string, deltas: { followerCount: number; followingCount: number }) {
+  /**
+   * Adds to a node's counts and, with `followed`, those ids to its following set, on the
+   * condition that the set stays within followingSetMax (the condition fails otherwise).
+   */
+  private countChanges(userId: string, deltas: { followerCount: number; followingCount: number }, followed: readonly string[] = []) {
+    const counts = { ':followers': deltas.followerCount, ':following': deltas.followingCount };
+    if (followed.length === 0 || followed.length > this.followingSetMax) {
+      return {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.graphNode(userId),
+          UpdateExpression: 'ADD followerCount :followers, followingCount :following',
+          ExpressionAttributeValues: counts,
+        },
+      };
+    }
     return {
       Update: {
         TableName: this.tableName,
         Key: keys.graphNode(userId),
-        UpdateExpression: 'ADD followerCount :followers, followingCount :following',
-        ExpressionAttributeValues: { ':followers': deltas.followerCount, ':following': deltas.followingCount },
+        UpdateExpression: 'ADD followerCount :followers, followingCount :following, followingIds :ids',
+        ConditionExpression: 'attribute_not_exists(followingIds) OR size(followingIds) <= :room',
+        ExpressionAttributeValues: { ...counts, ':ids': new Set(followed), ':room': this.followingSetMax - followed.length },
       },
     };
   }
@@ -195,7 +257,14 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
               },
             },
             ...listEntryKeys(followerId, followeeId, atMs).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
-            this.countChange(followerId, 'followingCount', -1),
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.graphNode(followerId),
+                UpdateExpression: 'ADD followingCount :minus DELETE followingIds :ids',
+                ExpressionAttributeValues: { ':minus': -1, ':ids': new Set([followeeId]) },
+              },
+            },
             this.countChange(followeeId, 'followerCount', -1),
           ],
         });
@@ -323,8 +392,17 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return networkPage(this, args, budget);
   }
 
+  /**
+   * Each list sorted by id. Following lists come from the nodes' following sets, up to 100 in
+   * one BatchGetItem; only users whose set is not complete have their list read (one Query each),
+   * as followers lists always are.
+   */
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {
-    return mapConcurrently(ids, HOP_CONCURRENCY, (id) => this.wholeList(direction === 'out' ? keys.followingList(id) : keys.followersList(id)));
+    const byId = (lists: string[][]) => lists.map((list) => list.sort(compareIds));
+    if (direction === 'in') return byId(await mapConcurrently(ids, HOP_CONCURRENCY, (id) => this.wholeList(keys.followersList(id))));
+    const nodes = await batchGet(this.client, this.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, followingCount, followingIds' });
+    const sets = nodes.map(completeFollowingSet);
+    return byId(await mapConcurrently(ids, HOP_CONCURRENCY, async (id, i) => sets[i] ?? this.wholeList(keys.followingList(id))));
   }
 
   async interests(ids: readonly string[]): Promise<string[][]> {
@@ -368,6 +446,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     };
   }
 }
+
+const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function checkedPosition(after: string | null): string | null {
   if (after !== null && !POSITION.test(after)) throw badInput('after', 'is not a cursor this API gave out');
