@@ -1,5 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
@@ -7,15 +5,15 @@ import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { createPost, eventually, follow, homeIds, publicIds, queueDrained, tagIds } from '../helpers/posts.js';
+import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 let t: TestApp;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   t = await startTestApp();
 });
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  killWorkerProcesses();
   await t.stop();
 });
 
@@ -193,56 +191,7 @@ describe('deleteAccount with its worker killed mid-way', () => {
   });
 });
 
-interface WorkerProcess {
-  child: ChildProcess;
-  logLine(matches: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
-  exited: Promise<number | null>;
-}
-
 /** `npm run worker`'s entry point as its own process against the app's table, with small batches and a short lease. */
-function startWorker(app: TestApp): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
-    env: {
-      ...process.env,
-      DYNAMODB_ENDPOINT: app.endpoint,
-      TABLE_PREFIX: app.tablePrefix,
-      LOG_LEVEL: 'debug',
-      FANOUT_PAGE_SIZE: '2',
-      QUEUE_LEASE_MS: '1000',
-      QUEUE_POLL_MS: '50',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.add(child);
-  const entries: Record<string, any>[] = [];
-  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    let entry: Record<string, any>;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      return;
-    }
-    entries.push(entry);
-    for (const waiter of [...waiters]) {
-      if (waiter.matches(entry)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(entry);
-      }
-    }
-  });
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => {
-      children.delete(child);
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    exited,
-    logLine: (matches) => {
-      const seen = entries.find(matches);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ matches, resolve }));
-    },
-  };
+function startWorker(app: TestApp) {
+  return startWorkerProcess(app, { FANOUT_PAGE_SIZE: '2', QUEUE_LEASE_MS: '1000', QUEUE_POLL_MS: '50' });
 }

@@ -1,77 +1,31 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';
+import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 /**
  * The API runs without a worker (WORKER_ENABLED=false); the worker runs as its own process,
  * `npm run worker`'s entry point, against the same table, so that it can be killed mid-fan-out.
  */
 let t: TestApp;
-const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   t = await startTestApp({ WORKER_ENABLED: 'false' });
 });
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  killWorkerProcesses();
   await t.stop();
 });
 
-interface WorkerProcess {
-  child: ChildProcess;
-  /** Resolves with the first log line that `matches` accepts. */
-  logLine(matches: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: Record<string, string> = {}): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
-    env: {
-      ...process.env,
-      DYNAMODB_ENDPOINT: t.endpoint,
-      TABLE_PREFIX: t.tablePrefix,
-      LOG_LEVEL: 'debug',
-      FANOUT_PAGE_SIZE: '4',
-      // The follows' backfill tasks wait in the queue too; here they must not deliver the post instead of the fan-out.
-      FOLLOW_BACKFILL_POSTS: '0',
-      QUEUE_LEASE_MS: '1000',
-      QUEUE_POLL_MS: '50',
-      ...env,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+function startWorker(env: Record<string, string> = {}) {
+  return startWorkerProcess(t, {
+    FANOUT_PAGE_SIZE: '4',
+    // The follows' backfill tasks wait in the queue too; here they must not deliver the post instead of the fan-out.
+    FOLLOW_BACKFILL_POSTS: '0',
+    QUEUE_LEASE_MS: '1000',
+    QUEUE_POLL_MS: '50',
+    ...env,
   });
-  children.add(child);
-  const entries: Record<string, any>[] = [];
-  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
-  createInterface({ input: child.stderr! }).on('line', (line) => {
-    let entry: Record<string, any>;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      return;
-    }
-    entries.push(entry);
-    for (const waiter of [...waiters]) {
-      if (waiter.matches(entry)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(entry);
-      }
-    }
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    children.delete(child);
-    resolve(code);
-  }));
-  return {
-    child,
-    exited,
-    logLine: (matches) => {
-      const seen = entries.find(matches);
-      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ matches, resolve }));
-    },
-  };
 }
 
 describe('fan-out worker as its own process', () => {

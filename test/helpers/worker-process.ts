@@ -1,0 +1,58 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { TestApp } from './app.js';
+
+/** `npm run worker`'s entry point as its own process, so that a test can kill it mid-task. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Resolves with the first log line that `matches` accepts, seen already or still to come. */
+  logLine(matches: (entry: Record<string, any>) => boolean): Promise<Record<string, any>>;
+  exited: Promise<number | null>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Starts a worker process against the app's table, logging at debug so that tests can follow its steps. */
+export function startWorkerProcess(app: TestApp, env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
+    env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  running.add(child);
+  const entries: Record<string, any>[] = [];
+  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    let entry: Record<string, any>;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return;
+    }
+    entries.push(entry);
+    for (const waiter of [...waiters]) {
+      if (waiter.matches(entry)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(entry);
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      running.delete(child);
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    exited,
+    logLine: (matches) => {
+      const seen = entries.find(matches);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ matches, resolve }));
+    },
+  };
+}
+
+/** Kills every worker process a test left running (for afterAll). */
+export function killWorkerProcesses(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
