@@ -70,6 +70,10 @@ const START_SCRIPT = `(function () {
     // refreshSession is sent without a token: an expired one would refuse the request.
     var refreshing = /\\brefreshSession\\b/.test(params.query || '');
     if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
+    // GraphiQL learns a tab's operation name a moment after the tab opens; a run in that moment would
+    // name the previous tab's operation, which this document does not have: let the server pick its one.
+    var named = params.operationName && new RegExp('\\b(query|mutation|subscription)\\s+' + params.operationName + '\\b').test(params.query || '');
+    if (params.operationName && !named) params = Object.assign({}, params, { operationName: undefined });
     return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
       keep(result);
       return result;

@@ -26,10 +26,12 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
       let refused: AppError | null = null;
       return {
         // Runs after every plugin's didResolveOperation (the limits, the read consistency); a response ends the request.
-        async responseForOperation({ contextValue, operation }) {
+        async responseForOperation(requestContext) {
+          const { contextValue } = requestContext;
           if (!contextValue.credential) return null;
           const check = authenticate(contextValue.credential, contextValue.loaders.user, users);
-          if (operation.operation === 'query') {
+          // No operation when operationName names none of the document's: not a query, so checked before anything runs.
+          if (requestContext.operation?.operation === 'query') {
             contextValue.accountCheck = check;
             // Awaited when execution ends; until then a failure must not count as unhandled.
             check.catch(() => {});
