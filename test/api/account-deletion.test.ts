@@ -1,9 +1,9 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { scanTable } from '../helpers/table.js';
 import { createPost, eventually, follow, homeIds, publicIds, queueDrained, tagIds } from '../helpers/posts.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
@@ -85,21 +85,6 @@ async function neighbourhood(app: TestApp) {
   return { others, posts };
 }
 
-async function scan(app: TestApp): Promise<Record<string, unknown>[]> {
-  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
-  try {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  } finally {
-    client.destroy();
-  }
-}
 
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
 async function expectGone(app: TestApp, doomed: Account, own: string[], before: Awaited<ReturnType<typeof observe>>, others: Account[], otherPosts: string[], tag: string) {
@@ -120,7 +105,7 @@ async function expectGone(app: TestApp, doomed: Account, own: string[], before: 
     client.destroy();
   }
   // Nothing names the account any more but its used refresh tokens' hashes, which DynamoDB's TTL deletes.
-  const left = (await scan(app)).filter((item) => JSON.stringify(item).includes(doomed.id));
+  const left = (await scanTable(app)).filter((item) => JSON.stringify(item).includes(doomed.id));
   expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#'))).toEqual([]);
   for (const item of left) expect(Number(item.expiresAt)).toBeGreaterThan(Date.now() / 1000);
 

@@ -1,9 +1,10 @@
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type LogEntry, type TestApp } from '../helpers/app.js';
+import { scanTable } from '../helpers/table.js';
 
 let t: TestApp;
 const logs: LogEntry[] = [];
@@ -27,21 +28,6 @@ interface SessionResult {
   user: { id: string; handle: string };
 }
 
-async function scanTable(app: TestApp = t): Promise<Record<string, unknown>[]> {
-  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
-  try {
-    const items: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
-  } finally {
-    client.destroy();
-  }
-}
 
 function signIn(handle: string, password = TEST_PASSWORD): Promise<GraphQLResponse<{ signIn: SessionResult }>> {
   return t.gql(SIGN_IN, { input: { handle, password } });
@@ -84,7 +70,7 @@ describe('passwords', () => {
     expect((await signIn(a.handle, password)).data!.signIn.user.id).toBe(a.id);
     expect(errorCodes(await signIn(a.handle, `${password}!`))).toEqual(['UNAUTHENTICATED']);
 
-    const items = await scanTable();
+    const items = await scanTable(t);
     const dump = JSON.stringify(items);
     expect(dump).not.toContain(password);
     const hashes = items.filter((item) => item.userId === a.id || item.userId === b.id).map((item) => item.passwordHash).filter(Boolean) as string[];
@@ -100,7 +86,7 @@ describe('passwords', () => {
     const user = await t.signUp(uniqueHandle('rehash'));
     const stronger = await startTestApp({ TABLE_PREFIX: t.tablePrefix, PASSWORD_SCRYPT_LOG2_N: '11', WORKER_ENABLED: 'false' });
     try {
-      const hashOf = async () => (await scanTable()).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!.passwordHash as string;
+      const hashOf = async () => (await scanTable(t)).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!.passwordHash as string;
       expect(await hashOf()).toMatch(/^\$scrypt\$ln=10,/);
       const signedIn = await stronger.gql(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
       expect(signedIn.errors).toBeUndefined();
@@ -182,7 +168,7 @@ describe('refreshSession', () => {
   it('keeps refresh tokens only as hashes that DynamoDB expires after REFRESH_TTL_SECONDS, and refuses an expired one', async () => {
     const user = await t.signUp(uniqueHandle('ttl'));
     const session = (await signIn(user.handle)).data!.signIn;
-    const items = await scanTable();
+    const items = await scanTable(t);
     expect(JSON.stringify(items)).not.toContain(session.refreshToken.slice(3));
     const stored = items.filter((item) => String(item.pk).startsWith('REFRESH#') && item.userId === user.id);
     expect(stored.length).toBeGreaterThanOrEqual(2);
