@@ -15,10 +15,14 @@ import { AppError } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
+import { metricsPlugin } from './graphql/plugins/metrics.js';
+import { tracingPlugin } from './graphql/plugins/tracing.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import type { Cost } from './observability/cost.js';
+import { type QueueStats, watchQueue } from './observability/metrics.js';
+import { activeTracer, startTracing } from './observability/tracing.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
@@ -76,6 +80,8 @@ export interface OpenStores {
   table: string;
   /** Whether DynamoDB and the graph backend answer; the embedded graph backend lives in DynamoDB. */
   health(): Promise<{ dynamodb: StoreState; graph: StoreState }>;
+  /** What the durable queue holds, for the metrics of a process that runs a worker. */
+  queueStats(): Promise<QueueStats>;
   close(): Promise<void>;
 }
 
@@ -127,6 +133,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     stores,
     client,
     table,
+    queueStats: () => tasks.stats(),
     async health() {
       const answers = (request: Promise<unknown>): Promise<StoreState> => request.then(() => 'up' as const, () => 'down' as const);
       const engineState = engine?.state();
@@ -184,6 +191,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
   const opened = await openStores(options);
   const { stores } = opened;
+  const tracing = startTracing(config.otelExporterOtlpEndpoint, config.otelServiceName || 'social-graph-api');
   let worker: Worker | undefined;
   const useCases = createUseCases(stores, config, logger, (task) => worker?.nudge(task));
   if (config.workerEnabled) {
@@ -214,6 +222,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
+      ...(config.metrics ? [metricsPlugin()] : []),
+      ...(activeTracer() ? [tracingPlugin()] : []),
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
@@ -257,6 +267,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     health: () => opened.health(),
     logger,
     graphiql: config.graphiql,
+    metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
@@ -269,9 +280,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     });
   } catch (error) {
     await opened.close();
+    await tracing.stop();
     throw error;
   }
   worker?.start();
+  if (worker && config.metrics) watchQueue(() => opened.queueStats());
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
@@ -286,7 +299,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       stopping ??= (async () => {
         await apollo.stop();
         await worker?.stop();
+        if (worker && config.metrics) watchQueue(null);
         await opened.close();
+        await tracing.stop();
       })();
       return stopping;
     },

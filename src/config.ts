@@ -189,6 +189,12 @@ export const SETTINGS = {
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
   batching: bool('BATCHING', () => true, 'on', 'Batch and cache store lookups per request (DataLoader). `false` makes every lookup its own call: the benchmark baseline.'),
   costExtensions: bool('COST_EXTENSIONS', (env) => !isProduction(env), 'on, off in production', 'Add `extensions.cost` (backend requests and capacity) to every response.'),
+  metrics: bool('METRICS', () => true, 'on', 'Serve Prometheus metrics at `/metrics` (a standalone worker serves them on WORKER_METRICS_PORT); see Operations.'),
+  workerMetricsPort: int('WORKER_METRICS_PORT', 9464, 0, 65535, 'Port on which `npm run worker` serves `/metrics` (on HOST); 0 picks a free port, logged at start.'),
+  otelExporterOtlpEndpoint: text('OTEL_EXPORTER_OTLP_ENDPOINT', '', 'Export OpenTelemetry traces over OTLP/HTTP to this base URL (spans go to `<url>/v1/traces`); unset, nothing is traced, at no cost (see Operations).', (v) =>
+    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  ),
+  otelServiceName: text('OTEL_SERVICE_NAME', '', '`service.name` of the spans; unset: `social-graph-api`, or `social-graph-worker` for `npm run worker`.'),
   maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
   maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),
   maxQueryTokens: int('MAX_QUERY_TOKENS', 2000, 100, 100_000, 'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).'),

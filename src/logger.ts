@@ -1,3 +1,5 @@
+import { currentRequestId } from './observability/request-context.js';
+
 /** A small structured logger: one JSON line per event on stderr, filtered by LOG_LEVEL. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
@@ -20,6 +22,9 @@ export function createLogger(level: LogLevel, base: Record<string, unknown> = {}
   const emit = (at: Exclude<LogLevel, 'silent'>, msg: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[at] < ORDER[level]) return;
     const entry: Record<string, unknown> = { time: new Date().toISOString(), level: at, msg, ...base };
+    // A line written while serving a request names it, wherever in the call it was written.
+    const requestId = currentRequestId();
+    if (requestId !== undefined) entry.requestId = requestId;
     for (const [key, value] of Object.entries(fields)) entry[key] = serialize(value);
     process.stderr.write(`${JSON.stringify(entry)}\n`);
   };

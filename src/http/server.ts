@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
+import { observeHttpRequest } from '../observability/http-requests.js';
+import { registry } from '../observability/metrics.js';
 import type { Logger } from '../logger.js';
 import { serveGraphiQL } from './graphiql.js';
 import { landingPage } from './landing-page.js';
@@ -16,6 +18,8 @@ export interface HttpOptions {
   logger: Logger;
   /** Serve GraphiQL at /graphiql. */
   graphiql: boolean;
+  /** Serve the process's Prometheus metrics at /metrics. */
+  metrics: boolean;
   timeouts: HttpTimeouts;
 }
 
@@ -134,6 +138,9 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
       options.logger.warn('health check failed', { stores });
       return sendJson(response, 503, { status: 'unavailable', stores });
     }
+    case '/metrics':
+      if (!options.metrics) throw new HttpError(404, 'Not found');
+      return serveMetrics(response);
     case '/':
       response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       response.end(landingPage(options.graphiql));
@@ -141,6 +148,13 @@ async function route(options: HttpOptions, request: IncomingMessage, response: S
     default:
       throw new HttpError(404, 'Not found');
   }
+}
+
+/** The process's metrics in Prometheus text format (see src/observability/metrics.ts). */
+export async function serveMetrics(response: ServerResponse): Promise<void> {
+  const text = await registry.metrics();
+  response.writeHead(200, { 'content-type': registry.contentType });
+  response.end(text);
 }
 
 export function createHttpServer(options: HttpOptions): Server {
@@ -153,7 +167,7 @@ export function createHttpServer(options: HttpOptions): Server {
       // Node checks the request and headers timeouts on this interval; its default, 30 s, could double them.
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersMs / 10))),
     },
-    (request, response) => {
+    (request, response) => observeHttpRequest(request, response, options.logger, () => {
       route(options, request, response).catch((error: unknown) => {
         if (error instanceof ClientGone) {
           options.logger.debug('client went away before sending its whole request', { reason: error.message });
@@ -171,6 +185,6 @@ export function createHttpServer(options: HttpOptions): Server {
         options.logger.error('unhandled HTTP error', { error });
         sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
       });
-    },
+    }),
   );
 }

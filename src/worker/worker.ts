@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import { observeTaskRun } from '../observability/tasks.js';
 import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
 import type { FanOut } from '../usecases/fanout.js';
 
@@ -129,8 +130,9 @@ export class Worker {
   private async process(task: ClaimedTask): Promise<void> {
     const log = this.logger.child({ taskId: task.id, kind: task.payload.kind });
     log.debug('task claimed', { attempts: task.attempts, checkpoint: task.checkpoint });
+    const observed = observeTaskRun(task);
     try {
-      const outcome = await this.runner.run(
+      const outcome = await observed.inSpan(() => this.runner.run(
         task,
         async (checkpoint) => {
           const held = await this.queue.saveCheckpoint(task, checkpoint, this.settings.leaseMs);
@@ -138,13 +140,15 @@ export class Worker {
           return held;
         },
         () => this.stopping,
-      );
+      ));
+      observed.ended(outcome);
       if (outcome === 'done') await this.queue.complete(task);
       if (outcome === 'stopped') await this.queue.release(task, 0, false);
       log.debug('task ended', { outcome });
     } catch (error) {
       const failures = task.failures + 1;
       const giveUp = failures >= this.settings.maxAttempts;
+      observed.ended(giveUp ? 'dead_lettered' : 'failed');
       log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', { error, failures });
       const settle = giveUp ? this.queue.bury(task, String(error)) : this.queue.release(task, retryDelay(failures), true);
       await settle.catch((settleError: unknown) => {

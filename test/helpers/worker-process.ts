@@ -15,7 +15,8 @@ const running = new Set<ChildProcess>();
 /** Starts a worker process against the app's table, logging at debug so that tests can follow its steps. */
 export function startWorkerProcess(app: TestApp, env: Record<string, string>): WorkerProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
-    env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', ...env },
+    // Metrics on a free port: several workers may run at once.
+    env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', WORKER_METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { recordDynamoRequest, recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
+import { observeStoreRequest, recordConsumedCapacity } from '../../observability/store-requests.js';
 
 interface ConsumedCapacity {
   CapacityUnits?: number;
@@ -38,8 +39,9 @@ function sumCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined
 
 /**
  * Asks every DynamoDB request for its consumed capacity (`ReturnConsumedCapacity: TOTAL`)
- * and records the request, its wave and its capacity in the current cost meter. A client that serves
- * the embedded graph backend counts its requests as graph requests instead.
+ * and records the request, its wave and its capacity in the current cost meter, and in the
+ * process's metrics and traces (see observeStoreRequest). A client that serves the embedded
+ * graph backend counts its requests as graph requests instead.
  */
 export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 'graph'): void {
   const record = (read: number, write: number) => (countAs === 'graph' ? recordGraphRequest() : recordDynamoRequest(read, write));
@@ -48,19 +50,23 @@ export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 
       const command = context.commandName ?? '';
       const input = args.input as Record<string, unknown>;
       if (REPORTING.has(command) && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
-      const answered = startStoreRequest();
-      try {
-        const result = await next(args);
-        answered();
-        const output = result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
-        const { read, write } = sumCapacity(output.ConsumedCapacity, WRITES.has(command));
-        record(read, write);
-        return result;
-      } catch (error) {
-        answered();
-        record(0, 0);
-        throw error;
-      }
+      const operation = command.replace(/Command$/, '') || 'unknown';
+      return observeStoreRequest(countAs, 'aws.dynamodb', operation, async (span) => {
+        const answered = startStoreRequest();
+        try {
+          const result = await next(args);
+          answered();
+          const output = result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] };
+          const { read, write } = sumCapacity(output.ConsumedCapacity, WRITES.has(command));
+          record(read, write);
+          recordConsumedCapacity(countAs, operation, span, read, write);
+          return result;
+        } catch (error) {
+          answered();
+          record(0, 0);
+          throw error;
+        }
+      });
     },
     { step: 'initialize', name: 'costMeter' },
   );

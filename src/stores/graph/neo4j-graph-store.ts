@@ -1,6 +1,7 @@
 import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'neo4j-driver';
 import { badInput } from '../../domain/errors.js';
 import { recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
+import { observeStoreRequest } from '../../observability/store-requests.js';
 import { CYPHER, type CypherName } from './cypher.js';
 import {
   type CountedPage,
@@ -72,19 +73,21 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       throw new Error(`Cypher ${name} takes parameters [${statement.params.join(', ')}], got [${given}]`);
     }
     recordGraphRequest();
-    const answered = startStoreRequest();
-    // One bookmark manager for every session, so that on a cluster a read sees this process's earlier writes.
-    const session = this.driver.session({
-      defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
-      bookmarkManager: this.bookmarks,
+    return observeStoreRequest('graph', 'neo4j', name, async () => {
+      const answered = startStoreRequest();
+      // One bookmark manager for every session, so that on a cluster a read sees this process's earlier writes.
+      const session = this.driver.session({
+        defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
+        bookmarkManager: this.bookmarks,
+      });
+      try {
+        const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
+        return mode === 'read' ? await session.executeRead(work) : await session.executeWrite(work);
+      } finally {
+        answered();
+        await session.close();
+      }
     });
-    try {
-      const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
-      return mode === 'read' ? await session.executeRead(work) : await session.executeWrite(work);
-    } finally {
-      answered();
-      await session.close();
-    }
   }
 
   private read(name: CypherName, params: Record<string, unknown>) {

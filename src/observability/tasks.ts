@@ -1,0 +1,41 @@
+import { performance } from 'node:perf_hooks';
+import { idTime } from '../domain/ids.js';
+import type { ClaimedTask } from '../stores/task-queue.js';
+import { fanoutLag, taskKindLabel, taskRunDuration, taskWait, tasksRun, tasksRunning } from './metrics.js';
+import { SpanKind, inSpan } from './tracing.js';
+
+/** How a run of a task ended, as the worker saw it. */
+export type TaskRunOutcome = 'done' | 'stopped' | 'lost' | 'failed' | 'dead_lettered';
+
+export interface ObservedTaskRun {
+  /** Runs the task's work in its span (a trace of its own) when tracing is on. */
+  inSpan<T>(run: () => Promise<T>): Promise<T>;
+  ended(outcome: TaskRunOutcome): void;
+}
+
+/**
+ * Observes one run of a claimed task, at the worker's level (whatever the kind does inside):
+ * its outcome and duration; on its first claim, how long it waited since it was enqueued (task
+ * ids carry their creation time); and when a fan-out is done, its lag — from the post's creation
+ * (post ids carry it too) to the last follower's entry written.
+ */
+export function observeTaskRun(task: ClaimedTask): ObservedTaskRun {
+  const kind = taskKindLabel(task.payload.kind);
+  const started = performance.now();
+  if (task.attempts === 1) taskWait.observe({ kind }, Math.max(0, Date.now() - idTime(task.id)) / 1000);
+  tasksRunning.inc();
+  let open = true;
+  return {
+    inSpan: (run) =>
+      inSpan(`task ${kind}`, { kind: SpanKind.CONSUMER, root: true, attributes: { 'task.id': task.id, 'task.kind': kind, 'task.attempts': task.attempts } }, run),
+    ended(outcome) {
+      if (!open) return;
+      open = false;
+      tasksRunning.dec();
+      tasksRun.inc({ kind, outcome });
+      taskRunDuration.observe({ kind }, (performance.now() - started) / 1000);
+      const { payload } = task;
+      if (outcome === 'done' && payload.kind === 'fanOut') fanoutLag.observe(Math.max(0, Date.now() - idTime(payload.postId)) / 1000);
+    },
+  };
+}
