@@ -26,7 +26,7 @@ function addShard(into: PostCounts, shard: Item): void {
 }
 
 /** The record of one user's like, view or reaction, as the counter beside it counts it. */
-function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
+export function counterRecordItem(record: Key, at: string, extra: Item = {}): Item {
   return { ...record, at, ...extra };
 }
 

@@ -42,7 +42,7 @@ export const FOLLOWING_SET_MAX = 1000;
  * The items of one follow: the edge (first), then the entries in the follower's following list
  * and in the followee's followers list. Written by follow, importFollows and importGraph alike.
  */
-function followItems(edge: FollowEdge): [Item, Item, Item] {
+export function followItems(edge: FollowEdge): [Item, Item, Item] {
   const atMs = Date.parse(edge.at);
   const [following, followers] = listEntryKeys(edge.from, edge.to, atMs);
   return [
@@ -58,6 +58,13 @@ function listEntryKeys(followerId: string, followeeId: string, atMs: number): [K
     { pk: keys.followingList(followerId), sk: keys.followListPosition(atMs, followeeId) },
     { pk: keys.followersList(followeeId), sk: keys.followListPosition(atMs, followerId) },
   ];
+}
+
+/** A user's graph node as importGraph writes it: its counts, and its following set when that fits (see DynamoGraphStore). */
+export function graphNodeItem(user: GraphUser, counts: { followerCount: number; followingCount: number }, followingIds: readonly string[], followingSetMax = FOLLOWING_SET_MAX): Item {
+  // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
+  const set = followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
+  return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set };
 }
 
 /** A node's following set, when it holds every account the user follows: its size equals the node's followingCount. */
@@ -199,10 +206,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       this.tableName,
       users,
       (u) => {
-        const ids = following.get(u.id) ?? [];
-        // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
-        const set = ids.length > 0 && ids.length <= this.followingSetMax ? { followingIds: new Set(ids) } : {};
-        return [{ ...keys.graphNode(u.id), id: u.id, handle: u.handle, interests: u.interests, ...counts.get(u.id)!, ...set }];
+        return [graphNodeItem(u, counts.get(u.id)!, following.get(u.id) ?? [], this.followingSetMax)];
       },
       { api: this.importApi },
     );

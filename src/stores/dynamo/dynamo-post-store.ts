@@ -53,7 +53,7 @@ function toCommentRecord(item: Item): CommentRecord {
  * entry when its author is not fanned out. Shared by create and importPosts, so the two
  * cannot diverge.
  */
-function postItems(post: PostRecord, timelineShards: number, outbox: boolean): Item[] {
+export function postItems(post: PostRecord, timelineShards: number, outbox: boolean): Item[] {
   const shard = shardOf(post.id, timelineShards);
   const entry = timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards });
   return [
@@ -66,7 +66,7 @@ function postItems(post: PostRecord, timelineShards: number, outbox: boolean): I
 }
 
 /** An author whose posts are merged into home timelines at read time (hybrid fan-out). */
-function outboxAuthorItem(authorId: string): Item {
+export function outboxAuthorItem(authorId: string): Item {
   return { ...keys.outboxAuthor(authorId), authorId };
 }
 

@@ -12,6 +12,11 @@ import { shardOf } from './shards.js';
 
 type Item = Record<string, unknown>;
 
+/** A task as enqueued: free (`leaseUntil` 0), in the shard its id hashes to. */
+export function taskItem(task: Task, shards: number): Item {
+  return { ...keys.task(shardOf(task.id, shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 };
+}
+
 /**
  * Tasks are items in QUEUE#<shard> partitions sorted by task id (oldest first). A task is
  * free when `leaseUntil` is in the past; claiming is a conditional update on that, so two
@@ -35,7 +40,7 @@ export class DynamoTaskQueue implements TaskQueue {
     return {
       Put: {
         TableName: this.tableName,
-        Item: { ...keys.task(shardOf(task.id, this.shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 },
+        Item: taskItem(task, this.shards),
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     };

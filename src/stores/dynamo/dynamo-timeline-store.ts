@@ -32,7 +32,7 @@ function toTimelineEntry(item: Item): TimelineEntry {
 }
 
 /** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
-function homeSizeItem(userId: string, estimate: number): Item {
+export function homeSizeItem(userId: string, estimate: number): Item {
   return { ...keys.homeSize(userId), estimate };
 }
 

@@ -36,7 +36,7 @@ const USER_ATTRIBUTES = Object.keys({
 } satisfies Record<keyof UserRecord, true>);
 
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
-function userItems(user: UserRecord): [Item, Item] {
+export function userItems(user: UserRecord): [Item, Item] {
   return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }];
 }
 

@@ -1,0 +1,92 @@
+import { newId } from '../domain/ids.js';
+import type { PostRecord, UserRecord } from '../domain/models.js';
+import { activityItem } from '../stores/dynamo/activity-items.js';
+import { counterShardItems } from '../stores/dynamo/counter-items.js';
+import { counterRecordItem } from '../stores/dynamo/dynamo-counter-store.js';
+import { followItems, graphNodeItem } from '../stores/dynamo/dynamo-graph-store.js';
+import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
+import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
+import { homeEntryItem, homeSizeItem } from '../stores/dynamo/dynamo-timeline-store.js';
+import { userItems } from '../stores/dynamo/dynamo-user-store.js';
+import { keys } from '../stores/dynamo/keys.js';
+import { itemSize } from './item-size.js';
+
+/** Bytes of each item kind the model counts (DynamoDB's item size: names and values, without the 100-byte storage overhead). */
+export interface ItemSizes {
+  user: number;
+  handleClaim: number;
+  /** A graph node with an average user's following set (ids up to FOLLOWING_SET_MAX). */
+  graphNode: number;
+  followEdge: number;
+  followListEntry: number;
+  post: number;
+  authorPostEntry: number;
+  /** A public, tag or outbox timeline entry. */
+  timelineEntry: number;
+  homeEntry: number;
+  homeSize: number;
+  /** A counter shard with every configured reaction kind counted once. */
+  counterShard: number;
+  outboxAuthor: number;
+  task: number;
+  likeRecord: number;
+  activity: number;
+}
+
+export interface SampleShape {
+  /** Characters of an average post's text. */
+  postChars: number;
+  tagsPerPost: number;
+  /** Accounts an average user follows (its graph node keeps their ids, up to the set's bound). */
+  followsPerUser: number;
+  followingSetMax: number;
+  reactionKinds: readonly string[];
+  counterShards: number;
+}
+
+/**
+ * The sizes of the items the service writes, measured on items built by the stores' own builders
+ * (the ones createPost, fan-out, follow, like and the seed use), filled with ids and text of
+ * realistic length: change an item's shape in a store and the model follows.
+ */
+export function measureItems(shape: SampleShape): ItemSizes {
+  const userId = newId('usr');
+  const otherId = newId('usr');
+  const now = new Date().toISOString();
+  const user: UserRecord = {
+    id: userId,
+    handle: 'ada_lovelace_42',
+    displayName: 'Ada Lovelace',
+    bio: 'Into music, photography.',
+    interests: ['music', 'photography'],
+    createdAt: now,
+    postCount: 1234,
+    tokenGeneration: 0,
+  };
+  const tags = Array.from({ length: Math.round(shape.tagsPerPost) }, (_, i) => `topic${i}`);
+  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards };
+  const [postItem, authorPost, publicEntry] = postItems(post, 4, false);
+  const [handleClaim, profile] = userItems(user);
+  const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));
+  const [edge, followingEntry] = followItems({ from: userId, to: otherId, at: now });
+  const [shard] = counterShardItems(post.id, shape.counterShards, { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345 });
+  const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
+  const like = keys.like(post.id, userId);
+  return {
+    user: itemSize(profile),
+    handleClaim: itemSize(handleClaim),
+    graphNode: itemSize(graphNodeItem({ id: userId, handle: user.handle, interests: user.interests }, { followerCount: 1234, followingCount: following.length }, following, shape.followingSetMax)),
+    followEdge: itemSize(edge),
+    followListEntry: itemSize(followingEntry),
+    post: itemSize(postItem!),
+    authorPostEntry: itemSize(authorPost!),
+    timelineEntry: itemSize(publicEntry!),
+    homeEntry: itemSize(homeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards })),
+    homeSize: itemSize(homeSizeItem(userId, 812)),
+    counterShard: itemSize({ ...shard!, reactions }),
+    outboxAuthor: itemSize(outboxAuthorItem(userId)),
+    task: itemSize({ ...taskItem({ id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: userId } }, 4), leaseUntil: Date.now(), leaseToken: crypto.randomUUID(), attempts: 1, checkpoint: `000001763000000000#${otherId}` }),
+    likeRecord: itemSize(counterRecordItem(like, now)),
+    activity: itemSize(activityItem(userId, like, { kind: 'like', postId: post.id, counterShards: shape.counterShards })),
+  };
+}

@@ -1,0 +1,365 @@
+import { type PostSettings, placePost } from '../usecases/posts.js';
+import type { ItemSizes } from './items.js';
+import type { FollowerBucket } from './network.js';
+
+/**
+ * A steady-state cost and hot-spot model of the service on DynamoDB on-demand: from a follower
+ * distribution, a workload and the service's settings, what each kind of item costs in write and
+ * read units per second, what the table stores, and how close the hottest partitions come to
+ * DynamoDB's per-partition limits. Pure arithmetic: the placement of a post (fan-out or outbox,
+ * counter shards) is decided by the service's own `placePost`, the item sizes are measured on
+ * the stores' own items (measureItems), and the requests counted per operation follow the code
+ * paths named beside each figure. docs/scaling.md explains every figure.
+ */
+
+export const SECONDS_PER_DAY = 86_400;
+/** AWS prices a month as 730 hours. */
+export const SECONDS_PER_MONTH = 730 * 3600;
+/** DynamoDB's throughput limits of one partition (and so of one item, which never splits). */
+export const PARTITION_LIMITS = { readUnits: 3000, writeUnits: 1000 } as const;
+/** Bytes DynamoDB adds to every item for storage (indexing overhead). */
+export const STORAGE_OVERHEAD_BYTES = 100;
+
+/** The timeline page read when the registry has more outbox authors than this checks follows first (TimelineUseCases.home). */
+export const OUTBOXES_READ_BEFORE_CHECK = 8;
+
+export interface Prices {
+  region: string;
+  /** When these prices were published. */
+  asOf: string;
+  writeRequestUnitUsdPerMillion: number;
+  readRequestUnitUsdPerMillion: number;
+  storageUsdPerGbMonth: number;
+}
+
+/** DynamoDB on-demand, Standard table class, us-east-1, as published after the 50% on-demand price cut of 14 November 2024. */
+export const ON_DEMAND_US_EAST_1: Prices = {
+  region: 'us-east-1',
+  asOf: '2024-11-14',
+  writeRequestUnitUsdPerMillion: 0.625,
+  readRequestUnitUsdPerMillion: 0.125,
+  storageUsdPerGbMonth: 0.25,
+};
+
+export interface Workload {
+  /** Share of users active on a day; the rates below are per active user. */
+  activeShare: number;
+  postsPerDay: number;
+  homeReadsPerDay: number;
+  likesPerDay: number;
+  followsPerDay: number;
+  tagsPerPost: number;
+  /** Share of posts carrying the most used tag. */
+  topTagShare: number;
+  /** Posts per home page read. */
+  pageSize: number;
+  /** Peak rate over the daily average, for the hot spots (the bill is on the average). */
+  peakToAverage: number;
+  /** How long posts and likes are kept: the storage figure. */
+  retentionDays: number;
+  /** API processes: each reads the outbox registry once per OUTBOX_AUTHORS_TTL_MS. */
+  apiInstances: number;
+  /** Processes that poll the queue (a worker in an API process counts too). */
+  pollingWorkers: number;
+}
+
+/** The service's settings the model reads (names as in src/config.ts). */
+export interface ModelSettings extends PostSettings {
+  timelineMaxEntries: number;
+  timelineSizeSampleEvery: number;
+  followBackfillPosts: number;
+  timelineShards: number;
+  queueShards: number;
+  queuePollMs: number;
+  fanoutPageSize: number;
+  outboxAuthorsTtlMs: number;
+  bulkWriteApi: 'batchWrite' | 'transactWrite';
+}
+
+export interface ModelInput {
+  followers: readonly FollowerBucket[];
+  workload: Workload;
+  settings: ModelSettings;
+  sizes: ItemSizes;
+  prices: Prices;
+}
+
+/** One line of the capacity table: what one kind of item costs per second on average. */
+export interface CapacityLine {
+  item: string;
+  /** The code path that writes or reads it. */
+  by: string;
+  writeUnitsPerSecond: number;
+  readUnitsPerSecond: number;
+}
+
+export interface StorageLine {
+  item: string;
+  items: number;
+  bytes: number;
+}
+
+export interface HotSpot {
+  partition: string;
+  what: string;
+  /** At peak (peakToAverage times the average). */
+  readUnitsPerSecond: number;
+  writeUnitsPerSecond: number;
+  /** The larger of the two loads over its limit: ≥ 1 throttles. */
+  ofLimit: number;
+  relief: string;
+}
+
+export interface ModelResult {
+  network: {
+    users: number;
+    follows: number;
+    meanFollowers: number;
+    maxFollowers: number;
+    /** Users past FANOUT_MAX_FOLLOWERS: their posts go to outboxes. */
+    outboxAuthors: number;
+    /** Users with at least HOT_AUTHOR_FOLLOWERS followers: their posts get COUNTER_SHARDS counters. */
+    hotAuthors: number;
+  };
+  rates: {
+    postsPerSecond: number;
+    homeReadsPerSecond: number;
+    likesPerSecond: number;
+    followsPerSecond: number;
+    fanOutEntriesPerPost: number;
+    fanOutEntriesPerSecond: number;
+    outboxPostShare: number;
+  };
+  lines: CapacityLine[];
+  totals: { writeUnitsPerSecond: number; readUnitsPerSecond: number; storageBytes: number };
+  storage: StorageLine[];
+  hotSpots: HotSpot[];
+  cost: { writeUnitsPerMonth: number; readUnitsPerMonth: number; storageGb: number; writeUsd: number; readUsd: number; storageUsd: number; totalUsd: number };
+}
+
+/** Write units of one standard write of an item: one per KB started. */
+export const writeUnits = (bytes: number): number => Math.ceil(bytes / 1024);
+/** Read units of one item read: one per 4 KB started, half of it eventually consistent. A missing item still costs the minimum. */
+export const readUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+/** Read units of a Query: the items' sizes summed, then rounded up to 4 KB. */
+export const queryReadUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+
+export function runModel(input: ModelInput): ModelResult {
+  const { followers, workload: w, settings: s, sizes } = input;
+  const users = sum(followers, (b) => b.users);
+  const follows = sum(followers, (b) => b.users * b.followers);
+  const placed = followers.map((b) => ({ ...b, ...placePost(b.followers, s) }));
+  const top = placed.reduce((a, b) => (b.followers > a.followers ? b : a));
+  const outboxAuthors = sum(placed, (b) => (b.fanOut ? 0 : b.users));
+  const hotAuthors = sum(placed, (b) => (b.counterShards > 1 ? b.users : 0));
+
+  // Posts are spread over users regardless of popularity (as the seed draws them), so a post's
+  // expected placement is the average over users.
+  const perPost = (f: (b: (typeof placed)[number]) => number) => sum(placed, (b) => b.users * f(b)) / users;
+  const fanOutShare = perPost((b) => (b.fanOut ? 1 : 0));
+  const entriesPerPost = perPost((b) => (b.fanOut ? b.followers : 0));
+  const shardsPerPost = perPost((b) => b.counterShards);
+  const followerPages = (n: number) => Math.ceil(n / s.fanoutPageSize);
+  /** Pages of followers a fan-out reads, and the checkpoints it saves (one after each page but the last). */
+  const pagesPerPost = perPost((b) => (b.fanOut ? Math.max(1, followerPages(b.followers)) : 0));
+  const followerReadUnitsPerPost = perPost((b) => {
+    if (!b.fanOut) return 0;
+    const full = Math.floor(b.followers / s.fanoutPageSize);
+    const rest = b.followers - full * s.fanoutPageSize;
+    return full * queryReadUnits(s.fanoutPageSize * sizes.followListEntry) + (rest > 0 || full === 0 ? queryReadUnits(rest * sizes.followListEntry) : 0);
+  });
+  // A home page shows posts in proportion to their authors' followers.
+  const shardsPerHomeEntry = follows === 0 ? 1 : sum(placed, (b) => b.users * b.followers * b.counterShards) / follows;
+  const followedOutboxAuthors = sum(placed, (b) => (b.fanOut ? 0 : b.users * b.followers)) / users;
+
+  const active = users * w.activeShare;
+  const perSecond = (perDay: number) => (active * perDay) / SECONDS_PER_DAY;
+  const posts = perSecond(w.postsPerDay);
+  const homeReads = perSecond(w.homeReadsPerDay);
+  const likes = perSecond(w.likesPerDay);
+  const followsMade = perSecond(w.followsPerDay);
+  const entries = posts * entriesPerPost;
+
+  const bulk = (bytes: number) => writeUnits(bytes) * (s.bulkWriteApi === 'transactWrite' ? 2 : 1);
+  const transact = (bytes: number) => 2 * writeUnits(bytes);
+  // Posts an average user has written, of which a follow copies the newest FOLLOW_BACKFILL_POSTS.
+  const postsPerAuthor = w.activeShare * w.postsPerDay * w.retentionDays;
+  const backfilled = Math.min(s.followBackfillPosts, postsPerAuthor);
+  const homeEntriesWritten = entries + followsMade * backfilled;
+  // Full timelines are trimmed by a tenth of TIMELINE_MAX_ENTRIES at a time: steady state, every entry written is trimmed once.
+  const trimmedPerTrim = Math.max(1, Math.floor(s.timelineMaxEntries / 10));
+  const trims = homeEntriesWritten / trimmedPerTrim;
+
+  // A fan-out task: enqueued with its post (transaction), claimed, a checkpoint after each page but the last, completed: 1 + pages standard writes.
+  // A backfill task: enqueued after the follow, claimed, completed.
+  const queueWriteUnits = posts * fanOutShare * transact(sizes.task) + posts * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
+
+  const lines: CapacityLine[] = [
+    { item: 'post', by: 'createPost (transaction)', writeUnitsPerSecond: posts * transact(sizes.post), readUnitsPerSecond: posts * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) },
+    { item: "author's posts entry", by: 'createPost', writeUnitsPerSecond: posts * transact(sizes.authorPostEntry), readUnitsPerSecond: followsMade * queryReadUnits(backfilled * sizes.authorPostEntry) },
+    { item: 'public and tag entries', by: 'createPost', writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry), readUnitsPerSecond: 0 },
+    {
+      item: 'outbox entry and registry',
+      by: 'createPost (authors not fanned out); home reads',
+      writeUnitsPerSecond: posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)),
+      readUnitsPerSecond:
+        homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * queryReadUnits((w.pageSize + 1) * sizes.timelineEntry) +
+        ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * queryReadUnits(outboxAuthors * sizes.outboxAuthor),
+    },
+    { item: 'user profile', by: 'createPost (postCount); home reads (account check, authors)', writeUnitsPerSecond: posts * transact(sizes.user), readUnitsPerSecond: homeReads * (1 + w.pageSize) * readUnits(sizes.user) },
+    {
+      item: 'home entry',
+      by: "createPost (the author's own), fan-out, backfill; home reads",
+      writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry),
+      readUnitsPerSecond: homeReads * queryReadUnits((w.pageSize + 1) * sizes.homeEntry),
+    },
+    {
+      item: 'home entry trims',
+      by: 'fan-out and backfill: a full timeline read and cut by a tenth',
+      writeUnitsPerSecond: homeEntriesWritten * bulk(sizes.homeEntry),
+      readUnitsPerSecond: trims * queryReadUnits((s.timelineMaxEntries + trimmedPerTrim) * sizes.homeEntry),
+    },
+    {
+      item: 'home size estimate',
+      by: 'fan-out and backfill (sampled), trims',
+      writeUnitsPerSecond: (homeEntriesWritten / s.timelineSizeSampleEvery + trims) * writeUnits(sizes.homeSize),
+      readUnitsPerSecond: 0,
+    },
+    { item: 'counter shard', by: 'createPost, likes; home reads', writeUnitsPerSecond: posts * shardsPerPost * transact(sizes.counterShard) + likes * transact(sizes.counterShard), readUnitsPerSecond: homeReads * w.pageSize * shardsPerHomeEntry * readUnits(sizes.counterShard) },
+    { item: 'like record and activity', by: 'likePost (transaction); home reads (viewerHasLiked)', writeUnitsPerSecond: likes * (transact(sizes.likeRecord) + transact(sizes.activity)), readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.likeRecord) + likes * readUnits(sizes.post, true) },
+    {
+      item: 'queued task',
+      by: 'createPost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
+      writeUnitsPerSecond: queueWriteUnits,
+      readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * queryReadUnits(0),
+    },
+    {
+      item: 'follow edge, list entries, graph nodes',
+      by: 'follow (transaction); fan-out (followers pages); backfill (follow checks); createPost (author counts)',
+      writeUnitsPerSecond: followsMade * (transact(sizes.followEdge) + 2 * transact(sizes.followListEntry) + 2 * transact(sizes.graphNode)),
+      readUnitsPerSecond: posts * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) + followsMade * 2 * readUnits(sizes.followEdge, true),
+    },
+    {
+      item: 'follow edge: outbox checks',
+      by: 'home reads: is each registered outbox author followed? (strongly consistent, missing edges too)',
+      writeUnitsPerSecond: 0,
+      readUnitsPerSecond: homeReads * outboxAuthors * readUnits(sizes.followEdge, true),
+    },
+  ];
+
+  const retentionSeconds = w.retentionDays * SECONDS_PER_DAY;
+  const postsKept = posts * retentionSeconds;
+  const likesKept = likes * retentionSeconds;
+  // A home timeline holds what it received over the retention, up to its bound.
+  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, (homeEntriesWritten + posts) * retentionSeconds / users);
+  const stored = (item: string, count: number, bytes: number): StorageLine => ({ item, items: count, bytes: count * (bytes + STORAGE_OVERHEAD_BYTES) });
+  const storage: StorageLine[] = [
+    stored('user profile and handle claim', users * 2, (sizes.user + sizes.handleClaim) / 2),
+    stored('graph node', users, sizes.graphNode),
+    stored('follow edge and list entries', follows * 3, (sizes.followEdge + 2 * sizes.followListEntry) / 3),
+    stored('post', postsKept, sizes.post),
+    stored("author's posts, public, tag and outbox entries", postsKept * (2 + w.tagsPerPost + (1 - fanOutShare)), sizes.timelineEntry),
+    stored('counter shard', postsKept * shardsPerPost, sizes.counterShard),
+    stored('home entry', users * homeEntriesPerUser, sizes.homeEntry),
+    stored('like record and activity', likesKept * 2, (sizes.likeRecord + sizes.activity) / 2),
+  ];
+
+  const peak = w.peakToAverage;
+  const hotSpots: HotSpot[] = [];
+  const hot = (spot: Omit<HotSpot, 'ofLimit'>) =>
+    hotSpots.push({ ...spot, ofLimit: Math.max(spot.readUnitsPerSecond / PARTITION_LIMITS.readUnits, spot.writeUnitsPerSecond / PARTITION_LIMITS.writeUnits) });
+  // Home pages read by the most followed author's followers: their newest post is on each (a viral post).
+  const topReaders = homeReads * peak * (top.followers / users);
+  const likesPerView = w.homeReadsPerDay > 0 ? w.likesPerDay / (w.homeReadsPerDay * w.pageSize) : 0;
+  const topLikes = topReaders * likesPerView;
+  if (!top.fanOut) {
+    const readers = outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? homeReads * peak : topReaders;
+    hot({
+      partition: 'OUTBOX#<most followed author>',
+      what: `read by ${outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? 'every' : 'each follower\'s'} home page`,
+      readUnitsPerSecond: readers * queryReadUnits((w.pageSize + 1) * sizes.timelineEntry),
+      writeUnitsPerSecond: 0,
+      relief: `the hot-key cache; or FANOUT_MAX_FOLLOWERS ≥ ${top.followers.toLocaleString('en-US')} (now ${s.fanoutMaxFollowers}): this author fanned out, ${top.followers.toLocaleString('en-US')} home entries a post instead`,
+    });
+  }
+  const neededShards = Math.ceil((topLikes * transact(sizes.counterShard)) / PARTITION_LIMITS.writeUnits);
+  hot({
+    partition: 'POST#<viral post>',
+    what: `the post, its ${top.counterShards} counter shard(s) and its like records, on every follower's page`,
+    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + top.counterShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord)),
+    writeUnitsPerSecond: topLikes * (transact(sizes.likeRecord) + transact(sizes.counterShard)),
+    relief: 'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
+  });
+  hot({
+    partition: 'POST#<viral post> COUNT#<n>',
+    what: 'one counter shard item (writes spread over the shards, reads sum them all)',
+    readUnitsPerSecond: topReaders * readUnits(sizes.counterShard),
+    writeUnitsPerSecond: (topLikes * transact(sizes.counterShard)) / top.counterShards,
+    relief: `writes: COUNTER_SHARDS ≥ ${Math.max(1, neededShards)} (now ${s.counterShards}; ${top.counterShards} on this post, as HOT_AUTHOR_FOLLOWERS ${s.hotAuthorFollowers} gives it); reads: only the cache`,
+  });
+  hot({
+    partition: 'USER#<most followed author>',
+    what: 'their profile, hydrated on every page showing their post',
+    readUnitsPerSecond: topReaders * readUnits(sizes.user),
+    writeUnitsPerSecond: 0,
+    relief: 'the hot-key cache',
+  });
+  hot({
+    partition: 'PUBLIC#<n>',
+    what: 'one shard of the public timeline: every post is written to one',
+    readUnitsPerSecond: 0,
+    writeUnitsPerSecond: (posts * peak * transact(sizes.timelineEntry)) / s.timelineShards,
+    relief: `TIMELINE_SHARDS ≥ ${Math.max(1, Math.ceil((posts * peak * transact(sizes.timelineEntry)) / PARTITION_LIMITS.writeUnits))} (now ${s.timelineShards})`,
+  });
+  hot({
+    partition: 'TAG#<top tag>#<n>',
+    what: 'one shard of the most used tag',
+    readUnitsPerSecond: 0,
+    writeUnitsPerSecond: (posts * peak * w.topTagShare * transact(sizes.timelineEntry)) / s.timelineShards,
+    relief: `TIMELINE_SHARDS ≥ ${Math.max(1, Math.ceil((posts * peak * w.topTagShare * transact(sizes.timelineEntry)) / PARTITION_LIMITS.writeUnits))} (now ${s.timelineShards})`,
+  });
+  const queueWrites = queueWriteUnits * peak;
+  hot({
+    partition: 'QUEUE#<n>',
+    what: 'one queue shard: enqueue, claim, checkpoints, completion; polling by every idle worker',
+    readUnitsPerSecond: w.pollingWorkers * (1000 / s.queuePollMs) * queryReadUnits(0),
+    writeUnitsPerSecond: queueWrites / s.queueShards,
+    relief: `writes: QUEUE_SHARDS ≥ ${Math.max(1, Math.ceil(queueWrites / PARTITION_LIMITS.writeUnits))} (now ${s.queueShards}); polling reads: QUEUE_POLL_MS (now ${s.queuePollMs})`,
+  });
+  hotSpots.sort((a, b) => b.ofLimit - a.ofLimit);
+
+  const writeUnitsPerSecond = sum(lines, (line) => line.writeUnitsPerSecond);
+  const readUnitsPerSecond = sum(lines, (line) => line.readUnitsPerSecond);
+  const storageBytes = sum(storage, (line) => line.bytes);
+  const p = input.prices;
+  const writeUnitsPerMonth = writeUnitsPerSecond * SECONDS_PER_MONTH;
+  const readUnitsPerMonth = readUnitsPerSecond * SECONDS_PER_MONTH;
+  const storageGb = storageBytes / 2 ** 30;
+  const writeUsd = (writeUnitsPerMonth / 1e6) * p.writeRequestUnitUsdPerMillion;
+  const readUsd = (readUnitsPerMonth / 1e6) * p.readRequestUnitUsdPerMillion;
+  const storageUsd = storageGb * p.storageUsdPerGbMonth;
+
+  return {
+    network: { users, follows, meanFollowers: follows / users, maxFollowers: top.followers, outboxAuthors, hotAuthors },
+    rates: {
+      postsPerSecond: posts,
+      homeReadsPerSecond: homeReads,
+      likesPerSecond: likes,
+      followsPerSecond: followsMade,
+      fanOutEntriesPerPost: entriesPerPost,
+      fanOutEntriesPerSecond: entries,
+      outboxPostShare: 1 - fanOutShare,
+    },
+    lines,
+    totals: { writeUnitsPerSecond, readUnitsPerSecond, storageBytes },
+    storage,
+    hotSpots,
+    cost: { writeUnitsPerMonth, readUnitsPerMonth, storageGb, writeUsd, readUsd, storageUsd, totalUsd: writeUsd + readUsd + storageUsd },
+  };
+}
+
+function sum<T>(items: readonly T[], f: (item: T) => number): number {
+  let total = 0;
+  for (const item of items) total += f(item);
+  return total;
+}

@@ -1,0 +1,190 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { newId } from '../../src/domain/ids.js';
+import { homeEntryItem } from '../../src/stores/dynamo/dynamo-timeline-store.js';
+import { itemSize } from '../../src/simulate/item-size.js';
+import { type ItemSizes, measureItems } from '../../src/simulate/items.js';
+import { type ModelInput, ON_DEMAND_US_EAST_1, SECONDS_PER_MONTH, runModel } from '../../src/simulate/model.js';
+import { powerLawFollowers } from '../../src/simulate/network.js';
+
+/** Every item 100 bytes (one write unit, half a read unit), but a 2,000-byte post and a 5,000-byte graph node. */
+const SIZES: ItemSizes = {
+  user: 100,
+  handleClaim: 100,
+  graphNode: 5000,
+  followEdge: 100,
+  followListEntry: 100,
+  post: 2000,
+  authorPostEntry: 100,
+  timelineEntry: 100,
+  homeEntry: 100,
+  homeSize: 100,
+  counterShard: 100,
+  outboxAuthor: 100,
+  task: 100,
+  likeRecord: 100,
+  activity: 100,
+};
+
+/**
+ * Four users: A has 3 followers, B and C one each, D none (5 follows). FANOUT_MAX_FOLLOWERS 2 puts
+ * A in the outbox; HOT_AUTHOR_FOLLOWERS 3 gives A's posts 4 counter shards. Every user is active
+ * and, per second across the network, posts once, reads 2 home pages (of 2 posts) and likes once.
+ */
+const TINY: ModelInput = {
+  followers: [
+    { followers: 3, users: 1 },
+    { followers: 1, users: 2 },
+    { followers: 0, users: 1 },
+  ],
+  workload: {
+    activeShare: 1,
+    postsPerDay: 21_600,
+    homeReadsPerDay: 43_200,
+    likesPerDay: 21_600,
+    followsPerDay: 0,
+    tagsPerPost: 1,
+    topTagShare: 0.5,
+    pageSize: 2,
+    peakToAverage: 1,
+    retentionDays: 1,
+    apiInstances: 1,
+    pollingWorkers: 1,
+  },
+  settings: {
+    fanoutMaxFollowers: 2,
+    hotAuthorFollowers: 3,
+    counterShards: 4,
+    timelineMaxEntries: 100,
+    timelineSizeSampleEvery: 2,
+    followBackfillPosts: 10,
+    timelineShards: 2,
+    queueShards: 2,
+    queuePollMs: 500,
+    fanoutPageSize: 1,
+    outboxAuthorsTtlMs: 1000,
+    bulkWriteApi: 'batchWrite',
+  },
+  sizes: SIZES,
+  prices: ON_DEMAND_US_EAST_1,
+};
+
+describe('the cost model, on a network computed by hand', () => {
+  const result = runModel(TINY);
+  const line = (item: string) => result.lines.find((l) => l.item === item)!;
+  const spot = (partition: string) => result.hotSpots.find((s) => s.partition === partition)!;
+
+  it('places posts by the service rules and derives the rates', () => {
+    expect(result.network).toEqual({ users: 4, follows: 5, meanFollowers: 1.25, maxFollowers: 3, outboxAuthors: 1, hotAuthors: 1 });
+    // 4 users × 21,600 posts a day = 1 post/s; entries: B's and C's single followers, averaged over the 4 authors.
+    expect(result.rates).toEqual({
+      postsPerSecond: 1,
+      homeReadsPerSecond: 2,
+      likesPerSecond: 1,
+      followsPerSecond: 0,
+      fanOutEntriesPerPost: 0.5,
+      fanOutEntriesPerSecond: 0.5,
+      outboxPostShare: 0.25,
+    });
+  });
+
+  it('counts write and read units per item kind', () => {
+    // Transactions cost 2 units a KB: post 2 KB → 4; strong reads: by 3 of 4 fan-outs at the start and after each of their 0.75 pages → 1.5.
+    expect(line('post')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 1.5 });
+    expect(line("author's posts entry")).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 0 });
+    expect(line('public and tag entries')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 0 });
+    // A quarter of posts: entry + registry (2 + 2). Reads: 2 pages/s × 1 outbox (≤ 8 registered: every one read) × 0.5, plus the registry once a second × 0.5.
+    expect(line('outbox entry and registry')).toMatchObject({ writeUnitsPerSecond: 1, readUnitsPerSecond: 1.5 });
+    // postCount in the transaction; reads: the account check and 2 authors a page, 2 pages/s, 0.5 each.
+    expect(line('user profile')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 3 });
+    // The author's own entry (2) and 0.5 fanned-out entries; a page's Query of 3 entries is 0.5.
+    expect(line('home entry')).toMatchObject({ writeUnitsPerSecond: 2.5, readUnitsPerSecond: 1 });
+    // Each entry trimmed once; a trim every 10 entries reads 110 entries (11 KB: 3 × 0.5).
+    expect(line('home entry trims').writeUnitsPerSecond).toBe(0.5);
+    expect(line('home entry trims').readUnitsPerSecond).toBeCloseTo(0.075, 10);
+    // One size update per 2 entries, plus one reset per trim.
+    expect(line('home size estimate').writeUnitsPerSecond).toBeCloseTo(0.3, 10);
+    // Shards: 1.75 a post × 2, and a like's increment × 2; reads: 2 pages × 2 posts × 2.8 shards an entry (A's 3 followers see 4) × 0.5.
+    expect(line('counter shard').writeUnitsPerSecond).toBe(5.5);
+    expect(line('counter shard').readUnitsPerSecond).toBeCloseTo(5.6, 10);
+    // A like: record and activity in a transaction (2 + 2); reads: viewerHasLiked 2 × 2 × 0.5, and the liked post (strong, 1).
+    expect(line('like record and activity')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 3 });
+    // Enqueued in the transaction (0.75 × 2), claims 0.75 and checkpoints+completion 0.75; polling: 2 shards × 2 polls/s × 0.5.
+    expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 3, readUnitsPerSecond: 2 });
+    // Followers pages: 0.5 for each fan-out (3 of 4 posts) = 0.375; the author's node, strongly (5,000 B → 2).
+    expect(line('follow edge, list entries, graph nodes')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2.375 });
+    // Every home page checks the one outbox author's edge, strongly: 2 × 1.
+    expect(line('follow edge: outbox checks')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2 });
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(28.8, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(22.05, 10);
+  });
+
+  it('prices a month of it', () => {
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(28.8 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(47.304, 6);
+    expect(result.cost.readUsd).toBeCloseTo(7.243425, 6);
+    // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
+    const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
+    expect(stored.get('post')).toBe(86_400 * 2100);
+    expect(stored.get('counter shard')).toBe(86_400 * 1.75 * 200);
+    expect(stored.get('home entry')).toBe(4 * 100 * 200);
+    expect(stored.get('graph node')).toBe(4 * 5100);
+    expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
+  });
+
+  it("finds the hot partitions and what relieves them", () => {
+    // A's followers read 3/4 of the 2 pages/s, each showing A's newest post; a quarter of a post view is a like (1 like / (2 reads × 2 posts)).
+    expect(spot('OUTBOX#<most followed author>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 0 });
+    expect(spot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 4.5, writeUnitsPerSecond: 1.5 });
+    expect(spot('POST#<viral post> COUNT#<n>')).toMatchObject({ readUnitsPerSecond: 0.75, writeUnitsPerSecond: 0.1875 });
+    expect(spot('USER#<most followed author>')).toMatchObject({ readUnitsPerSecond: 0.75 });
+    expect(spot('PUBLIC#<n>')).toMatchObject({ writeUnitsPerSecond: 1 });
+    expect(spot('TAG#<top tag>#<n>')).toMatchObject({ writeUnitsPerSecond: 0.5 });
+    expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 1.5 });
+    expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(1.5 / 1000, 10);
+    expect(spot('OUTBOX#<most followed author>').relief).toContain('FANOUT_MAX_FOLLOWERS ≥ 3 (now 2)');
+    expect(result.hotSpots.map((s) => s.ofLimit)).toEqual([...result.hotSpots.map((s) => s.ofLimit)].sort((a, b) => b - a));
+  });
+
+  it('moves the outbox author to fan-out when FANOUT_MAX_FOLLOWERS is raised', () => {
+    const fannedOut = runModel({ ...TINY, settings: { ...TINY.settings, fanoutMaxFollowers: 3 } });
+    expect(fannedOut.network.outboxAuthors).toBe(0);
+    expect(fannedOut.rates.fanOutEntriesPerPost).toBe(1.25);
+    expect(fannedOut.hotSpots.find((s) => s.partition.startsWith('OUTBOX#'))).toBeUndefined();
+    expect(fannedOut.lines.find((l) => l.item === 'follow edge: outbox checks')!.readUnitsPerSecond).toBe(0);
+  });
+});
+
+describe('the network', () => {
+  it('gives follower counts by a Zipf law over popularity ranks, capped at everyone else', () => {
+    // 4 follows, all by the Zipf law (H = 25/12): rank r gets 1.92 / r → 2, 1, 1, 0.
+    expect(powerLawFollowers({ users: 4, followsPerUser: 1, exponent: 1, uniformShare: 0 })).toEqual([
+      { followers: 2, users: 1 },
+      { followers: 1, users: 2 },
+      { followers: 0, users: 1 },
+    ]);
+    // 30 follows among 3 users: nobody can have more than 2 followers.
+    expect(powerLawFollowers({ users: 3, followsPerUser: 10, exponent: 1, uniformShare: 0 })).toEqual([{ followers: 2, users: 3 }]);
+  });
+});
+
+describe('item sizes', () => {
+  it('are counted as DynamoDB counts them', () => {
+    // pk 2 + 8; n 1 + (5 digits → 3 + 1); m 1 + 3 + (1 + 1 + 2); s 1 + 2 + 2; b 1 + 1.
+    expect(itemSize({ pk: 'USER#abc', n: 12345, m: { a: 'xy' }, s: new Set(['ab', 'cd']), b: true })).toBe(10 + 5 + 8 + 5 + 2);
+    // big 3 + (1 significant digit → 2); small 5 + 2; list 4 + 3 + (1 + 2) + (1 + 1).
+    expect(itemSize({ big: 1_000_000, small: 0.5, list: [1, 'a'] })).toBe(5 + 7 + 12);
+  });
+
+  it("are measured on the stores' own items", () => {
+    const config = loadConfig({});
+    const sizes = measureItems({ postChars: 120, tagsPerPost: 1, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
+    const entry = homeEntryItem({ userId: newId('usr'), postId: newId('pst'), authorId: newId('usr'), counterShards: 8 });
+    expect(sizes.homeEntry).toBe(itemSize(entry));
+    // 120 characters of text and the post's other fields; a following set of 100 ids of 30 bytes.
+    expect(sizes.post).toBeGreaterThan(120);
+    expect(sizes.graphNode).toBeGreaterThan(3000);
+    // Every counter shard fits one write unit (see Counters in the README).
+    expect(sizes.counterShard).toBeLessThanOrEqual(1024);
+  });
+});
