@@ -8,8 +8,16 @@ export function compact(value: number): string {
   return Math.abs(value) < 1 ? value.toPrecision(2) : COMPACT.format(value);
 }
 
-/** Storage in GiB (what DynamoDB bills as a GB), or MiB below one. */
-const bytes = (value: number) => (value >= 2 ** 30 ? `${(value / 2 ** 30).toPrecision(3)} GiB` : `${(value / 2 ** 20).toPrecision(3)} MiB`);
+/** Storage in binary units (DynamoDB bills a GB as 2^30 bytes). */
+function bytes(value: number): string {
+  const units: [number, string][] = [
+    [2 ** 40, 'TiB'],
+    [2 ** 30, 'GiB'],
+    [2 ** 20, 'MiB'],
+  ];
+  const [size, unit] = units.find(([size]) => value >= size) ?? [2 ** 10, 'KiB'];
+  return `${(value / size).toPrecision(3)} ${unit}`;
+}
 
 const usd = (value: number) => `$${value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(2)}`;
 
