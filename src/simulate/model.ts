@@ -120,6 +120,8 @@ export interface ModelResult {
     outboxAuthors: number;
     /** Users with at least HOT_AUTHOR_FOLLOWERS followers: their posts get COUNTER_SHARDS counters. */
     hotAuthors: number;
+    /** The largest fan-out of one post: its followers (entries), FANOUT_PAGE_SIZE pages, and the write units of its entries. */
+    largestFanOut: { entries: number; pages: number; writeUnits: number };
   };
   rates: {
     postsPerSecond: number;
@@ -151,6 +153,7 @@ export function runModel(input: ModelInput): ModelResult {
   const placed = followers.map((b) => ({ ...b, ...placePost(b.followers, s) }));
   const top = placed.reduce((a, b) => (b.followers > a.followers ? b : a));
   const outboxAuthors = sum(placed, (b) => (b.fanOut ? 0 : b.users));
+  const largestFanOut = Math.max(0, ...placed.filter((b) => b.fanOut).map((b) => b.followers));
   const hotAuthors = sum(placed, (b) => (b.counterShards > 1 ? b.users : 0));
 
   // Posts are spread over users regardless of popularity (as the seed draws them), so a post's
@@ -340,7 +343,15 @@ export function runModel(input: ModelInput): ModelResult {
   const storageUsd = storageGb * p.storageUsdPerGbMonth;
 
   return {
-    network: { users, follows, meanFollowers: follows / users, maxFollowers: top.followers, outboxAuthors, hotAuthors },
+    network: {
+      users,
+      follows,
+      meanFollowers: follows / users,
+      maxFollowers: top.followers,
+      outboxAuthors,
+      hotAuthors,
+      largestFanOut: { entries: largestFanOut, pages: followerPages(largestFanOut), writeUnits: largestFanOut * bulk(sizes.homeEntry) },
+    },
     rates: {
       postsPerSecond: posts,
       homeReadsPerSecond: homeReads,

@@ -75,7 +75,16 @@ describe('the cost model, on a network computed by hand', () => {
   const spot = (partition: string) => result.hotSpots.find((s) => s.partition === partition)!;
 
   it('places posts by the service rules and derives the rates', () => {
-    expect(result.network).toEqual({ users: 4, follows: 5, meanFollowers: 1.25, maxFollowers: 3, outboxAuthors: 1, hotAuthors: 1 });
+    expect(result.network).toEqual({
+      users: 4,
+      follows: 5,
+      meanFollowers: 1.25,
+      maxFollowers: 3,
+      outboxAuthors: 1,
+      hotAuthors: 1,
+      // B's or C's one follower, one page of FANOUT_PAGE_SIZE 1.
+      largestFanOut: { entries: 1, pages: 1, writeUnits: 1 },
+    });
     // 4 users × 21,600 posts a day = 1 post/s; entries: B's and C's single followers, averaged over the 4 authors.
     expect(result.rates).toEqual({
       postsPerSecond: 1,
