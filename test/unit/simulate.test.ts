@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
@@ -195,5 +197,19 @@ describe('item sizes', () => {
     expect(sizes.graphNode).toBeGreaterThan(3000);
     // Every counter shard fits one write unit (see Counters in the README).
     expect(sizes.counterShard).toBeLessThanOrEqual(1024);
+  });
+});
+
+describe('npm run simulate', () => {
+  it('prints the model for each network size asked, with the settings given as flags', async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--users', '2000,5000', '--fanout-max-followers', '50'], {
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    });
+    expect(stdout).toContain('fanoutMaxFollowers=50');
+    for (const users of ['2,000', '5,000']) expect(stdout).toContain(`=== ${users} users ===`);
+    for (const section of ['Capacity by item kind', 'Storage after 365 days', 'On-demand cost a month (us-east-1, prices of 2024-11-14', 'Hottest partitions at peak']) {
+      expect(stdout.split(section)).toHaveLength(3);
+    }
+    expect(stdout).toContain('FANOUT_MAX_FOLLOWERS');
   });
 });
