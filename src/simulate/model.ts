@@ -1,4 +1,5 @@
 import { type PostSettings, placePost } from '../usecases/posts.js';
+import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
 import type { ItemSizes } from './items.js';
 import type { FollowerBucket } from './network.js';
 
@@ -19,9 +20,6 @@ export const SECONDS_PER_MONTH = 730 * 3600;
 export const PARTITION_LIMITS = { readUnits: 3000, writeUnits: 1000 } as const;
 /** Bytes DynamoDB adds to every item for storage (indexing overhead). */
 export const STORAGE_OVERHEAD_BYTES = 100;
-
-/** The timeline page read when the registry has more outbox authors than this checks follows first (TimelineUseCases.home). */
-export const OUTBOXES_READ_BEFORE_CHECK = 8;
 
 export interface Prices {
   region: string;
@@ -141,10 +139,11 @@ export interface ModelResult {
 
 /** Write units of one standard write of an item: one per KB started. */
 export const writeUnits = (bytes: number): number => Math.ceil(bytes / 1024);
-/** Read units of one item read: one per 4 KB started, half of it eventually consistent. A missing item still costs the minimum. */
+/**
+ * Read units of one item read, or of one Query given the sum of the sizes of the items it reads: one
+ * per 4 KB started, half of it eventually consistent. A missing item, or an empty Query, still costs the minimum.
+ */
 export const readUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
-/** Read units of a Query: the items' sizes summed, then rounded up to 4 KB. */
-export const queryReadUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
 
 export function runModel(input: ModelInput): ModelResult {
   const { followers, workload: w, settings: s, sizes } = input;
@@ -163,13 +162,13 @@ export function runModel(input: ModelInput): ModelResult {
   const entriesPerPost = perPost((b) => (b.fanOut ? b.followers : 0));
   const shardsPerPost = perPost((b) => b.counterShards);
   const followerPages = (n: number) => Math.ceil(n / s.fanoutPageSize);
-  /** Pages of followers a fan-out reads, and the checkpoints it saves (one after each page but the last). */
+  /** Pages of followers a fan-out reads (one, empty, for an author without followers). */
   const pagesPerPost = perPost((b) => (b.fanOut ? Math.max(1, followerPages(b.followers)) : 0));
   const followerReadUnitsPerPost = perPost((b) => {
     if (!b.fanOut) return 0;
     const full = Math.floor(b.followers / s.fanoutPageSize);
     const rest = b.followers - full * s.fanoutPageSize;
-    return full * queryReadUnits(s.fanoutPageSize * sizes.followListEntry) + (rest > 0 || full === 0 ? queryReadUnits(rest * sizes.followListEntry) : 0);
+    return full * readUnits(s.fanoutPageSize * sizes.followListEntry) + (rest > 0 || full === 0 ? readUnits(rest * sizes.followListEntry) : 0);
   });
   // A home page shows posts in proportion to their authors' followers.
   const shardsPerHomeEntry = follows === 0 ? 1 : sum(placed, (b) => b.users * b.followers * b.counterShards) / follows;
@@ -199,28 +198,28 @@ export function runModel(input: ModelInput): ModelResult {
 
   const lines: CapacityLine[] = [
     { item: 'post', by: 'createPost (transaction)', writeUnitsPerSecond: posts * transact(sizes.post), readUnitsPerSecond: posts * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) },
-    { item: "author's posts entry", by: 'createPost', writeUnitsPerSecond: posts * transact(sizes.authorPostEntry), readUnitsPerSecond: followsMade * queryReadUnits(backfilled * sizes.authorPostEntry) },
+    { item: "author's posts entry", by: 'createPost', writeUnitsPerSecond: posts * transact(sizes.authorPostEntry), readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry) },
     { item: 'public and tag entries', by: 'createPost', writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry), readUnitsPerSecond: 0 },
     {
       item: 'outbox entry and registry',
       by: 'createPost (authors not fanned out); home reads',
       writeUnitsPerSecond: posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)),
       readUnitsPerSecond:
-        homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * queryReadUnits((w.pageSize + 1) * sizes.timelineEntry) +
-        ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * queryReadUnits(outboxAuthors * sizes.outboxAuthor),
+        homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * readUnits((w.pageSize + 1) * sizes.timelineEntry) +
+        ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * readUnits(outboxAuthors * sizes.outboxAuthor),
     },
     { item: 'user profile', by: 'createPost (postCount); home reads (account check, authors)', writeUnitsPerSecond: posts * transact(sizes.user), readUnitsPerSecond: homeReads * (1 + w.pageSize) * readUnits(sizes.user) },
     {
       item: 'home entry',
       by: "createPost (the author's own), fan-out, backfill; home reads",
       writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry),
-      readUnitsPerSecond: homeReads * queryReadUnits((w.pageSize + 1) * sizes.homeEntry),
+      readUnitsPerSecond: homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry),
     },
     {
       item: 'home entry trims',
       by: 'fan-out and backfill: a full timeline read and cut by a tenth',
       writeUnitsPerSecond: homeEntriesWritten * bulk(sizes.homeEntry),
-      readUnitsPerSecond: trims * queryReadUnits((s.timelineMaxEntries + trimmedPerTrim) * sizes.homeEntry),
+      readUnitsPerSecond: trims * readUnits((s.timelineMaxEntries + trimmedPerTrim) * sizes.homeEntry),
     },
     {
       item: 'home size estimate',
@@ -234,7 +233,7 @@ export function runModel(input: ModelInput): ModelResult {
       item: 'queued task',
       by: 'createPost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
       writeUnitsPerSecond: queueWriteUnits,
-      readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * queryReadUnits(0),
+      readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * readUnits(0),
     },
     {
       item: 'follow edge, list entries, graph nodes',
@@ -280,7 +279,7 @@ export function runModel(input: ModelInput): ModelResult {
     hot({
       partition: 'OUTBOX#<most followed author>',
       what: `read by ${outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? 'every' : 'each follower\'s'} home page`,
-      readUnitsPerSecond: readers * queryReadUnits((w.pageSize + 1) * sizes.timelineEntry),
+      readUnitsPerSecond: readers * readUnits((w.pageSize + 1) * sizes.timelineEntry),
       writeUnitsPerSecond: 0,
       relief: `the hot-key cache; or FANOUT_MAX_FOLLOWERS ≥ ${top.followers.toLocaleString('en-US')} (now ${s.fanoutMaxFollowers}): this author fanned out, ${top.followers.toLocaleString('en-US')} home entries a post instead`,
     });
@@ -325,7 +324,7 @@ export function runModel(input: ModelInput): ModelResult {
   hot({
     partition: 'QUEUE#<n>',
     what: 'one queue shard: enqueue, claim, checkpoints, completion; polling by every idle worker',
-    readUnitsPerSecond: w.pollingWorkers * (1000 / s.queuePollMs) * queryReadUnits(0),
+    readUnitsPerSecond: w.pollingWorkers * (1000 / s.queuePollMs) * readUnits(0),
     writeUnitsPerSecond: queueWrites / s.queueShards,
     relief: `writes: QUEUE_SHARDS ≥ ${Math.max(1, Math.ceil(queueWrites / PARTITION_LIMITS.writeUnits))} (now ${s.queueShards}); polling reads: QUEUE_POLL_MS (now ${s.queuePollMs})`,
   });

@@ -26,7 +26,7 @@ const isPostId = (value: unknown): value is string => typeof value === 'string' 
  * FANOUT_MAX_FOLLOWERS followers; past this many, reading every outbox costs more than the
  * wave it saves, and the check comes first.
  */
-const OUTBOXES_READ_BEFORE_CHECK = 8;
+export const OUTBOXES_READ_BEFORE_CHECK = 8;
 
 /**
  * The skeleton step of every post timeline: one read of the timeline's partition(s), newest
