@@ -49,10 +49,10 @@ const BLOCKS_ONLY: PostRules = { hidesMuted: false };
 export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<Page<PostRecord>> {
   const page = await skeleton;
   // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
-  const needs = context.feeds.hydrate ? postNeeds(info) : NO_POST_NEEDS;
+  const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
   const hydrator = hydratorOf(context.loaders);
   return fillPage(pageSize(timeline.first), page, timeline.readAfter, async (next) =>
-    postRules(await hydratePosts(next, context.viewerId, needs, hydrator, timeline.rules), context.viewerId, timeline.rules, hydrator),
+    postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator),
   );
 }
 
@@ -67,21 +67,21 @@ export function publicConnection(context: GraphQLContext, info: GraphQLResolveIn
 }
 
 /**
- * One of the user's post timelines. The author page of an account in a block with the viewer is
- * empty: known from the relation lookup that goes out beside the skeleton, and that the page's
- * hydration then finds cached.
+ * One of the user's post timelines. The rules leave every post of an author page empty when the
+ * author is in a block with the viewer; the page then reads no further (the relation is cached
+ * from its hydration).
  */
-export async function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<Page<PostRecord>> {
-  const skeleton = userTimelineSkeleton(context, field, userId, args);
-  const timeline: PostTimeline = {
+export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<Page<PostRecord>> {
+  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { first: args.first, after: cursor });
+  const readAfter =
+    field === 'timeline'
+      ? read
+      : async (cursor: string) => ((await hiddenUsers(context.viewerId, [userId], false, hydratorOf(context.loaders))).size > 0 ? { items: [], hasNextPage: false } : read(cursor));
+  return postConnection(userTimelineSkeleton(context, field, userId, args), context, info, {
     first: args.first,
-    readAfter: (cursor) => USER_TIMELINES[field](context, userId, { first: args.first, after: cursor }),
+    readAfter,
     rules: field === 'timeline' ? WITH_MUTES : BLOCKS_ONLY,
-  };
-  if (field === 'timeline') return postConnection(skeleton, context, info, timeline);
-  const [hidden] = await Promise.all([hiddenUsers(context.viewerId, [userId], false, hydratorOf(context.loaders)), skeleton]);
-  if (hidden.size > 0) return { items: [], hasNextPage: false, endCursor: null };
-  return postConnection(skeleton, context, info, timeline);
+  });
 }
 
 /** A post's comments, oldest first, through the rules (no comment of an account in a block with the viewer), read further while they leave the page short. */

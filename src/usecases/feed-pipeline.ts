@@ -84,14 +84,14 @@ export interface Hydrated<T> {
  * the same tick. Entries written before they carried their author and counter shards get those
  * from their post, one wave later. Only the posts are required: a failed lookup of anything
  * else is left to the field that shows it, which asks again and reports its own error. The
- * relations the rules step needs for the authors go out in the same wave.
+ * relations that `rules` need for the authors go out in the same wave (null: left to the rules step).
  */
 export async function hydratePosts(
   skeleton: TimelineSkeleton,
   viewerId: string | null,
   needs: PostNeeds,
   hydrator: Hydrator,
-  rules: PostRules = { hidesMuted: false },
+  rules: PostRules | null = null,
 ): Promise<Hydrated<PostRecord>[]> {
   const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
   const related = hydratePostRelations(
@@ -112,12 +112,12 @@ function hydratePostRelations(
   viewerId: string | null,
   needs: PostNeeds,
   hydrator: Hydrator,
-  rules: PostRules,
+  rules: PostRules | null,
 ): Promise<unknown> {
   if (posts.length === 0) return Promise.resolve();
   const authorIds = [...new Set(posts.map((post) => post.authorId))];
   return settled([
-    hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator),
+    rules ? hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator) : null,
     needs.counts ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards }))) : null,
     needs.viewerLiked ? hydrator.viewerLikes(posts.map((post) => post.id)) : null,
     needs.author ? hydrator.users(authorIds) : null,

@@ -5,7 +5,7 @@ import { pageSize } from '../domain/validation.js';
 import type { CountedPage, GraphStore, IdPage, PageArgs, ReadBudget } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
-import type { BlockCheck } from './relationships.js';
+import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
 /** The page arguments a client gave, checked: `first` 1-100 (default 20), `after` a cursor we gave out. */
 export function pageArgs(first: number | null | undefined, after: string | null | undefined): PageArgs {
@@ -79,17 +79,22 @@ export class FollowUseCases {
   }
 
   /** Accounts the viewer follows that follow `userId`, with their number; none when anonymous. Never an account in a block with the viewer. */
-  async knownFollowers(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
+  async knownFollowers(
+    viewerId: string | null,
+    userId: string,
+    first: number | null | undefined,
+    after: string | null | undefined,
+    budget: ReadBudget,
+    blocked: BlockedAccounts,
+  ): Promise<CountedPage> {
     const page = pageArgs(first, after);
     if (!viewerId) return { items: [], hasNextPage: false, totalCount: 0 };
-    const excluding = await this.blocks.blockedEitherWay(viewerId, budget);
-    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page, budget, excluding));
+    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page, budget, await blocked()));
   }
 
   /** Never an account in a block with the viewer. */
-  async mutuals(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
+  async mutuals(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<CountedPage> {
     const page = pageArgs(first, after);
-    const excluding = await this.blocks.blockedEitherWay(viewerId, budget);
-    return withOpaqueCursors(await this.graph.mutuals(userId, page, budget, excluding));
+    return withOpaqueCursors(await this.graph.mutuals(userId, page, budget, await blocked()));
   }
 }

@@ -5,7 +5,7 @@ import type { CountedPage, GraphStore, ReadBudget, SuggestedUser } from '../stor
 import type { UserStore } from '../stores/user-store.js';
 import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
-import type { BlockCheck } from './relationships.js';
+import type { BlockedAccounts } from './relationships.js';
 
 /** Hop limits of the multi-hop queries; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the work within them. */
 export const HOPS = {
@@ -35,7 +35,6 @@ export class GraphQueryUseCases {
     private readonly users: UserStore,
     private readonly graph: GraphStore,
     private readonly limits: GraphLimits,
-    private readonly blocks: BlockCheck,
   ) {}
 
   /** A fresh budget for the graph reads of one GraphQL request, shared by all its fields. */
@@ -43,28 +42,28 @@ export class GraphQueryUseCases {
     return new GraphBudget(this.limits);
   }
 
-  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget): Promise<SuggestedUser[]> {
+  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<SuggestedUser[]> {
     if (!viewerId) throw unauthenticated();
     const size = pageSize(first);
-    return this.graph.suggestions(viewerId, size, budget, await this.blocks.blockedEitherWay(viewerId, budget));
+    return this.graph.suggestions(viewerId, size, budget, await blocked());
   }
 
-  async degreesOfSeparation(viewerId: string | null, from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget): Promise<Separation> {
+  async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
-    const [excluding] = await Promise.all([this.blocks.blockedEitherWay(viewerId, budget), this.requireUsers({ from, to })]);
+    const [excluding] = await Promise.all([blocked(), this.requireUsers({ from, to })]);
     const path = await this.graph.shortestPath(from, to, hops, budget, excluding);
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
   async network(
-    viewerId: string | null,
     args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null },
     budget: ReadBudget,
+    blocked: BlockedAccounts,
   ): Promise<CountedPage> {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
     const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
-    const [excluding] = await Promise.all([this.blocks.blockedEitherWay(viewerId, budget), this.requireUsers({ userId: args.userId })]);
+    const [excluding] = await Promise.all([blocked(), this.requireUsers({ userId: args.userId })]);
     if (excluding.has(args.userId)) return { items: [], hasNextPage: false, totalCount: 0 };
     return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, excluding, ...page }, budget));
   }

@@ -1,6 +1,5 @@
 import { forbidden, unauthenticated } from '../domain/errors.js';
 import type { Excluded, GraphStore, IdPage, ReadBudget, Relation, RelationKind } from '../stores/graph/graph-store.js';
-import { NOBODY } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
@@ -13,9 +12,13 @@ import { checkPair, pageArgs, withOpaqueCursors } from './follows.js';
 export interface BlockCheck {
   /** FORBIDDEN (and nothing written) when `actorId` and any of `otherIds` have blocked each other, either way. One batched lookup. */
   assertNotBlocked(actorId: string, otherIds: readonly string[]): Promise<void>;
-  /** Every account in a block with the viewer, either way; nobody when anonymous. */
-  blockedEitherWay(viewerId: string | null, budget: ReadBudget): Promise<Excluded>;
 }
+
+/**
+ * The accounts in a block with the request's viewer, either way (nobody when anonymous): what the
+ * graph queries leave out. The GraphQL layer reads it once per request, however many fields ask.
+ */
+export type BlockedAccounts = () => Promise<Excluded>;
 
 /** Both blocks between `a` and each of `others`, in this order: a → other, other → a. */
 export function blocksBetween(a: string, others: readonly string[]): Relation[] {
@@ -103,8 +106,8 @@ export class RelationshipUseCases implements BlockCheck {
     return new Set(relations.filter((_, i) => found[i]).map((r) => (r.from === actorId ? r.to : r.from)));
   }
 
-  async blockedEitherWay(viewerId: string | null, budget: ReadBudget): Promise<Excluded> {
-    if (!viewerId) return NOBODY;
-    return new Set(await this.graph.relatedEitherWay('blocks', viewerId, budget));
+  /** Every account in a block with `userId`, either way: one read. */
+  async blockedEitherWay(userId: string, budget: ReadBudget): Promise<Excluded> {
+    return new Set(await this.graph.relatedEitherWay('blocks', userId, budget));
   }
 }

@@ -44,7 +44,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     accountDeletion,
     follows: new FollowUseCases(stores.users, stores.graph, fanOut, relationships),
     relationships,
-    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }, relationships),
+    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
     comments: new CommentUseCases(stores.posts, posts, relationships),
     counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships),

@@ -4,7 +4,7 @@ import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
 import { publicConnection, startUserTimelines, tagConnection } from '../feeds.js';
-import { countedUserConnection } from './graph.js';
+import { blockedAccounts, countedUserConnection } from './graph.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -49,9 +49,9 @@ export const Query: QueryResolvers = {
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
   tagTimeline: (_parent, { tag, first, after }, context, info) => tagConnection(context, info, tag, first, after),
   publicTimeline: (_parent, { first, after }, context, info) => publicConnection(context, info, first, after),
-  suggestedFollows: (_parent, { first }, { useCases, viewerId, graphBudget }) => useCases.graphQueries.suggestedFollows(viewerId, first, graphBudget),
-  degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases, viewerId, graphBudget }) =>
-    useCases.graphQueries.degreesOfSeparation(viewerId, from, to, maxDepth, graphBudget),
+  suggestedFollows: (_parent, { first }, context) => context.useCases.graphQueries.suggestedFollows(context.viewerId, first, context.graphBudget, blockedAccounts(context)),
+  degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
+    context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),
   network: async (_parent, args, context, info) =>
-    countedUserConnection(await context.useCases.graphQueries.network(context.viewerId, args, context.graphBudget), context, info),
+    countedUserConnection(await context.useCases.graphQueries.network(args, context.graphBudget, blockedAccounts(context)), context, info),
 };

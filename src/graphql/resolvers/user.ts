@@ -2,7 +2,7 @@ import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import { userConnection, userTimelineConnection } from '../feeds.js';
 import type { UserResolvers } from '../generated/resolvers-types.js';
-import { countedUserConnection } from './graph.js';
+import { blockedAccounts, countedUserConnection } from './graph.js';
 
 /**
  * A user by id. A query's own viewer comes from its account check, which runs beside the query
@@ -21,9 +21,13 @@ export const User: UserResolvers = {
   following: async (user, { first, after }, context, info) =>
     userConnection(await context.useCases.follows.following(user.id, first, after, context.graphBudget), context, info, async () => (await context.loaders.followCounts.load(user.id)).following),
   knownFollowers: async (user, { first, after }, context, info) =>
-    countedUserConnection(await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget), context, info),
+    countedUserConnection(
+      await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget, blockedAccounts(context)),
+      context,
+      info,
+    ),
   mutuals: async (user, { first, after }, context, info) =>
-    countedUserConnection(await context.useCases.follows.mutuals(context.viewerId, user.id, first, after, context.graphBudget), context, info),
+    countedUserConnection(await context.useCases.follows.mutuals(user.id, first, after, context.graphBudget, blockedAccounts(context)), context, info),
   posts: (user, args, context, info) => userTimelineConnection(context, info, 'posts', user.id, args),
   timeline: (user, args, context, info) => userTimelineConnection(context, info, 'timeline', user.id, args),
   viewerFollows: (user, _args, { loaders, viewerId }) => (viewerId ? loaders.follows.load({ from: viewerId, to: user.id }) : false),

@@ -143,7 +143,7 @@ export const CYPHER = {
   ),
   suggestions: cypher(
     `MATCH (v:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(s:User)
-     WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0 AND ${NOT_EXCLUDED('s')}
+     WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0 AND ${NOT_EXCLUDED('s')} AND ${NOT_EXCLUDED('f')}
      WITH s, f ORDER BY f.id
      WITH s, count(f) AS mutualCount, collect(f.id) AS viaIds
      RETURN s.id AS userId, mutualCount, viaIds[0..3] AS via

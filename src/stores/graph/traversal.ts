@@ -225,6 +225,7 @@ export async function friendsOfFriends(graph: Adjacency, viewerId: string, first
   const lists = await expand(graph, followed, 'out', budget);
   const connecting = new Map<string, string[]>();
   followed.forEach((via, i) => {
+    if (excluding.has(via)) return;
     for (const candidate of lists[i]!) {
       if (candidate === viewerId || followedSet.has(candidate) || excluding.has(candidate)) continue;
       const vias = connecting.get(candidate) ?? [];
