@@ -300,6 +300,24 @@ describe('blocks and mutes', () => {
     expect((await ok(UNMUTE, { id: N.id }, V.token)).unmute.user).toEqual({ id: N.id, viewerMutes: false });
   });
 
+  it('leaves no follow behind when follows race with the block', async () => {
+    const pairs = await Promise.all(Array.from({ length: 6 }, async () => [await t.signUp(), await t.signUp()] as const));
+    await Promise.all(
+      pairs.map(([blocker, other]) =>
+        Promise.all([
+          t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: blocker.id }, other.token),
+          t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: other.id }, blocker.token),
+          ok(BLOCK, { id: other.id }, blocker.token),
+        ]),
+      ),
+    );
+    for (const [blocker, other] of pairs) {
+      expect(await flags(blocker, other.id)).toMatchObject({ viewerBlocks: true, viewerFollows: false, followsViewer: false });
+      expect(await counts(blocker.id)).toEqual({ followerCount: 0, followingCount: 0 });
+      expect(await counts(other.id)).toEqual({ followerCount: 0, followingCount: 0 });
+    }
+  });
+
   it("purged the blocked account's posts from the home timeline, so that an unblock does not bring them back", async () => {
     const [blocker, author] = await Promise.all([t.signUp(), t.signUp()]);
     await follow(t, blocker.token, author.id);
