@@ -24,7 +24,6 @@ export class CommentUseCases {
   ) {}
 
   /** FORBIDDEN (nothing written) on a post whose author is in a block with the viewer. */
-
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
