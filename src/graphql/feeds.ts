@@ -1,7 +1,19 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Page, PostRecord } from '../domain/models.js';
+import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
+import { pageSize } from '../domain/validation.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import { type PostNeeds, type UserNeeds, hydratePosts, hydrateUsers, postRules, userRules } from '../usecases/feed-pipeline.js';
+import {
+  type PostNeeds,
+  type PostRules,
+  type UserNeeds,
+  commentRules,
+  fillPage,
+  hiddenUsers,
+  hydratePosts,
+  hydrateUsers,
+  postRules,
+  userRules,
+} from '../usecases/feed-pipeline.js';
 import type { TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
@@ -14,20 +26,70 @@ import type { UserConnectionModel } from './models.js';
  */
 
 const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, author: null };
-const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false };
+const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, blocks: false, viewerMutes: false };
 
 /** Presentation: a page of what the rules kept, ending where the skeleton did (so that a page that lost entries still leads on). */
 function present<T>(items: { cursor: string; node: T }[], skeleton: { items: { cursor: string }[]; hasNextPage: boolean }): Page<T> {
   return { items, hasNextPage: skeleton.hasNextPage, endCursor: skeleton.items.at(-1)?.cursor ?? null };
 }
 
-/** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules. */
-export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Page<PostRecord>> {
+/** How a post timeline reads on after a cursor when its rules leave a page short, and what they hide. */
+export interface PostTimeline {
+  /** The page size the client asked for. */
+  first: number | null | undefined;
+  readAfter: (cursor: string) => Promise<TimelineSkeleton>;
+  rules: PostRules;
+}
+
+/** Home, tag and public timelines leave out muted authors too; an author page leaves out only blocks. */
+const WITH_MUTES: PostRules = { hidesMuted: true };
+const BLOCKS_ONLY: PostRules = { hidesMuted: false };
+
+/** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules, read further while they leave the page short. */
+export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<Page<PostRecord>> {
   const page = await skeleton;
   // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
-  const needs = context.feeds.hydrate ? postNeeds(info) : NO_POST_NEEDS;
-  const hydrated = await hydratePosts(page, context.viewerId, needs, hydratorOf(context.loaders));
-  return present(postRules(hydrated), page);
+  const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
+  const hydrator = hydratorOf(context.loaders);
+  return fillPage(pageSize(timeline.first), page, timeline.readAfter, async (next) =>
+    postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator),
+  );
+}
+
+export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<PostRecord>> {
+  const read = (cursor: string | null | undefined) => context.useCases.timelines.tag(tag, first, cursor);
+  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+}
+
+export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, first: number | null | undefined, after: string | null | undefined): Promise<Page<PostRecord>> {
+  const read = (cursor: string | null | undefined) => context.useCases.timelines.public(first, cursor);
+  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+}
+
+/**
+ * One of the user's post timelines. The rules leave every post of an author page empty when the
+ * author is in a block with the viewer; the page then reads no further (the relation is cached
+ * from its hydration).
+ */
+export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<Page<PostRecord>> {
+  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { first: args.first, after: cursor });
+  const readAfter =
+    field === 'timeline'
+      ? read
+      : async (cursor: string) => ((await hiddenUsers(context.viewerId, [userId], false, hydratorOf(context.loaders))).size > 0 ? { items: [], hasNextPage: false } : read(cursor));
+  return postConnection(userTimelineSkeleton(context, field, userId, args), context, info, {
+    first: args.first,
+    readAfter,
+    rules: field === 'timeline' ? WITH_MUTES : BLOCKS_ONLY,
+  });
+}
+
+/** A post's comments, oldest first, through the rules (no comment of an account in a block with the viewer), read further while they leave the page short. */
+export async function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
+  const read = (cursor: string | null | undefined) => context.useCases.comments.list(postId, first, cursor);
+  const page = await read(after);
+  const hydrator = hydratorOf(context.loaders);
+  return fillPage(pageSize(first), page, read, (next) => commentRules(next.items, context.viewerId, hydrator));
 }
 
 /** A follow list's connection: its skeleton (a page of ids from the graph) hydrated, through the rules. */

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
-import type { FollowCounts, FollowPair, ReadBudget } from '../stores/graph/graph-store.js';
+import type { Excluded, FollowCounts, FollowPair, ReadBudget, Relation } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { Hydrator } from '../usecases/feed-pipeline.js';
 
@@ -34,6 +34,16 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
       ...batched,
       cacheKeyFn: (pair) => `${pair.from}>${pair.to}`,
     }),
+    /** Does the block or mute exist? The flags and the rules step of a page share one graph call, with the follow flags when they can. */
+    relations: new DataLoader<Relation, boolean, string>((relations) => stores.graph.relations(relations, graphBudget), {
+      ...batched,
+      cacheKeyFn: (relation) => `${relation.kind}:${relation.from}>${relation.to}`,
+    }),
+    /** User id → every account in a block with it, either way: read once per request for the viewer, what the graph queries leave out. */
+    blockedAccounts: new DataLoader<string, Excluded>(
+      (ids) => Promise.all(ids.map(async (id) => new Set(await stores.graph.relatedEitherWay('blocks', id, graphBudget)))),
+      batched,
+    ),
     userIdByHandle: new DataLoader<string, string | null>((handles) => stores.users.idsByHandle(handles), batched),
     /** A timeline page's posts in one batch; strongly consistent in mutations, which read what they just wrote. */
     post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), batched),
@@ -62,6 +72,7 @@ export function hydratorOf(loaders: Loaders): Hydrator {
     viewerLikes: (postIds) => loadAll(loaders.viewerHasLiked, postIds),
     followCounts: (userIds) => loadAll(loaders.followCounts, userIds),
     follows: (pairs) => loadAll(loaders.follows, pairs),
+    relations: (relations) => loadAll(loaders.relations, relations),
   };
 }
 

@@ -50,7 +50,13 @@ const has = (tree: SelectionTree | undefined, ...names: string[]) => names.some(
 
 /** What each user of a list shows, from the selection of its node. */
 export function userNeeds(node: SelectionTree | undefined): UserNeeds {
-  return { followCounts: has(node, 'followerCount', 'followingCount'), viewerFollows: has(node, 'viewerFollows'), followsViewer: has(node, 'followsViewer') };
+  return {
+    followCounts: has(node, 'followerCount', 'followingCount'),
+    viewerFollows: has(node, 'viewerFollows'),
+    followsViewer: has(node, 'followsViewer'),
+    blocks: has(node, 'viewerBlocks', 'blocksViewer'),
+    viewerMutes: has(node, 'viewerMutes'),
+  };
 }
 
 /** What each post of a connection shows, from the connection field's selection. */

@@ -5,6 +5,7 @@ import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { PostUseCases } from './posts.js';
+import type { BlockCheck } from './relationships.js';
 
 export const COMMENT_MAX_LENGTH = 500;
 
@@ -19,13 +20,16 @@ export class CommentUseCases {
   constructor(
     private readonly posts: PostStore,
     private readonly postUseCases: PostUseCases,
+    private readonly blocks: BlockCheck,
   ) {}
 
+  /** FORBIDDEN (nothing written) on a post whose author is in a block with the viewer. */
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
     const checkedKey = idempotencyKey(key, 'idempotencyKey');
     const post = await this.postUseCases.require(postId, 'postId');
+    await this.blocks.assertNotBlocked(viewerId, [post.authorId]);
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString() };
     const createdId = await this.posts.addComment(post, comment, checkedKey);
     if (createdId === null) throw notFound('Post', postId);

@@ -2,10 +2,13 @@ import { badInput, unauthenticated } from '../domain/errors.js';
 import type { PostRecord } from '../domain/models.js';
 import type { CounterStore } from '../stores/counter-store.js';
 import type { PostUseCases } from './posts.js';
+import type { BlockCheck } from './relationships.js';
 
 /**
  * Likes, unique views and reactions. Each is idempotent: the store writes the user's
  * record and the counter together, and a repeat finds the record and changes nothing.
+ * A like, view or reaction of a post whose author is in a block with the viewer is FORBIDDEN;
+ * taking a like back never is.
  */
 export class CounterUseCases {
   constructor(
@@ -13,10 +16,11 @@ export class CounterUseCases {
     private readonly counters: CounterStore,
     /** REACTION_KINDS: a bounded set, so that a post's counter item stays small (see Counters in the README). */
     private readonly reactionKinds: readonly string[],
+    private readonly blocks: BlockCheck,
   ) {}
 
   async likePost(viewerId: string | null, postId: string): Promise<PostRecord> {
-    const { viewer, post } = await this.target(viewerId, postId);
+    const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     await this.counters.like(post, viewer);
     return post;
   }
@@ -28,16 +32,22 @@ export class CounterUseCases {
   }
 
   async viewPost(viewerId: string | null, postId: string): Promise<PostRecord> {
-    const { viewer, post } = await this.target(viewerId, postId);
+    const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     await this.counters.view(post, viewer);
     return post;
   }
 
   async react(viewerId: string | null, postId: string, kind: string): Promise<PostRecord> {
     if (!this.reactionKinds.includes(kind)) throw badInput('kind', `must be one of ${this.reactionKinds.join(', ')}`);
-    const { viewer, post } = await this.target(viewerId, postId);
+    const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     await this.counters.react(post, kind, viewer);
     return post;
+  }
+
+  private async unblockedTarget(viewerId: string | null, postId: string): Promise<{ viewer: string; post: PostRecord }> {
+    const target = await this.target(viewerId, postId);
+    await this.blocks.assertNotBlocked(target.viewer, [target.post.authorId]);
+    return target;
   }
 
   private async target(viewerId: string | null, postId: string): Promise<{ viewer: string; post: PostRecord }> {

@@ -1,6 +1,7 @@
-import type { PostRecord, UserRecord } from '../domain/models.js';
+import type { CommentRecord, Page, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
-import type { FollowCounts, FollowPair, IdPage } from '../stores/graph/graph-store.js';
+import type { FollowCounts, FollowPair, IdPage, Relation } from '../stores/graph/graph-store.js';
+import { blocksBetween } from './relationships.js';
 import type { SkeletonItem, TimelineSkeleton } from './timelines.js';
 
 /**
@@ -11,7 +12,9 @@ import type { SkeletonItem, TimelineSkeleton } from './timelines.js';
  *    each entry carrying what the next step needs before it can fetch;
  * 2. hydration — everything else the page shows, asked for all at once so that it goes out
  *    as one wave of batched lookups (`hydratePosts`, `hydrateUsers`);
- * 3. rules — which hydrated entries the viewer sees (`postRules`, `userRules`);
+ * 3. rules — which hydrated entries the viewer sees (`postRules`, `userRules`): the relations
+ *    they need (blocks, mutes) are looked up in the hydration wave, and a page that loses entries
+ *    reads further (`fillPage`);
  * 4. presentation — the connection the API returns, built by the GraphQL layer from what
  *    the rules kept; its field resolvers read the hydrated records from the same cache.
  */
@@ -25,6 +28,31 @@ export interface Hydrator {
   viewerLikes(postIds: readonly string[]): Promise<boolean[]>;
   followCounts(userIds: readonly string[]): Promise<FollowCounts[]>;
   follows(pairs: readonly FollowPair[]): Promise<boolean[]>;
+  relations(relations: readonly Relation[]): Promise<boolean[]>;
+}
+
+/**
+ * Whose posts a timeline hides from a signed-in viewer: always those of accounts in a block with
+ * the viewer (either way); with `hidesMuted` (home, tag and public timelines) also those of
+ * accounts the viewer mutes. Anonymous viewers see everything.
+ */
+export interface PostRules {
+  hidesMuted: boolean;
+}
+
+/** The relations that decide whether the viewer sees the content of each of `userIds`: the blocks both ways, and the viewer's mutes when `hidesMuted`. */
+function visibilityRelations(viewerId: string, userIds: readonly string[], hidesMuted: boolean): Relation[] {
+  const others = [...new Set(userIds)].filter((id) => id !== viewerId);
+  return [...blocksBetween(viewerId, others), ...(hidesMuted ? others.map((id) => ({ kind: 'mutes' as const, from: viewerId, to: id })) : [])];
+}
+
+/** Of `userIds`, those whose content `viewerId` does not see: one batched lookup, which hydration has usually made already (then it is cached). */
+export async function hiddenUsers(viewerId: string | null, userIds: readonly string[], hidesMuted: boolean, hydrator: Hydrator): Promise<Set<string>> {
+  if (viewerId === null) return new Set();
+  const relations = visibilityRelations(viewerId, userIds, hidesMuted);
+  if (relations.length === 0) return new Set();
+  const found = await hydrator.relations(relations);
+  return new Set(relations.filter((_, i) => found[i]).map((r) => (r.from === viewerId ? r.to : r.from)));
 }
 
 /** What a page shows of each user, from the request's selection: hydration fetches nothing more. */
@@ -32,6 +60,9 @@ export interface UserNeeds {
   followCounts: boolean;
   viewerFollows: boolean;
   followsViewer: boolean;
+  /** viewerBlocks or blocksViewer. */
+  blocks: boolean;
+  viewerMutes: boolean;
 }
 
 /** What a page shows of each post; `author` is null when the author is not shown. */
@@ -52,19 +83,27 @@ export interface Hydrated<T> {
  * authors, counters, the viewer's likes and the authors' follow counts and flags, all asked in
  * the same tick. Entries written before they carried their author and counter shards get those
  * from their post, one wave later. Only the posts are required: a failed lookup of anything
- * else is left to the field that shows it, which asks again and reports its own error.
+ * else is left to the field that shows it, which asks again and reports its own error. The
+ * relations that `rules` need for the authors go out in the same wave (null: left to the rules step).
  */
-export async function hydratePosts(skeleton: TimelineSkeleton, viewerId: string | null, needs: PostNeeds, hydrator: Hydrator): Promise<Hydrated<PostRecord>[]> {
+export async function hydratePosts(
+  skeleton: TimelineSkeleton,
+  viewerId: string | null,
+  needs: PostNeeds,
+  hydrator: Hydrator,
+  rules: PostRules | null = null,
+): Promise<Hydrated<PostRecord>[]> {
   const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
   const related = hydratePostRelations(
     known.map((item) => ({ id: item.postId, authorId: item.authorId, counterShards: item.counterShards })),
     viewerId,
     needs,
     hydrator,
+    rules,
   );
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
   const fromPosts = posts.filter((post, i): post is PostRecord => post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null));
-  await Promise.all([related, hydratePostRelations(fromPosts, viewerId, needs, hydrator)]);
+  await Promise.all([related, hydratePostRelations(fromPosts, viewerId, needs, hydrator, rules)]);
   return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null }));
 }
 
@@ -73,10 +112,12 @@ function hydratePostRelations(
   viewerId: string | null,
   needs: PostNeeds,
   hydrator: Hydrator,
+  rules: PostRules | null,
 ): Promise<unknown> {
   if (posts.length === 0) return Promise.resolve();
   const authorIds = [...new Set(posts.map((post) => post.authorId))];
   return settled([
+    rules ? hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator) : null,
     needs.counts ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards }))) : null,
     needs.viewerLiked ? hydrator.viewerLikes(posts.map((post) => post.id)) : null,
     needs.author ? hydrator.users(authorIds) : null,
@@ -100,6 +141,8 @@ function hydrateUserRelations(userIds: readonly string[], viewerId: string | nul
     needs.followCounts ? hydrator.followCounts(userIds) : null,
     flags && needs.viewerFollows ? hydrator.follows(userIds.map((id) => ({ from: viewerId, to: id }))) : null,
     flags && needs.followsViewer ? hydrator.follows(userIds.map((id) => ({ from: id, to: viewerId }))) : null,
+    flags && needs.blocks ? hydrator.relations(blocksBetween(viewerId, userIds.filter((id) => id !== viewerId))) : null,
+    flags && needs.viewerMutes ? hydrator.relations(userIds.filter((id) => id !== viewerId).map((id) => ({ kind: 'mutes' as const, from: viewerId, to: id }))) : null,
   ]);
 }
 
@@ -109,12 +152,62 @@ async function settled(lookups: (Promise<unknown> | null)[]): Promise<void> {
 }
 
 /**
- * The rules step for posts: what the viewer sees of a hydrated page. Today an entry whose post
- * is gone (deleted after its entry was read) is left out; this is where blocked and muted
- * authors will be.
+ * The rules step for posts: what the viewer sees of a hydrated page, aligned with it (null: not
+ * shown). An entry whose post is gone (deleted after its entry was read) is left out, and so is
+ * a post whose author `rules` hide from the viewer.
  */
-export function postRules(page: Hydrated<PostRecord>[]): { cursor: string; node: PostRecord }[] {
-  return page.filter((entry): entry is { cursor: string; node: PostRecord } => entry.node !== null);
+export async function postRules(page: Hydrated<PostRecord>[], viewerId: string | null, rules: PostRules, hydrator: Hydrator): Promise<Hydrated<PostRecord>[]> {
+  const authorIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId] : []));
+  const hidden = await hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator);
+  return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
+}
+
+/** The rules step for comments: a comment whose author is in a block with the viewer is left out (null). */
+export async function commentRules(page: Hydrated<CommentRecord>[], viewerId: string | null, hydrator: Hydrator): Promise<Hydrated<CommentRecord>[]> {
+  const hidden = await hiddenUsers(viewerId, page.flatMap((entry) => (entry.node ? [entry.node.authorId] : [])), false, hydrator);
+  return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
+}
+
+/** Skeleton reads a page may add to its first when the rules leave it short. */
+export const EXTRA_SKELETON_READS = 3;
+
+/** A page of a list's entries as the skeleton step reads it. */
+export interface SkeletonPage<S extends { cursor: string }> {
+  items: S[];
+  hasNextPage: boolean;
+}
+
+/**
+ * Pages stay full: when the rules leave out entries of a `size` page, the list is read further
+ * after the last entry read (`readAfter`, a page of `size` again), at most EXTRA_SKELETON_READS
+ * times, and `shown` (hydration and rules, null for an entry not shown) decides each read's
+ * entries. The page ends at the last entry it returns or skipped, so the next page resumes right
+ * after it; `hasNextPage` is true while entries remain that may be shown.
+ */
+export async function fillPage<S extends { cursor: string }, T>(
+  size: number,
+  firstPage: SkeletonPage<S>,
+  readAfter: (cursor: string) => Promise<SkeletonPage<S>>,
+  shown: (page: SkeletonPage<S>) => Promise<Hydrated<T>[]>,
+): Promise<Page<T>> {
+  const items: { cursor: string; node: T }[] = [];
+  let endCursor: string | null = null;
+  let page = firstPage;
+  for (let extraReads = 0; ; extraReads++) {
+    const entries = await shown(page);
+    for (const entry of entries) {
+      if (entry.node !== null) {
+        // A page already full leaves this entry (shown) for the next page.
+        if (items.length === size) return { items, hasNextPage: true, endCursor };
+        items.push({ cursor: entry.cursor, node: entry.node });
+      }
+      endCursor = entry.cursor;
+    }
+    if (items.length === size || !page.hasNextPage || extraReads === EXTRA_SKELETON_READS || endCursor === null) {
+      return { items, hasNextPage: page.hasNextPage, endCursor };
+    }
+    page = await readAfter(endCursor);
+  }
 }
 
 /** The rules step for users: an entry whose account is gone is left out. */

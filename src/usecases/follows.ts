@@ -5,6 +5,7 @@ import { pageSize } from '../domain/validation.js';
 import type { CountedPage, GraphStore, IdPage, PageArgs, ReadBudget } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
+import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
 /** The page arguments a client gave, checked: `first` 1-100 (default 20), `after` a cursor we gave out. */
 export function pageArgs(first: number | null | undefined, after: string | null | undefined): PageArgs {
@@ -16,12 +17,27 @@ export function withOpaqueCursors<P extends IdPage>(page: P): P {
   return { ...page, items: page.items.map((item) => ({ id: item.id, cursor: encodeCursor(item.cursor) })) };
 }
 
+/**
+ * The viewer and another existing user, checked for a change of the relationship between them
+ * (`verb`: follow, block, mute...): signed in, not the viewer itself, an account that exists.
+ */
+export async function checkPair(users: UserStore, viewerId: string | null, userId: string, verb: string): Promise<string> {
+  if (!viewerId) throw unauthenticated();
+  if (userId === viewerId) throw badInput('userId', `you cannot ${verb} yourself`);
+  requireIdOf('usr', userId, 'userId');
+  // Strongly consistent: an account created a moment ago must be followable.
+  const [user] = await users.getMany([userId], { consistent: true });
+  if (!user) throw notFound('User', userId);
+  return viewerId;
+}
+
 /** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
 export class FollowUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
     private readonly events: FollowEvents,
+    private readonly blocks: BlockCheck,
   ) {}
 
   /**
@@ -29,27 +45,29 @@ export class FollowUseCases {
    * an error. The timeline task is enqueued even then: if a process died between the graph
    * change and the enqueue, the client's retry still gets the backfill. Tasks check the
    * follow when they run, so a repeat is harmless.
+   *
+   * FORBIDDEN while a block stands between the two. A block made while this follow is being
+   * written is caught by the check after the write: either that check sees the block and takes
+   * the follow back, or it ran before the block was written, and then the block's own unfollow
+   * (which comes after that) removes the edge. No follow outlives a block either way.
    */
   async follow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await this.checkPair(viewerId, userId);
-    await this.graph.follow(followerId, userId, new Date().toISOString());
+    const followerId = await checkPair(this.users, viewerId, userId, 'follow');
+    await this.blocks.assertNotBlocked(followerId, [userId]);
+    const added = await this.graph.follow(followerId, userId, new Date().toISOString());
+    try {
+      await this.blocks.assertNotBlocked(followerId, [userId]);
+    } catch (error) {
+      if (added) await this.graph.unfollow(followerId, userId);
+      throw error;
+    }
     await this.events.followed(followerId, userId);
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await this.checkPair(viewerId, userId);
+    const followerId = await checkPair(this.users, viewerId, userId, 'follow');
     await this.graph.unfollow(followerId, userId);
     await this.events.unfollowed(followerId, userId);
-  }
-
-  private async checkPair(viewerId: string | null, userId: string): Promise<string> {
-    if (!viewerId) throw unauthenticated();
-    if (userId === viewerId) throw badInput('userId', 'you cannot follow yourself');
-    requireIdOf('usr', userId, 'userId');
-    // Strongly consistent: an account created a moment ago must be followable.
-    const [user] = await this.users.getMany([userId], { consistent: true });
-    if (!user) throw notFound('User', userId);
-    return viewerId;
   }
 
   async followers(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
@@ -60,14 +78,23 @@ export class FollowUseCases {
     return withOpaqueCursors(await this.graph.following(userId, pageArgs(first, after), budget));
   }
 
-  /** Accounts the viewer follows that follow `userId`, with their number; none when anonymous. */
-  async knownFollowers(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
+  /** Accounts the viewer follows that follow `userId`, with their number; none when anonymous. Never an account in a block with the viewer. */
+  async knownFollowers(
+    viewerId: string | null,
+    userId: string,
+    first: number | null | undefined,
+    after: string | null | undefined,
+    budget: ReadBudget,
+    blocked: BlockedAccounts,
+  ): Promise<CountedPage> {
     const page = pageArgs(first, after);
     if (!viewerId) return { items: [], hasNextPage: false, totalCount: 0 };
-    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page, budget));
+    return withOpaqueCursors(await this.graph.knownFollowers(viewerId, userId, page, budget, await blocked()));
   }
 
-  async mutuals(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<CountedPage> {
-    return withOpaqueCursors(await this.graph.mutuals(userId, pageArgs(first, after), budget));
+  /** Never an account in a block with the viewer. */
+  async mutuals(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<CountedPage> {
+    const page = pageArgs(first, after);
+    return withOpaqueCursors(await this.graph.mutuals(userId, page, budget, await blocked()));
   }
 }

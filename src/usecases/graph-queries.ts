@@ -5,6 +5,7 @@ import type { CountedPage, GraphStore, ReadBudget, SuggestedUser } from '../stor
 import type { UserStore } from '../stores/user-store.js';
 import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
+import type { BlockedAccounts } from './relationships.js';
 
 /** Hop limits of the multi-hop queries; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the work within them. */
 export const HOPS = {
@@ -23,7 +24,12 @@ export interface Separation {
   pathIds: string[];
 }
 
-/** Friends of friends, degrees of separation and reachable networks. */
+/**
+ * Friends of friends, degrees of separation and reachable networks. Accounts in a block with the
+ * viewer (either way) are left out of each as if they did not exist: never suggested, never in a
+ * network, never on a path nor passed through by one; a path from or to such an account, or the
+ * network of one, is empty.
+ */
 export class GraphQueryUseCases {
   constructor(
     private readonly users: UserStore,
@@ -36,27 +42,30 @@ export class GraphQueryUseCases {
     return new GraphBudget(this.limits);
   }
 
-  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget): Promise<SuggestedUser[]> {
+  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<SuggestedUser[]> {
     if (!viewerId) throw unauthenticated();
-    return this.graph.suggestions(viewerId, pageSize(first), budget);
+    const size = pageSize(first);
+    return this.graph.suggestions(viewerId, size, budget, await blocked());
   }
 
-  async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget): Promise<Separation> {
+  async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
-    await this.requireUsers({ from, to });
-    const path = await this.graph.shortestPath(from, to, hops, budget);
+    const [excluding] = await Promise.all([blocked(), this.requireUsers({ from, to })]);
+    const path = await this.graph.shortestPath(from, to, hops, budget, excluding);
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
   async network(
     args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null },
     budget: ReadBudget,
+    blocked: BlockedAccounts,
   ): Promise<CountedPage> {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
     const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
-    await this.requireUsers({ userId: args.userId });
-    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, ...page }, budget));
+    const [excluding] = await Promise.all([blocked(), this.requireUsers({ userId: args.userId })]);
+    if (excluding.has(args.userId)) return { items: [], hasNextPage: false, totalCount: 0 };
+    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, excluding, ...page }, budget));
   }
 
   /** BAD_USER_INPUT for the first argument that is not a user id, NOT_FOUND for the first that names no user. */

@@ -11,6 +11,7 @@ import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
+import { RelationshipUseCases } from './relationships.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
@@ -36,15 +37,17 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     { pageSize: config.fanoutPageSize },
     taskEnqueued,
   );
+  const relationships = new RelationshipUseCases(stores.users, stores.graph, fanOut);
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
     sessions,
     accountDeletion,
-    follows: new FollowUseCases(stores.users, stores.graph, fanOut),
+    follows: new FollowUseCases(stores.users, stores.graph, fanOut, relationships),
+    relationships,
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
-    comments: new CommentUseCases(stores.posts, posts),
-    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds),
+    comments: new CommentUseCases(stores.posts, posts, relationships),
+    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
     fanOut,
     /** What the worker runs: an account's deletion here, every other task is fan-out's. */

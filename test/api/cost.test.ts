@@ -25,9 +25,15 @@ afterAll(async () => {
 
 describe('per-request cost', () => {
   // 12 sign-ups, 120 posts fanned out and 15 mutations before the pages: slow on a loaded two-core machine.
-  it('reads a home timeline page of 20 or 100 posts in two waves of a few batched requests', { timeout: 120_000 }, async () => {
+  it('reads a home timeline page of 20 or 100 posts in two waves of a few batched requests, blocks and mutes included', { timeout: 120_000 }, async () => {
     const viewer = await t.signUp();
     const authors = await Promise.all(Array.from({ length: 12 }, () => t.signUp()));
+    // Blocks and mutes either way, of accounts whose posts are not in the timeline: the rules look them up for every author.
+    const [blocked, blocker, muted, muter] = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
+    await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, viewer.token);
+    await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: viewer.id }, blocker!.token);
+    await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, viewer.token);
+    await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: viewer.id }, muter!.token);
     await Promise.all(authors.map((a) => t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: a.id }, viewer.token)));
     for (let round = 0; round < 10; round++) {
       await Promise.all(
@@ -78,7 +84,18 @@ describe('per-request cost', () => {
     const hydrationCalls = (posts: number) => Math.ceil((3 * posts + authorCount) / 100);
     expect(requests(largeCost) - requests(smallCost)).toBe(hydrationCalls(100) - hydrationCalls(20));
     expect(largeCost.graph.requests).toBe(smallCost.graph.requests);
+    // The rules' lookup of the blocks and mutes of every author (3 × 12 keys) joins the follow counts and flags in one graph call.
+    expect(smallCost.graph.requests).toBe(1);
     expect(largeCost.dynamodb.readCapacityUnits).toBeGreaterThan(smallCost.dynamodb.readCapacityUnits);
+
+    // A mute that leaves posts out of the page: it reads one skeleton more (and hydrates it), and stays full.
+    await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: authors[0]!.id }, viewer.token);
+    const filled = await t.gql(HOME_PAGE, { id: viewer.id, first: 20 }, viewer.token);
+    expect(filled.errors).toBeUndefined();
+    const filledEdges = filled.data!.user.timeline.edges;
+    expect(filledEdges).toHaveLength(20);
+    expect(filledEdges.some((e: any) => e.node.author.handle === authors[0]!.handle)).toBe(false);
+    expect(filled.extensions!.cost.waves).toBeLessThanOrEqual(smallCost.waves + 2);
   });
 
   it('reads an author page, a tag timeline and the public timeline in two waves, whatever their size', async () => {
@@ -118,8 +135,9 @@ describe('per-request cost', () => {
       // A viewer of the batched service's own: a token is only good where its account exists.
       const batched = await t.gql('{ publicTimeline(first: 3) { edges { node { author { handle followerCount viewerFollows } likeCount commentCount } } } }', {}, (await t.signUp()).token);
       expect(result.extensions!.cost.dynamodb.requests).toBeGreaterThan(batched.extensions!.cost.dynamodb.requests);
-      // Three posts, each looked up alone: its author, its counters (read once per counter field) and the author's graph data.
-      expect(result.extensions!.cost.graph.requests).toBe(6);
+      // Three posts, each looked up alone: its author, its counters (read once per counter field) and the author's graph
+      // data (2), and for the rules the blocks both ways and the viewer's mute of each author (3).
+      expect(result.extensions!.cost.graph.requests).toBe(3 * (2 + 3));
     } finally {
       await naive.stop();
     }

@@ -152,6 +152,8 @@ describe('cursors', () => {
       ['User.posts', (after) => `{ user(id: "${user.id}") { posts(after: "${after}") { edges { cursor } } } }`],
       ['User.timeline', (after) => `{ viewer { timeline(after: "${after}") { edges { cursor } } } }`],
       ['Post.comments', (after) => `{ post(id: "${postId}") { comments(after: "${after}") { edges { cursor } } } }`],
+      ['User.blockedUsers', (after) => `{ viewer { blockedUsers(after: "${after}") { totalCount } } }`],
+      ['User.mutedUsers', (after) => `{ viewer { mutedUsers(after: "${after}") { totalCount } } }`],
     ];
     // Every list of the schema is here: a new one must be added to this test.
     const withCursor = Object.values(schema.getTypeMap())

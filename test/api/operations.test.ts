@@ -39,6 +39,11 @@ describe('docs/operations', () => {
         'degrees-of-separation',
         'network',
         'followers',
+        'block',
+        'unblock',
+        'mute',
+        'unmute',
+        'blocked-and-muted',
       ]),
     );
   });

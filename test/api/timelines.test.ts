@@ -253,22 +253,36 @@ describe('hybrid fan-out', () => {
 });
 
 describe('pages that lose entries', () => {
-  it('still lead on when every entry of a page was deleted before the cleanup ran', async () => {
-    // No worker: the deleted post's public entry stays until a cleanup would remove it.
+  it('read further to stay full, and still lead on when more entries than the extra reads cover were deleted before the cleanup ran', async () => {
+    // No worker: the deleted posts' public entries stay until a cleanup would remove them.
     const quiet = await startTestApp({ WORKER_ENABLED: 'false' });
     try {
       const [author] = await signUpMany(quiet, 1);
       const older = await createPost(quiet, author!.token, 'older');
-      const newer = await createPost(quiet, author!.token, 'newer');
-      await quiet.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: newer }, author!.token);
+      const middle = await createPost(quiet, author!.token, 'middle');
+      // A page of 1 reads 1 + 3 entries at most: these four fill all of them.
+      const deleted = [];
+      for (let i = 0; i < 4; i++) deleted.push(await createPost(quiet, author!.token, `deleted ${i}`));
+      const newest = await createPost(quiet, author!.token, 'newest');
+      deleted.push(await createPost(quiet, author!.token, 'deleted newest'));
+      for (const id of deleted) await quiet.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author!.token);
 
       const PAGE = 'query($after: String) { publicTimeline(first: 1, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
-      const first = (await quiet.gql(PAGE, {})).data!.publicTimeline;
-      expect(first.edges).toEqual([]);
+      const page = async (after: string | null) => (await quiet.gql(PAGE, { after })).data!.publicTimeline;
+      // One deleted entry: the page reads one more and is full.
+      const first = await page(null);
+      expect(first.edges).toEqual([{ node: { id: newest } }]);
       expect(first.pageInfo.hasNextPage).toBe(true);
-      expect(first.pageInfo.endCursor).toEqual(expect.any(String));
-      const second = (await quiet.gql(PAGE, { after: first.pageInfo.endCursor })).data!.publicTimeline;
-      expect(second.edges).toEqual([{ node: { id: older } }]);
+      // Four deleted entries: the extra reads run out, and the empty page leads on past them.
+      const second = await page(first.pageInfo.endCursor);
+      expect(second.edges).toEqual([]);
+      expect(second.pageInfo.hasNextPage).toBe(true);
+      expect(second.pageInfo.endCursor).toEqual(expect.any(String));
+      const third = await page(second.pageInfo.endCursor);
+      expect(third.edges).toEqual([{ node: { id: middle } }]);
+      const fourth = await page(third.pageInfo.endCursor);
+      expect(fourth.edges).toEqual([{ node: { id: older } }]);
+      expect(fourth.pageInfo.hasNextPage).toBe(false);
     } finally {
       await quiet.stop();
     }

@@ -5,9 +5,13 @@ import { CYPHER, type CypherStatement } from '../../src/stores/graph/cypher.js';
 /** The graph model the statements are written against: what a Neo4j database of this service holds. */
 const MODEL: DbSchema = {
   labels: ['User'],
-  relationshipTypes: ['FOLLOWS'],
+  relationshipTypes: ['FOLLOWS', 'BLOCKS', 'MUTES'],
   propertyKeys: ['id', 'handle', 'interests', 'at', 'justCreated'],
-  graphSchema: [{ from: 'User', to: 'User', relType: 'FOLLOWS' }],
+  graphSchema: [
+    { from: 'User', to: 'User', relType: 'FOLLOWS' },
+    { from: 'User', to: 'User', relType: 'BLOCKS' },
+    { from: 'User', to: 'User', relType: 'MUTES' },
+  ],
 };
 
 /** Lints a statement with only its declared parameters defined, so an undeclared one is a diagnostic too. */

@@ -312,6 +312,91 @@ function contract(backend: Backend) {
     expect(chess.totalCount).toBe(2);
   });
 
+  it('keeps blocks and mutes as relations: idempotent, either way, listed newest first, separate from follows', async () => {
+    const [a, b, c, d] = await users(4);
+    const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
+    const mute = (from: string, to: string) => ({ kind: 'mutes' as const, from, to });
+    expect(await graph.relate(block(a!, b!), nextAt())).toBe(true);
+    expect(await graph.relate(block(a!, b!), nextAt())).toBe(false);
+    expect(await graph.relate(block(a!, c!), nextAt())).toBe(true);
+    expect(await graph.relate(block(d!, a!), nextAt())).toBe(true);
+    expect(await graph.relate(mute(a!, d!), nextAt())).toBe(true);
+    expect(await graph.relations([block(a!, b!), block(b!, a!), mute(a!, b!), mute(a!, d!), block(d!, a!), mute(d!, a!)], UNMETERED)).toEqual([
+      true,
+      false,
+      false,
+      true,
+      true,
+      false,
+    ]);
+    // A relation is no follow, and counts nothing.
+    expect(await graph.follows([{ from: a!, to: b! }], UNMETERED)).toEqual([false]);
+    expect(await graph.counts([a!, b!], UNMETERED)).toEqual([
+      { followers: 0, following: 0 },
+      { followers: 0, following: 0 },
+    ]);
+    expect(await walk((page) => graph.related('blocks', a!, page, UNMETERED), 1)).toEqual([c, b]);
+    expect(await walk((page) => graph.related('mutes', a!, page, UNMETERED), 5)).toEqual([d]);
+    expect(await walk((page) => graph.related('blocks', b!, page, UNMETERED), 5)).toEqual([]);
+    expect(await graph.relatedCount('blocks', a!, UNMETERED)).toBe(2);
+    expect(await graph.relatedCount('mutes', a!, UNMETERED)).toBe(1);
+    expect((await graph.relatedEitherWay('blocks', a!, UNMETERED)).sort()).toEqual([b!, c!, d!].sort());
+    expect(await graph.relatedEitherWay('blocks', b!, UNMETERED)).toEqual([a]);
+    expect(await graph.relatedEitherWay('mutes', d!, UNMETERED)).toEqual([a]);
+    await expect(graph.related('blocks', a!, { first: 5, after: 'nonsense' }, UNMETERED)).rejects.toThrow(AppError);
+
+    expect(await graph.unrelate(block(a!, b!))).toBe(true);
+    expect(await graph.unrelate(block(a!, b!))).toBe(false);
+    expect(await graph.unrelate(mute(a!, d!))).toBe(true);
+    expect(await graph.relations([block(a!, b!), mute(a!, d!), block(a!, c!)], UNMETERED)).toEqual([false, false, true]);
+    expect(await walk((page) => graph.related('blocks', a!, page, UNMETERED), 5)).toEqual([c]);
+    expect(await graph.relatedCount('mutes', a!, UNMETERED)).toBe(0);
+  });
+
+  it("removes a deleted account's blocks and mutes, made and received", async () => {
+    const [gone, a, b] = await users(3);
+    await graph.relate({ kind: 'blocks', from: gone!, to: a! }, nextAt());
+    await graph.relate({ kind: 'blocks', from: b!, to: gone! }, nextAt());
+    await graph.relate({ kind: 'mutes', from: a!, to: gone! }, nextAt());
+    await graph.relate({ kind: 'blocks', from: b!, to: a! }, nextAt());
+    await graph.removeUser(gone!);
+    expect(await graph.relatedEitherWay('blocks', a!, UNMETERED)).toEqual([b]);
+    expect(await walk((page) => graph.related('blocks', b!, page, UNMETERED), 5)).toEqual([a]);
+    expect(await graph.relatedCount('mutes', a!, UNMETERED)).toBe(0);
+    expect(await graph.relatedEitherWay('blocks', gone!, UNMETERED)).toEqual([]);
+  });
+
+  it('leaves excluded users out of known followers, mutuals, suggestions, paths and networks, as if they did not exist', async () => {
+    const [viewer, user, f1, f2, s1, s2] = await users(6);
+    const excluding = new Set([f2!, s2!]);
+    await follow([
+      [viewer!, f1!],
+      [viewer!, f2!],
+      [f1!, user!],
+      [f2!, user!],
+      [user!, f1!],
+      [user!, f2!],
+      [f1!, s1!],
+      [f2!, s2!],
+      [s2!, s1!],
+    ]);
+    const known = await graph.knownFollowers(viewer!, user!, { first: 5, after: null }, UNMETERED, excluding);
+    expect({ ids: known.items.map((i) => i.id), total: known.totalCount }).toEqual({ ids: [f1], total: 1 });
+    const mutuals = await graph.mutuals(user!, { first: 5, after: null }, UNMETERED, excluding);
+    expect({ ids: mutuals.items.map((i) => i.id), total: mutuals.totalCount }).toEqual({ ids: [f1], total: 1 });
+    const [lo, hi] = s1! < user! ? [s1!, user!] : [user!, s1!];
+    expect(await graph.suggestions(viewer!, 5, UNMETERED, excluding)).toEqual([
+      { userId: lo, mutualCount: 1, viaIds: [f1] },
+      { userId: hi, mutualCount: 1, viaIds: [f1] },
+    ]);
+    // viewer -> f2 -> s2 is the only way to s2; to s1 the way through f1 is as short.
+    expect(await graph.shortestPath(viewer!, s2!, 3, UNMETERED, excluding)).toBeNull();
+    expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, excluding)).toEqual([viewer, f1, s1]);
+    expect(await graph.shortestPath(f2!, s1!, 3, UNMETERED, excluding)).toBeNull();
+    const network = await graph.network({ origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding }, UNMETERED);
+    expect({ ids: network.items.map((i) => i.id).sort(), total: network.totalCount }).toEqual({ ids: [f1!, user!, s1!].sort(), total: 3 });
+  });
+
   describe('the read budget', () => {
     let hub: string;
     let spokes: string[];

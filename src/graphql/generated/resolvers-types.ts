@@ -106,6 +106,12 @@ export type Mutation = {
   /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
   addComment: Maybe<CommentPayload>;
   /**
+   * Blocks a user: both stop seeing each other's posts and comments everywhere but the profile, any follow between
+   * them ends (both directions), and neither can follow, like, react to, view-count or comment on the other's posts
+   * (FORBIDDEN) until `unblock`. Idempotent; blocking yourself is BAD_USER_INPUT.
+   */
+  block: Maybe<RelationshipPayload>;
+  /**
    * Changes the viewer's password (a wrong currentPassword is BAD_USER_INPUT, counted like a failed sign-in). Every other
    * session ends, and every access token issued so far stops working; this session's refresh token goes on working.
    */
@@ -121,10 +127,15 @@ export type Mutation = {
   deleteAccount: Maybe<DeleteAccountPayload>;
   /** Only the author may delete a post. */
   deletePost: Maybe<DeletePostPayload>;
-  /** Idempotent: following someone already followed changes nothing. */
+  /** Idempotent: following someone already followed changes nothing. FORBIDDEN while either has blocked the other. */
   follow: Maybe<FollowPayload>;
   /** Idempotent. */
   likePost: Maybe<PostPayload>;
+  /**
+   * Mutes a user, privately: their posts leave the viewer's home, tag and public timelines, nothing else changes (the
+   * follow stays; they are never told). Idempotent; muting yourself is BAD_USER_INPUT.
+   */
+  mute: Maybe<RelationshipPayload>;
   /** Adds a reaction of one of the configured kinds (setting REACTION_KINDS, by default like, love, laugh, wow, sad, clap); any other kind is BAD_USER_INPUT. Each user counts once per kind. */
   react: Maybe<PostPayload>;
   /**
@@ -145,10 +156,14 @@ export type Mutation = {
   signOut: Maybe<Scalars['Boolean']['output']>;
   /** Creates an account and signs it in. A taken handle is HANDLE_TAKEN. */
   signUp: Maybe<SignUpPayload>;
+  /** Ends the viewer's block of a user (a block the other made stays). Idempotent; follows ended by the block stay ended. */
+  unblock: Maybe<RelationshipPayload>;
   /** Idempotent: unfollowing someone not followed changes nothing. */
   unfollow: Maybe<FollowPayload>;
   /** Idempotent. */
   unlikePost: Maybe<PostPayload>;
+  /** Ends the viewer's mute of a user. Idempotent. */
+  unmute: Maybe<RelationshipPayload>;
   /** Changes the viewer's own profile. */
   updateProfile: Maybe<User>;
   /** Counts the viewer once per post, however often it is called. */
@@ -165,6 +180,16 @@ export type MutationAddCommentArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['ID']['input'];
   text: Scalars['String']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationBlockArgs = {
+  userId: Scalars['ID']['input'];
 };
 
 
@@ -234,6 +259,16 @@ export type MutationLikePostArgs = {
  * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
  * in the same request still answer.
  */
+export type MutationMuteArgs = {
+  userId: Scalars['ID']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
 export type MutationReactArgs = {
   kind: Scalars['String']['input'];
   postId: Scalars['ID']['input'];
@@ -286,6 +321,16 @@ export type MutationSignUpArgs = {
  * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
  * in the same request still answer.
  */
+export type MutationUnblockArgs = {
+  userId: Scalars['ID']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
 export type MutationUnfollowArgs = {
   userId: Scalars['ID']['input'];
 };
@@ -298,6 +343,16 @@ export type MutationUnfollowArgs = {
  */
 export type MutationUnlikePostArgs = {
   postId: Scalars['ID']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationUnmuteArgs = {
+  userId: Scalars['ID']['input'];
 };
 
 
@@ -496,6 +551,15 @@ export type ReactionCount = {
   kind: Scalars['String']['output'];
 };
 
+/** Both sides of a block, unblock, mute or unmute, as they are after it. */
+export type RelationshipPayload = {
+  __typename?: 'RelationshipPayload';
+  /** The user blocked, unblocked, muted or unmuted. */
+  user: User;
+  /** The signed-in user. */
+  viewer: User;
+};
+
 /** `degrees` is null when the two users are not connected within maxDepth; `path` runs from `from` to `to` along follow edges. */
 export type Separation = {
   __typename?: 'Separation';
@@ -582,6 +646,13 @@ export type User = Node & {
   __typename?: 'User';
   /** A short self-description, at most 280 characters; null when not set. */
   bio: Maybe<Scalars['String']['output']>;
+  /**
+   * Accounts this user has blocked, newest block first. Only this user may read it: anyone else gets null here
+   * with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
+   */
+  blockedUsers: Maybe<UserConnection>;
+  /** Has this user blocked the viewer? False when anonymous or for the viewer itself. */
+  blocksViewer: Scalars['Boolean']['output'];
   /** When the account was created. */
   createdAt: Scalars['DateTime']['output'];
   /** The name shown for the user, at most 64 characters; null when not set. */
@@ -604,6 +675,8 @@ export type User = Node & {
   interests: Array<Scalars['String']['output']>;
   /** Accounts the viewer follows that follow this user; empty when anonymous. */
   knownFollowers: UserConnection;
+  /** Accounts this user has muted, newest mute first. Only this user may read it, as `blockedUsers`. */
+  mutedUsers: Maybe<UserConnection>;
   /** Accounts that this user follows and that follow this user back. */
   mutuals: UserConnection;
   /** How many posts this user has written, less those deleted. */
@@ -615,8 +688,19 @@ export type User = Node & {
    * read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
    */
   timeline: Maybe<PostConnection>;
+  /** Has the viewer blocked this user? False when anonymous or for the viewer itself. */
+  viewerBlocks: Scalars['Boolean']['output'];
   /** Does the viewer follow this user? */
   viewerFollows: Scalars['Boolean']['output'];
+  /** Has the viewer muted this user? Never shown to the muted user: false for anyone but the muter. */
+  viewerMutes: Scalars['Boolean']['output'];
+};
+
+
+/** An account. */
+export type UserBlockedUsersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -636,6 +720,13 @@ export type UserFollowingArgs = {
 
 /** An account. */
 export type UserKnownFollowersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** An account. */
+export type UserMutedUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -783,6 +874,7 @@ export type ResolversTypes = {
   PostPayload: ResolverTypeWrapper<Omit<PostPayload, 'post'> & { post: ResolversTypes['Post'] }>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReactionCount: ResolverTypeWrapper<ReactionCount>;
+  RelationshipPayload: ResolverTypeWrapper<Omit<RelationshipPayload, 'user' | 'viewer'> & { user: ResolversTypes['User'], viewer: ResolversTypes['User'] }>;
   Separation: ResolverTypeWrapper<SeparationModel>;
   Session: ResolverTypeWrapper<Omit<Session, 'user'> & { user: ResolversTypes['User'] }>;
   SignInInput: SignInInput;
@@ -819,6 +911,7 @@ export type ResolversParentTypes = {
   PostPayload: Omit<PostPayload, 'post'> & { post: ResolversParentTypes['Post'] };
   Query: Record<PropertyKey, never>;
   ReactionCount: ReactionCount;
+  RelationshipPayload: Omit<RelationshipPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
   Separation: SeparationModel;
   Session: Omit<Session, 'user'> & { user: ResolversParentTypes['User'] };
   SignInInput: SignInInput;
@@ -874,19 +967,23 @@ export type FollowPayloadResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   addComment?: Resolver<Maybe<ResolversTypes['CommentPayload']>, ParentType, ContextType, RequireFields<MutationAddCommentArgs, 'postId' | 'text'>>;
+  block?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationBlockArgs, 'userId'>>;
   changePassword?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationChangePasswordArgs, 'currentPassword' | 'newPassword'>>;
   createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeleteAccountPayload']>, ParentType, ContextType, Partial<MutationDeleteAccountArgs>>;
   deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
   follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
   likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
+  mute?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationMuteArgs, 'userId'>>;
   react?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
   refreshSession?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationRefreshSessionArgs, 'refreshToken'>>;
   signIn?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationSignInArgs, 'input'>>;
   signOut?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<MutationSignOutArgs>>;
   signUp?: Resolver<Maybe<ResolversTypes['SignUpPayload']>, ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
+  unblock?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationUnblockArgs, 'userId'>>;
   unfollow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
   unlikePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
+  unmute?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationUnmuteArgs, 'userId'>>;
   updateProfile?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
   viewPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
 };
@@ -949,6 +1046,11 @@ export type ReactionCountResolvers<ContextType = GraphQLContext, ParentType exte
   kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
+export type RelationshipPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RelationshipPayload'] = ResolversParentTypes['RelationshipPayload']> = {
+  user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+  viewer?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
+};
+
 export type SeparationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Separation'] = ResolversParentTypes['Separation']> = {
   degrees?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   path?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
@@ -976,6 +1078,8 @@ export type SuggestionResolvers<ContextType = GraphQLContext, ParentType extends
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
   bio?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  blockedUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, Partial<UserBlockedUsersArgs>>;
+  blocksViewer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   displayName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   followerCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -987,11 +1091,14 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   interests?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   knownFollowers?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<UserKnownFollowersArgs>>;
+  mutedUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, Partial<UserMutedUsersArgs>>;
   mutuals?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<UserMutualsArgs>>;
   postCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserPostsArgs>>;
   timeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<UserTimelineArgs>>;
+  viewerBlocks?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   viewerFollows?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  viewerMutes?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1024,6 +1131,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PostPayload?: PostPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   ReactionCount?: ReactionCountResolvers<ContextType>;
+  RelationshipPayload?: RelationshipPayloadResolvers<ContextType>;
   Separation?: SeparationResolvers<ContextType>;
   Session?: SessionResolvers<ContextType>;
   SignUpPayload?: SignUpPayloadResolvers<ContextType>;

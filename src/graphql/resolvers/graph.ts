@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UserRecord } from '../../domain/models.js';
-import type { CountedPage } from '../../stores/graph/graph-store.js';
+import { type CountedPage, NOBODY } from '../../stores/graph/graph-store.js';
+import type { BlockedAccounts } from '../../usecases/relationships.js';
 import type { GraphQLContext } from '../context.js';
 import { userConnection } from '../feeds.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
@@ -16,6 +17,12 @@ async function loadUser(loaders: Loaders, id: string): Promise<UserRecord> {
   const user = await loaders.user.load(id);
   if (!user) throw new Error(`The graph names user ${id}, which does not exist`);
   return user;
+}
+
+/** The accounts in a block with the request's viewer, read at most once per request. */
+export function blockedAccounts(context: GraphQLContext): BlockedAccounts {
+  const { viewerId, loaders } = context;
+  return async () => (viewerId ? loaders.blockedAccounts.load(viewerId) : NOBODY);
 }
 
 /** A page that came with its list's size (network, known followers, mutuals) as a UserConnection. */

@@ -4,7 +4,7 @@ import type { MutationResolvers } from '../generated/resolvers-types.js';
 import type { Loaders } from '../loaders.js';
 import { loadUsers } from './graph.js';
 
-/** Both users of a follow change, loaded after it so that their counts show it. */
+/** Both users of a follow, block or mute change, loaded after it so that their counts and flags show it. */
 async function followPayload(loaders: Loaders, viewerId: string, userId: string) {
   const [viewer, user] = await loadUsers(loaders, [viewerId, userId]);
   return { viewer: viewer!, user: user! };
@@ -51,6 +51,22 @@ export const Mutation: MutationResolvers = {
   },
   unfollow: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
     await useCases.follows.unfollow(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  block: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.relationships.block(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  unblock: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.relationships.unblock(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  mute: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.relationships.mute(viewerId, userId);
+    return followPayload(loaders, viewerId!, userId);
+  },
+  unmute: async (_parent, { userId }, { useCases, viewerId, loaders }) => {
+    await useCases.relationships.unmute(viewerId, userId);
     return followPayload(loaders, viewerId!, userId);
   },
   createPost: async (_parent, { input }, { useCases, viewerId, loaders }) => {

@@ -2,6 +2,7 @@ import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
+import { commentConnection } from '../feeds.js';
 import { userById } from './user.js';
 
 async function author(context: GraphQLContext, authorId: string): Promise<UserRecord> {
@@ -23,7 +24,7 @@ export const Post: PostResolvers = {
       .map(([kind, count]) => ({ kind, count }));
   },
   viewerHasLiked: (post, _args, { loaders }) => loaders.viewerHasLiked.load(post.id),
-  comments: (post, { first, after }, { useCases }) => useCases.comments.list(post.id, first, after),
+  comments: (post, { first, after }, context) => commentConnection(context, post.id, first, after),
 };
 
 export const Comment: CommentResolvers = {

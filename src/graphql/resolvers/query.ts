@@ -3,8 +3,8 @@ import { idKind } from '../../domain/ids.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { postConnection, startUserTimelines } from '../feeds.js';
-import { countedUserConnection } from './graph.js';
+import { publicConnection, startUserTimelines, tagConnection } from '../feeds.js';
+import { blockedAccounts, countedUserConnection } from './graph.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -47,10 +47,11 @@ export const Query: QueryResolvers = {
   },
 
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
-  tagTimeline: (_parent, { tag, first, after }, context, info) => postConnection(context.useCases.timelines.tag(tag, first, after), context, info),
-  publicTimeline: (_parent, { first, after }, context, info) => postConnection(context.useCases.timelines.public(first, after), context, info),
-  suggestedFollows: (_parent, { first }, { useCases, viewerId, graphBudget }) => useCases.graphQueries.suggestedFollows(viewerId, first, graphBudget),
-  degreesOfSeparation: (_parent, { from, to, maxDepth }, { useCases, graphBudget }) =>
-    useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, graphBudget),
-  network: async (_parent, args, context, info) => countedUserConnection(await context.useCases.graphQueries.network(args, context.graphBudget), context, info),
+  tagTimeline: (_parent, { tag, first, after }, context, info) => tagConnection(context, info, tag, first, after),
+  publicTimeline: (_parent, { first, after }, context, info) => publicConnection(context, info, first, after),
+  suggestedFollows: (_parent, { first }, context) => context.useCases.graphQueries.suggestedFollows(context.viewerId, first, context.graphBudget, blockedAccounts(context)),
+  degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
+    context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),
+  network: async (_parent, args, context, info) =>
+    countedUserConnection(await context.useCases.graphQueries.network(args, context.graphBudget, blockedAccounts(context)), context, info),
 };

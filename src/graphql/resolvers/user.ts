@@ -1,8 +1,8 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
-import { userConnection, postConnection, userTimelineSkeleton } from '../feeds.js';
+import { userConnection, userTimelineConnection } from '../feeds.js';
 import type { UserResolvers } from '../generated/resolvers-types.js';
-import { countedUserConnection } from './graph.js';
+import { blockedAccounts, countedUserConnection } from './graph.js';
 
 /**
  * A user by id. A query's own viewer comes from its account check, which runs beside the query
@@ -21,10 +21,27 @@ export const User: UserResolvers = {
   following: async (user, { first, after }, context, info) =>
     userConnection(await context.useCases.follows.following(user.id, first, after, context.graphBudget), context, info, async () => (await context.loaders.followCounts.load(user.id)).following),
   knownFollowers: async (user, { first, after }, context, info) =>
-    countedUserConnection(await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget), context, info),
-  mutuals: async (user, { first, after }, context, info) => countedUserConnection(await context.useCases.follows.mutuals(user.id, first, after, context.graphBudget), context, info),
-  posts: (user, args, context, info) => postConnection(userTimelineSkeleton(context, 'posts', user.id, args), context, info),
-  timeline: (user, args, context, info) => postConnection(userTimelineSkeleton(context, 'timeline', user.id, args), context, info),
+    countedUserConnection(
+      await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget, blockedAccounts(context)),
+      context,
+      info,
+    ),
+  mutuals: async (user, { first, after }, context, info) =>
+    countedUserConnection(await context.useCases.follows.mutuals(user.id, first, after, context.graphBudget, blockedAccounts(context)), context, info),
+  posts: (user, args, context, info) => userTimelineConnection(context, info, 'posts', user.id, args),
+  timeline: (user, args, context, info) => userTimelineConnection(context, info, 'timeline', user.id, args),
   viewerFollows: (user, _args, { loaders, viewerId }) => (viewerId ? loaders.follows.load({ from: viewerId, to: user.id }) : false),
   followsViewer: (user, _args, { loaders, viewerId }) => (viewerId ? loaders.follows.load({ from: user.id, to: viewerId }) : false),
+  // Nobody blocks or mutes themselves: no lookup for the viewer's own account.
+  viewerBlocks: (user, _args, { loaders, viewerId }) => (viewerId && viewerId !== user.id ? loaders.relations.load({ kind: 'blocks', from: viewerId, to: user.id }) : false),
+  blocksViewer: (user, _args, { loaders, viewerId }) => (viewerId && viewerId !== user.id ? loaders.relations.load({ kind: 'blocks', from: user.id, to: viewerId }) : false),
+  viewerMutes: (user, _args, { loaders, viewerId }) => (viewerId && viewerId !== user.id ? loaders.relations.load({ kind: 'mutes', from: viewerId, to: user.id }) : false),
+  blockedUsers: async (user, { first, after }, context, info) =>
+    userConnection(await context.useCases.relationships.list('blocks', context.viewerId, user.id, first, after, context.graphBudget), context, info, () =>
+      context.useCases.relationships.count('blocks', user.id, context.graphBudget),
+    ),
+  mutedUsers: async (user, { first, after }, context, info) =>
+    userConnection(await context.useCases.relationships.list('mutes', context.viewerId, user.id, first, after, context.graphBudget), context, info, () =>
+      context.useCases.relationships.count('mutes', user.id, context.graphBudget),
+    ),
 };

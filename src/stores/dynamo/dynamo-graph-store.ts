@@ -3,6 +3,7 @@ import { badInput } from '../../domain/errors.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import {
   type CountedPage,
+  type Excluded,
   type FollowCounts,
   type FollowEdge,
   type FollowPair,
@@ -12,7 +13,10 @@ import {
   type NetworkArgs,
   type PageArgs,
   type ReadBudget,
+  type Relation,
+  type RelationKind,
   type SuggestedUser,
+  NOBODY,
   chargeIntersection,
   chargeLookup,
   chargeListPage,
@@ -20,7 +24,7 @@ import {
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
 import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
-import { type Key, keys } from './keys.js';
+import { type Key, type RelationDirection, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -65,6 +69,27 @@ export function graphNodeItem(user: GraphUser, counts: { followerCount: number; 
   // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
   const set = followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
   return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set };
+}
+
+/**
+ * The items of one block or mute: the edge (first), then its entries in the relation lists of
+ * the user who made it (OUT) and of the user it is about (IN).
+ */
+function relationItems(relation: Relation, at: string): [Item, Item, Item] {
+  const atMs = Date.parse(at);
+  const [made, received] = relationEntryKeys(relation, atMs);
+  return [
+    { ...keys.relationEdge(relation.kind, relation.from, relation.to), at, atMs },
+    { ...made, userId: relation.to, at },
+    { ...received, userId: relation.from, at },
+  ];
+}
+
+function relationEntryKeys({ kind, from, to }: Relation, atMs: number): [Key, Key] {
+  return [
+    { pk: keys.relationList(kind, from), sk: keys.relationListPosition('OUT', keys.followListPosition(atMs, to)) },
+    { pk: keys.relationList(kind, to), sk: keys.relationListPosition('IN', keys.followListPosition(atMs, from)) },
+  ];
 }
 
 /** A node's following set, when it holds every account the user follows: its size equals the node's followingCount. */
@@ -302,6 +327,10 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         if (!removed.includes(true)) break;
       }
     }
+    for (const kind of ['blocks', 'mutes'] as const) {
+      const entries = await this.relationEntries(kind, userId, null);
+      await Promise.all(entries.map((e) => this.unrelate(e.direction === 'OUT' ? { kind, from: userId, to: e.id } : { kind, from: e.id, to: userId })));
+    }
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.graphNode(userId) }));
   }
 
@@ -330,31 +359,31 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.listPage(keys.followingList(userId), page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
     // Ordered by when each followed the user: the user's followers list holds those positions;
     // from the viewer's side they come from the edges checked.
     return viewer!.following <= user!.followers
-      ? this.intersection({ pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true }, after, page.first, budget)
-      : this.intersection({ pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false }, after, page.first, budget);
+      ? this.intersection({ pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true }, after, page.first, budget, excluding)
+      : this.intersection({ pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false }, after, page.first, budget, excluding);
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
     // Ordered by when the user followed each: the user's following list holds those positions;
     // from the followers side they come from the edges checked.
     return counts!.following <= counts!.followers
-      ? this.intersection({ pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false }, after, page.first, budget)
-      : this.intersection({ pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true }, after, page.first, budget);
+      ? this.intersection({ pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false }, after, page.first, budget, excluding)
+      : this.intersection({ pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true }, after, page.first, budget, excluding);
   }
 
   /**
    * The entries of the list `pk` (the shorter of two, `size` entries by the counts) whose `edge`
-   * exists, newest first: a page of them after `after`, and how many there are. With
+   * exists, newest first, less those `excluding`: a page of them after `after`, and how many there are. With
    * `edgeIsOrder` the checked edge's follow time gives the order, else the list's own positions.
    */
   private async intersection(
@@ -362,10 +391,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     after: string | null,
     first: number,
     budget: ReadBudget,
+    excluding: Excluded,
   ): Promise<CountedPage> {
     if (list.size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
     chargeIntersection(budget, list.size);
-    const entries = await this.readList(list.pk, null, null);
+    const entries = (await this.readList(list.pk, null, null)).filter((entry) => !excluding.has(entry.id));
     const edges = await batchGet(this.client, this.tableName, entries.map((e) => list.edge(e.id)), {
       projection: list.edgeIsOrder ? 'pk, sk, atMs' : 'pk, sk',
     });
@@ -384,16 +414,130 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
-    return friendsOfFriends(this, viewerId, first, budget);
+  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded): Promise<SuggestedUser[]> {
+    return friendsOfFriends(this, viewerId, first, budget, excluding);
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
-    return shortestPath(this, from, to, maxDepth, budget);
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null> {
+    return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
     return networkPage(this, args, budget);
+  }
+
+  async relate(relation: Relation, at: string): Promise<boolean> {
+    const [edge, ...entries] = relationItems(relation, at);
+    try {
+      await transactWrite(this.client, {
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+        ],
+      });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async unrelate(relation: Relation): Promise<boolean> {
+    const edgeKey = keys.relationEdge(relation.kind, relation.from, relation.to);
+    // As unfollow: the entries' keys hold the time, and the condition on it makes a race with a new relation retry.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const edge = await this.client.send(new GetCommand({ TableName: this.tableName, Key: edgeKey, ConsistentRead: true }));
+      if (!edge.Item) return false;
+      const atMs = edge.Item.atMs as number;
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: edgeKey, ConditionExpression: 'atMs = :atMs', ExpressionAttributeValues: { ':atMs': atMs } } },
+            ...relationEntryKeys(relation, atMs).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
+          ],
+        });
+        return true;
+      } catch (error) {
+        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
+      }
+    }
+    throw new Error(`unrelate ${relation.kind} ${relation.from} -> ${relation.to} kept racing with other changes`);
+  }
+
+  async relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]> {
+    chargeLookup(budget, relations.length);
+    // Same shape as the follow and count lookups, so that a page's flags and relations share one call.
+    const items = await this.reader.get(relations.map((r) => keys.relationEdge(r.kind, r.from, r.to)), { attributes: [], consistent: true });
+    return items.map((item) => item !== undefined);
+  }
+
+  async related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    const after = checkedPosition(page.after);
+    chargeListPage(budget, page.first);
+    // Newest first from below `after` (or the top of the OUT entries); IN entries sort below every OUT entry, so reading stops at the first.
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk < :below',
+        ExpressionAttributeValues: { ':pk': keys.relationList(kind, userId), ':below': keys.relationListPosition('OUT', after ?? '~') },
+        ProjectionExpression: 'sk, userId',
+        ScanIndexForward: false,
+        Limit: page.first + 1,
+      }),
+    );
+    const made = ((result.Items ?? []) as Item[]).filter((item) => (item.sk as string).startsWith('OUT#'));
+    return {
+      items: made.slice(0, page.first).map((item) => ({ id: item.userId as string, cursor: (item.sk as string).slice('OUT#'.length) })),
+      hasNextPage: made.length > page.first,
+    };
+  }
+
+  async relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {
+    budget.charge(1, 0);
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :out)',
+          ExpressionAttributeValues: { ':pk': keys.relationList(kind, userId), ':out': 'OUT#' },
+          Select: 'COUNT',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      count += result.Count ?? 0;
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+    return count;
+  }
+
+  async relatedEitherWay(kind: RelationKind, userId: string, budget: ReadBudget): Promise<string[]> {
+    budget.charge(1, 0);
+    const entries = await this.relationEntries(kind, userId, budget);
+    return [...new Set(entries.map((e) => e.id))];
+  }
+
+  /** Every entry of a user's relation list, both directions; charged to `budget` as they arrive, when given. */
+  private async relationEntries(kind: RelationKind, userId: string, budget: ReadBudget | null): Promise<{ id: string; direction: RelationDirection }[]> {
+    const entries: { id: string; direction: RelationDirection }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const result = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.relationList(kind, userId) },
+          ProjectionExpression: 'sk, userId',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      const items = (result.Items ?? []) as Item[];
+      budget?.charge(0, items.length);
+      for (const item of items) entries.push({ id: item.userId as string, direction: (item.sk as string).startsWith('OUT#') ? 'OUT' : 'IN' });
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+    return entries;
   }
 
   /**

@@ -1,3 +1,5 @@
+import type { RelationKind } from '../graph/graph-store.js';
+
 /**
  * The DynamoDB key design, in one place. Everything lives in one table with a string
  * partition key `pk` and a string sort key `sk`; no other module builds key strings.
@@ -15,6 +17,8 @@
  * | follow edge          | GNODE#<followerId> | FOLLOWS#<followeeId> |
  * | following list entry | FOLLOWING#<userId> | <ms, 15 digits>#<followeeId> |
  * | followers list entry | FOLLOWERS#<userId> | <ms, 15 digits>#<followerId> |
+ * | block / mute edge    | GNODE#<fromId>     | BLOCKS#<toId> / MUTES#<toId> |
+ * | block / mute list entry | BLOCKS#<userId> / MUTES#<userId> | OUT#<ms, 15 digits>#<toId> (made), IN#<ms, 15 digits>#<fromId> (received) |
  * | post counter shard   | POST#<postId>      | COUNT#<n> |
  * | like record          | POST#<postId>      | LIKE#<userId> |
  * | unique view record   | POST#<postId>      | VIEW#<userId> |
@@ -60,6 +64,14 @@ export const keys = {
   followersList: (userId: string): string => `FOLLOWERS#${userId}`,
   /** Zero-padded follow time then the other user's id: sorts by time, ties by id. */
   followListPosition: (atMs: number, otherId: string): string => `${String(atMs).padStart(15, '0')}#${otherId}`,
+  /** One per block or mute, next to the node of the user who made it: the existence check for a pair. */
+  relationEdge: (kind: RelationKind, fromId: string, toId: string): Key => ({ pk: `GNODE#${fromId}`, sk: `${RELATION_PREFIX[kind]}#${toId}` }),
+  /**
+   * The partition of a user's blocks (or mutes), made and received in one, so that one Query
+   * reads every block either way; a sort key is the direction then a followListPosition.
+   */
+  relationList: (kind: RelationKind, userId: string): string => `${RELATION_PREFIX[kind]}#${userId}`,
+  relationListPosition: (direction: RelationDirection, position: string): string => `${direction}#${position}`,
   /** Counters of a post, spread over `n` shards so that no single item takes every write. */
   counterShard: (postId: string, shard: number): Key => ({ pk: `POST#${postId}`, sk: `COUNT#${shard}` }),
   like: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `LIKE#${userId}` }),
@@ -88,6 +100,11 @@ export const keys = {
    */
   activity: (userId: string, record: Key): Key => ({ pk: partitions.activity(userId), sk: `${record.pk}#${record.sk}` }),
 };
+
+const RELATION_PREFIX = { blocks: 'BLOCKS', mutes: 'MUTES' } as const satisfies Record<RelationKind, string>;
+
+/** A relation list entry's side: made by the list's user (OUT) or received (IN). 'IN' sorts before 'OUT'. */
+export type RelationDirection = 'OUT' | 'IN';
 
 /** Partition keys of the item collections that are read with Query; sort keys are the ids above. */
 export const partitions = {

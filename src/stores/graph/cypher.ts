@@ -6,6 +6,8 @@
  * Graph model: (:User {id, handle, interests})-[:FOLLOWS {at}]->(:User), `at` an ISO-8601
  * string, so ordering by it is ordering by time. Lists are newest follow first, ties by id
  * descending, with a keyset position ($afterAt, $afterId) — the same order as the DynamoDB lists.
+ * Blocks and mutes are (:User)-[:BLOCKS {at}]->(:User) and (:User)-[:MUTES {at}]->(:User); a
+ * relationship type cannot be a parameter, so each statement about them comes in both kinds.
  */
 export interface CypherStatement {
   readonly text: string;
@@ -20,6 +22,22 @@ const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
 /** The keyset page of an ordered list of {id, at} maps. */
 const COUNTED_PAGE = (list: string) =>
   `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
+
+/** As `follow`: MERGE on the two bound nodes, with the flag telling whether this transaction created it. */
+const RELATE = (type: string) =>
+  `MERGE (a:User {id: $fromId})
+   MERGE (b:User {id: $toId})
+   MERGE (a)-[r:${type}]->(b)
+     ON CREATE SET r.at = $at, r.justCreated = true
+   WITH r, coalesce(r.justCreated, false) AS created
+   REMOVE r.justCreated
+   RETURN created`;
+const UNRELATE = (type: string) => `MATCH (:User {id: $fromId})-[r:${type}]->(:User {id: $toId}) DELETE r RETURN count(*) AS removed`;
+const RELATED = (type: string) => `MATCH (:User {id: $userId})-[r:${type}]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`;
+const RELATED_COUNT = (type: string) => `OPTIONAL MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:${type}]->(:User) } AS total`;
+const EITHER_WAY = (type: string) => `MATCH (:User {id: $userId})-[:${type}]-(o:User) RETURN collect(DISTINCT o.id) AS ids`;
+/** Users left out of a list or traversal (see Excluded in graph-store.ts). */
+const NOT_EXCLUDED = (node: string) => `NOT ${node}.id IN $excluding`;
 
 export const CYPHER = {
   userIdUnique: cypher('CREATE CONSTRAINT user_id_unique IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE'),
@@ -81,19 +99,22 @@ export const CYPHER = {
   // statement; the keyset filter applies to the collected, ordered list.
   knownFollowers: cypher(
     `MATCH (:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[r:FOLLOWS]->(:User {id: $userId})
+     WHERE ${NOT_EXCLUDED('f')}
      WITH f.id AS id, r.at AS at ORDER BY at DESC, id DESC
      WITH collect({id: id, at: at}) AS known
      RETURN size(known) AS total, ${COUNTED_PAGE('known')} AS page`,
     'viewerId',
     'userId',
+    'excluding',
     ...PAGE_PARAMS,
   ),
   mutuals: cypher(
-    `MATCH (u:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE EXISTS { (f)-[:FOLLOWS]->(u) }
+    `MATCH (u:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE EXISTS { (f)-[:FOLLOWS]->(u) } AND ${NOT_EXCLUDED('f')}
      WITH f.id AS id, r.at AS at ORDER BY at DESC, id DESC
      WITH collect({id: id, at: at}) AS mutual
      RETURN size(mutual) AS total, ${COUNTED_PAGE('mutual')} AS page`,
     'userId',
+    'excluding',
     ...PAGE_PARAMS,
   ),
   followingIds: cypher(
@@ -122,15 +143,35 @@ export const CYPHER = {
   ),
   suggestions: cypher(
     `MATCH (v:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(s:User)
-     WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0
+     WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0 AND ${NOT_EXCLUDED('s')} AND ${NOT_EXCLUDED('f')}
      WITH s, f ORDER BY f.id
      WITH s, count(f) AS mutualCount, collect(f.id) AS viaIds
      RETURN s.id AS userId, mutualCount, viaIds[0..3] AS via
      ORDER BY mutualCount DESC, userId ASC
      LIMIT $limit`,
     'viewerId',
+    'excluding',
     'limit',
   ),
+  block: cypher(RELATE('BLOCKS'), 'fromId', 'toId', 'at'),
+  mute: cypher(RELATE('MUTES'), 'fromId', 'toId', 'at'),
+  unblock: cypher(UNRELATE('BLOCKS'), 'fromId', 'toId'),
+  unmute: cypher(UNRELATE('MUTES'), 'fromId', 'toId'),
+  relations: cypher(
+    `UNWIND range(0, size($relations) - 1) AS i
+     WITH i, $relations[i] AS q
+     RETURN i, CASE q.kind
+       WHEN 'blocks' THEN EXISTS { MATCH (:User {id: q.from})-[:BLOCKS]->(:User {id: q.to}) }
+       ELSE EXISTS { MATCH (:User {id: q.from})-[:MUTES]->(:User {id: q.to}) }
+     END AS related`,
+    'relations',
+  ),
+  blocked: cypher(RELATED('BLOCKS'), 'userId', ...PAGE_PARAMS),
+  muted: cypher(RELATED('MUTES'), 'userId', ...PAGE_PARAMS),
+  blockedCount: cypher(RELATED_COUNT('BLOCKS'), 'userId'),
+  mutedCount: cypher(RELATED_COUNT('MUTES'), 'userId'),
+  blocksEitherWay: cypher(EITHER_WAY('BLOCKS'), 'userId'),
+  mutesEitherWay: cypher(EITHER_WAY('MUTES'), 'userId'),
 } as const satisfies Record<string, CypherStatement>;
 
 export type CypherName = keyof typeof CYPHER;

@@ -23,6 +23,17 @@ export interface FollowEdge extends FollowPair {
   at: string;
 }
 
+/**
+ * The other relationships one user can have to another besides following, stored like follows
+ * (an edge, and an entry in a list of each user) but without counts. What they mean — who sees
+ * what — is the use cases' business; the store only keeps them.
+ */
+export type RelationKind = 'blocks' | 'mutes';
+
+export interface Relation extends FollowPair {
+  kind: RelationKind;
+}
+
 export interface FollowCounts {
   followers: number;
   following: number;
@@ -51,8 +62,14 @@ export interface CountedPage extends IdPage {
   totalCount: number;
 }
 
+/** Users a read leaves out as if they did not exist: never returned, never passed through, never counted. */
+export type Excluded = ReadonlySet<string>;
+
+export const NOBODY: Excluded = new Set();
+
 export interface NetworkArgs {
   origin: string;
+  excluding?: Excluded;
   maxDepth: number;
   interest: string | null;
   first: number;
@@ -119,7 +136,8 @@ export interface GraphStore {
   unfollow(followerId: string, followeeId: string): Promise<boolean>;
   /**
    * Removes a deleted account's node, and with it any follow edge that reached it after its follows
-   * were taken back one by one (with `unfollow`, which keeps every other count exact). Idempotent.
+   * were taken back one by one (with `unfollow`, which keeps every other count exact), and every
+   * relation (block, mute) it has to or from anyone. Idempotent.
    */
   removeUser(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
@@ -135,14 +153,27 @@ export interface GraphStore {
    * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of
    * the two counts, then that whole list and a lookup of an edge per entry.
    */
-  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage>;
+  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded): Promise<CountedPage>;
   /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number. */
-  mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage>;
+  mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded): Promise<CountedPage>;
 
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
-  suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]>;
+  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded): Promise<SuggestedUser[]>;
   /** The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth. */
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null>;
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage>;
+
+  /** Adds the relation; false (and nothing changed) when it already existed. */
+  relate(relation: Relation, at: string): Promise<boolean>;
+  /** Removes the relation; false (and nothing changed) when there was none. */
+  unrelate(relation: Relation): Promise<boolean>;
+  /** For each: does it exist? A lookup of relations.length keys, strongly consistent like `follows`. */
+  relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]>;
+  /** The users `userId` has this relation to, newest first; one list read of up to first + 1 entries. */
+  related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
+  /** How many users `userId` has this relation to; one counting read. */
+  relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number>;
+  /** Every user with this relation to or from `userId`, in one read (charged its entries once read). */
+  relatedEitherWay(kind: RelationKind, userId: string, budget: ReadBudget): Promise<string[]>;
 }

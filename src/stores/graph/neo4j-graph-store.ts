@@ -5,6 +5,7 @@ import { observeStoreRequest } from '../../observability/store-requests.js';
 import { CYPHER, type CypherName } from './cypher.js';
 import {
   type CountedPage,
+  type Excluded,
   type FollowCounts,
   type FollowEdge,
   type FollowPair,
@@ -14,7 +15,10 @@ import {
   type NetworkArgs,
   type PageArgs,
   type ReadBudget,
+  type Relation,
+  type RelationKind,
   type SuggestedUser,
+  NOBODY,
   chargeIntersection,
   chargeListPage,
   chargeLookup,
@@ -26,6 +30,12 @@ export interface Neo4jTarget {
   user: string;
   password: string;
 }
+
+/** The statements of each relation kind (a relationship type cannot be a parameter). */
+const RELATION_STATEMENTS = {
+  blocks: { relate: 'block', unrelate: 'unblock', list: 'blocked', count: 'blockedCount', eitherWay: 'blocksEitherWay' },
+  mutes: { relate: 'mute', unrelate: 'unmute', list: 'muted', count: 'mutedCount', eitherWay: 'mutesEitherWay' },
+} as const satisfies Record<RelationKind, Record<string, CypherName>>;
 
 /** Edges (or users) per transaction when importing in bulk. */
 const IMPORT_CHUNK = 1000;
@@ -167,7 +177,7 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return userIds.map((id) => byId.get(id) ?? { followers: 0, following: 0 });
   }
 
-  private async page(name: 'followers' | 'following', userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  private async page(name: 'followers' | 'following' | 'blocked' | 'muted', userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
     const keyset = keysetParams(page);
     chargeListPage(budget, page.first);
     const rows = await this.read(name, { userId, ...keyset });
@@ -185,18 +195,19 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return this.page('following', userId, page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
-    return this.countedPage('knownFollowers', { viewerId, userId, ...keyset }, Math.min(viewer!.following, user!.followers), page.first, budget);
+    const params = { viewerId, userId, excluding: [...excluding], ...keyset };
+    return this.countedPage('knownFollowers', params, Math.min(viewer!.following, user!.followers), page.first, budget);
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget): Promise<CountedPage> {
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
-    return this.countedPage('mutuals', { userId, ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
+    return this.countedPage('mutuals', { userId, excluding: [...excluding], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
   }
 
   /** A page of an intersection of two follow lists and its size, charged as the embedded backend reads it: from the shorter list, of `size` entries. */
@@ -212,22 +223,59 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  async suggestions(viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
+  async suggestions(viewerId: string, first: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<SuggestedUser[]> {
     // Charged hop by hop as the shared traversal charges the embedded backend, then answered by one aggregate.
     let following = 0;
     await chargeHop(budget, 1, async () => (following = (await this.degrees([viewerId]))[0]!.following));
     if (following === 0) return [];
     await chargeHop(budget, following, async () => Number((await this.read('suggestionCost', { viewerId }))[0]?.edges ?? 0));
-    const rows = await this.read('suggestions', { viewerId, limit: neo4j.int(first) });
+    const rows = await this.read('suggestions', { viewerId, excluding: [...excluding], limit: neo4j.int(first) });
     return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
-    return shortestPath(this, from, to, maxDepth, budget);
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null> {
+    return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
     return networkPage(this, args, budget);
+  }
+
+  async relate(relation: Relation, at: string): Promise<boolean> {
+    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].relate, { fromId: relation.from, toId: relation.to, at });
+    return row?.created === true;
+  }
+
+  async unrelate(relation: Relation): Promise<boolean> {
+    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].unrelate, { fromId: relation.from, toId: relation.to });
+    return Number(row?.removed ?? 0) > 0;
+  }
+
+  async relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]> {
+    if (relations.length === 0) return [];
+    chargeLookup(budget, relations.length);
+    const rows = await this.read('relations', { relations: relations.map((r) => ({ kind: r.kind, from: r.from, to: r.to })) });
+    const result = relations.map(() => false);
+    for (const row of rows) result[row.i as number] = row.related === true;
+    return result;
+  }
+
+  related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+    return this.page(RELATION_STATEMENTS[kind].list, userId, page, budget);
+  }
+
+  async relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {
+    budget.charge(1, 0);
+    const [row] = await this.read(RELATION_STATEMENTS[kind].count, { userId });
+    return Number(row?.total ?? 0);
+  }
+
+  async relatedEitherWay(kind: RelationKind, userId: string, budget: ReadBudget): Promise<string[]> {
+    budget.charge(1, 0);
+    const [row] = await this.read(RELATION_STATEMENTS[kind].eitherWay, { userId });
+    const ids = (row?.ids ?? []) as string[];
+    budget.charge(0, ids.length);
+    return ids;
   }
 
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {

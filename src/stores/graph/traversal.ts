@@ -1,6 +1,6 @@
 import { AppError, badInput } from '../../domain/errors.js';
 import { chunk } from '../../lib/collections.js';
-import { type CountedPage, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, chargeLookup, lookupReads } from './graph-store.js';
+import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, NOBODY, chargeLookup, lookupReads } from './graph-store.js';
 
 /**
  * Multi-hop traversals written once over a small batched adjacency interface, so both
@@ -89,14 +89,22 @@ export async function expand(graph: Adjacency, frontier: readonly string[], dire
 const HOP_CHUNK = 64;
 
 /**
- * Every user within maxDepth hops of the origin (origin excluded) with its distance. With
+ * Every user within maxDepth hops of the origin (origin excluded) with its distance, never
+ * reaching or passing through an `excluding` user. With
  * `lookUpAll` the caller will then look up every user reached (network's interest filter).
  * A hop that more reads are certain to follow — the next hop's list and counts for every user
  * found so far, the caller's lookup of every user reached — reads its lists HOP_CHUNK users at
  * a time and stops as soon as those reads cannot fit the budget: a query the budget refuses
  * does not first read the rest of the hop.
  */
-export async function reachable(graph: Adjacency, origin: string, maxDepth: number, lookUpAll: boolean, budget: ReadBudget): Promise<Map<string, number>> {
+export async function reachable(
+  graph: Adjacency,
+  origin: string,
+  maxDepth: number,
+  lookUpAll: boolean,
+  budget: ReadBudget,
+  excluding: Excluded = NOBODY,
+): Promise<Map<string, number>> {
   const distance = new Map<string, number>([[origin, 0]]);
   let frontier = [origin];
   for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
@@ -104,7 +112,7 @@ export async function reachable(graph: Adjacency, origin: string, maxDepth: numb
     const next: string[] = [];
     const visit = (lists: string[][]) => {
       for (const id of lists.flat()) {
-        if (distance.has(id)) continue;
+        if (distance.has(id) || excluding.has(id)) continue;
         distance.set(id, depth);
         next.push(id);
       }
@@ -134,7 +142,7 @@ function parseNetworkCursor(after: string): { distance: number; id: string } {
 }
 
 export async function networkPage(graph: Adjacency, args: NetworkArgs, budget: ReadBudget): Promise<CountedPage> {
-  const found = await reachable(graph, args.origin, args.maxDepth, args.interest !== null, budget);
+  const found = await reachable(graph, args.origin, args.maxDepth, args.interest !== null, budget, args.excluding);
   let ids = [...found.keys()];
   if (args.interest !== null) {
     chargeLookup(budget, ids.length);
@@ -156,9 +164,11 @@ const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Shortest directed path by bidirectional BFS: forwards along follows from `from`, backwards
- * along followers from `to`, always growing the side whose next hop reads fewer edges.
+ * along followers from `to`, always growing the side whose next hop reads fewer edges. A path
+ * never starts, ends or passes at an `excluding` user.
  */
-export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, budget: ReadBudget): Promise<string[] | null> {
+export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<string[] | null> {
+  if (excluding.has(from) || excluding.has(to)) return null;
   if (from === to) return [from];
   const sides = {
     out: { parent: new Map<string, string | null>([[from, null]]), distance: new Map([[from, 0]]), frontier: [from], depth: 0 },
@@ -181,7 +191,7 @@ export async function shortestPath(graph: Adjacency, from: string, to: string, m
     let best: { id: string; total: number } | null = null;
     for (const [i, id] of side.frontier.entries()) {
       for (const neighbour of lists[i]!) {
-        if (side.parent.has(neighbour)) continue;
+        if (side.parent.has(neighbour) || excluding.has(neighbour)) continue;
         side.parent.set(neighbour, id);
         side.distance.set(neighbour, side.depth);
         next.push(neighbour);
@@ -206,17 +216,18 @@ function joinPath(forward: Map<string, string | null>, backward: Map<string, str
 
 /**
  * Friends of friends: accounts followed by accounts the viewer follows, neither the viewer
- * nor already followed, ranked by how many of the viewer's follows lead there (ties by id);
- * `viaIds` are the (up to 3) smallest of those connecting ids.
+ * nor already followed nor `excluding`, ranked by how many of the viewer's follows lead there
+ * (ties by id); `viaIds` are the (up to 3) smallest of those connecting ids.
  */
-export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, budget: ReadBudget): Promise<SuggestedUser[]> {
+export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<SuggestedUser[]> {
   const [followed = []] = await expand(graph, [viewerId], 'out', budget);
   const followedSet = new Set(followed);
   const lists = await expand(graph, followed, 'out', budget);
   const connecting = new Map<string, string[]>();
   followed.forEach((via, i) => {
+    if (excluding.has(via)) return;
     for (const candidate of lists[i]!) {
-      if (candidate === viewerId || followedSet.has(candidate)) continue;
+      if (candidate === viewerId || followedSet.has(candidate) || excluding.has(candidate)) continue;
       const vias = connecting.get(candidate) ?? [];
       vias.push(via);
       connecting.set(candidate, vias);

@@ -1,0 +1,113 @@
+import { forbidden, unauthenticated } from '../domain/errors.js';
+import type { Excluded, GraphStore, IdPage, ReadBudget, Relation, RelationKind } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
+import type { UserStore } from '../stores/user-store.js';
+import type { FollowEvents } from './follow-events.js';
+import { checkPair, pageArgs, withOpaqueCursors } from './follows.js';
+
+/**
+ * What every interaction with another account checks before it writes, and what the graph
+ * queries leave out: the use cases that need it depend on this much of RelationshipUseCases.
+ */
+export interface BlockCheck {
+  /** FORBIDDEN (and nothing written) when `actorId` and any of `otherIds` have blocked each other, either way. One batched lookup. */
+  assertNotBlocked(actorId: string, otherIds: readonly string[]): Promise<void>;
+}
+
+/**
+ * The accounts in a block with the request's viewer, either way (nobody when anonymous): what the
+ * graph queries leave out. The GraphQL layer reads it once per request, however many fields ask.
+ */
+export type BlockedAccounts = () => Promise<Excluded>;
+
+/** Both blocks between `a` and each of `others`, in this order: a → other, other → a. */
+export function blocksBetween(a: string, others: readonly string[]): Relation[] {
+  return others.flatMap((other) => [
+    { kind: 'blocks' as const, from: a, to: other },
+    { kind: 'blocks' as const, from: other, to: a },
+  ]);
+}
+
+/**
+ * Blocks and mutes (see "Blocks and mutes" in the README). A block works both ways: the two
+ * accounts stop seeing each other's content and cannot interact; blocking also ends the follows
+ * between them, through the unfollow path (graph edge, counts, timeline purge task). A mute is
+ * private and one way: it only hides the muted account's posts from the muter's timelines.
+ * What hides what is applied by the read pipeline's rules step (feed-pipeline.ts) and the graph
+ * queries; this class keeps the relations and answers the checks.
+ */
+export class RelationshipUseCases implements BlockCheck {
+  constructor(
+    private readonly users: UserStore,
+    private readonly graph: GraphStore,
+    private readonly events: FollowEvents,
+  ) {}
+
+  /**
+   * Idempotent. The block is written first and the follows removed after it, so a follow racing
+   * with the block is either refused by the block or removed here (see FollowUseCases.follow).
+   * The unfollow events are sent even when there was no follow, as unfollow does, so that a retry
+   * after a crash still purges the timelines.
+   */
+  async block(viewerId: string | null, userId: string): Promise<void> {
+    const blockerId = await checkPair(this.users, viewerId, userId, 'block');
+    await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString());
+    for (const [from, to] of [
+      [blockerId, userId],
+      [userId, blockerId],
+    ] as const) {
+      await this.graph.unfollow(from, to);
+      await this.events.unfollowed(from, to);
+    }
+  }
+
+  /** Idempotent; ends only the viewer's own block, and follows the block ended stay ended. */
+  async unblock(viewerId: string | null, userId: string): Promise<void> {
+    const blockerId = await checkPair(this.users, viewerId, userId, 'block');
+    await this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId });
+  }
+
+  async mute(viewerId: string | null, userId: string): Promise<void> {
+    const muterId = await checkPair(this.users, viewerId, userId, 'mute');
+    await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString());
+  }
+
+  async unmute(viewerId: string | null, userId: string): Promise<void> {
+    const muterId = await checkPair(this.users, viewerId, userId, 'mute');
+    await this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId });
+  }
+
+  /** The accounts `userId` has blocked (or muted), newest first; only that user may read them. */
+  async list(kind: RelationKind, viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
+    this.requireOwner(viewerId, userId, kind);
+    return withOpaqueCursors(await this.graph.related(kind, userId, pageArgs(first, after), budget));
+  }
+
+  count(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {
+    return this.graph.relatedCount(kind, userId, budget);
+  }
+
+  private requireOwner(viewerId: string | null, userId: string, kind: RelationKind): void {
+    if (!viewerId) throw unauthenticated();
+    if (viewerId !== userId) throw forbidden(`Only the user may read whom they ${kind === 'blocks' ? 'block' : 'mute'}`);
+  }
+
+  async assertNotBlocked(actorId: string, otherIds: readonly string[]): Promise<void> {
+    const blocked = await this.blockedAmong(actorId, otherIds);
+    if (blocked.size > 0) throw forbidden(`A block stands between you and user ${[...blocked][0]}`);
+  }
+
+  /** Those of `otherIds` that `actorId` has blocked or is blocked by: one batched lookup, strongly consistent. */
+  async blockedAmong(actorId: string, otherIds: readonly string[]): Promise<Set<string>> {
+    const others = [...new Set(otherIds)].filter((id) => id !== actorId);
+    if (others.length === 0) return new Set();
+    const relations = blocksBetween(actorId, others);
+    const found = await this.graph.relations(relations, UNMETERED);
+    return new Set(relations.filter((_, i) => found[i]).map((r) => (r.from === actorId ? r.to : r.from)));
+  }
+
+  /** Every account in a block with `userId`, either way: one read. */
+  async blockedEitherWay(userId: string, budget: ReadBudget): Promise<Excluded> {
+    return new Set(await this.graph.relatedEitherWay('blocks', userId, budget));
+  }
+}
