@@ -1,19 +1,19 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { Page, PostRecord } from '../domain/models.js';
+import type { Page } from '../domain/models.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
 import { type PostNeeds, type UserNeeds, hydratePosts, hydrateUsers, postRules, userRules } from '../usecases/feed-pipeline.js';
 import type { TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
 import { childFieldArguments, postNeeds, userListNeeds } from './lookahead.js';
-import type { UserConnectionModel } from './models.js';
+import type { PostConnectionModel, UserConnectionModel } from './models.js';
 
 /**
  * The GraphQL end of the feed pipeline (see usecases/feed-pipeline.ts): the skeleton's start,
  * hydration of what the selection shows, the rules, and presentation as a connection.
  */
 
-const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, author: null };
+const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
 const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false };
 
 /** Presentation: a page of what the rules kept, ending where the skeleton did (so that a page that lost entries still leads on). */
@@ -22,7 +22,7 @@ function present<T>(items: { cursor: string; node: T }[], skeleton: { items: { c
 }
 
 /** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules. */
-export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo): Promise<Page<PostRecord>> {
+export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostConnectionModel> {
   const page = await skeleton;
   // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
   const needs = context.feeds.hydrate ? postNeeds(info) : NO_POST_NEEDS;
@@ -40,7 +40,7 @@ export async function userConnection(page: IdPage, context: GraphQLContext, info
 /** The user's post timelines, by the User field that pages through each. */
 const USER_TIMELINES = {
   timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.home(context.viewerId, userId, args.first, args.after),
-  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after),
+  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after, args.includeReposts ?? true),
 };
 
 type UserTimeline = keyof typeof USER_TIMELINES;
@@ -48,9 +48,11 @@ type UserTimeline = keyof typeof USER_TIMELINES;
 interface PageArguments {
   first?: number | null;
   after?: string | null;
+  includeReposts?: boolean | null;
 }
 
-const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) => JSON.stringify([field, userId, args.first ?? null, args.after ?? null]);
+const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
+  JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.includeReposts ?? true]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserTimelines) or a new one. */
 export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
+import type { MentionResolver } from './mentions.js';
 import type { PostUseCases } from './posts.js';
 
 export const COMMENT_MAX_LENGTH = 500;
@@ -19,14 +20,15 @@ export class CommentUseCases {
   constructor(
     private readonly posts: PostStore,
     private readonly postUseCases: PostUseCases,
+    private readonly mentions: MentionResolver,
   ) {}
 
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
     const checkedKey = idempotencyKey(key, 'idempotencyKey');
-    const post = await this.postUseCases.require(postId, 'postId');
-    const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString() };
+    const [post, mentionIds] = await Promise.all([this.postUseCases.require(postId, 'postId'), this.mentions.resolve(checkedText)]);
+    const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString(), mentionIds };
     const createdId = await this.posts.addComment(post, comment, checkedKey);
     if (createdId === null) throw notFound('Post', postId);
     if (createdId === comment.id) return { comment, post };

@@ -23,6 +23,8 @@ export interface Hydrator {
   postCounts(posts: readonly CountedPost[]): Promise<PostCounts[]>;
   /** Has the viewer liked each post (all false when anonymous)? */
   viewerLikes(postIds: readonly string[]): Promise<boolean[]>;
+  /** Does the viewer repost each post (all false when anonymous)? */
+  viewerReposts(postIds: readonly string[]): Promise<boolean[]>;
   followCounts(userIds: readonly string[]): Promise<FollowCounts[]>;
   follows(pairs: readonly FollowPair[]): Promise<boolean[]>;
 }
@@ -34,11 +36,13 @@ export interface UserNeeds {
   followsViewer: boolean;
 }
 
-/** What a page shows of each post; `author` is null when the author is not shown. */
+/** What a page shows of each post; `author` (`repostedBy`) is null when the author (the reposter of a repost entry) is not shown. */
 export interface PostNeeds {
   counts: boolean;
   viewerLiked: boolean;
+  viewerReposted: boolean;
   author: UserNeeds | null;
+  repostedBy: UserNeeds | null;
 }
 
 export interface Hydrated<T> {
@@ -47,14 +51,19 @@ export interface Hydrated<T> {
   node: T | null;
 }
 
+/** A post timeline's entry: its reason too, the account whose repost put it there (null for an original). */
+export interface HydratedPost extends Hydrated<PostRecord> {
+  repostedBy: string | null;
+}
+
 /**
  * Hydrates a page of posts in one wave: the posts, and from what the entries carry, their
- * authors, counters, the viewer's likes and the authors' follow counts and flags, all asked in
- * the same tick. Entries written before they carried their author and counter shards get those
+ * authors, counters, the viewer's likes and reposts, the reposters of repost entries and the
+ * authors' and reposters' follow counts and flags, all asked in the same tick. Entries written before they carried their author and counter shards get those
  * from their post, one wave later. Only the posts are required: a failed lookup of anything
  * else is left to the field that shows it, which asks again and reports its own error.
  */
-export async function hydratePosts(skeleton: TimelineSkeleton, viewerId: string | null, needs: PostNeeds, hydrator: Hydrator): Promise<Hydrated<PostRecord>[]> {
+export async function hydratePosts(skeleton: TimelineSkeleton, viewerId: string | null, needs: PostNeeds, hydrator: Hydrator): Promise<HydratedPost[]> {
   const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
   const related = hydratePostRelations(
     known.map((item) => ({ id: item.postId, authorId: item.authorId, counterShards: item.counterShards })),
@@ -62,10 +71,12 @@ export async function hydratePosts(skeleton: TimelineSkeleton, viewerId: string 
     needs,
     hydrator,
   );
+  const reposterIds = [...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy])))];
+  const reposters = needs.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, needs.repostedBy, hydrator)]) : null;
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
   const fromPosts = posts.filter((post, i): post is PostRecord => post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null));
-  await Promise.all([related, hydratePostRelations(fromPosts, viewerId, needs, hydrator)]);
-  return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null }));
+  await Promise.all([related, reposters, hydratePostRelations(fromPosts, viewerId, needs, hydrator)]);
+  return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null, repostedBy: item.repostedBy }));
 }
 
 function hydratePostRelations(
@@ -79,6 +90,7 @@ function hydratePostRelations(
   return settled([
     needs.counts ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards }))) : null,
     needs.viewerLiked ? hydrator.viewerLikes(posts.map((post) => post.id)) : null,
+    needs.viewerReposted ? hydrator.viewerReposts(posts.map((post) => post.id)) : null,
     needs.author ? hydrator.users(authorIds) : null,
     needs.author ? hydrateUserRelations(authorIds, viewerId, needs.author, hydrator) : null,
   ]);
@@ -108,13 +120,20 @@ async function settled(lookups: (Promise<unknown> | null)[]): Promise<void> {
   await Promise.allSettled(lookups);
 }
 
+/** An entry the rules kept. */
+export interface ShownPost {
+  cursor: string;
+  node: PostRecord;
+  repostedBy: string | null;
+}
+
 /**
  * The rules step for posts: what the viewer sees of a hydrated page. Today an entry whose post
  * is gone (deleted after its entry was read) is left out; this is where blocked and muted
- * authors will be.
+ * authors will be, and — each entry carries its reason — blocked and muted reposters.
  */
-export function postRules(page: Hydrated<PostRecord>[]): { cursor: string; node: PostRecord }[] {
-  return page.filter((entry): entry is { cursor: string; node: PostRecord } => entry.node !== null);
+export function postRules(page: HydratedPost[]): ShownPost[] {
+  return page.filter((entry): entry is ShownPost => entry.node !== null);
 }
 
 /** The rules step for users: an entry whose account is gone is left out. */
