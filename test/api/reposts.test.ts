@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, eventually, follow, queueDrained, unfollow, walk } from '../helpers/posts.js';
 
 /** Reposters with more than 4 followers are not fanned out here (FANOUT_MAX_FOLLOWERS), so the hybrid rule is reachable. */
@@ -66,6 +66,35 @@ describe('repost and unrepost', () => {
     expect(errorCodes(unknown)).toEqual(['NOT_FOUND']);
     const signedOut = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId });
     expect(errorCodes(signedOut)).toEqual(['UNAUTHENTICATED']);
+  });
+});
+
+describe('reposts under races', () => {
+  it('count exactly when many users repost and unrepost at once, each many times', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(t, author.token, 'raced');
+    const users = await signUps(8);
+    await Promise.all(users.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId))));
+    const leaving = users.slice(0, 5);
+    await Promise.all([...leaving.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId, 'unrepost'))), ...users.slice(5).map((u) => repost(u, postId))]);
+    const result = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy(first: 100) { totalCount edges { node { id } } } } }', { id: postId });
+    expect(result.data!.post.repostCount).toBe(3);
+    expect(new Set(result.data!.post.repostedBy.edges.map((e: any) => e.node.id))).toEqual(new Set(users.slice(5).map((u) => u.id)));
+    // stop() audits repostCount against the repost records.
+  });
+
+  it('leave with a deleted account: its reposts are counted down and taken out of its followers’ timelines', async () => {
+    const [author, reposter, follower] = await signUps(3);
+    await follow(t, follower!.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'outlived');
+    await repost(reposter!, postId);
+    await eventually(async () => expect(await entriesOf(follower!, postId)).toHaveLength(1));
+    const deleted = await t.gql('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, reposter!.token);
+    expect(deleted.errors).toBeUndefined();
+    await queueDrained(t);
+    expect(await entriesOf(follower!, postId)).toEqual([]);
+    const post = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount edges { node { id } } } } }', { id: postId });
+    expect(post.data!.post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0, edges: [] } });
   });
 });
 
