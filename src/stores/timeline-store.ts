@@ -67,7 +67,7 @@ export interface TimelineStore {
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 
-  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see FanOut), with addToHomeSizes and trimHome. */
+  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see HomeDelivery), with addToHomeSizes and trimHome. */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
   /**
    * Writes whole home timelines at once, for a store that holds none of them yet (seeding):

@@ -39,6 +39,8 @@ describe('docs/operations', () => {
         'degrees-of-separation',
         'network',
         'followers',
+        'repost',
+        'post-engagement',
       ]),
     );
   });

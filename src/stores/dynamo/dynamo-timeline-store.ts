@@ -44,7 +44,7 @@ async function conditionally(write: Promise<unknown>): Promise<boolean> {
   }
 }
 
-/** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
+/** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/home-delivery.ts). */
 function homeSizeItem(userId: string, estimate: number): Item {
   return { ...keys.homeSize(userId), estimate };
 }
