@@ -1,4 +1,7 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
 import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
 import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
@@ -160,5 +163,32 @@ describe('one handler per task kind, run alone', () => {
     expect(await home(follower!.id)).toEqual(new Map());
     expect(await run('backfill', { followerId: follower!.id, followeeId: followee!.id })).toBe('done');
     expect(await home(follower!.id)).toEqual(new Map());
+  });
+});
+
+describe('repost entries', () => {
+  it('are settled by a repeated removal when one stopped between its two writes', async () => {
+    const { timelines } = t.app.stores;
+    const entry = (userId: string, repostedBy: string) => ({ userId, postId: 'pst_01JD0000000000000000000000', authorId: 'usr_a', counterShards: 1, repostedBy });
+    // The reason was taken out, but the entry was neither deleted nor given another reason to show.
+    await timelines.addRepostEntries([entry('usr_left_alone', 'usr_r')]);
+    await timelines.addRepostEntries([entry('usr_two', 'usr_r'), entry('usr_two', 'usr_s')]);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    for (const userId of ['usr_left_alone', 'usr_two']) {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName(t.tablePrefix),
+          Key: keys.homeEntry(userId, 'pst_01JD0000000000000000000000'),
+          UpdateExpression: 'DELETE reposters :r',
+          ExpressionAttributeValues: { ':r': new Set(['usr_r']) },
+        }),
+      );
+    }
+    client.destroy();
+    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_r');
+
+    await timelines.removeRepostEntries(['usr_left_alone', 'usr_two'].map((userId) => ({ userId, postId: 'pst_01JD0000000000000000000000', reposterId: 'usr_r' })));
+    expect(await home('usr_left_alone')).toEqual(new Map());
+    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_s');
   });
 });

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import { type EntryPage, type HomeEntry, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
 import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
@@ -140,7 +140,7 @@ export class DynamoTimelineStore implements TimelineStore {
             TableName: this.tableName,
             Key: keys.homeEntry(entry.userId, entry.postId),
             UpdateExpression: `SET postId = :postId, authorId = :authorId, ${entry.counterShards === null ? '' : 'counterShards = :shards, '}repostedBy = if_not_exists(repostedBy, :reposter) ADD reposters :reposters`,
-            ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(reposters)',
+            ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(repostedBy)',
             ExpressionAttributeValues: {
               ':postId': entry.postId,
               ':authorId': entry.authorId,
@@ -174,27 +174,42 @@ export class DynamoTimelineStore implements TimelineStore {
             left = result.Attributes;
           }),
       );
-      if (!removed) return;
-      const others = [...((left?.reposters as Set<string> | undefined) ?? [])];
-      if (others.length === 0) {
-        // Conditioned, so that an original entry or a repost written since stays.
-        await conditionally(
-          this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_not_exists(reposters) AND attribute_exists(repostedBy)' })),
-        );
-      } else if (left?.repostedBy === reposterId) {
-        await conditionally(
-          this.client.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: key,
-              UpdateExpression: 'SET repostedBy = :other',
-              ConditionExpression: 'repostedBy = :reposter AND contains(reposters, :other)',
-              ExpressionAttributeValues: { ':other': others[0], ':reposter': reposterId },
-            }),
-          ),
-        );
-      }
+      // Not a reason of the entry (any more): a removal that stopped between its two writes may still have left it unsettled.
+      if (!removed) left = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+      await this.settleReason(key, left);
     });
+  }
+
+  /**
+   * After a reason was taken out of a repost entry: deletes the entry if none is left, or shows
+   * one that is left if the one shown is gone. Each write is conditioned on what was read; a
+   * repost or removal that changed the entry meanwhile makes it read the entry again and retry.
+   */
+  private async settleReason(key: Key, entry: Item | undefined): Promise<void> {
+    let current = entry;
+    for (;;) {
+      // Gone, or an original entry (it has no reason): nothing to settle.
+      if (!current || current.repostedBy === undefined) return;
+      const reasons = (current.reposters as Set<string> | undefined) ?? new Set<string>();
+      const shown = current.repostedBy as string;
+      if (reasons.has(shown)) return;
+      const [other] = reasons;
+      const settled = await conditionally(
+        other === undefined
+          ? this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_not_exists(reposters) AND repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } }))
+          : this.client.send(
+              new UpdateCommand({
+                TableName: this.tableName,
+                Key: key,
+                UpdateExpression: 'SET repostedBy = :other',
+                ConditionExpression: 'repostedBy = :shown AND contains(reposters, :other)',
+                ExpressionAttributeValues: { ':other': other, ':shown': shown },
+              }),
+            ),
+      );
+      if (settled) return;
+      current = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+    }
   }
 
   async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
