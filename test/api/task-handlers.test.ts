@@ -172,7 +172,8 @@ describe('repost entries', () => {
     const entry = (userId: string, repostedBy: string) => ({ userId, postId: 'pst_01JD0000000000000000000000', authorId: 'usr_a', counterShards: 1, repostedBy });
     // The reason was taken out, but the entry was neither deleted nor given another reason to show.
     await timelines.addRepostEntries([entry('usr_left_alone', 'usr_r')]);
-    await timelines.addRepostEntries([entry('usr_two', 'usr_r'), entry('usr_two', 'usr_s')]);
+    await timelines.addRepostEntries([entry('usr_two', 'usr_r')]);
+    await timelines.addRepostEntries([entry('usr_two', 'usr_s')]);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
     for (const userId of ['usr_left_alone', 'usr_two']) {
       await client.send(
