@@ -5,6 +5,7 @@ import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task } from '../stores/task-queue.js';
+import type { TimelineStore } from '../stores/timeline-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import { type PostSettings, type PostUseCases, placePost } from './posts.js';
@@ -21,6 +22,7 @@ export class RepostUseCases {
   constructor(
     private readonly posts: PostUseCases,
     private readonly reposts: RepostStore,
+    private readonly timelines: Pick<TimelineStore, 'addRepostEntries' | 'removeRepostEntries'>,
     private readonly graph: GraphStore,
     private readonly settings: PostSettings,
     private readonly outboxAuthors: OutboxAuthors,
@@ -35,9 +37,13 @@ export class RepostUseCases {
     const [counts] = await this.graph.counts([viewerId], UNMETERED);
     const { fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId } } : null;
-    if (await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' })) {
-      if (task) this.taskEnqueued(task);
-      else this.outboxAuthors.invalidate();
+    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' });
+    if (task) {
+      if (added) this.taskEnqueued(task);
+    } else {
+      // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry writes it again.
+      this.outboxAuthors.invalidate();
+      await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId }]);
     }
     return post;
   }
@@ -54,6 +60,8 @@ export class RepostUseCases {
     const task: Task = { id: newId('tsk'), payload: { kind: 'unrepost', postId, reposterId: userId } };
     const removed = await this.reposts.remove(postId, userId, task);
     if (removed?.delivery === 'fanOut') this.taskEnqueued(task);
+    // The entry `repost` wrote in an outbox reposter's own timeline (nothing to do for others, or a retry: idempotent).
+    else await this.timelines.removeRepostEntries([{ userId, postId, reposterId: userId }]);
   }
 
   /** Undoes one batch of a deleted post's reposts; true while more are left. */

@@ -25,7 +25,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions);
-  const reposts = new RepostUseCases(posts, stores.reposts, stores.graph, config, outboxAuthors, taskEnqueued);
+  const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued);
   const fanOut = new FanOut(stores.tasks, taskEnqueued);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
