@@ -168,6 +168,12 @@ describe('reposts in home timelines', () => {
     for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([{ id: postId, repostedBy: reposter!.handle }]);
     await repost(reposter!, postId, 'unrepost');
     for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([]);
+
+    // Their own post is in their outbox already: a repost of it changes no timeline, and its unrepost leaves the post there.
+    const own = await createPost(t, reposter!.token, 'hot and mine');
+    expect((await repost(reposter!, own)).repostCount).toBe(1);
+    expect((await repost(reposter!, own, 'unrepost')).repostCount).toBe(0);
+    for (const u of [...followers, reposter!]) expect(await entriesOf(u, own)).toEqual([{ id: own, repostedBy: null }]);
   });
 });
 

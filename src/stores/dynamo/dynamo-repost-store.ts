@@ -47,7 +47,7 @@ export class DynamoRepostStore implements RepostStore {
     // A reposter's own post is in their outbox already, as an original.
     const outbox = delivery.kind === 'outbox' && post.authorId !== userId;
     const items: TransactItem[] = [
-      this.put({ ...record, atMs, delivery: delivery.kind, counterShards: post.counterShards }, 'attribute_not_exists(pk)'),
+      this.put({ ...record, atMs, delivery: delivery.kind, outboxEntry: outbox, counterShards: post.counterShards }, 'attribute_not_exists(pk)'),
       counterIncrement(this.tableName, post.id, post.counterShards, 'repostCount', 1),
       this.put(activityItem(userId, record, { kind: 'repost', postId: post.id, counterShards: post.counterShards })),
       this.put({ ...keys.repostListEntry(post.id, atMs, userId), userId }),
@@ -84,7 +84,9 @@ export class DynamoRepostStore implements RepostStore {
       this.deleteItem(activityKey),
       this.deleteItem(keys.repostListEntry(postId, atMs, userId)),
       this.deleteItem(keys.userRepost(userId, postId)),
-      ...(delivery === 'fanOut' ? [this.tasks.enqueueItem(undo)] : [this.deleteItem(keys.outboxEntry(userId, postId), 'attribute_not_exists(pk) OR repostedBy = :user', { ':user': userId })]),
+      ...(delivery === 'fanOut' ? [this.tasks.enqueueItem(undo)] : []),
+      // Only the repost's own outbox entry: a reposter's own post has its original there.
+      ...(found.Item.outboxEntry === true ? [this.deleteItem(keys.outboxEntry(userId, postId))] : []),
     ];
     const countDown = counterIncrement(this.tableName, postId, counterShards, 'repostCount', -1);
     try {
