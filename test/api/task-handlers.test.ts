@@ -127,6 +127,41 @@ describe('one handler per task kind, run alone', () => {
     expect((await home(reposter!.id)).has(postId)).toBe(false);
   });
 
+  it('unrepost finishes with the repost’s fan-out when reposted while it ran, and a resumed task goes on with that fan-out', async () => {
+    const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 7 }, () => t.signUp()));
+    for (const f of followers) await follow(t, f.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'back and forth');
+    await repost(reposter!.token, postId);
+    await run('repost', { postId, reposterId: reposter!.id });
+    await repost(reposter!.token, postId, 'unrepost');
+    const checkpoints: string[] = [];
+    let reposted = false;
+    let redelivering = false;
+    const { unrepost } = handlers();
+    const first = await unrepost.run({
+      payload: { kind: 'unrepost', postId, reposterId: reposter!.id },
+      checkpoint: null,
+      save: async (checkpoint) => {
+        checkpoints.push(checkpoint);
+        // Reposted again while the removal walks the followers.
+        if (!reposted) await repost(reposter!.token, postId);
+        reposted = true;
+        redelivering = checkpoint.startsWith('redeliver:');
+        return true;
+      },
+      // The worker stops as soon as the redelivery has begun.
+      stopping: () => redelivering,
+    });
+    expect(first).toBe('stopped');
+    const resumeAt = checkpoints.at(-1)!;
+    expect(resumeAt).toMatch(/^redeliver:./);
+    const missing = async () => (await Promise.all(followers.map(async (f) => (await home(f.id)).get(postId)))).filter((reason) => reason !== reposter!.id);
+    expect((await missing()).length).toBeGreaterThan(0);
+    expect(await unrepost.run({ payload: { kind: 'unrepost', postId, reposterId: reposter!.id }, checkpoint: resumeAt, save: async () => true, stopping: () => false })).toBe('done');
+    expect(await missing()).toEqual([]);
+    expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
+  });
+
   it('deletePost walks the author’s followers, then undoes the reposts, then removes the records, checkpointing each phase', async () => {
     const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 5 }, () => t.signUp()));
     for (const f of followers) await follow(t, f.token, author!.id);
