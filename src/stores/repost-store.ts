@@ -31,6 +31,6 @@ export interface RepostStore {
   remove(postId: string, userId: string, undo: Task): Promise<RemovedRepost | null>;
   /** For each pair: does the user repost the post? */
   hasReposted(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
-  /** Who reposted the post, newest first: a page of user ids after `after` (a cursor of this list). */
-  reposters(postId: string, first: number, after: string | null): Promise<IdPage>;
+  /** Who reposted the post, newest first: a page of user ids after `after` (a cursor of this list); `consistent` after removals. */
+  reposters(postId: string, first: number, after: string | null, options?: { consistent?: boolean }): Promise<IdPage>;
 }

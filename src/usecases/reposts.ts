@@ -66,7 +66,8 @@ export class RepostUseCases {
 
   /** Undoes one batch of a deleted post's reposts; true while more are left. */
   async undoBatch(postId: string, size: number): Promise<boolean> {
-    const page = await this.reposts.reposters(postId, size, null);
+    // Strongly consistent: the batch before removed its reposts, and must not be read again.
+    const page = await this.reposts.reposters(postId, size, null, { consistent: true });
     for (const { id } of page.items) await this.undo(id, postId);
     return page.hasNextPage;
   }

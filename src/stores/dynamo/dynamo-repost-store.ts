@@ -114,7 +114,7 @@ export class DynamoRepostStore implements RepostStore {
     return records.map((record) => record !== undefined);
   }
 
-  reposters(postId: string, first: number, after: string | null): Promise<IdPage> {
-    return newestUserList(this.client, this.tableName, postId, listPrefixes.reposters, first, after);
+  reposters(postId: string, first: number, after: string | null, options: { consistent?: boolean } = {}): Promise<IdPage> {
+    return newestUserList(this.client, this.tableName, postId, listPrefixes.reposters, first, after, options.consistent);
   }
 }

@@ -10,7 +10,15 @@ const POSITION = /^\d{15}#\S+$/;
  * A newest-first page of one of a post's user lists (likers, reposters: entries under `prefix`
  * in the post's partition, sorted by time then user id). Cursors are list positions, without the prefix.
  */
-export async function newestUserList(client: DynamoDBDocumentClient, tableName: string, postId: string, prefix: string, first: number, after: string | null): Promise<IdPage> {
+export async function newestUserList(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  postId: string,
+  prefix: string,
+  first: number,
+  after: string | null,
+  consistent = false,
+): Promise<IdPage> {
   if (after !== null && !POSITION.test(after)) throw badInput('after', 'is not a cursor this API gave out');
   const result = await client.send(
     new QueryCommand({
@@ -19,6 +27,7 @@ export async function newestUserList(client: DynamoDBDocumentClient, tableName: 
       ExpressionAttributeValues: after ? { ':pk': partitions.post(postId), ':start': prefix, ':before': `${prefix}${after}` } : { ':pk': partitions.post(postId), ':prefix': prefix },
       ProjectionExpression: 'sk',
       ScanIndexForward: false,
+      ConsistentRead: consistent,
       Limit: first + 2,
     }),
   );
