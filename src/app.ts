@@ -35,6 +35,7 @@ import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
+import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
 import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
 import { DynamoTimelineStore } from './stores/dynamo/dynamo-timeline-store.js';
 import { DynamoUserStore } from './stores/dynamo/dynamo-user-store.js';
@@ -46,6 +47,7 @@ import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
+
 
 export const SCHEMA_PATH = new URL('../schema.graphql', import.meta.url);
 
@@ -126,6 +128,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     graph,
     counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
+    reposts: new DynamoRepostStore(client, table, tasks, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
   };

@@ -47,6 +47,8 @@ export interface PostRecord {
   createdAt: string;
   /** How many counter shards this post's counters are spread over (fixed at creation). */
   counterShards: number;
+  /** The users its text mentions (resolved when it was written; see mentionedHandles), in order of first mention. */
+  mentionIds: string[];
 }
 
 export interface CommentRecord {
@@ -55,6 +57,8 @@ export interface CommentRecord {
   authorId: string;
   text: string;
   createdAt: string;
+  /** The users its text mentions (resolved when it was written), in order of first mention. */
+  mentionIds: string[];
 }
 
 /** What a request's valid token says about who sends it; its account is checked by authenticate. */

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
+import type { CommentRecord, Page } from '../domain/models.js';
 import { pageSize } from '../domain/validation.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
 import {
@@ -18,14 +18,14 @@ import type { TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
 import { childFieldArguments, postNeeds, userListNeeds } from './lookahead.js';
-import type { UserConnectionModel } from './models.js';
+import type { PostConnectionModel, UserConnectionModel } from './models.js';
 
 /**
  * The GraphQL end of the feed pipeline (see usecases/feed-pipeline.ts): the skeleton's start,
  * hydration of what the selection shows, the rules, and presentation as a connection.
  */
 
-const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, author: null };
+const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
 const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, blocks: false, viewerMutes: false };
 
 /** Presentation: a page of what the rules kept, ending where the skeleton did (so that a page that lost entries still leads on). */
@@ -46,7 +46,7 @@ const WITH_MUTES: PostRules = { hidesMuted: true };
 const BLOCKS_ONLY: PostRules = { hidesMuted: false };
 
 /** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules, read further while they leave the page short. */
-export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<Page<PostRecord>> {
+export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<PostConnectionModel> {
   const page = await skeleton;
   // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
   const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
@@ -56,12 +56,12 @@ export async function postConnection(skeleton: Promise<TimelineSkeleton>, contex
   );
 }
 
-export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<PostRecord>> {
+export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, first: number | null | undefined, after: string | null | undefined): Promise<PostConnectionModel> {
   const read = (cursor: string | null | undefined) => context.useCases.timelines.tag(tag, first, cursor);
   return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
 }
 
-export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, first: number | null | undefined, after: string | null | undefined): Promise<Page<PostRecord>> {
+export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, first: number | null | undefined, after: string | null | undefined): Promise<PostConnectionModel> {
   const read = (cursor: string | null | undefined) => context.useCases.timelines.public(first, cursor);
   return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
 }
@@ -71,8 +71,8 @@ export function publicConnection(context: GraphQLContext, info: GraphQLResolveIn
  * author is in a block with the viewer; the page then reads no further (the relation is cached
  * from its hydration).
  */
-export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<Page<PostRecord>> {
-  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { first: args.first, after: cursor });
+export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
+  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { ...args, after: cursor });
   const readAfter =
     field === 'timeline'
       ? read
@@ -102,7 +102,7 @@ export async function userConnection(page: IdPage, context: GraphQLContext, info
 /** The user's post timelines, by the User field that pages through each. */
 const USER_TIMELINES = {
   timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.home(context.viewerId, userId, args.first, args.after),
-  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after),
+  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after, args.includeReposts ?? true),
 };
 
 type UserTimeline = keyof typeof USER_TIMELINES;
@@ -110,9 +110,11 @@ type UserTimeline = keyof typeof USER_TIMELINES;
 interface PageArguments {
   first?: number | null;
   after?: string | null;
+  includeReposts?: boolean | null;
 }
 
-const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) => JSON.stringify([field, userId, args.first ?? null, args.after ?? null]);
+const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
+  JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.includeReposts ?? true]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserTimelines) or a new one. */
 export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {

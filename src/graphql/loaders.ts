@@ -58,6 +58,12 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
       async (postIds) => (viewerId ? stores.counters.hasLiked(postIds.map((postId) => ({ postId, userId: viewerId }))) : postIds.map(() => false)),
       batched,
     ),
+    /** Post id → does the viewer repost it (false when anonymous, without asking the store). */
+    viewerHasReposted: new DataLoader<string, boolean>(
+      async (postIds) =>
+        viewerId ? stores.reposts.hasReposted(postIds.map((postId) => ({ postId, userId: viewerId })), { consistent: reads.strong }) : postIds.map(() => false),
+      batched,
+    ),
   };
 }
 
@@ -70,6 +76,7 @@ export function hydratorOf(loaders: Loaders): Hydrator {
     users: (ids) => loadAll(loaders.user, ids),
     postCounts: (posts) => loadAll(loaders.postCounts, posts),
     viewerLikes: (postIds) => loadAll(loaders.viewerHasLiked, postIds),
+    viewerReposts: (postIds) => loadAll(loaders.viewerHasReposted, postIds),
     followCounts: (userIds) => loadAll(loaders.followCounts, userIds),
     follows: (pairs) => loadAll(loaders.follows, pairs),
     relations: (relations) => loadAll(loaders.relations, relations),

@@ -61,12 +61,16 @@ export function userNeeds(node: SelectionTree | undefined): UserNeeds {
 
 /** What each post of a connection shows, from the connection field's selection. */
 export function postNeeds(info: GraphQLResolveInfo): PostNeeds {
-  const node = selectionTree(info, 4).fields.get('edges')?.fields.get('node');
+  const edges = selectionTree(info, 4).fields.get('edges');
+  const node = edges?.fields.get('node');
   const author = node?.fields.get('author');
+  const repostedBy = edges?.fields.get('repostedBy');
   return {
-    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'reactionCounts'),
+    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'repostCount', 'reactionCounts'),
     viewerLiked: has(node, 'viewerHasLiked'),
+    viewerReposted: has(node, 'viewerHasReposted'),
     author: author ? userNeeds(author) : null,
+    repostedBy: repostedBy ? userNeeds(repostedBy) : null,
   };
 }
 

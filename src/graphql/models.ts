@@ -7,8 +7,9 @@ export interface UserConnectionModel {
 }
 
 export type UserEdgeModel = PageItem<UserRecord>;
-export type PostConnectionModel = Page<PostRecord>;
-export type PostEdgeModel = PageItem<PostRecord>;
+/** A post in a timeline, with the account whose repost put it there (null or absent: an original). */
+export type PostEdgeModel = PageItem<PostRecord> & { repostedBy?: string | null };
+export type PostConnectionModel = Page<PostRecord> & { items: PostEdgeModel[] };
 export type CommentConnectionModel = Page<CommentRecord>;
 export type CommentEdgeModel = PageItem<CommentRecord>;
 

@@ -4,7 +4,10 @@ import { newId } from '../domain/ids.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
 import type { ClaimedTask } from '../stores/task-queue.js';
-import { FanOut, type RunOutcome, type SaveCheckpoint } from '../usecases/fanout.js';
+import { FollowerWalk } from '../usecases/tasks/follower-walk.js';
+import { HomeDelivery } from '../usecases/tasks/home-delivery.js';
+import { PostFanOut } from '../usecases/tasks/post-fan-out.js';
+import type { RunOutcome, SaveCheckpoint, TaskRunner } from '../usecases/tasks/task-handler.js';
 import { Worker } from '../worker/worker.js';
 import type { Network } from './network.js';
 import type { Progress } from './progress.js';
@@ -119,17 +122,19 @@ export async function seedThroughService(
   };
 }
 
-/** The service's fan-out, counting the post fan-outs it has finished so that the seed knows when the worker is done. */
-class CountingFanOut extends FanOut {
+/** The service's fan-out handler, counting the post fan-outs it has finished so that the seed knows when the worker is done. */
+class CountingFanOut implements TaskRunner {
   finished = 0;
+  private readonly fanOut: PostFanOut;
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {});
+    this.fanOut = new PostFanOut(stores.posts, new FollowerWalk(stores.graph, settings.fanoutPageSize), new HomeDelivery(stores.timelines, settings));
   }
 
-  override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    const outcome = await super.run(task, save, stopping);
-    if (outcome === 'done' && task.payload.kind === 'fanOut') this.finished += 1;
+  async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
+    if (task.payload.kind !== 'fanOut') throw new Error(`the seed enqueues fanOut tasks only, not ${task.payload.kind}`);
+    const outcome = await this.fanOut.run({ payload: task.payload, checkpoint: task.checkpoint, save, stopping });
+    if (outcome === 'done') this.finished += 1;
     return outcome;
   }
 }

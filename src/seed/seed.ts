@@ -68,6 +68,7 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
     text: p.text,
     tags: p.tags,
     createdAt: new Date(p.createdAtMs).toISOString(),
+    mentionIds: [],
     counterShards: placements[i]!.counterShards,
   }));
   return { users, posts, placements };

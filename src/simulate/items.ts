@@ -64,7 +64,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     tokenGeneration: 0,
   };
   const tags = Array.from({ length: Math.round(shape.tagsPerPost) }, (_, i) => `topic${i}`);
-  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards };
+  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards, mentionIds: [] };
   const [postItem, authorPost, publicEntry] = postItems(post, 4, false);
   const [handleClaim, profile] = userItems(user);
   const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));

@@ -1,12 +1,16 @@
 /** A record a user wrote on a post, with what undoing it needs. */
 export type Activity = { postId: string; counterShards: number } & (
-  | { kind: 'like' | 'view' }
+  /** `atMs` names the like's likers list entry (absent on likes from before the list). */
+  | { kind: 'like'; atMs?: number }
+  | { kind: 'view' }
+  /** Undone by the repost use case (unrepost), which also takes it out of timelines. */
+  | { kind: 'repost' }
   | { kind: 'reaction'; reaction: string }
   | { kind: 'comment'; commentId: string }
 );
 
 /**
- * What a user wrote on posts (likes, views, reactions, comments), listed so that deleting the
+ * What a user wrote on posts (likes, views, reactions, comments, reposts), listed so that deleting the
  * account can take every one of them back with its counter.
  */
 export interface ActivityStore {
@@ -17,5 +21,5 @@ export interface ActivityStore {
    * one transaction; a record already gone (or a post gone with its counters) is just dropped.
    * Idempotent.
    */
-  undo(userId: string, activity: Activity): Promise<void>;
+  undo(userId: string, activity: Exclude<Activity, { kind: 'repost' }>): Promise<void>;
 }

@@ -1,3 +1,5 @@
+import type { IdPage } from './graph/graph-store.js';
+
 /**
  * Post counters and the per-user records behind them (a like, a unique view, a reaction).
  * Every change writes the record and the counter in one transaction, conditioned on the
@@ -7,6 +9,7 @@ export interface PostCounts {
   likeCount: number;
   viewCount: number;
   commentCount: number;
+  repostCount: number;
   /** Kind → count of the configured kinds a counter item holds (a Map: kinds are user data, never plain-object keys). */
   reactions: Map<string, number>;
 }
@@ -42,6 +45,8 @@ export interface CounterStore {
    */
   importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void>;
   unlike(post: CountedPost, userId: string): Promise<CounterChange>;
+  /** Who liked the post, newest first: a page of user ids after `after` (a cursor of this list). */
+  likers(postId: string, first: number, after: string | null): Promise<IdPage>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;
 }

@@ -3,6 +3,7 @@ import type { ActivityStore } from './activity-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { GraphStore } from './graph/graph-store.js';
 import type { PostStore } from './post-store.js';
+import type { RepostStore } from './repost-store.js';
 import type { TaskQueue } from './task-queue.js';
 import type { TimelineStore } from './timeline-store.js';
 import type { UserStore } from './user-store.js';
@@ -16,6 +17,7 @@ export interface Stores {
   graph: GraphStore;
   counters: CounterStore;
   posts: PostStore;
+  reposts: RepostStore;
   timelines: TimelineStore;
   tasks: TaskQueue;
 }

@@ -14,6 +14,10 @@ export type TaskPayload =
   | { kind: 'unfollow'; followerId: string; followeeId: string }
   /** Remove a deleted post from every timeline it reached, with its comments and records. */
   | { kind: 'deletePost'; postId: string; authorId: string; tags: string[] }
+  /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason. */
+  | { kind: 'repost'; postId: string; reposterId: string }
+  /** Take the reposter back as a reason from those timelines (the entries left without one go). */
+  | { kind: 'unrepost'; postId: string; reposterId: string }
   /** Remove a closed account and everything it wrote (see AccountDeletion). */
   | { kind: 'deleteAccount'; userId: string; handle: string };
 

@@ -5,12 +5,13 @@ import type { AccountStore } from '../stores/account-store.js';
 import type { ActivityStore } from '../stores/activity-store.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import type { ClaimedTask, Task, TaskPayload } from '../stores/task-queue.js';
+import type { Task, TaskPayload } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import type { UserStore } from '../stores/user-store.js';
-import type { RunOutcome, SaveCheckpoint } from './fanout.js';
+import type { RunOutcome, TaskHandler, TaskRun } from './tasks/task-handler.js';
 import type { FollowEvents } from './follow-events.js';
 import type { PostUseCases } from './posts.js';
+import type { RepostUseCases } from './reposts.js';
 import type { SessionUseCases } from './sessions.js';
 
 type DeleteAccountPayload = Extract<TaskPayload, { kind: 'deleteAccount' }>;
@@ -33,7 +34,8 @@ export interface AccountDeletionSettings {
  * login is left — and enqueues a durable task that removes everything the account wrote, in
  * steps a worker resumes after a crash:
  * 1. its posts, each as deletePost does (its own cleanup task takes it out of every timeline);
- * 2. its likes, views, reactions and comments on posts, each with its counter;
+ * 2. its likes, views, reactions, comments and reposts on posts, each with its counter (a
+ *    repost also leaves timelines, by its own unrepost task);
  * 3. its followers' follows, each an unfollow (the follower's count goes down, and a task
  *    takes the account's posts out of the follower's home timeline);
  * 4. its own follows, each an unfollow;
@@ -41,7 +43,9 @@ export interface AccountDeletionSettings {
  * 6. its profile and handle claim (the handle is free from then on), then its graph node.
  * The profile goes last, so that nothing written meanwhile is left without its author.
  */
-export class AccountDeletion {
+export class AccountDeletion implements TaskHandler<'deleteAccount'> {
+  readonly kind = 'deleteAccount';
+
   constructor(
     private readonly users: UserStore,
     private readonly accounts: AccountStore,
@@ -49,6 +53,7 @@ export class AccountDeletion {
     private readonly graph: GraphStore,
     private readonly timelines: Pick<TimelineStore, 'authorPosts'>,
     private readonly posts: PostUseCases,
+    private readonly reposts: Pick<RepostUseCases, 'undo'>,
     private readonly followEvents: FollowEvents,
     private readonly sessions: SessionUseCases,
     private readonly settings: AccountDeletionSettings,
@@ -76,9 +81,10 @@ export class AccountDeletion {
     return user.id;
   }
 
-  async run(task: ClaimedTask, payload: DeleteAccountPayload, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    const from = STEPS.indexOf((task.checkpoint ?? 'posts') as Step);
-    if (from < 0) throw new Error(`unknown deleteAccount checkpoint ${JSON.stringify(task.checkpoint)}`);
+  /** The `deleteAccount` task: the steps from the checkpoint on. */
+  async run({ payload, checkpoint, save, stopping }: TaskRun<'deleteAccount'>): Promise<RunOutcome> {
+    const from = STEPS.indexOf((checkpoint ?? 'posts') as Step);
+    if (from < 0) throw new Error(`unknown deleteAccount checkpoint ${JSON.stringify(checkpoint)}`);
     for (const step of STEPS.slice(from)) {
       if (step !== STEPS[from] && !(await save(step))) return 'lost';
       while (await this.batch(step, payload)) {
@@ -100,7 +106,10 @@ export class AccountDeletion {
       }
       case 'activity': {
         const activities = await this.activities.activities(userId, first);
-        for (const activity of activities) await this.activities.undo(userId, activity);
+        for (const activity of activities) {
+          if (activity.kind === 'repost') await this.reposts.undo(userId, activity.postId);
+          else await this.activities.undo(userId, activity);
+        }
         return activities.length === first;
       }
       case 'followers': {

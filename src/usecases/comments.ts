@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
+import type { MentionResolver } from './mentions.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
 
@@ -21,16 +22,17 @@ export class CommentUseCases {
     private readonly posts: PostStore,
     private readonly postUseCases: PostUseCases,
     private readonly blocks: BlockCheck,
+    private readonly mentions: MentionResolver,
   ) {}
 
-  /** FORBIDDEN (nothing written) on a post whose author is in a block with the viewer. */
+  /** FORBIDDEN (nothing written) on a post whose author, or for a text mentioning an account, that is in a block with the viewer. */
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
     const checkedKey = idempotencyKey(key, 'idempotencyKey');
-    const post = await this.postUseCases.require(postId, 'postId');
-    await this.blocks.assertNotBlocked(viewerId, [post.authorId]);
-    const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString() };
+    const [post, mentionIds] = await Promise.all([this.postUseCases.require(postId, 'postId'), this.mentions.resolve(checkedText)]);
+    await this.blocks.assertNotBlocked(viewerId, [post.authorId, ...mentionIds]);
+    const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString(), mentionIds };
     const createdId = await this.posts.addComment(post, comment, checkedKey);
     if (createdId === null) throw notFound('Post', postId);
     if (createdId === comment.id) return { comment, post };

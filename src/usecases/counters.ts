@@ -1,6 +1,8 @@
 import { badInput, unauthenticated } from '../domain/errors.js';
 import type { PostRecord } from '../domain/models.js';
 import type { CounterStore } from '../stores/counter-store.js';
+import type { IdPage } from '../stores/graph/graph-store.js';
+import { pageArgs, withOpaqueCursors } from './follows.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
 
@@ -42,6 +44,12 @@ export class CounterUseCases {
     const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     await this.counters.react(post, kind, viewer);
     return post;
+  }
+
+  /** Who liked the post, newest first. */
+  async likers(postId: string, first: number | null | undefined, after: string | null | undefined): Promise<IdPage> {
+    const page = pageArgs(first, after);
+    return withOpaqueCursors(await this.counters.likers(postId, page.first, page.after));
   }
 
   private async unblockedTarget(viewerId: string | null, postId: string): Promise<{ viewer: string; post: PostRecord }> {

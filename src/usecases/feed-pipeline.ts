@@ -26,6 +26,8 @@ export interface Hydrator {
   postCounts(posts: readonly CountedPost[]): Promise<PostCounts[]>;
   /** Has the viewer liked each post (all false when anonymous)? */
   viewerLikes(postIds: readonly string[]): Promise<boolean[]>;
+  /** Does the viewer repost each post (all false when anonymous)? */
+  viewerReposts(postIds: readonly string[]): Promise<boolean[]>;
   followCounts(userIds: readonly string[]): Promise<FollowCounts[]>;
   follows(pairs: readonly FollowPair[]): Promise<boolean[]>;
   relations(relations: readonly Relation[]): Promise<boolean[]>;
@@ -65,11 +67,13 @@ export interface UserNeeds {
   viewerMutes: boolean;
 }
 
-/** What a page shows of each post; `author` is null when the author is not shown. */
+/** What a page shows of each post; `author` (`repostedBy`) is null when the author (the reposter of a repost entry) is not shown. */
 export interface PostNeeds {
   counts: boolean;
   viewerLiked: boolean;
+  viewerReposted: boolean;
   author: UserNeeds | null;
+  repostedBy: UserNeeds | null;
 }
 
 export interface Hydrated<T> {
@@ -78,10 +82,15 @@ export interface Hydrated<T> {
   node: T | null;
 }
 
+/** A post timeline's entry: its reason too, the account whose repost put it there (null for an original). */
+export interface HydratedPost extends Hydrated<PostRecord> {
+  repostedBy: string | null;
+}
+
 /**
  * Hydrates a page of posts in one wave: the posts, and from what the entries carry, their
- * authors, counters, the viewer's likes and the authors' follow counts and flags, all asked in
- * the same tick. Entries written before they carried their author and counter shards get those
+ * authors, counters, the viewer's likes and reposts, the reposters of repost entries and the
+ * authors' and reposters' follow counts and flags, all asked in the same tick. Entries written before they carried their author and counter shards get those
  * from their post, one wave later. Only the posts are required: a failed lookup of anything
  * else is left to the field that shows it, which asks again and reports its own error. The
  * relations that `rules` need for the authors go out in the same wave (null: left to the rules step).
@@ -92,7 +101,7 @@ export async function hydratePosts(
   needs: PostNeeds,
   hydrator: Hydrator,
   rules: PostRules | null = null,
-): Promise<Hydrated<PostRecord>[]> {
+): Promise<HydratedPost[]> {
   const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
   const related = hydratePostRelations(
     known.map((item) => ({ id: item.postId, authorId: item.authorId, counterShards: item.counterShards })),
@@ -101,10 +110,14 @@ export async function hydratePosts(
     hydrator,
     rules,
   );
+  const reposterIds = [...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy])))];
+  const reposters = needs.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, needs.repostedBy, hydrator)]) : null;
+  // The rules hide a repost entry whose reposter is hidden: its relations join this wave too.
+  const reposterRules = rules && reposterIds.length > 0 ? settled([hiddenUsers(viewerId, reposterIds, rules.hidesMuted, hydrator)]) : null;
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
   const fromPosts = posts.filter((post, i): post is PostRecord => post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null));
-  await Promise.all([related, hydratePostRelations(fromPosts, viewerId, needs, hydrator, rules)]);
-  return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null }));
+  await Promise.all([related, reposters, reposterRules, hydratePostRelations(fromPosts, viewerId, needs, hydrator, rules)]);
+  return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null, repostedBy: item.repostedBy }));
 }
 
 function hydratePostRelations(
@@ -120,6 +133,7 @@ function hydratePostRelations(
     rules ? hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator) : null,
     needs.counts ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards }))) : null,
     needs.viewerLiked ? hydrator.viewerLikes(posts.map((post) => post.id)) : null,
+    needs.viewerReposted ? hydrator.viewerReposts(posts.map((post) => post.id)) : null,
     needs.author ? hydrator.users(authorIds) : null,
     needs.author ? hydrateUserRelations(authorIds, viewerId, needs.author, hydrator) : null,
   ]);
@@ -154,18 +168,26 @@ async function settled(lookups: (Promise<unknown> | null)[]): Promise<void> {
 /**
  * The rules step for posts: what the viewer sees of a hydrated page, aligned with it (null: not
  * shown). An entry whose post is gone (deleted after its entry was read) is left out, and so is
- * a post whose author `rules` hide from the viewer.
+ * a post whose author, or the reposter that put it there, `rules` hide from the viewer.
  */
-export async function postRules(page: Hydrated<PostRecord>[], viewerId: string | null, rules: PostRules, hydrator: Hydrator): Promise<Hydrated<PostRecord>[]> {
-  const authorIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId] : []));
-  const hidden = await hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator);
-  return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
+export async function postRules(page: HydratedPost[], viewerId: string | null, rules: PostRules, hydrator: Hydrator): Promise<HydratedPost[]> {
+  const userIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : []));
+  const hidden = await hiddenUsers(viewerId, userIds, rules.hidesMuted, hydrator);
+  const shown = (entry: HydratedPost) => entry.node !== null && !hidden.has(entry.node.authorId) && (entry.repostedBy === null || !hidden.has(entry.repostedBy));
+  return page.map((entry) => ({ ...entry, node: shown(entry) ? entry.node : null }));
 }
 
 /** The rules step for comments: a comment whose author is in a block with the viewer is left out (null). */
 export async function commentRules(page: Hydrated<CommentRecord>[], viewerId: string | null, hydrator: Hydrator): Promise<Hydrated<CommentRecord>[]> {
   const hidden = await hiddenUsers(viewerId, page.flatMap((entry) => (entry.node ? [entry.node.authorId] : [])), false, hydrator);
   return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
+}
+
+/** An entry the rules kept: its node is there. */
+export type Shown<E extends Hydrated<unknown>> = E & { node: NonNullable<E['node']> };
+
+function isShown<E extends Hydrated<unknown>>(entry: E): entry is Shown<E> {
+  return entry.node !== null;
 }
 
 /** Skeleton reads a page may add to its first when the rules leave it short. */
@@ -184,22 +206,22 @@ export interface SkeletonPage<S extends { cursor: string }> {
  * entries. The page ends at the last entry it returns or skipped, so the next page resumes right
  * after it; `hasNextPage` is true while entries remain that may be shown.
  */
-export async function fillPage<S extends { cursor: string }, T>(
+export async function fillPage<S extends { cursor: string }, E extends Hydrated<unknown>>(
   size: number,
   firstPage: SkeletonPage<S>,
   readAfter: (cursor: string) => Promise<SkeletonPage<S>>,
-  shown: (page: SkeletonPage<S>) => Promise<Hydrated<T>[]>,
-): Promise<Page<T>> {
-  const items: { cursor: string; node: T }[] = [];
+  shown: (page: SkeletonPage<S>) => Promise<E[]>,
+): Promise<Page<NonNullable<E['node']>> & { items: Shown<E>[] }> {
+  const items: Shown<E>[] = [];
   let endCursor: string | null = null;
   let page = firstPage;
   for (let extraReads = 0; ; extraReads++) {
     const entries = await shown(page);
     for (const entry of entries) {
-      if (entry.node !== null) {
+      if (isShown(entry)) {
         // A page already full leaves this entry (shown) for the next page.
         if (items.length === size) return { items, hasNextPage: true, endCursor };
-        items.push({ cursor: entry.cursor, node: entry.node });
+        items.push(entry);
       }
       endCursor = entry.cursor;
     }

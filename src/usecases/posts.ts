@@ -6,6 +6,8 @@ import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { Task } from '../stores/task-queue.js';
+import type { MentionResolver } from './mentions.js';
+import type { BlockCheck } from './relationships.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
 export const POST_LIMITS = { text: 500, tags: 10 } as const;
@@ -51,6 +53,8 @@ export class PostUseCases {
     private readonly outboxAuthors: OutboxAuthors,
     /** Called after a task was enqueued, so that a worker in this process starts at once. */
     private readonly taskEnqueued: (task: Task) => void,
+    private readonly mentions: MentionResolver,
+    private readonly blocks: BlockCheck,
   ) {}
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
@@ -58,9 +62,10 @@ export class PostUseCases {
     const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
-    const [counts] = await this.graph.counts([viewerId], UNMETERED);
+    const [[counts], mentionIds] = await Promise.all([this.graph.counts([viewerId], UNMETERED), this.mentions.resolve(text)]);
+    await this.blocks.assertNotBlocked(viewerId, mentionIds);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
-    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards };
+    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards, mentionIds };
     const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
     const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask } : { kind: 'outbox' }, key);
     // A retry: the key already created a post, and that post is the answer.

@@ -62,9 +62,11 @@ export class TimelineUseCases {
     return new Set(authorIds.filter((_, i) => follows[i]));
   }
 
-  async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
+  /** The author's page: the author's posts, and with `includeReposts` the author's reposts (entries with the author as their reason). */
+  async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined, includeReposts = false): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    return toSkeleton(await this.timelines.authorPosts(authorId, size, decodeCursor(after, 'after', isPostId)));
+    const position = decodeCursor(after, 'after', isPostId);
+    return toSkeleton(await (includeReposts ? this.timelines.authorPostsAndReposts(authorId, size, position) : this.timelines.authorPosts(authorId, size, position)));
   }
 
   async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {

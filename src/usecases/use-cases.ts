@@ -2,16 +2,18 @@ import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { ClaimedTask, Task } from '../stores/task-queue.js';
+import type { Task } from '../stores/task-queue.js';
 import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
-import { FanOut, type RunOutcome, type SaveCheckpoint } from './fanout.js';
+import { FanOut, createTaskHandlers } from './fanout.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
+import { MentionResolver } from './mentions.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
 import { RelationshipUseCases } from './relationships.js';
+import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
@@ -22,8 +24,11 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const passwords = new Passwords(config.passwordScryptLog2N);
   const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued);
-  const fanOut = new FanOut(stores.timelines, stores.graph, stores.tasks, stores.posts, config, taskEnqueued);
+  const mentions = new MentionResolver(stores.users);
+  const fanOut = new FanOut(stores.tasks, taskEnqueued);
+  const relationships = new RelationshipUseCases(stores.users, stores.graph, fanOut);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships);
+  const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
     stores.users,
@@ -32,12 +37,12 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     stores.graph,
     stores.timelines,
     posts,
+    reposts,
     fanOut,
     sessions,
     { pageSize: config.fanoutPageSize },
     taskEnqueued,
   );
-  const relationships = new RelationshipUseCases(stores.users, stores.graph, fanOut);
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
     sessions,
@@ -46,15 +51,12 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     relationships,
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
-    comments: new CommentUseCases(stores.posts, posts, relationships),
+    reposts,
+    comments: new CommentUseCases(stores.posts, posts, relationships, mentions),
     counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships),
     timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
-    fanOut,
-    /** What the worker runs: an account's deletion here, every other task is fan-out's. */
-    tasks: {
-      run: (task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> =>
-        task.payload.kind === 'deleteAccount' ? accountDeletion.run(task, task.payload, save, stopping) : fanOut.run(task, save, stopping),
-    },
+    /** What the worker runs: each task by its kind's handler. */
+    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts }),
   };
 }
 

@@ -1,10 +1,7 @@
 import type { Logger } from '../logger.js';
 import { observeTaskRun } from '../observability/tasks.js';
 import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
-import type { FanOut } from '../usecases/fanout.js';
-
-/** Runs one claimed task: fan-out's timeline work, or an account's deletion (see createUseCases). */
-export type TaskRunner = Pick<FanOut, 'run'>;
+import type { TaskRunner } from '../usecases/tasks/task-handler.js';
 
 export interface WorkerSettings {
   pollMs: number;

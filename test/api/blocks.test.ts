@@ -345,4 +345,45 @@ describe('blocks and mutes', () => {
     await ok(UNBLOCK, { id: blocked.id }, viewer.token);
     expect(await tagIdsAs(viewer, own)).toEqual(newestFirst([a, b]));
   });
+
+  it("applies blocks and mutes to reposts and mentions: refused across a block, and a hidden reposter's reposts left out", async () => {
+    const [viewer, reposter, author, blocked, blocker] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    await ok(BLOCK, { id: blocked.id }, viewer.token);
+    await ok(BLOCK, { id: viewer.id }, blocker.token);
+    const [blockedPost, blockerPost] = [await createPost(t, blocked.token, 'by the blocked'), await createPost(t, blocker.token, 'by the blocker')];
+
+    // Reposting across a block, either way, is refused and writes nothing.
+    for (const [actor, post] of [
+      [viewer, blockedPost],
+      [viewer, blockerPost],
+      [blocked, await createPost(t, viewer.token, 'by the viewer')],
+    ] as const) {
+      const result = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: post }, actor.token);
+      expect(errorCodes(result)).toEqual(['FORBIDDEN']);
+      expect((await ok('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0 } });
+    }
+
+    // Mentioning across a block, in a post or a comment, either way, is refused and writes nothing.
+    const postsBefore = (await ok('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount;
+    const mentionPost = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text: `hi @${blocked.handle}` }, viewer.token);
+    expect(errorCodes(mentionPost)).toEqual(['FORBIDDEN']);
+    expect((await ok('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(postsBefore);
+    const open = await createPost(t, author.token, 'open to all');
+    const mentionComment = await t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: open, text: `@${viewer.handle} look` }, blocker.token);
+    expect(errorCodes(mentionComment)).toEqual(['FORBIDDEN']);
+    expect((await postState(open)).commentCount).toBe(0);
+
+    // The viewer follows the reposter, which reposts a post of an account the viewer does not follow; once muted,
+    // the reposter's reposts leave the viewer's home timeline (its author page still shows them).
+    await follow(t, viewer.token, reposter.id);
+    const shared = await createPost(t, author.token, 'worth sharing');
+    await ok('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: shared }, reposter.token);
+    await queueDrained(t);
+    expect(await homeIds(t, viewer)).toContain(shared);
+    await ok(MUTE, { id: reposter.id }, viewer.token);
+    expect(await homeIds(t, viewer)).not.toContain(shared);
+    expect(await authorIdsAs(viewer, reposter.id)).toContain(shared);
+    await ok(UNMUTE, { id: reposter.id }, viewer.token);
+    expect(await homeIds(t, viewer)).toContain(shared);
+  });
 });

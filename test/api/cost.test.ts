@@ -4,11 +4,14 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 const HOME_PAGE = `query($id: ID!, $first: Int!) {
   user(id: $id) {
     timeline(first: $first) {
-      edges { node {
-        id text
-        author { handle followerCount viewerFollows }
-        likeCount viewerHasLiked reactionCounts { kind count } commentCount
-      } }
+      edges {
+        node {
+          id text
+          author { handle followerCount viewerFollows }
+          likeCount viewerHasLiked reactionCounts { kind count } commentCount repostCount viewerHasReposted
+        }
+        repostedBy { handle followerCount viewerFollows }
+      }
       pageInfo { hasNextPage endCursor }
     }
   }
@@ -24,8 +27,8 @@ afterAll(async () => {
 });
 
 describe('per-request cost', () => {
-  // 12 sign-ups, 120 posts fanned out and 15 mutations before the pages: slow on a loaded two-core machine.
-  it('reads a home timeline page of 20 or 100 posts in two waves of a few batched requests, blocks and mutes included', { timeout: 120_000 }, async () => {
+  // 20 sign-ups, 123 posts and 3 reposts fanned out and 19 mutations before the pages: slow on a loaded two-core machine.
+  it('reads a home timeline page of 20 or 100 posts, reposts among them, in two waves of a few batched requests, blocks and mutes included', { timeout: 120_000 }, async () => {
     const viewer = await t.signUp();
     const authors = await Promise.all(Array.from({ length: 12 }, () => t.signUp()));
     // Blocks and mutes either way, of accounts whose posts are not in the timeline: the rules look them up for every author.
@@ -39,6 +42,15 @@ describe('per-request cost', () => {
       await Promise.all(
         authors.map((a, i) => t.gql('mutation($text: String!) { createPost(input: { text: $text, tags: ["cost"] }) { post { id } } }', { text: `post ${round}/${i}` }, a.token)),
       );
+    }
+    // Three followed accounts that post nothing repost a post each of an account the viewer does not follow: the
+    // newest entries carry a reason, and the reposters are users that only hydrating the reasons reads.
+    const outsider = await t.signUp();
+    const sharers = await Promise.all(Array.from({ length: 3 }, () => t.signUp()));
+    for (const sharer of sharers) {
+      await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: sharer.id }, viewer.token);
+      const post = await t.gql('mutation { createPost(input: { text: "from outside" }) { post { id } } }', {}, outsider.token);
+      await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: post.data!.createPost.post.id }, sharer.token);
     }
     // Fan-out is asynchronous: wait until the whole timeline has arrived.
     const deadline = Date.now() + 90_000;
@@ -67,21 +79,26 @@ describe('per-request cost', () => {
     const liked = large.data!.user.timeline.edges.filter((e: any) => e.node.viewerHasLiked);
     expect(liked).toHaveLength(5);
     expect(liked.every((e: any) => e.node.likeCount === 1 && e.node.commentCount === 1 && e.node.reactionCounts[0].kind === 'wow')).toBe(true);
-    expect(large.data!.user.timeline.edges.every((e: any) => e.node.author.viewerFollows && e.node.author.followerCount === 1)).toBe(true);
+    const [reposted, original] = [large.data!.user.timeline.edges.filter((e: any) => e.repostedBy), large.data!.user.timeline.edges.filter((e: any) => !e.repostedBy)];
+    expect(reposted.map((e: any) => e.repostedBy.handle).sort()).toEqual(sharers.map((a) => a.handle).sort());
+    expect(reposted.every((e: any) => e.repostedBy.viewerFollows && e.repostedBy.followerCount === 1 && e.node.repostCount === 1 && e.node.author.handle === outsider.handle && !e.node.author.viewerFollows)).toBe(true);
+    expect(original.every((e: any) => e.node.author.viewerFollows && e.node.author.followerCount === 1)).toBe(true);
+    expect(small.data!.user.timeline.edges.filter((e: any) => e.repostedBy)).toHaveLength(3);
 
     const smallCost = small.extensions!.cost;
     const largeCost = large.extensions!.cost;
     const requests = (cost: typeof smallCost) => cost.dynamodb.requests + cost.graph.requests;
     // The goal for a home page of 20: the account check beside the skeleton Query, then one wave of
-    // hydration (posts, authors, counters and likes in one BatchGetItem; follow counts and flags in one graph lookup).
+    // hydration (posts, authors, reposters, counters, likes and reposts in one BatchGetItem; follow counts and
+    // flags in one graph lookup).
     expect(smallCost.waves).toBeLessThanOrEqual(2);
     expect(requests(smallCost)).toBeLessThanOrEqual(5);
     // Constant in page size: as many waves for 100 posts as for 20. Requests grow only where the
-    // hydration's keys (a post, a counter shard and a like record per post, and the authors) pass
-    // BatchGetItem's 100-key limit: 20 posts need one call, 100 posts ceil((3 × 100 + 12) / 100) = 4.
+    // hydration's keys (a post, a counter shard, a like and a repost record per post, and the authors and
+    // reposters) pass BatchGetItem's 100-key limit: 20 posts need one call, 100 posts ceil((4 × 100 + 16) / 100) = 5.
     expect(largeCost.waves).toBe(smallCost.waves);
-    const authorCount = new Set(large.data!.user.timeline.edges.map((e: any) => e.node.author.handle)).size;
-    const hydrationCalls = (posts: number) => Math.ceil((3 * posts + authorCount) / 100);
+    const userCount = new Set(large.data!.user.timeline.edges.flatMap((e: any) => [e.node.author.handle, ...(e.repostedBy ? [e.repostedBy.handle] : [])])).size;
+    const hydrationCalls = (posts: number) => Math.ceil((4 * posts + userCount) / 100);
     expect(requests(largeCost) - requests(smallCost)).toBe(hydrationCalls(100) - hydrationCalls(20));
     expect(largeCost.graph.requests).toBe(smallCost.graph.requests);
     // The rules' lookup of the blocks and mutes of every author (3 × 12 keys) joins the follow counts and flags in one graph call.

@@ -37,6 +37,7 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
     const postId = created.data!.createPost.post.id;
     await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token);
     await t.gql('mutation($id: ID!) { react(postId: $id, kind: "wow") { post { id } } }', { id: postId }, fan.token);
+    await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId }, fan.token);
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
     expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
 
@@ -45,7 +46,7 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
       new UpdateCommand({
         TableName: tableName(t.tablePrefix),
         Key: keys.counterShard(postId, 0),
-        UpdateExpression: 'ADD likeCount :three SET reactions.#k = :nine',
+        UpdateExpression: 'ADD likeCount :three, repostCount :three SET reactions.#k = :nine',
         ExpressionAttributeNames: { '#k': 'wow' },
         ExpressionAttributeValues: { ':three': 3, ':nine': 9 },
       }),
@@ -59,12 +60,13 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
     expect(found.code).toBe(1);
     expect(found.output).toContain('likeCount recorded 4, actual 1');
     expect(found.output).toContain('reactions.wow recorded 9, actual 1');
+    expect(found.output).toContain('repostCount recorded 4, actual 1');
     expect(found.output).toContain('postCount recorded 2, actual 1');
 
-    expect((await verify('--repair')).output).toContain('3 counters drifted, now repaired');
+    expect((await verify('--repair')).output).toContain('4 counters drifted, now repaired');
     expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
-    const after = await t.gql('query($id: ID!) { post(id: $id) { likeCount reactionCounts { kind count } author { postCount } } }', { id: postId });
-    expect(after.data!.post).toEqual({ likeCount: 1, reactionCounts: [{ kind: 'wow', count: 1 }], author: { postCount: 1 } });
+    const after = await t.gql('query($id: ID!) { post(id: $id) { likeCount repostCount reactionCounts { kind count } author { postCount } } }', { id: postId });
+    expect(after.data!.post).toEqual({ likeCount: 1, repostCount: 1, reactionCounts: [{ kind: 'wow', count: 1 }], author: { postCount: 1 } });
   });
 
   it('is exact for reaction kinds that every plain object has as a member (__proto__, constructor)', async () => {

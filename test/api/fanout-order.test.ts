@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise<void> {
-  const { fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
+  const { tasks: fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
   const tasks = await t.app.stores.tasks.claim(50, 60_000);
   for (const task of order(tasks)) {
     expect(await fanOut.run(task, async () => true, () => false)).toBe('done');
@@ -86,7 +86,7 @@ describe('task order', () => {
     }
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
     const checkpoints: string[] = [];
-    const { fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
+    const { tasks: fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
     for (const task of await t.app.stores.tasks.claim(50, 60_000)) {
       expect(await fanOut.run(task, async (checkpoint) => (checkpoints.push(checkpoint), true), () => false)).toBe('done');
       await t.app.stores.tasks.complete(task);
@@ -117,7 +117,7 @@ describe('checkpoints', () => {
         for (const e of entries) if (e.postId === postId) holding.add(e.userId);
       },
     });
-    const { fanOut } = createUseCases({ ...t.app.stores, timelines }, { ...t.app.config, fanoutPageSize: 3 }, createLogger('silent'));
+    const { tasks: fanOut } = createUseCases({ ...t.app.stores, timelines }, { ...t.app.config, fanoutPageSize: 3 }, createLogger('silent'));
     const [task] = await t.app.stores.tasks.claim(50, 60_000);
     const passedAtEachCheckpoint: number[] = [];
     const outcome = await fanOut.run(

@@ -62,6 +62,44 @@ describe('fan-out worker as its own process', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('delivers a repost to every follower of the reposter exactly once, with its reason, although the worker is killed mid-way', { timeout: 120_000 }, async () => {
+    const [author, reposter] = await Promise.all([t.signUp(), t.signUp()]);
+    const followers: Awaited<ReturnType<TestApp['signUp']>>[] = [];
+    for (let i = 0; i < 3; i++) followers.push(...(await Promise.all(Array.from({ length: 20 }, () => t.signUp()))));
+    for (let i = 0; i < followers.length; i += 20) await Promise.all(followers.slice(i, i + 20).map((f) => follow(t, f.token, reposter.id)));
+    // A follower of the author too: the post's own fan-out gives them the original, which the repost leaves alone.
+    await follow(t, followers[0]!.token, author.id);
+    const postId = await createPost(t, author.token, 'shared across a crash');
+    const reposted = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { repostCount } } }', { id: postId }, reposter.token);
+    expect(reposted.data!.repost.post.repostCount).toBe(1);
+
+    const first = startWorker();
+    await first.logLine((e) => e.msg === 'task checkpoint' && e.kind === 'repost');
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const reasons = async () =>
+      Promise.all(
+        followers.map(async (f) => {
+          const result = await t.gql('query($id: ID!) { user(id: $id) { timeline(first: 100) { edges { node { id } repostedBy { id } } } } }', { id: f.id }, f.token);
+          return result.data!.user.timeline.edges.filter((e: any) => e.node.id === postId).map((e: any) => e.repostedBy?.id ?? null);
+        }),
+      );
+    const partial = (await reasons()).slice(1);
+    expect(partial.filter((r) => r.length === 1).length).toBeGreaterThan(0);
+    expect(partial.filter((r) => r.length === 0).length).toBeGreaterThan(0);
+
+    const second = startWorker();
+    const resumed = await second.logLine((e) => e.msg === 'task claimed' && e.kind === 'repost');
+    expect(resumed.checkpoint).not.toBeNull();
+    await second.logLine((e) => e.msg === 'task ended' && e.kind === 'repost' && e.outcome === 'done');
+    await queueDrained(t);
+    expect(await reasons()).toEqual(followers.map((_, i) => [i === 0 ? null : reposter.id]));
+
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+
   it('finishes tasks queued before QUEUE_SHARDS was raised', async () => {
     const author = await t.signUp();
     const followers = await Promise.all(Array.from({ length: 8 }, () => t.signUp()));

@@ -111,6 +111,8 @@ describe('ids', () => {
       ['{ network(userId: "nope") { totalCount } }', {}, 'userId'],
       ['mutation { likePost(postId: "nope") { post { id } } }', {}, 'postId'],
       ['mutation { addComment(postId: "nope", text: "hi") { comment { id } } }', {}, 'postId'],
+      ['mutation { repost(postId: "usr_00000000000000000000000000") { post { id } } }', {}, 'postId'],
+      ['mutation { unrepost(postId: "nope") { post { id } } }', {}, 'postId'],
     ];
     for (const [query, variables, field] of cases) {
       expect(refusal(await t.gql(query, variables, user.token))).toEqual({ code: 'BAD_USER_INPUT', field });
@@ -154,6 +156,8 @@ describe('cursors', () => {
       ['Post.comments', (after) => `{ post(id: "${postId}") { comments(after: "${after}") { edges { cursor } } } }`],
       ['User.blockedUsers', (after) => `{ viewer { blockedUsers(after: "${after}") { totalCount } } }`],
       ['User.mutedUsers', (after) => `{ viewer { mutedUsers(after: "${after}") { totalCount } } }`],
+      ['Post.likedBy', (after) => `{ post(id: "${postId}") { likedBy(after: "${after}") { totalCount } } }`],
+      ['Post.repostedBy', (after) => `{ post(id: "${postId}") { repostedBy(after: "${after}") { totalCount } } }`],
     ];
     // Every list of the schema is here: a new one must be added to this test.
     const withCursor = Object.values(schema.getTypeMap())

@@ -159,7 +159,7 @@ describe('cost', () => {
     expect(errorCodes(cheap)).not.toContain('QUERY_TOO_EXPENSIVE');
   });
 
-  it('counts a separation path at its longest (7 users) and `via` at 3', async () => {
+  it('counts a separation path at its longest (7 users), `via` at 3 and mentions at 20', async () => {
     const underPath = 'followers(first: 100) { edges { node { followers(first: 10) { edges { node { id } } } } } }';
     const result = await refused(`query($a: ID!) { degreesOfSeparation(from: $a, to: $a) { path { ${underPath} } } }`, { a: 'usr_00000000000000000000000000' });
     expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
@@ -167,6 +167,9 @@ describe('cost', () => {
     expect(result.errors![0]!.extensions!.cost).toBe(1 + 1 + 7 * (1 + 100 * (1 + 1 + 1 + 10 * 3)));
     const via = await refused(`{ suggestedFollows(first: 100) { via { ${underPath} } } }`);
     expect(via.errors![0]!.extensions!.cost).toBe(1 + 100 * (1 + 3 * (1 + 100 * 33)));
+    // A text's mentions at their most, 20.
+    const mentions = await refused(`query($p: ID!) { post(id: $p) { mentions { ${underPath} } } }`, { p: 'pst_00000000000000000000000000' });
+    expect(mentions.errors![0]!.extensions!.cost).toBe(1 + 1 + 20 * (1 + 100 * 33));
   });
 
   it('leaves GraphiQL’s introspection query alone', async () => {
@@ -185,6 +188,8 @@ describe('page sizes', () => {
     ['User.posts', (n) => `{ viewer { posts(first: ${n}) { pageInfo { hasNextPage } } } }`],
     ['User.timeline', (n) => `{ viewer { timeline(first: ${n}) { pageInfo { hasNextPage } } } }`],
     ['Post.comments', (n, { postId }) => `{ post(id: "${postId}") { comments(first: ${n}) { pageInfo { hasNextPage } } } }`],
+    ['Post.likedBy', (n, { postId }) => `{ post(id: "${postId}") { likedBy(first: ${n}) { totalCount } } }`],
+    ['Post.repostedBy', (n, { postId }) => `{ post(id: "${postId}") { repostedBy(first: ${n}) { totalCount } } }`],
     ['Query.tagTimeline', (n) => `{ tagTimeline(tag: "limits", first: ${n}) { pageInfo { hasNextPage } } }`],
     ['Query.publicTimeline', (n) => `{ publicTimeline(first: ${n}) { pageInfo { hasNextPage } } }`],
     ['Query.suggestedFollows', (n) => `{ suggestedFollows(first: ${n}) { mutualCount } }`],

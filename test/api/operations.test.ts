@@ -44,6 +44,8 @@ describe('docs/operations', () => {
         'mute',
         'unmute',
         'blocked-and-muted',
+        'repost',
+        'post-engagement',
       ]),
     );
   });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TaskQueue } from '../../src/stores/task-queue.js';
-import type { FanOut } from '../../src/usecases/fanout.js';
+import type { TaskRunner } from '../../src/usecases/tasks/task-handler.js';
 import { Worker } from '../../src/worker/worker.js';
 import { capturingLogger } from '../helpers/app.js';
 
@@ -28,7 +28,7 @@ describe('worker', () => {
     const POLL_MS = 1_000;
     const { queue, claims, recover } = queueDownUntilRecovered();
     const logger = capturingLogger();
-    const worker = new Worker(queue, {} as FanOut, { pollMs: POLL_MS, leaseMs: 30_000, concurrency: 4, maxAttempts: 10 }, logger);
+    const worker = new Worker(queue, {} as TaskRunner, { pollMs: POLL_MS, leaseMs: 30_000, concurrency: 4, maxAttempts: 10 }, logger);
     worker.start();
 
     // A minute of outage: waits of 1, 2, 4, 8, 16, 30 s (less up to half at random), not one claim a second.

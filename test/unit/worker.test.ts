@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import type { ClaimedTask, Task, TaskQueue } from '../../src/stores/task-queue.js';
-import type { FanOut } from '../../src/usecases/fanout.js';
+import type { TaskRunner } from '../../src/usecases/tasks/task-handler.js';
 import { Worker } from '../../src/worker/worker.js';
 
 /** The worker's scheduling against a queue that records what it is asked; the tasks run instantly unless held. */
@@ -21,7 +21,7 @@ const task = (id: string): Task => ({ id, payload: { kind: 'backfill', followerI
 describe('worker', () => {
   it('claims a task enqueued in its process by its key, without searching the queue, and searches again once it is done', async () => {
     const { calls, queue } = recordingQueue();
-    const fanOut = { run: async () => 'done' } as unknown as FanOut;
+    const fanOut = { run: async () => 'done' } as unknown as TaskRunner;
     const worker = new Worker(queue, fanOut, { pollMs: 60_000, leaseMs: 1000, concurrency: 2, maxAttempts: 3 }, createLogger('silent'));
     worker.start();
     await vi.waitFor(() => expect(calls).toEqual(['search']));
@@ -34,7 +34,7 @@ describe('worker', () => {
     const { calls, queue } = recordingQueue();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const fanOut = { run: async (t: ClaimedTask) => (t.id === 'tsk_1' ? held.then(() => 'done' as const) : 'done') } as unknown as FanOut;
+    const fanOut = { run: async (t: ClaimedTask) => (t.id === 'tsk_1' ? held.then(() => 'done' as const) : 'done') } as unknown as TaskRunner;
     const worker = new Worker(queue, fanOut, { pollMs: 60_000, leaseMs: 1000, concurrency: 1, maxAttempts: 3 }, createLogger('silent'));
     worker.start();
     worker.nudge(task('tsk_1'));

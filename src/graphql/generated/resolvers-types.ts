@@ -28,6 +28,8 @@ export type Comment = Node & {
   createdAt: Scalars['DateTime']['output'];
   /** The comment's id (`cmt_…`). */
   id: Scalars['ID']['output'];
+  /** The users mentioned as @handle in the text that existed when it was written and still do, in order of first mention. */
+  mentions: Array<User>;
   /** 1-500 characters. */
   text: Scalars['String']['output'];
 };
@@ -144,6 +146,12 @@ export type Mutation = {
    */
   refreshSession: Maybe<Session>;
   /**
+   * Idempotent: reposting a post already reposted changes nothing. The post (the viewer's own too) goes to the viewer's
+   * followers' home timelines, with the viewer as `PostEdge.repostedBy`, unless they have it already. A deleted or
+   * unknown post is NOT_FOUND.
+   */
+  repost: Maybe<PostPayload>;
+  /**
    * Signs in with a handle and password. A wrong handle or password is UNAUTHENTICATED; after SIGNIN_MAX_FAILURES
    * failures of one handle or client address in a window, every attempt is RATE_LIMITED until it ends.
    */
@@ -164,6 +172,8 @@ export type Mutation = {
   unlikePost: Maybe<PostPayload>;
   /** Ends the viewer's mute of a user. Idempotent. */
   unmute: Maybe<RelationshipPayload>;
+  /** Idempotent. Takes the post back from the home timelines that have it only through this repost. */
+  unrepost: Maybe<PostPayload>;
   /** Changes the viewer's own profile. */
   updateProfile: Maybe<User>;
   /** Counts the viewer once per post, however often it is called. */
@@ -290,6 +300,16 @@ export type MutationRefreshSessionArgs = {
  * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
  * in the same request still answer.
  */
+export type MutationRepostArgs = {
+  postId: Scalars['ID']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
 export type MutationSignInArgs = {
   input: SignInInput;
 };
@@ -361,6 +381,16 @@ export type MutationUnmuteArgs = {
  * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
  * in the same request still answer.
  */
+export type MutationUnrepostArgs = {
+  postId: Scalars['ID']['input'];
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
 export type MutationUpdateProfileArgs = {
   input: UpdateProfileInput;
 };
@@ -409,8 +439,16 @@ export type Post = Node & {
   id: Scalars['ID']['output'];
   /** Distinct users who like the post. */
   likeCount: Scalars['Int']['output'];
+  /** Users who like the post, newest like first; totalCount equals likeCount. */
+  likedBy: UserConnection;
+  /** The users mentioned as @handle in the text that existed when it was written and still do, in order of first mention. */
+  mentions: Array<User>;
   /** The configured reaction kinds with a count above zero, largest count first. */
   reactionCounts: Array<ReactionCount>;
+  /** Distinct users who repost the post. */
+  repostCount: Scalars['Int']['output'];
+  /** Users who repost the post, newest repost first; totalCount equals repostCount. */
+  repostedBy: UserConnection;
   /** Lower-case tags, at most 10. */
   tags: Array<Scalars['String']['output']>;
   /** 1-500 characters. */
@@ -419,11 +457,27 @@ export type Post = Node & {
   viewCount: Scalars['Int']['output'];
   /** Does the viewer like this post? False when anonymous. */
   viewerHasLiked: Scalars['Boolean']['output'];
+  /** Does the viewer repost this post? False when anonymous. */
+  viewerHasReposted: Scalars['Boolean']['output'];
 };
 
 
 /** A post: up to 500 characters of text with tags, counters and comments. */
 export type PostCommentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A post: up to 500 characters of text with tags, counters and comments. */
+export type PostLikedByArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A post: up to 500 characters of text with tags, counters and comments. */
+export type PostRepostedByArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -444,6 +498,12 @@ export type PostEdge = {
   cursor: Scalars['String']['output'];
   /** The post. */
   node: Post;
+  /**
+   * The account whose repost put this post in this timeline (or on this author's page); null for an original post.
+   * A post is in a home timeline once: an original entry wins over reposts, and among reposts the first one stays
+   * while it lasts.
+   */
+  repostedBy: Maybe<User>;
 };
 
 /** The post a mutation created or changed, as it is after the change. */
@@ -681,7 +741,10 @@ export type User = Node & {
   mutuals: UserConnection;
   /** How many posts this user has written, less those deleted. */
   postCount: Scalars['Int']['output'];
-  /** Posts written by this user, newest first. */
+  /**
+   * Posts written by this user, and the posts this user reposted (with `PostEdge.repostedBy` set to this user), newest
+   * post first: a repost sits at its post's place in time.
+   */
   posts: PostConnection;
   /**
    * Home timeline: posts by this user and by the accounts this user follows, newest first. Only this user may
@@ -743,6 +806,7 @@ export type UserMutualsArgs = {
 export type UserPostsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  includeReposts?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 
@@ -929,6 +993,7 @@ export type CommentResolvers<ContextType = GraphQLContext, ParentType extends Re
   author?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -977,6 +1042,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   mute?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationMuteArgs, 'userId'>>;
   react?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationReactArgs, 'kind' | 'postId'>>;
   refreshSession?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationRefreshSessionArgs, 'refreshToken'>>;
+  repost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationRepostArgs, 'postId'>>;
   signIn?: Resolver<Maybe<ResolversTypes['Session']>, ParentType, ContextType, RequireFields<MutationSignInArgs, 'input'>>;
   signOut?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, Partial<MutationSignOutArgs>>;
   signUp?: Resolver<Maybe<ResolversTypes['SignUpPayload']>, ParentType, ContextType, RequireFields<MutationSignUpArgs, 'input'>>;
@@ -984,6 +1050,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   unfollow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationUnfollowArgs, 'userId'>>;
   unlikePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnlikePostArgs, 'postId'>>;
   unmute?: Resolver<Maybe<ResolversTypes['RelationshipPayload']>, ParentType, ContextType, RequireFields<MutationUnmuteArgs, 'userId'>>;
+  unrepost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationUnrepostArgs, 'postId'>>;
   updateProfile?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, RequireFields<MutationUpdateProfileArgs, 'input'>>;
   viewPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationViewPostArgs, 'postId'>>;
 };
@@ -1006,11 +1073,16 @@ export type PostResolvers<ContextType = GraphQLContext, ParentType extends Resol
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   likeCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  likedBy?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<PostLikedByArgs>>;
+  mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
   reactionCounts?: Resolver<Array<ResolversTypes['ReactionCount']>, ParentType, ContextType>;
+  repostCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  repostedBy?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<PostRepostedByArgs>>;
   tags?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   viewCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   viewerHasLiked?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  viewerHasReposted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1022,6 +1094,7 @@ export type PostConnectionResolvers<ContextType = GraphQLContext, ParentType ext
 export type PostEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PostEdge'] = ResolversParentTypes['PostEdge']> = {
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['Post'], ParentType, ContextType>;
+  repostedBy?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
 };
 
 export type PostPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PostPayload'] = ResolversParentTypes['PostPayload']> = {
@@ -1094,7 +1167,7 @@ export type UserResolvers<ContextType = GraphQLContext, ParentType extends Resol
   mutedUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, Partial<UserMutedUsersArgs>>;
   mutuals?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<UserMutualsArgs>>;
   postCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, Partial<UserPostsArgs>>;
+  posts?: Resolver<ResolversTypes['PostConnection'], ParentType, ContextType, RequireFields<UserPostsArgs, 'includeReposts'>>;
   timeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<UserTimelineArgs>>;
   viewerBlocks?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   viewerFollows?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;

@@ -13,6 +13,7 @@ import {
   isInterfaceType,
   isObjectType,
 } from 'graphql';
+import { MAX_MENTIONS } from '../../domain/mentions.js';
 import { LIMITS } from '../../domain/validation.js';
 import { HOPS } from '../../usecases/graph-queries.js';
 
@@ -132,10 +133,12 @@ function fieldWeight(parentType: GraphQLNamedType | undefined | null, definition
   return (definition && FIELD_WEIGHTS[`${parentType?.name}.${definition.name}`]) ?? 1;
 }
 
-/** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users. */
+/** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users, a text's mentions. */
 const BOUNDED_LISTS: Record<string, number> = {
   'Separation.path': HOPS.separation.max + 1,
   'Suggestion.via': 3,
+  'Post.mentions': MAX_MENTIONS,
+  'Comment.mentions': MAX_MENTIONS,
 };
 
 /**

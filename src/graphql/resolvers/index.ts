@@ -4,7 +4,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { connections } from './connections.js';
 import { graph } from './graph.js';
 import { Mutation } from './mutation.js';
-import { Comment, Post } from './post.js';
+import { Comment, Post, PostEdge } from './post.js';
 import { Query } from './query.js';
 import { User } from './user.js';
 
@@ -35,6 +35,7 @@ export const resolvers: Resolvers = {
   Mutation,
   User,
   Post,
+  PostEdge,
   Comment,
   ...connections,
   ...graph,

@@ -1,8 +1,8 @@
 import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
-import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
-import { commentConnection } from '../feeds.js';
+import { commentConnection, userConnection } from '../feeds.js';
+import type { CommentResolvers, PostEdgeResolvers, PostResolvers } from '../generated/resolvers-types.js';
 import { userById } from './user.js';
 
 async function author(context: GraphQLContext, authorId: string): Promise<UserRecord> {
@@ -24,9 +24,27 @@ export const Post: PostResolvers = {
       .map(([kind, count]) => ({ kind, count }));
   },
   viewerHasLiked: (post, _args, { loaders }) => loaders.viewerHasLiked.load(post.id),
+  repostCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).repostCount,
+  viewerHasReposted: (post, _args, { loaders }) => loaders.viewerHasReposted.load(post.id),
+  likedBy: async (post, { first, after }, context, info) =>
+    userConnection(await context.useCases.counters.likers(post.id, first, after), context, info, async () => (await context.loaders.postCounts.load(post)).likeCount),
+  repostedBy: async (post, { first, after }, context, info) =>
+    userConnection(await context.useCases.reposts.reposters(post.id, first, after), context, info, async () => (await context.loaders.postCounts.load(post)).repostCount),
+  mentions: (post, _args, context) => mentionedUsers(context, post.mentionIds),
   comments: (post, { first, after }, context) => commentConnection(context, post.id, first, after),
+};
+
+export const PostEdge: PostEdgeResolvers = {
+  repostedBy: (edge, _args, context) => (edge.repostedBy ? userById(context, edge.repostedBy) : null),
 };
 
 export const Comment: CommentResolvers = {
   author: (comment, _args, context) => author(context, comment.authorId),
+  mentions: (comment, _args, context) => mentionedUsers(context, comment.mentionIds),
 };
+
+/** The mentioned users that still exist, in order of first mention. */
+async function mentionedUsers(context: GraphQLContext, ids: readonly string[]): Promise<UserRecord[]> {
+  const users = await Promise.all(ids.map((id) => userById(context, id)));
+  return users.filter((user): user is UserRecord => user !== null);
+}

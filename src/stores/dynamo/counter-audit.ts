@@ -4,7 +4,7 @@ import { classifyKey, keys, type Key } from './keys.js';
 
 /**
  * Recomputes every counter from the records it counts and reports (and on request repairs)
- * the difference: post likes, views, comments and reactions against their records, users'
+ * the difference: post likes, views, comments, reposts and reactions against their records, users'
  * postCount against their posts, and — on the embedded graph backend — follower and
  * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
  * On the embedded graph backend it also checks that every follow edge has its two list
@@ -35,8 +35,9 @@ const bump = (tally: Tally, id: string, by = 1) => tally.set(id, (tally.get(id) 
 
 interface Census {
   posts: Set<string>;
-  shardSums: Map<string, { likeCount: number; viewCount: number; commentCount: number; reactions: Tally }>;
+  shardSums: Map<string, { likeCount: number; viewCount: number; commentCount: number; repostCount: number; reactions: Tally }>;
   likes: Tally;
+  reposts: Tally;
   views: Tally;
   comments: Tally;
   reactions: Map<string, Tally>;
@@ -62,6 +63,7 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
     posts: new Set(),
     shardSums: new Map(),
     likes: new Map(),
+    reposts: new Map(),
     views: new Map(),
     comments: new Map(),
     reactions: new Map(),
@@ -99,10 +101,11 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         census.posts.add(found.postId);
         break;
       case 'counterShard': {
-        const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, reactions: new Map() };
+        const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: new Map() };
         sum.likeCount += numberOf(item, 'likeCount');
         sum.viewCount += numberOf(item, 'viewCount');
         sum.commentCount += numberOf(item, 'commentCount');
+        sum.repostCount += numberOf(item, 'repostCount');
         for (const [kind, count] of Object.entries(item.reactions?.M ?? {})) bump(sum.reactions, kind, Number(count.N ?? 0));
         census.shardSums.set(found.postId, sum);
         break;
@@ -112,6 +115,9 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         break;
       case 'view':
         bump(census.views, found.postId);
+        break;
+      case 'repost':
+        bump(census.reposts, found.postId);
         break;
       case 'commentEntry':
         bump(census.comments, found.postId);
@@ -153,6 +159,7 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
     check('post likes', shard0, 'likeCount', sum.likeCount, census.likes.get(postId) ?? 0);
     check('post views', shard0, 'viewCount', sum.viewCount, census.views.get(postId) ?? 0);
     check('post comments', shard0, 'commentCount', sum.commentCount, census.comments.get(postId) ?? 0);
+    check('post reposts', shard0, 'repostCount', sum.repostCount, census.reposts.get(postId) ?? 0);
     const actualReactions = census.reactions.get(postId) ?? new Map<string, number>();
     for (const kind of new Set([...sum.reactions.keys(), ...actualReactions.keys()])) {
       check('post reactions', shard0, `reactions.${kind}`, sum.reactions.get(kind) ?? 0, actualReactions.get(kind) ?? 0);

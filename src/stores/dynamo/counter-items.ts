@@ -7,7 +7,7 @@ import { keys } from './keys.js';
  */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-export type CounterField = 'likeCount' | 'viewCount' | 'commentCount';
+export type CounterField = 'likeCount' | 'viewCount' | 'commentCount' | 'repostCount';
 
 /**
  * A new post's counter shards, holding `counts` spread over them. Each starts with an empty
@@ -21,6 +21,7 @@ export function counterShardItems(postId: string, shards: number, counts: Partia
     likeCount: share(counts.likeCount ?? 0, shard),
     viewCount: share(counts.viewCount ?? 0, shard),
     commentCount: share(counts.commentCount ?? 0, shard),
+    repostCount: share(counts.repostCount ?? 0, shard),
     reactions: {},
   }));
 }

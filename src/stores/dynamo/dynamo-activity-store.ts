@@ -4,6 +4,8 @@ import { cancellationReasons, transactWrite } from './batch.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import { type Key, keys, partitions } from './keys.js';
 
+type UndoableActivity = Exclude<Activity, { kind: 'repost' }>;
+
 function toActivity(item: Record<string, unknown>): Activity {
   const base = { postId: item.postId as string, counterShards: Number(item.counterShards) };
   switch (item.kind) {
@@ -11,8 +13,10 @@ function toActivity(item: Record<string, unknown>): Activity {
       return { ...base, kind: 'reaction', reaction: item.reaction as string };
     case 'comment':
       return { ...base, kind: 'comment', commentId: item.commentId as string };
+    case 'like':
+      return { ...base, kind: 'like', ...(item.atMs === undefined ? {} : { atMs: Number(item.atMs) }) };
     default:
-      return { ...base, kind: item.kind as 'like' | 'view' };
+      return { ...base, kind: item.kind as 'view' | 'repost' };
   }
 }
 
@@ -35,7 +39,7 @@ export class DynamoActivityStore implements ActivityStore {
     return (result.Items ?? []).map(toActivity);
   }
 
-  async undo(userId: string, activity: Activity): Promise<void> {
+  async undo(userId: string, activity: UndoableActivity): Promise<void> {
     const records = this.recordKeys(userId, activity);
     const activityKey = keys.activity(userId, records[0]!);
     const deletes: TransactItem[] = [
@@ -61,10 +65,10 @@ export class DynamoActivityStore implements ActivityStore {
   }
 
   /** The activity's records; the first is the one its activity item is named after. */
-  private recordKeys(userId: string, activity: Activity): Key[] {
+  private recordKeys(userId: string, activity: UndoableActivity): Key[] {
     switch (activity.kind) {
       case 'like':
-        return [keys.like(activity.postId, userId)];
+        return [keys.like(activity.postId, userId), ...(activity.atMs === undefined ? [] : [keys.likeListEntry(activity.postId, activity.atMs, userId)])];
       case 'view':
         return [keys.view(activity.postId, userId)];
       case 'reaction':
@@ -74,7 +78,7 @@ export class DynamoActivityStore implements ActivityStore {
     }
   }
 
-  private countDown(activity: Activity): TransactItem {
+  private countDown(activity: UndoableActivity): TransactItem {
     const { postId, counterShards } = activity;
     switch (activity.kind) {
       case 'like':

@@ -1,4 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { IdPage } from '../graph/graph-store.js';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
@@ -6,12 +7,13 @@ import { type AttributePath, BatchReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
-import { type Key, keys } from './keys.js';
+import { type Key, keys, listPrefixes } from './keys.js';
+import { newestUserList } from './user-lists.js';
 
 type Item = Record<string, unknown>;
 
 function emptyCounts(): PostCounts {
-  return { likeCount: 0, viewCount: 0, commentCount: 0, reactions: new Map() };
+  return { likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: new Map() };
 }
 
 /** Adds one shard item's figures into `into`. */
@@ -19,6 +21,7 @@ function addShard(into: PostCounts, shard: Item): void {
   into.likeCount += Number(shard.likeCount ?? 0);
   into.viewCount += Number(shard.viewCount ?? 0);
   into.commentCount += Number(shard.commentCount ?? 0);
+  into.repostCount += Number(shard.repostCount ?? 0);
   // Only configured kinds are read, and none is `__proto__`, the one key the document client drops from a map.
   for (const [kind, count] of Object.entries((shard.reactions as Record<string, unknown> | undefined) ?? {})) {
     into.reactions.set(kind, (into.reactions.get(kind) ?? 0) + Number(count));
@@ -43,7 +46,7 @@ export class DynamoCounterStore implements CounterStore {
   ) {
     // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
     // of any kind at all, from before kinds were bounded), which must not swell every read.
-    this.attributes = ['likeCount', 'viewCount', 'commentCount', ...reactionKinds.map((kind) => ['reactions', kind])];
+    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', ...reactionKinds.map((kind) => ['reactions', kind])];
   }
 
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
@@ -69,29 +72,47 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   like(post: CountedPost, userId: string): Promise<CounterChange> {
-    return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like' }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1));
+    const atMs = Date.now();
+    return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like', atMs }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1), {}, [
+      { Put: { TableName: this.tableName, Item: { ...keys.likeListEntry(post.id, atMs, userId), userId } } },
+    ], atMs);
   }
 
   async importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void> {
-    const at = new Date().toISOString();
+    const atMs = Date.now();
+    const at = new Date(atMs).toISOString();
     await importItems(
       this.client,
       this.tableName,
       likes,
       (like) => {
         const record = keys.like(like.postId, like.userId);
-        return [counterRecordItem(record, at), activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards })];
+        return [
+          counterRecordItem(record, at),
+          { ...keys.likeListEntry(like.postId, atMs, like.userId), userId: like.userId },
+          activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards, atMs }),
+        ];
       },
       { api: this.importApi, onWritten },
     );
   }
 
-  unlike(post: CountedPost, userId: string): Promise<CounterChange> {
+  async unlike(post: CountedPost, userId: string): Promise<CounterChange> {
+    const record = keys.like(post.id, userId);
+    // The like's time names its likers list entry; the delete is conditioned on it, so a like and unlike racing this one cannot leave a stray entry.
+    const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true, ProjectionExpression: '#at', ExpressionAttributeNames: { '#at': 'at' } }));
+    if (!found.Item) return { changed: false };
+    const at = found.Item.at as string;
     return this.change(post, [
-      { Delete: { TableName: this.tableName, Key: keys.like(post.id, userId), ConditionExpression: 'attribute_exists(pk)' } },
+      { Delete: { TableName: this.tableName, Key: record, ConditionExpression: '#at = :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at } } },
       counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', -1),
-      { Delete: { TableName: this.tableName, Key: keys.activity(userId, keys.like(post.id, userId)) } },
+      { Delete: { TableName: this.tableName, Key: keys.activity(userId, record) } },
+      { Delete: { TableName: this.tableName, Key: keys.likeListEntry(post.id, Date.parse(at), userId) } },
     ]);
+  }
+
+  likers(postId: string, first: number, after: string | null): Promise<IdPage> {
+    return newestUserList(this.client, this.tableName, postId, listPrefixes.likers, first, after);
   }
 
   view(post: CountedPost, userId: string): Promise<CounterChange> {
@@ -118,29 +139,32 @@ export class DynamoCounterStore implements CounterStore {
     post: CountedPost,
     userId: string,
     record: Key,
-    activity: { kind: 'like' | 'view' } | { kind: 'reaction'; reaction: string },
+    activity: { kind: 'like'; atMs: number } | { kind: 'view' } | { kind: 'reaction'; reaction: string },
     increment: TransactItem,
     extra: Item = {},
+    more: TransactItem[] = [],
+    atMs = Date.now(),
   ): Promise<CounterChange> {
     return this.change(post, [
       {
         Put: {
           TableName: this.tableName,
-          Item: counterRecordItem(record, new Date().toISOString(), extra),
+          Item: counterRecordItem(record, new Date(atMs).toISOString(), extra),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       increment,
       { Put: { TableName: this.tableName, Item: activityItem(userId, record, { ...activity, postId: post.id, counterShards: post.counterShards } as Activity) } },
+      ...more,
     ]);
   }
 
   /**
-   * Runs [record change, counter change, activity change] as one transaction. A failed condition on the
+   * Runs [record change, counter change, activity change, list entry changes...] as one transaction. A failed condition on the
    * record means the change was already made (an idempotent repeat); on the counter, that
    * the post's counters are gone with the post.
    */
-  private async change(post: CountedPost, items: [TransactItem, TransactItem, TransactItem]): Promise<CounterChange> {
+  private async change(post: CountedPost, items: [TransactItem, TransactItem, TransactItem, ...TransactItem[]]): Promise<CounterChange> {
     try {
       await transactWrite(this.client, { TransactItems: items });
       return { changed: true };

@@ -24,6 +24,7 @@ export function toPostRecord(item: Item): PostRecord {
     tags: (item.tags as string[] | undefined) ?? [],
     createdAt: item.createdAt as string,
     counterShards: Number(item.counterShards ?? 1),
+    mentionIds: (item.mentionIds as string[] | undefined) ?? [],
   };
 }
 
@@ -35,6 +36,7 @@ const POST_ATTRIBUTES = Object.keys({
   tags: true,
   createdAt: true,
   counterShards: true,
+  mentionIds: true,
 } satisfies Record<keyof PostRecord, true>);
 
 function toCommentRecord(item: Item): CommentRecord {
@@ -44,6 +46,7 @@ function toCommentRecord(item: Item): CommentRecord {
     authorId: item.authorId as string,
     text: item.text as string,
     createdAt: item.createdAt as string,
+    mentionIds: (item.mentionIds as string[] | undefined) ?? [],
   };
 }
 

@@ -1,6 +1,7 @@
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import { type EntryPage, type HomeEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
+import { type EntryPage, type HomeEntry, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
 import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
@@ -28,16 +29,30 @@ function toTimelineEntry(item: Item): TimelineEntry {
     postId: item.sk as string,
     authorId: (item.authorId as string | undefined) ?? null,
     counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
+    repostedBy: (item.repostedBy as string | undefined) ?? null,
   };
 }
 
-/** The size estimate of a home timeline (see keepHomeTimelinesBounded in src/usecases/fanout.ts). */
+/** Runs a conditional write; false when its condition did not hold. */
+async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+/** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/home-delivery.ts). */
 export function homeSizeItem(userId: string, estimate: number): Item {
   return { ...keys.homeSize(userId), estimate };
 }
 
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
+/** Repost entries written or taken back at once, one conditional request each (reasons are per entry, not batchable). */
+const REPOST_ENTRY_CONCURRENCY = 8;
 /** Size estimates updated at once, one UpdateItem each, so that they do not crowd out the entry writes. */
 const SIZE_UPDATE_CONCURRENCY = 4;
 
@@ -59,7 +74,7 @@ export class DynamoTimelineStore implements TimelineStore {
         TableName: this.tableName,
         KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
-        ProjectionExpression: 'sk, authorId, counterShards',
+        ProjectionExpression: 'sk, authorId, counterShards, repostedBy',
         ScanIndexForward: false,
         Limit: limit,
       }),
@@ -87,6 +102,10 @@ export class DynamoTimelineStore implements TimelineStore {
     return this.mergedPage([partitions.authorPosts(authorId)], first, after);
   }
 
+  authorPostsAndReposts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
+    return this.mergedPage([partitions.authorPosts(authorId), partitions.userReposts(authorId)], first, after);
+  }
+
   tag(tag: string, first: number, after: string | null): Promise<EntryPage> {
     return this.mergedPage(this.shardList().map((shard) => partitions.tag(tag, shard)), first, after);
   }
@@ -106,6 +125,91 @@ export class DynamoTimelineStore implements TimelineStore {
 
   async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
     await writeItems(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))), this.settings.writeApi);
+  }
+
+  /**
+   * An entry's reasons are the set `reposters`, and `repostedBy` the one shown: the first that
+   * arrived, while it stays. An original entry (a put by addHomeEntries) has neither and is
+   * never turned into a repost; it replaces a repost entry when it arrives later.
+   */
+  async addRepostEntries(entries: readonly RepostEntry[]): Promise<void> {
+    await mapConcurrently(entries, REPOST_ENTRY_CONCURRENCY, (entry) =>
+      conditionally(
+        this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.homeEntry(entry.userId, entry.postId),
+            UpdateExpression: `SET postId = :postId, authorId = :authorId, ${entry.counterShards === null ? '' : 'counterShards = :shards, '}repostedBy = if_not_exists(repostedBy, :reposter) ADD reposters :reposters`,
+            ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(repostedBy)',
+            ExpressionAttributeValues: {
+              ':postId': entry.postId,
+              ':authorId': entry.authorId,
+              ...(entry.counterShards === null ? {} : { ':shards': entry.counterShards }),
+              ':reposter': entry.repostedBy,
+              ':reposters': new Set([entry.repostedBy]),
+            },
+          }),
+        ),
+      ),
+    );
+  }
+
+  async removeRepostEntries(entries: readonly { userId: string; postId: string; reposterId: string }[]): Promise<void> {
+    await mapConcurrently(entries, REPOST_ENTRY_CONCURRENCY, async ({ userId, postId, reposterId }) => {
+      const key = keys.homeEntry(userId, postId);
+      let left: Item | undefined;
+      const removed = await conditionally(
+        this.client
+          .send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: key,
+              UpdateExpression: 'DELETE reposters :reposters',
+              ConditionExpression: 'contains(reposters, :reposter)',
+              ExpressionAttributeValues: { ':reposters': new Set([reposterId]), ':reposter': reposterId },
+              ReturnValues: 'ALL_NEW',
+            }),
+          )
+          .then((result) => {
+            left = result.Attributes;
+          }),
+      );
+      // Not a reason of the entry (any more): a removal that stopped between its two writes may still have left it unsettled.
+      if (!removed) left = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+      await this.settleReason(key, left);
+    });
+  }
+
+  /**
+   * After a reason was taken out of a repost entry: deletes the entry if none is left, or shows
+   * one that is left if the one shown is gone. Each write is conditioned on what was read; a
+   * repost or removal that changed the entry meanwhile makes it read the entry again and retry.
+   */
+  private async settleReason(key: Key, entry: Item | undefined): Promise<void> {
+    let current = entry;
+    for (;;) {
+      // Gone, or an original entry (it has no reason): nothing to settle.
+      if (!current || current.repostedBy === undefined) return;
+      const reasons = (current.reposters as Set<string> | undefined) ?? new Set<string>();
+      const shown = current.repostedBy as string;
+      if (reasons.has(shown)) return;
+      const [other] = reasons;
+      const settled = await conditionally(
+        other === undefined
+          ? this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_not_exists(reposters) AND repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } }))
+          : this.client.send(
+              new UpdateCommand({
+                TableName: this.tableName,
+                Key: key,
+                UpdateExpression: 'SET repostedBy = :other',
+                ConditionExpression: 'repostedBy = :shown AND contains(reposters, :other)',
+                ExpressionAttributeValues: { ':other': other, ':shown': shown },
+              }),
+            ),
+      );
+      if (settled) return;
+      current = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+    }
   }
 
   async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
@@ -167,19 +271,22 @@ export class DynamoTimelineStore implements TimelineStore {
     return written;
   }
 
-  async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; cursor: string | null }> {
+  async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
-        FilterExpression: 'authorId = :author',
+        FilterExpression: 'authorId = :author OR contains(reposters, :author)',
         ExpressionAttributeValues: { ':pk': partitions.home(userId), ':author': authorId },
-        ProjectionExpression: 'sk',
+        ProjectionExpression: 'sk, authorId, reposters',
         ExclusiveStartKey: cursor ? (JSON.parse(cursor) as Item) : undefined,
       }),
     );
+    const items = result.Items ?? [];
+    const reposters = (item: Item) => (item.reposters as Set<string> | undefined) ?? new Set<string>();
     return {
-      postIds: (result.Items ?? []).map((item) => item.sk as string),
+      postIds: items.filter((item) => item.authorId === authorId && reposters(item).size === 0).map((item) => item.sk as string),
+      repostedPostIds: items.filter((item) => reposters(item).has(authorId)).map((item) => item.sk as string),
       cursor: result.LastEvaluatedKey ? JSON.stringify(result.LastEvaluatedKey) : null,
     };
   }

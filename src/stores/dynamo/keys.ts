@@ -21,6 +21,10 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | block / mute list entry | BLOCKS#<userId> / MUTES#<userId> | OUT#<ms, 15 digits>#<toId> (made), IN#<ms, 15 digits>#<fromId> (received) |
  * | post counter shard   | POST#<postId>      | COUNT#<n> |
  * | like record          | POST#<postId>      | LIKE#<userId> |
+ * | likers list entry    | POST#<postId>      | LIKED#<ms, 15 digits>#<userId> |
+ * | repost record        | POST#<postId>      | REPOST#<userId> |
+ * | reposters list entry | POST#<postId>      | REPOSTED#<ms, 15 digits>#<userId> |
+ * | user's repost entry  | REPOSTS#<userId>   | <postId>  |
  * | unique view record   | POST#<postId>      | VIEW#<userId> |
  * | reaction record      | POST#<postId>      | REACT#<kind>#<userId> |
  * | post                 | POST#<postId>      | POST      |
@@ -75,6 +79,13 @@ export const keys = {
   /** Counters of a post, spread over `n` shards so that no single item takes every write. */
   counterShard: (postId: string, shard: number): Key => ({ pk: `POST#${postId}`, sk: `COUNT#${shard}` }),
   like: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `LIKE#${userId}` }),
+  /** Who liked a post, newest first: written and deleted with the like record, whose `at` gives its position. */
+  likeListEntry: (postId: string, atMs: number, userId: string): Key => ({ pk: `POST#${postId}`, sk: `${listPrefixes.likers}${keys.followListPosition(atMs, userId)}` }),
+  repost: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REPOST#${userId}` }),
+  /** Who reposted a post, newest first: written and deleted with the repost record. */
+  repostListEntry: (postId: string, atMs: number, userId: string): Key => ({ pk: `POST#${postId}`, sk: `${listPrefixes.reposters}${keys.followListPosition(atMs, userId)}` }),
+  /** The user's reposts, merged into the user's posts (User.posts) as entries with a reason. */
+  userRepost: (userId: string, postId: string): Key => ({ pk: partitions.userReposts(userId), sk: postId }),
   view: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `VIEW#${userId}` }),
   reaction: (postId: string, kind: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REACT#${kind}#${userId}` }),
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
@@ -123,6 +134,13 @@ export const partitions = {
   idempotencyClaims: (userId: string) => `IDEM#${userId}`,
   activity: (userId: string) => `ACTIVITY#${userId}`,
   homeSize: (userId: string) => `HOMESIZE#${userId}`,
+  userReposts: (userId: string) => `REPOSTS#${userId}`,
+};
+
+/** Sort key prefixes of the newest-first user lists inside a post's partition (likeListEntry, repostListEntry). */
+export const listPrefixes = {
+  likers: 'LIKED#',
+  reposters: 'REPOSTED#',
 };
 
 /**
@@ -137,7 +155,7 @@ export type CountedItem =
   | { kind: 'followListEntry' }
   | { kind: 'post'; postId: string }
   | { kind: 'counterShard'; postId: string; shard: number }
-  | { kind: 'like' | 'view'; postId: string }
+  | { kind: 'like' | 'view' | 'repost'; postId: string }
   | { kind: 'reaction'; postId: string; reaction: string }
   | { kind: 'commentEntry'; postId: string };
 
@@ -164,6 +182,7 @@ export function classifyKey({ pk, sk }: Key): CountedItem | null {
       if (record === 'COUNT') return { kind: 'counterShard', postId: id, shard: Number(rest) };
       if (record === 'LIKE') return { kind: 'like', postId: id };
       if (record === 'VIEW') return { kind: 'view', postId: id };
+      if (record === 'REPOST') return { kind: 'repost', postId: id };
       if (record === 'REACT') return { kind: 'reaction', postId: id, reaction: splitOnce(rest)[0] };
       return null;
     }

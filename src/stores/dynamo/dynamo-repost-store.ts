@@ -1,0 +1,120 @@
+import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../../domain/errors.js';
+import type { PostRecord } from '../../domain/models.js';
+import type { UserPost } from '../counter-store.js';
+import type { IdPage } from '../graph/graph-store.js';
+import type { RemovedRepost, RepostDelivery, RepostStore } from '../repost-store.js';
+import type { Task } from '../task-queue.js';
+import { activityItem } from './activity-items.js';
+import { cancellationReasons, transactWrite } from './batch.js';
+import { BatchReader } from './batch-reader.js';
+import { type TransactItem, counterIncrement } from './counter-items.js';
+import { outboxAuthorItem } from './dynamo-post-store.js';
+import type { DynamoTaskQueue } from './dynamo-task-queue.js';
+import { timelineEntryFields } from './dynamo-timeline-store.js';
+import { type Key, keys, listPrefixes } from './keys.js';
+import { newestUserList } from './user-lists.js';
+
+type Item = Record<string, unknown>;
+
+/**
+ * A repost is its record (POST#<post> REPOST#<user>: its time and delivery), the post's
+ * repostCount, the reposters list entry, the reposter's own entry (REPOSTS#<user>, with the
+ * post's hydration fields and the reason), the reposter's activity item (so that deleting the
+ * account finds it) and its delivery — a fan-out task, or an outbox entry for a reposter who is
+ * not fanned out — in one transaction.
+ */
+export class DynamoRepostStore implements RepostStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly tasks: DynamoTaskQueue,
+    private readonly reader = new BatchReader(client, tableName, false),
+  ) {}
+
+  private put(Item: Item, ConditionExpression?: string): TransactItem {
+    return { Put: { TableName: this.tableName, Item, ConditionExpression } };
+  }
+
+  private deleteItem(Key: Key, ConditionExpression?: string, values?: Item): TransactItem {
+    return { Delete: { TableName: this.tableName, Key, ConditionExpression, ExpressionAttributeValues: values } };
+  }
+
+  async add(post: PostRecord, userId: string, delivery: RepostDelivery): Promise<boolean> {
+    const atMs = Date.now();
+    const record = keys.repost(post.id, userId);
+    const entry = { ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }), repostedBy: userId };
+    // A reposter's own post is in their outbox already, as an original.
+    const outbox = delivery.kind === 'outbox' && post.authorId !== userId;
+    const items: TransactItem[] = [
+      this.put({ ...record, atMs, delivery: delivery.kind, outboxEntry: outbox, counterShards: post.counterShards }, 'attribute_not_exists(pk)'),
+      counterIncrement(this.tableName, post.id, post.counterShards, 'repostCount', 1),
+      this.put(activityItem(userId, record, { kind: 'repost', postId: post.id, counterShards: post.counterShards })),
+      this.put({ ...keys.repostListEntry(post.id, atMs, userId), userId }),
+      this.put({ ...keys.userRepost(userId, post.id), ...entry }),
+      ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : []),
+      ...(outbox ? [this.put({ ...keys.outboxEntry(userId, post.id), ...entry }), this.put(outboxAuthorItem(userId))] : []),
+    ];
+    try {
+      await transactWrite(this.client, { TransactItems: items });
+      return true;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[1] === 'ConditionalCheckFailed') throw notFound('Post', post.id);
+      if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
+  }
+
+  async remove(postId: string, userId: string, undo: Task): Promise<RemovedRepost | null> {
+    const record = keys.repost(postId, userId);
+    const activityKey = keys.activity(userId, record);
+    const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true }));
+    if (!found.Item) {
+      // Removed already (a retry, or the post's deletion got there first): only an activity item may be left.
+      await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: activityKey }));
+      return null;
+    }
+    const atMs = Number(found.Item.atMs);
+    const delivery = found.Item.delivery === 'outbox' ? 'outbox' : 'fanOut';
+    const counterShards = Number(found.Item.counterShards ?? 1);
+    const items: TransactItem[] = [
+      // Conditioned on the time read, so that a repost made again meanwhile is not taken for this one.
+      this.deleteItem(record, 'atMs = :atMs', { ':atMs': atMs }),
+      this.deleteItem(activityKey),
+      this.deleteItem(keys.repostListEntry(postId, atMs, userId)),
+      this.deleteItem(keys.userRepost(userId, postId)),
+      ...(delivery === 'fanOut' ? [this.tasks.enqueueItem(undo)] : []),
+      // Only the repost's own outbox entry: a reposter's own post has its original there.
+      ...(found.Item.outboxEntry === true ? [this.deleteItem(keys.outboxEntry(userId, postId))] : []),
+    ];
+    const countDown = counterIncrement(this.tableName, postId, counterShards, 'repostCount', -1);
+    try {
+      await transactWrite(this.client, { TransactItems: [...items, countDown] });
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed') return null;
+      if (reasons?.at(-1) !== 'ConditionalCheckFailed') throw error;
+      // The post's counters are gone with the post: nothing to count down.
+      try {
+        await transactWrite(this.client, { TransactItems: items });
+      } catch (retryError) {
+        if (cancellationReasons(retryError)?.[0] === 'ConditionalCheckFailed') return null;
+        throw retryError;
+      }
+    }
+    return { delivery };
+  }
+
+  async hasReposted(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {
+    const records = await this.reader.get(
+      pairs.map((p) => keys.repost(p.postId, p.userId)),
+      { attributes: [], consistent: options.consistent },
+    );
+    return records.map((record) => record !== undefined);
+  }
+
+  reposters(postId: string, first: number, after: string | null, options: { consistent?: boolean } = {}): Promise<IdPage> {
+    return newestUserList(this.client, this.tableName, postId, listPrefixes.reposters, first, after, options.consistent);
+  }
+}

@@ -1,0 +1,39 @@
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { badInput } from '../../domain/errors.js';
+import type { IdPage } from '../graph/graph-store.js';
+import { partitions } from './keys.js';
+
+/** Positions inside a list as followListPosition builds them; anything else is not a cursor we gave out. */
+const POSITION = /^\d{15}#\S+$/;
+
+/**
+ * A newest-first page of one of a post's user lists (likers, reposters: entries under `prefix`
+ * in the post's partition, sorted by time then user id). Cursors are list positions, without the prefix.
+ */
+export async function newestUserList(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  postId: string,
+  prefix: string,
+  first: number,
+  after: string | null,
+  consistent = false,
+): Promise<IdPage> {
+  if (after !== null && !POSITION.test(after)) throw badInput('after', 'is not a cursor this API gave out');
+  const result = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: after ? 'pk = :pk AND sk BETWEEN :start AND :before' : 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: after ? { ':pk': partitions.post(postId), ':start': prefix, ':before': `${prefix}${after}` } : { ':pk': partitions.post(postId), ':prefix': prefix },
+      ProjectionExpression: 'sk',
+      ScanIndexForward: false,
+      ConsistentRead: consistent,
+      Limit: first + 2,
+    }),
+  );
+  const positions = (result.Items ?? []).map((item) => (item.sk as string).slice(prefix.length)).filter((position) => position !== after);
+  return {
+    items: positions.slice(0, first).map((position) => ({ id: position.slice(position.indexOf('#') + 1), cursor: position })),
+    hasNextPage: positions.length > first,
+  };
+}

@@ -1,0 +1,83 @@
+import { unauthenticated } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { PostRecord } from '../domain/models.js';
+import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
+import { UNMETERED } from '../stores/graph/traversal.js';
+import type { RepostStore } from '../stores/repost-store.js';
+import type { Task } from '../stores/task-queue.js';
+import type { TimelineStore } from '../stores/timeline-store.js';
+import { pageArgs, withOpaqueCursors } from './follows.js';
+import type { OutboxAuthors } from './outbox-authors.js';
+import type { BlockCheck } from './relationships.js';
+import { type PostSettings, type PostUseCases, placePost } from './posts.js';
+
+/**
+ * Reposts. `repost` and `unrepost` are idempotent: the store writes the record, the count and
+ * the delivery together, and a repeat finds things as asked. A repost reaches the reposter's
+ * followers by the same hybrid rule as a post (placePost, from the reposter's follower count):
+ * a `repost` task fans it out, or the reposter's outbox holds it; `unrepost` undoes whichever it
+ * was. The reposter's id is what every rule about reposts keys on (the feed's rules step sees it
+ * as the entry's reason).
+ */
+export class RepostUseCases {
+  constructor(
+    private readonly posts: PostUseCases,
+    private readonly reposts: RepostStore,
+    private readonly timelines: Pick<TimelineStore, 'addRepostEntries' | 'removeRepostEntries'>,
+    private readonly graph: GraphStore,
+    private readonly settings: PostSettings,
+    private readonly outboxAuthors: OutboxAuthors,
+    /** Called after a task was enqueued, so that a worker in this process starts at once. */
+    private readonly taskEnqueued: (task: Task) => void,
+    private readonly blocks: BlockCheck,
+  ) {}
+
+  /** Reposts the post as the viewer (their own post too); NOT_FOUND when it does not exist, FORBIDDEN (nothing written) when its author is in a block with the viewer. */
+  async repost(viewerId: string | null, postId: string): Promise<PostRecord> {
+    if (!viewerId) throw unauthenticated();
+    const post = await this.posts.require(postId, 'postId');
+    await this.blocks.assertNotBlocked(viewerId, [post.authorId]);
+    const [counts] = await this.graph.counts([viewerId], UNMETERED);
+    const { fanOut } = placePost(counts?.followers ?? 0, this.settings);
+    const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId } } : null;
+    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' });
+    if (task) {
+      if (added) this.taskEnqueued(task);
+    } else {
+      // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry writes it again.
+      this.outboxAuthors.invalidate();
+      await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId }]);
+    }
+    return post;
+  }
+
+  async unrepost(viewerId: string | null, postId: string): Promise<PostRecord> {
+    if (!viewerId) throw unauthenticated();
+    const post = await this.posts.require(postId, 'postId');
+    await this.undo(viewerId, post.id);
+    return post;
+  }
+
+  /** Removes the user's repost of the post, if any, and takes it back from timelines; for unrepost, a deleted post and a deleted account. */
+  async undo(userId: string, postId: string): Promise<void> {
+    const task: Task = { id: newId('tsk'), payload: { kind: 'unrepost', postId, reposterId: userId } };
+    const removed = await this.reposts.remove(postId, userId, task);
+    if (removed?.delivery === 'fanOut') this.taskEnqueued(task);
+    // The entry `repost` wrote in an outbox reposter's own timeline (nothing to do for others, or a retry: idempotent).
+    else await this.timelines.removeRepostEntries([{ userId, postId, reposterId: userId }]);
+  }
+
+  /** Undoes one batch of a deleted post's reposts; true while more are left. */
+  async undoBatch(postId: string, size: number): Promise<boolean> {
+    // Strongly consistent: the batch before removed its reposts, and must not be read again.
+    const page = await this.reposts.reposters(postId, size, null, { consistent: true });
+    for (const { id } of page.items) await this.undo(id, postId);
+    return page.hasNextPage;
+  }
+
+  /** Who reposted the post, newest first. */
+  async reposters(postId: string, first: number | null | undefined, after: string | null | undefined): Promise<IdPage> {
+    const page = pageArgs(first, after);
+    return withOpaqueCursors(await this.reposts.reposters(postId, page.first, page.after));
+  }
+}

@@ -1,0 +1,37 @@
+import type { GraphStore } from '../../stores/graph/graph-store.js';
+import { UNMETERED } from '../../stores/graph/traversal.js';
+import type { TimelineStore } from '../../stores/timeline-store.js';
+import type { HomeDelivery } from './home-delivery.js';
+import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
+
+export async function stillFollows(graph: GraphStore, followerId: string, followeeId: string): Promise<boolean> {
+  const [follows] = await graph.follows([{ from: followerId, to: followeeId }], UNMETERED);
+  return follows === true;
+}
+
+/**
+ * `backfill`: copies the followee's newest posts into the follower's home timeline. The follow
+ * is read before and again after writing: an unfollow whose removal ran in between must not
+ * leave the posts behind, so they are taken back.
+ */
+export class FollowBackfill implements TaskHandler<'backfill'> {
+  readonly kind = 'backfill';
+
+  constructor(
+    private readonly timelines: Pick<TimelineStore, 'authorPosts'>,
+    private readonly graph: GraphStore,
+    private readonly homes: HomeDelivery,
+    /** FOLLOW_BACKFILL_POSTS: how many of the followee's newest posts a follow copies. */
+    private readonly backfillPosts: number,
+  ) {}
+
+  async run({ payload: { followerId, followeeId } }: TaskRun<'backfill'>): Promise<RunOutcome> {
+    if (!(await stillFollows(this.graph, followerId, followeeId)) || this.backfillPosts === 0) return 'done';
+    const page = await this.timelines.authorPosts(followeeId, this.backfillPosts, null);
+    const entries = page.entries.map((entry) => ({ userId: followerId, postId: entry.postId, authorId: followeeId, counterShards: entry.counterShards }));
+    await this.homes.deliver(entries);
+    await this.homes.keepBounded(entries.map((e) => e.userId));
+    if (!(await stillFollows(this.graph, followerId, followeeId))) await this.homes.takeBack(entries);
+    return 'done';
+  }
+}

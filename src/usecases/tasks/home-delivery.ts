@@ -1,0 +1,72 @@
+import { mapConcurrently } from '../../lib/collections.js';
+import type { HomeEntry, HomeSizeAddition, RepostEntry, TimelineStore } from '../../stores/timeline-store.js';
+
+export interface HomeBounds {
+  /** Entries a home timeline keeps, about (see sampledSizeAdditions). */
+  timelineMaxEntries: number;
+  /** A home timeline's size is counted on about one write in this many. */
+  timelineSizeSampleEvery: number;
+}
+
+/** Full home timelines trimmed at once by one step. */
+const TRIM_CONCURRENCY = 2;
+
+/**
+ * The size estimates a write of home entries adds to: one user id per entry. A user receiving
+ * `count` entries is counted with probability count/k as k entries, or exactly when count ≥ k:
+ * right on average, at about one update per k entries.
+ */
+export function sampledSizeAdditions(userIds: readonly string[], k: number, random: () => number = Math.random): HomeSizeAddition[] {
+  const counts = new Map<string, number>();
+  for (const userId of userIds) counts.set(userId, (counts.get(userId) ?? 0) + 1);
+  return [...counts].flatMap(([userId, count]) => (count >= k || random() * k < count ? [{ userId, added: Math.max(count, k) }] : []));
+}
+
+/**
+ * Where background work writes home timeline entries: every handler that puts posts into
+ * followers' home timelines (fan-out, backfill, repost fan-out) writes a batch of them with
+ * `deliver` or `deliverReposts`, the one step at which a post arrives in a home timeline, and
+ * keeps the receivers' timelines bounded after it.
+ */
+export class HomeDelivery {
+  constructor(
+    private readonly timelines: TimelineStore,
+    private readonly bounds: HomeBounds,
+  ) {}
+
+  /** Original posts: idempotent puts, replacing an entry that a repost wrote (an original entry wins, see README). */
+  deliver(entries: readonly HomeEntry[]): Promise<void> {
+    return this.timelines.addHomeEntries(entries);
+  }
+
+  /** Reposts: each entry gets its reposter as a reason, and is written only where no original entry of the post is. */
+  deliverReposts(entries: readonly RepostEntry[]): Promise<void> {
+    return this.timelines.addRepostEntries(entries);
+  }
+
+  /** Takes entries back (a fan-out whose post was deleted meanwhile, a backfill whose follow ended), whatever brought them. */
+  takeBack(entries: readonly { userId: string; postId: string }[]): Promise<void> {
+    return this.timelines.removeHomeEntries(entries);
+  }
+
+  /** Takes a reposter back as the reason of entries; an entry left without a reason goes. */
+  takeBackReposts(entries: readonly { userId: string; postId: string; reposterId: string }[]): Promise<void> {
+    return this.timelines.removeRepostEntries(entries);
+  }
+
+  /**
+   * The bound on home timelines, a step after every write to them: each keeps about
+   * TIMELINE_MAX_ENTRIES entries without a write per entry. The size estimates of the users
+   * who received entries are updated (sampledSizeAdditions), and a timeline whose estimate
+   * passed the bound is trimmed to nine tenths of it, its estimate reset to what is left — so
+   * a full timeline is read once per tenth of the bound of new entries, not on every write.
+   */
+  async keepBounded(receivers: readonly string[]): Promise<void> {
+    const max = this.bounds.timelineMaxEntries;
+    const additions = sampledSizeAdditions(receivers, this.bounds.timelineSizeSampleEvery);
+    if (additions.length === 0) return;
+    const estimates = await this.timelines.addToHomeSizes(additions);
+    const full = additions.filter((_, i) => estimates[i]! > max);
+    await mapConcurrently(full, TRIM_CONCURRENCY, ({ userId }) => this.timelines.trimHome(userId, max - Math.floor(max / 10)));
+  }
+}

@@ -1,0 +1,52 @@
+import { settleAll } from '../../lib/collections.js';
+import type { PostStore } from '../../stores/post-store.js';
+import type { RepostStore } from '../../stores/repost-store.js';
+import type { FollowerWalk } from './follower-walk.js';
+import type { HomeDelivery } from './home-delivery.js';
+import { currentPost } from './post-fan-out.js';
+import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
+
+/**
+ * `repost`: copies a reposted post into the home timelines of the reposter and the reposter's
+ * followers, with the reposter as the entry's reason (PostEdge.repostedBy). A timeline that
+ * has the post already keeps its entry: an original entry always, a repost entry with its first
+ * reason (see HomeDelivery.deliverReposts). As with a post's fan-out, after each page the post
+ * and the repost are read again: once either is gone (deletePost, unrepost), the pages written
+ * since are taken back and the task ends; the cleanup that follows removes the rest.
+ */
+export class RepostFanOut implements TaskHandler<'repost'> {
+  readonly kind = 'repost';
+
+  constructor(
+    private readonly posts: Pick<PostStore, 'getMany'>,
+    private readonly reposts: Pick<RepostStore, 'hasReposted'>,
+    private readonly followers: FollowerWalk,
+    private readonly homes: HomeDelivery,
+  ) {}
+
+  async run({ payload: { postId, reposterId }, checkpoint, save, stopping }: TaskRun<'repost'>): Promise<RunOutcome> {
+    const [post, firstPage] = await settleAll([this.stillReposted(postId, reposterId), this.followers.page(reposterId, checkpoint)] as const);
+    if (!post) return 'done';
+    const entries = (userIds: readonly string[]) =>
+      userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId }));
+    // The reposter's own timeline shows the repost too, counted with the first page.
+    let uncounted = checkpoint === null ? [reposterId] : [];
+    if (checkpoint === null) await this.homes.deliverReposts(entries([reposterId]));
+    return this.followers.walk(reposterId, firstPage, save, stopping, {
+      write: (followerIds) => this.homes.deliverReposts(entries(followerIds)),
+      finish: async (followerIds) => {
+        const counted = [...uncounted, ...followerIds];
+        uncounted = [];
+        const [, current] = await settleAll([this.homes.keepBounded(counted), this.stillReposted(postId, reposterId)] as const);
+        return current !== null;
+      },
+      takeBack: (followerIds) => this.homes.takeBackReposts(followerIds.map((userId) => ({ userId, postId, reposterId }))),
+    });
+  }
+
+  /** The post while it exists and the reposter still reposts it; null otherwise. */
+  private async stillReposted(postId: string, reposterId: string) {
+    const [post, [reposted]] = await settleAll([currentPost(this.posts, postId), this.reposts.hasReposted([{ postId, userId: reposterId }], { consistent: true })] as const);
+    return post && reposted ? post : null;
+  }
+}

@@ -1,0 +1,52 @@
+import type { RepostStore } from '../../stores/repost-store.js';
+import type { FollowerWalk } from './follower-walk.js';
+import type { HomeDelivery } from './home-delivery.js';
+import type { RepostFanOut } from './repost-fan-out.js';
+import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
+
+/** Checkpoints of the repost's fan-out that an unrepost finishes with: this prefix, then that walk's own checkpoint. */
+const REDELIVERY = 'redeliver:';
+
+/**
+ * `unrepost`: takes the reposter back as a reason from the home timelines of the reposter and
+ * the reposter's followers; an entry left without a reason (no original, no other repost that
+ * a follower follows) goes. Reposted again before this ran, it does nothing; reposted again
+ * while it ran (the new repost's entries may have been taken back), it finishes with that
+ * repost's fan-out, under checkpoints of its own, so that a resumed task goes on with it.
+ */
+export class UnrepostCleanup implements TaskHandler<'unrepost'> {
+  readonly kind = 'unrepost';
+
+  constructor(
+    private readonly reposts: Pick<RepostStore, 'hasReposted'>,
+    private readonly followers: FollowerWalk,
+    private readonly homes: HomeDelivery,
+    private readonly fanOut: RepostFanOut,
+  ) {}
+
+  async run(run: TaskRun<'unrepost'>): Promise<RunOutcome> {
+    const { payload, checkpoint, save, stopping } = run;
+    const { postId, reposterId } = payload;
+    if (checkpoint?.startsWith(REDELIVERY)) return this.redeliver(run, checkpoint.slice(REDELIVERY.length) || null);
+    if (await this.reposted(postId, reposterId)) return 'done';
+    const entries = (userIds: readonly string[]) => userIds.map((userId) => ({ userId, postId, reposterId }));
+    const firstPage = await this.followers.page(reposterId, checkpoint);
+    if (checkpoint === null) await this.homes.takeBackReposts(entries([reposterId]));
+    const outcome = await this.followers.walk(reposterId, firstPage, save, stopping, { write: (followerIds) => this.homes.takeBackReposts(entries(followerIds)) });
+    if (outcome !== 'done' || !(await this.reposted(postId, reposterId))) return outcome;
+    if (!(await save(REDELIVERY))) return 'lost';
+    return this.redeliver(run, null);
+  }
+
+  /** The repost's fan-out from `cursor` (null: from the start, the reposter's own entry included). */
+  private redeliver(run: TaskRun<'unrepost'>, cursor: string | null): Promise<RunOutcome> {
+    const { postId, reposterId } = run.payload;
+    const save = (position: string) => run.save(`${REDELIVERY}${position}`);
+    return this.fanOut.run({ ...run, payload: { kind: 'repost', postId, reposterId }, checkpoint: cursor, save });
+  }
+
+  private async reposted(postId: string, reposterId: string): Promise<boolean> {
+    const [reposted] = await this.reposts.hasReposted([{ postId, userId: reposterId }], { consistent: true });
+    return reposted === true;
+  }
+}

@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+import { createPost, eventually, follow, queueDrained, unfollow, walk } from '../helpers/posts.js';
+
+/** Reposters with more than 4 followers are not fanned out here (FANOUT_MAX_FOLLOWERS), so the hybrid rule is reachable. */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ FANOUT_MAX_FOLLOWERS: '4', OUTBOX_AUTHORS_TTL_MS: '0' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+type User = Awaited<ReturnType<TestApp['signUp']>>;
+
+const POST_STATE = 'id repostCount viewerHasReposted likeCount';
+
+async function repost(user: User, postId: string, mutation: 'repost' | 'unrepost' = 'repost') {
+  const result = await t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { ${POST_STATE} } } }`, { id: postId }, user.token);
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  return result.data![mutation].post as { id: string; repostCount: number; viewerHasReposted: boolean };
+}
+
+/** Every entry of the user's home timeline: the post and the handle of the reposter that put it there. */
+function homeEntries(user: User): Promise<{ id: string; repostedBy: string | null }[]> {
+  const entries: { id: string; repostedBy: string | null }[] = [];
+  return walk(async (after) => {
+    const result = await t.gql(
+      'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
+      { id: user.id, after },
+      user.token,
+    );
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    const page = result.data!.user.timeline;
+    entries.push(...page.edges.map((e: any) => ({ id: e.node.id, repostedBy: e.repostedBy?.handle ?? null })));
+    return page;
+  }).then(() => entries);
+}
+
+const entriesOf = async (user: User, postId: string) => (await homeEntries(user)).filter((e) => e.id === postId);
+
+async function signUps(n: number): Promise<User[]> {
+  return Promise.all(Array.from({ length: n }, () => t.signUp()));
+}
+
+describe('repost and unrepost', () => {
+  it('count the reposter once however often they are called, allow one’s own post, and refuse a deleted or unknown post', async () => {
+    const [author, reposter] = await signUps(2);
+    const postId = await createPost(t, author!.token, 'worth sharing');
+    const reposts = await Promise.all(Array.from({ length: 4 }, () => repost(reposter!, postId)));
+    expect(reposts.every((p) => p.repostCount === 1 && p.viewerHasReposted)).toBe(true);
+    expect((await repost(author!, postId)).repostCount).toBe(2);
+
+    const undone = await Promise.all(Array.from({ length: 3 }, () => repost(reposter!, postId, 'unrepost')));
+    expect(undone.every((p) => p.repostCount === 1 && !p.viewerHasReposted)).toBe(true);
+
+    const view = await t.gql('query($id: ID!) { post(id: $id) { repostCount viewerHasReposted } }', { id: postId }, author!.token);
+    expect(view.data!.post).toEqual({ repostCount: 1, viewerHasReposted: true });
+    const anonymous = await t.gql('query($id: ID!) { post(id: $id) { viewerHasReposted } }', { id: postId });
+    expect(anonymous.data!.post.viewerHasReposted).toBe(false);
+
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
+    const gone = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId }, reposter!.token);
+    expect(errorCodes(gone)).toEqual(['NOT_FOUND']);
+    const unknown = await t.gql('mutation { repost(postId: "pst_00000000000000000000000000") { post { id } } }', {}, reposter!.token);
+    expect(errorCodes(unknown)).toEqual(['NOT_FOUND']);
+    const signedOut = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId });
+    expect(errorCodes(signedOut)).toEqual(['UNAUTHENTICATED']);
+  });
+});
+
+describe('reposts under races', () => {
+  it('count exactly when many users repost and unrepost at once, each many times', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(t, author.token, 'raced');
+    const users = await signUps(8);
+    await Promise.all(users.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId))));
+    const leaving = users.slice(0, 5);
+    await Promise.all([...leaving.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId, 'unrepost'))), ...users.slice(5).map((u) => repost(u, postId))]);
+    const result = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy(first: 100) { totalCount edges { node { id } } } } }', { id: postId });
+    expect(result.data!.post.repostCount).toBe(3);
+    expect(new Set(result.data!.post.repostedBy.edges.map((e: any) => e.node.id))).toEqual(new Set(users.slice(5).map((u) => u.id)));
+    // stop() audits repostCount against the repost records.
+  });
+
+  it('leave with a deleted account: its reposts are counted down and taken out of its followers’ timelines', async () => {
+    const [author, reposter, follower] = await signUps(3);
+    await follow(t, follower!.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'outlived');
+    await repost(reposter!, postId);
+    await eventually(async () => expect(await entriesOf(follower!, postId)).toHaveLength(1));
+    const deleted = await t.gql('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, reposter!.token);
+    expect(deleted.errors).toBeUndefined();
+    await queueDrained(t);
+    expect(await entriesOf(follower!, postId)).toEqual([]);
+    const post = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount edges { node { id } } } } }', { id: postId });
+    expect(post.data!.post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0, edges: [] } });
+  });
+});
+
+describe('reposts in home timelines', () => {
+  it('reach every follower of the reposter once, also when two followed accounts repost the same post, with the first reason', async () => {
+    const [author, first, second] = await signUps(3);
+    const followers = await signUps(4);
+    // followers[0..1] follow both reposters, [2] only the second, [3] the author and the first reposter.
+    for (const f of followers.slice(0, 2)) for (const r of [first!, second!]) await follow(t, f.token, r.id);
+    await follow(t, followers[2]!.token, second!.id);
+    await follow(t, followers[3]!.token, first!.id);
+    await follow(t, followers[3]!.token, author!.id);
+    const postId = await createPost(t, author!.token, 'shared twice');
+    await eventually(async () => expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]));
+
+    await repost(first!, postId);
+    await eventually(async () => expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]));
+    await repost(second!, postId);
+    await queueDrained(t);
+
+    expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]);
+    expect(await entriesOf(followers[1]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]);
+    expect(await entriesOf(followers[2]!, postId)).toEqual([{ id: postId, repostedBy: second!.handle }]);
+    // Following the author, the follower has the post as an original: a repost adds no second entry and no reason.
+    expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]);
+    // The reposters see their own repost.
+    expect(await entriesOf(first!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]);
+    expect(await entriesOf(author!, postId)).toEqual([{ id: postId, repostedBy: null }]);
+
+    // Unreposting takes the entry back where only that repost held it; elsewhere the other reason stays.
+    await repost(first!, postId, 'unrepost');
+    await queueDrained(t);
+    expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: second!.handle }]);
+    expect(await entriesOf(followers[2]!, postId)).toEqual([{ id: postId, repostedBy: second!.handle }]);
+    expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]);
+    expect(await entriesOf(first!, postId)).toEqual([]);
+    await repost(second!, postId, 'unrepost');
+    await queueDrained(t);
+    for (const f of followers.slice(0, 3)) expect(await entriesOf(f, postId)).toEqual([]);
+    expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]);
+  });
+
+  it('deletePost takes the reposts’ entries back too, and unfollowing a reposter takes back what only they reposted', async () => {
+    const [author, reposter] = await signUps(2);
+    const followers = await signUps(2);
+    for (const f of followers) await follow(t, f.token, reposter!.id);
+    const kept = await createPost(t, author!.token, 'kept');
+    const deleted = await createPost(t, author!.token, 'deleted');
+    await repost(reposter!, kept);
+    await repost(reposter!, deleted);
+    await eventually(async () => expect((await homeEntries(followers[0]!)).map((e) => e.id)).toEqual([deleted, kept]));
+
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: deleted }, author!.token);
+    await queueDrained(t);
+    for (const f of followers) expect((await homeEntries(f)).map((e) => e.id)).toEqual([kept]);
+    const page = await t.gql('query($id: ID!) { user(id: $id) { posts { edges { node { id } repostedBy { id } } } } }', { id: reposter!.id });
+    expect(page.data!.user.posts.edges).toEqual([{ node: { id: kept }, repostedBy: { id: reposter!.id } }]);
+
+    await unfollow(t, followers[0]!.token, reposter!.id);
+    await queueDrained(t);
+    expect(await homeEntries(followers[0]!)).toEqual([]);
+    expect((await homeEntries(followers[1]!)).map((e) => e.id)).toEqual([kept]);
+  });
+
+  it('a reposter with more followers than FANOUT_MAX_FOLLOWERS is merged at read time, and unrepost takes it back', async () => {
+    const [author, reposter] = await signUps(2);
+    const followers = await signUps(5);
+    for (const f of followers) await follow(t, f.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'from a hot reposter');
+    await repost(reposter!, postId);
+    for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([{ id: postId, repostedBy: reposter!.handle }]);
+    await repost(reposter!, postId, 'unrepost');
+    for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([]);
+
+    // Their own post is in their outbox already: a repost of it changes no timeline, and its unrepost leaves the post there.
+    const own = await createPost(t, reposter!.token, 'hot and mine');
+    expect((await repost(reposter!, own)).repostCount).toBe(1);
+    expect((await repost(reposter!, own, 'unrepost')).repostCount).toBe(0);
+    for (const u of [...followers, reposter!]) expect(await entriesOf(u, own)).toEqual([{ id: own, repostedBy: null }]);
+  });
+});
+
+describe('an author page', () => {
+  it('shows the author’s reposts with their reason unless includeReposts is false', async () => {
+    const [author, other] = await signUps(2);
+    const own = await createPost(t, author!.token, 'mine');
+    const theirs = await createPost(t, other!.token, 'theirs');
+    await repost(author!, theirs);
+    await repost(author!, own);
+    const page = (includeReposts?: boolean) =>
+      t.gql('query($id: ID!, $r: Boolean) { user(id: $id) { posts(includeReposts: $r) { edges { node { id } repostedBy { handle } } } } }', {
+        id: author!.id,
+        ...(includeReposts === undefined ? {} : { r: includeReposts }),
+      });
+    // A repost of one's own post shows the post once, as the original.
+    expect((await page()).data!.user.posts.edges).toEqual([
+      { node: { id: theirs }, repostedBy: { handle: author!.handle } },
+      { node: { id: own }, repostedBy: null },
+    ]);
+    expect((await page(false)).data!.user.posts.edges).toEqual([{ node: { id: own }, repostedBy: null }]);
+  });
+});
+
+describe('likedBy and repostedBy', () => {
+  it('page through the users newest first, with totalCount equal to the count', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(t, author.token, 'popular');
+    const users = await signUps(5);
+    for (const u of users) {
+      await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token);
+      await repost(u, postId);
+    }
+    // An unlike and an unrepost leave the lists too.
+    await t.gql('mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', { id: postId }, users[1]!.token);
+    await repost(users[3]!, postId, 'unrepost');
+    for (const [field, count, left] of [
+      ['likedBy', 'likeCount', users.filter((_, i) => i !== 1)],
+      ['repostedBy', 'repostCount', users.filter((_, i) => i !== 3)],
+    ] as const) {
+      const totals: number[] = [];
+      const ids = await walk(async (after) => {
+        const result = await t.gql(
+          `query($id: ID!, $after: String) { post(id: $id) { ${count} ${field}(first: 2, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }`,
+          { id: postId, after },
+        );
+        if (result.errors) throw new Error(JSON.stringify(result.errors));
+        totals.push(result.data!.post[field].totalCount, result.data!.post[count]);
+        return result.data!.post[field];
+      });
+      expect(ids, field).toEqual(left.map((u) => u.id).reverse());
+      expect(new Set(totals), field).toEqual(new Set([4]));
+    }
+    const bad = await t.gql('query($id: ID!) { post(id: $id) { likedBy(after: "bm90IGEgY3Vyc29y") { totalCount } } }', { id: postId });
+    expect(errorCodes(bad)).toEqual(['BAD_USER_INPUT']);
+  });
+});
+
+describe('mentions', () => {
+  it('resolve @handles of existing users when a post or comment is written, in order of first mention', async () => {
+    const [author, named, other] = await signUps(3);
+    const text = `hi @${named!.handle.toUpperCase()} and @${other!.handle}, again @${named!.handle}; not @nobody_${Date.now()} nor me@${other!.handle}`;
+    const created = await t.gql(
+      'mutation($text: String!) { createPost(input: { text: $text }) { post { id mentions { id handle } } } }',
+      { text },
+      author!.token,
+    );
+    expect(created.data!.createPost.post.mentions).toEqual([
+      { id: named!.id, handle: named!.handle },
+      { id: other!.id, handle: other!.handle },
+    ]);
+    const postId = created.data!.createPost.post.id;
+    const comment = await t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { mentions { id } } } }', { id: postId, text: `@${author!.handle} thanks` }, other!.token);
+    expect(comment.data!.addComment.comment.mentions).toEqual([{ id: author!.id }]);
+    const read = await t.gql('query($id: ID!) { post(id: $id) { mentions { id } comments { edges { node { mentions { id } } } } } }', { id: postId });
+    expect(read.data!.post.mentions).toEqual([{ id: named!.id }, { id: other!.id }]);
+    expect(read.data!.post.comments.edges[0].node.mentions).toEqual([{ id: author!.id }]);
+  });
+});

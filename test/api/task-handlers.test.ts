@@ -1,0 +1,230 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
+import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
+import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
+import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
+import { HomeDelivery } from '../../src/usecases/tasks/home-delivery.js';
+import { PostCleanup } from '../../src/usecases/tasks/post-cleanup.js';
+import { PostFanOut } from '../../src/usecases/tasks/post-fan-out.js';
+import { RepostFanOut } from '../../src/usecases/tasks/repost-fan-out.js';
+import { type HandlerSet, type PayloadOf, type TaskKind, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
+import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
+import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
+import { createLogger } from '../../src/logger.js';
+import { createUseCases } from '../../src/usecases/use-cases.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { createPost, follow, unfollow } from '../helpers/posts.js';
+
+/**
+ * Each task kind's handler run alone, against the service's stores, with no worker: the API
+ * enqueues its tasks (WORKER_ENABLED=false) and nothing runs them but these tests.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ WORKER_ENABLED: 'false' });
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+function handlers() {
+  const { stores, config } = t.app;
+  const followers = new FollowerWalk(stores.graph, 2);
+  const homes = new HomeDelivery(stores.timelines, config);
+  const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
+  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes);
+  const { reposts } = createUseCases(stores, config, createLogger('silent'));
+  return {
+    fanOut: new PostFanOut(stores.posts, followers, homes),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2)),
+    backfill,
+    unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
+    repost,
+    unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
+  };
+}
+
+/** Runs a task of `kind` with the handler alone, from the start, recording its checkpoints. */
+async function run<K extends Exclude<TaskKind, 'deleteAccount'>>(kind: K, payload: Omit<PayloadOf<K>, 'kind'>, checkpoints: string[] = []) {
+  const handler = handlers()[kind] as unknown as { run(r: object): Promise<string> };
+  return handler.run({ payload: { kind, ...payload }, checkpoint: null, save: async (c: string) => (checkpoints.push(c), true), stopping: () => false });
+}
+
+/** The user's home entries as stored: post id → reason (null for an original). */
+async function home(userId: string): Promise<Map<string, string | null>> {
+  const [entries] = await t.app.stores.timelines.homeLists(userId, [], 100, null);
+  return new Map(entries!.map((e) => [e.postId, e.repostedBy]));
+}
+
+const repost = (token: string, postId: string, mutation = 'repost') => t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+
+describe('TaskHandlers', () => {
+  it('runs each task by its kind’s handler and fails a kind it has none for', async () => {
+    const ran: string[] = [];
+    const handler = (kind: TaskKind) => ({ kind, run: async () => (ran.push(kind), 'done' as const) });
+    const all = Object.fromEntries((['fanOut', 'deletePost', 'backfill', 'unfollow', 'repost', 'unrepost', 'deleteAccount'] as const).map((k) => [k, handler(k)])) as unknown as HandlerSet;
+    const tasks = new TaskHandlers(all);
+    const claimed = (payload: unknown) => ({ id: 'tsk_x', payload, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'l' }) as ClaimedTask;
+    expect(await tasks.run(claimed({ kind: 'unrepost', postId: 'p', reposterId: 'u' } satisfies TaskPayload), async () => true, () => false)).toBe('done');
+    expect(ran).toEqual(['unrepost']);
+    await expect(tasks.run(claimed({ kind: 'toString' }), async () => true, () => false)).rejects.toThrow('unknown task kind "toString"');
+    await expect(tasks.run(claimed({}), async () => true, () => false)).rejects.toThrow('unknown task kind');
+  });
+});
+
+describe('one handler per task kind, run alone', () => {
+  it('fanOut copies the post to every follower page by page, and nothing once the post is gone', async () => {
+    const [author, ...followers] = await Promise.all(Array.from({ length: 6 }, () => t.signUp()));
+    for (const f of followers) await follow(t, f.token, author!.id);
+    const postId = await createPost(t, author!.token, 'fanned');
+    const checkpoints: string[] = [];
+    expect(await run('fanOut', { postId, authorId: author!.id }, checkpoints)).toBe('done');
+    // Pages of 2: the first is finished and checkpointed while the second is written; the last two are finished together.
+    expect(checkpoints).toHaveLength(1);
+    for (const f of followers) expect((await home(f.id)).get(postId)).toBeNull();
+
+    const gone = await createPost(t, author!.token, 'gone');
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: gone }, author!.token);
+    expect(await run('fanOut', { postId: gone, authorId: author!.id })).toBe('done');
+    for (const f of followers) expect((await home(f.id)).has(gone)).toBe(false);
+  });
+
+  it('repost writes the reposter as the reason where no entry is, leaves originals alone, and writes nothing for a repost undone', async () => {
+    const [author, reposter, plain, both] = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
+    for (const f of [plain!, both!]) await follow(t, f.token, reposter!.id);
+    await follow(t, both!.token, author!.id);
+    const postId = await createPost(t, author!.token, 'reposted');
+    await run('fanOut', { postId, authorId: author!.id });
+    await repost(reposter!.token, postId);
+    expect(await run('repost', { postId, reposterId: reposter!.id })).toBe('done');
+    expect((await home(plain!.id)).get(postId)).toBe(reposter!.id);
+    expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
+    expect((await home(both!.id)).get(postId)).toBeNull();
+
+    const undone = await createPost(t, author!.token, 'undone');
+    await repost(reposter!.token, undone);
+    await repost(reposter!.token, undone, 'unrepost');
+    expect(await run('repost', { postId: undone, reposterId: reposter!.id })).toBe('done');
+    expect((await home(plain!.id)).has(undone)).toBe(false);
+  });
+
+  it('unrepost takes the reason back and the entries it alone held, and does nothing when the post was reposted again first', async () => {
+    const [author, reposter, follower] = await Promise.all(Array.from({ length: 3 }, () => t.signUp()));
+    await follow(t, follower!.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'taken back');
+    await repost(reposter!.token, postId);
+    await run('repost', { postId, reposterId: reposter!.id });
+    await repost(reposter!.token, postId, 'unrepost');
+    await repost(reposter!.token, postId);
+    // Reposted again before the unrepost task ran: it leaves the entries to the new repost.
+    expect(await run('unrepost', { postId, reposterId: reposter!.id })).toBe('done');
+    expect((await home(follower!.id)).get(postId)).toBe(reposter!.id);
+    await repost(reposter!.token, postId, 'unrepost');
+    expect(await run('unrepost', { postId, reposterId: reposter!.id })).toBe('done');
+    expect((await home(follower!.id)).has(postId)).toBe(false);
+    expect((await home(reposter!.id)).has(postId)).toBe(false);
+  });
+
+  it('unrepost finishes with the repost’s fan-out when reposted while it ran, and a resumed task goes on with that fan-out', async () => {
+    const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 7 }, () => t.signUp()));
+    for (const f of followers) await follow(t, f.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'back and forth');
+    await repost(reposter!.token, postId);
+    await run('repost', { postId, reposterId: reposter!.id });
+    await repost(reposter!.token, postId, 'unrepost');
+    const checkpoints: string[] = [];
+    let reposted = false;
+    let redelivering = false;
+    const { unrepost } = handlers();
+    const first = await unrepost.run({
+      payload: { kind: 'unrepost', postId, reposterId: reposter!.id },
+      checkpoint: null,
+      save: async (checkpoint) => {
+        checkpoints.push(checkpoint);
+        // Reposted again while the removal walks the followers.
+        if (!reposted) await repost(reposter!.token, postId);
+        reposted = true;
+        redelivering = checkpoint.startsWith('redeliver:');
+        return true;
+      },
+      // The worker stops as soon as the redelivery has begun.
+      stopping: () => redelivering,
+    });
+    expect(first).toBe('stopped');
+    const resumeAt = checkpoints.at(-1)!;
+    expect(resumeAt).toMatch(/^redeliver:./);
+    const missing = async () => (await Promise.all(followers.map(async (f) => (await home(f.id)).get(postId)))).filter((reason) => reason !== reposter!.id);
+    expect((await missing()).length).toBeGreaterThan(0);
+    expect(await unrepost.run({ payload: { kind: 'unrepost', postId, reposterId: reposter!.id }, checkpoint: resumeAt, save: async () => true, stopping: () => false })).toBe('done');
+    expect(await missing()).toEqual([]);
+    expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
+  });
+
+  it('deletePost walks the author’s followers, then undoes the reposts, then removes the records, checkpointing each phase', async () => {
+    const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 5 }, () => t.signUp()));
+    for (const f of followers) await follow(t, f.token, author!.id);
+    await follow(t, followers[0]!.token, reposter!.id);
+    const postId = await createPost(t, author!.token, 'deleted with its reposts');
+    await run('fanOut', { postId, authorId: author!.id });
+    await repost(reposter!.token, postId);
+    await run('repost', { postId, reposterId: reposter!.id });
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
+    const checkpoints: string[] = [];
+    expect(await run('deletePost', { postId, authorId: author!.id, tags: [] }, checkpoints)).toBe('done');
+    expect(checkpoints.slice(-2)).toEqual(['reposts', 'traces']);
+    for (const f of followers) expect((await home(f.id)).has(postId)).toBe(false);
+    // The reposter's own entry goes with the repost's unrepost task, enqueued by the cleanup.
+    const [reposted] = await t.app.stores.reposts.hasReposted([{ postId, userId: reposter!.id }], { consistent: true });
+    expect(reposted).toBe(false);
+    expect(await run('unrepost', { postId, reposterId: reposter!.id })).toBe('done');
+    expect((await home(reposter!.id)).has(postId)).toBe(false);
+  });
+
+  it('backfill copies the followee’s newest posts while the follow holds; unfollow takes the followee’s posts and reposts back', async () => {
+    const [followee, author, follower] = await Promise.all(Array.from({ length: 3 }, () => t.signUp()));
+    const own = await createPost(t, followee!.token, 'own');
+    const other = await createPost(t, author!.token, 'reposted by the followee');
+    await follow(t, follower!.token, followee!.id);
+    expect(await run('backfill', { followerId: follower!.id, followeeId: followee!.id })).toBe('done');
+    expect((await home(follower!.id)).get(own)).toBeNull();
+    await repost(followee!.token, other);
+    await run('repost', { postId: other, reposterId: followee!.id });
+    expect((await home(follower!.id)).get(other)).toBe(followee!.id);
+
+    await unfollow(t, follower!.token, followee!.id);
+    expect(await run('unfollow', { followerId: follower!.id, followeeId: followee!.id })).toBe('done');
+    expect(await home(follower!.id)).toEqual(new Map());
+    expect(await run('backfill', { followerId: follower!.id, followeeId: followee!.id })).toBe('done');
+    expect(await home(follower!.id)).toEqual(new Map());
+  });
+});
+
+describe('repost entries', () => {
+  it('are settled by a repeated removal when one stopped between its two writes', async () => {
+    const { timelines } = t.app.stores;
+    const entry = (userId: string, repostedBy: string) => ({ userId, postId: 'pst_01JD0000000000000000000000', authorId: 'usr_a', counterShards: 1, repostedBy });
+    // The reason was taken out, but the entry was neither deleted nor given another reason to show.
+    await timelines.addRepostEntries([entry('usr_left_alone', 'usr_r')]);
+    await timelines.addRepostEntries([entry('usr_two', 'usr_r')]);
+    await timelines.addRepostEntries([entry('usr_two', 'usr_s')]);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    for (const userId of ['usr_left_alone', 'usr_two']) {
+      await client.send(
+        new UpdateCommand({
+          TableName: tableName(t.tablePrefix),
+          Key: keys.homeEntry(userId, 'pst_01JD0000000000000000000000'),
+          UpdateExpression: 'DELETE reposters :r',
+          ExpressionAttributeValues: { ':r': new Set(['usr_r']) },
+        }),
+      );
+    }
+    client.destroy();
+    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_r');
+
+    await timelines.removeRepostEntries(['usr_left_alone', 'usr_two'].map((userId) => ({ userId, postId: 'pst_01JD0000000000000000000000', reposterId: 'usr_r' })));
+    expect(await home('usr_left_alone')).toEqual(new Map());
+    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_s');
+  });
+});
