@@ -29,6 +29,7 @@ import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
+import { DynamoFanOutProgressStore } from './stores/dynamo/dynamo-fanout-progress-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
 import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
@@ -39,6 +40,8 @@ import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
 import type { GraphStore } from './stores/graph/graph-store.js';
 import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
+import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
+import { RedisPubSub } from './stores/redis/redis-pubsub.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
@@ -109,6 +112,16 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
+  let pubsub: PubSub;
+  try {
+    pubsub = await openPubSub(config, logger);
+  } catch (error) {
+    await graph.close();
+    graphClient.destroy();
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const reader = new BatchReader(client, table, config.batching);
@@ -122,6 +135,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
+    fanOutProgress: new DynamoFanOutProgressStore(client, table, reader),
+    pubsub,
   };
   return {
     stores,
@@ -138,12 +153,26 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
+      await pubsub.close();
       await graph.close();
       graphClient.destroy();
       client.destroy();
       await engine?.stop();
     },
   };
+}
+
+/** Live events: through Redis when REDIS_URL is set (several processes), else within this process. */
+async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
+  if (!config.redisUrl) return new InProcessPubSub();
+  const redis = new RedisPubSub(config.redisUrl, logger.child({ component: 'redis' }));
+  try {
+    await redis.connect();
+  } catch (error) {
+    await redis.close();
+    throw error;
+  }
+  return redis;
 }
 
 /** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */

@@ -80,7 +80,7 @@ export async function seedThroughService(
     phase = progress('posts', posts.length);
     await mapConcurrently(posts, CONCURRENCY, async (post, i) => {
       const task = placements[i]!.fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } } : null;
-      await stores.posts.create(post, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, null);
+      await stores.posts.create(post, task ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! } : { kind: 'outbox' }, null);
       if (task) worker.nudge(task);
       phase.tick();
     });
@@ -124,7 +124,7 @@ class CountingFanOut extends FanOut {
   finished = 0;
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
-    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {});
+    super(stores.timelines, stores.graph, stores.tasks, stores.posts, settings, () => {}, stores.fanOutProgress);
   }
 
   override async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

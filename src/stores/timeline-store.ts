@@ -34,6 +34,17 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
   return { entries: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
+/**
+ * Merges oldest-first entry lists (each read with last + 1 entries newer than a cursor) into the
+ * `last` entries nearest the cursor, newest first, and whether newer ones remain.
+ */
+export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
+  const byPost = new Map<string, TimelineEntry>();
+  for (const entry of lists.flat()) if (!byPost.has(entry.postId)) byPost.set(entry.postId, entry);
+  const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? -1 : a.postId > b.postId ? 1 : 0));
+  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last };
+}
+
 export interface HomeSizeAddition {
   userId: string;
   added: number;
@@ -45,6 +56,8 @@ export interface TimelineStore {
    * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for mergeNewestFirst.
    */
   homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]>;
+  /** As homeLists, backwards: the oldest last + 1 entries newer than `before` of each list, oldest first, for mergeOldestFirst. */
+  homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]>;
   authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
   tag(tag: string, first: number, after: string | null): Promise<EntryPage>;
   public(first: number, after: string | null): Promise<EntryPage>;

@@ -4,6 +4,7 @@ import { mapConcurrently, settleAll } from '../lib/collections.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
+import type { FanOutProgressStore } from '../stores/fanout-progress-store.js';
 import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { HomeSizeAddition, TimelineStore } from '../stores/timeline-store.js';
 import type { FollowEvents } from './follow-events.js';
@@ -18,6 +19,17 @@ export interface FanOutSettings {
   /** A home timeline's size is counted on about one write in this many. */
   timelineSizeSampleEvery: number;
 }
+
+/** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
+export interface Delivered {
+  postId: string;
+  authorId: string;
+  counterShards: number;
+  userIds: readonly string[];
+}
+
+/** Told of every batch of home entries a fan-out writes; must not throw (its own failures are its own). */
+export type OnDelivered = (delivered: Delivered) => void;
 
 /** Saves the task's position and renews its lease; false when another worker has taken the task over. */
 export type SaveCheckpoint = (checkpoint: string) => Promise<boolean>;
@@ -46,8 +58,11 @@ export function sampledSizeAdditions(userIds: readonly string[], k: number, rand
 interface FollowerPageStep {
   /** The page's timeline writes. */
   write(followerIds: string[]): Promise<void>;
-  /** The rest of the work on written pages (the followers of one or more): false ends the walk, and `takeBack` undoes the pages written since. */
-  finish?(followerIds: string[]): Promise<boolean>;
+  /**
+   * The rest of the work on written pages (the followers of one or more, and the checkpoint after
+   * them, null for the end): false ends the walk, and `takeBack` undoes the pages written since.
+   */
+  finish?(followerIds: string[], cursor: string | null): Promise<boolean>;
   takeBack?(followerIds: string[]): Promise<void>;
 }
 
@@ -72,6 +87,8 @@ export class FanOut implements FollowEvents {
     private readonly posts: Pick<PostStore, 'getMany'>,
     private readonly settings: FanOutSettings,
     private readonly taskEnqueued: (task: Task) => void,
+    private readonly progress: Pick<FanOutProgressStore, 'advance'>,
+    private readonly onDelivered: OnDelivered = () => {},
   ) {}
 
   async followed(followerId: string, followeeId: string): Promise<void> {
@@ -119,14 +136,24 @@ export class FanOut implements FollowEvents {
     if (!post) return 'done';
     // The author's own entry was written with the post; counting it with the first page keeps the author's timeline bounded too.
     let uncounted = task.checkpoint === null ? [authorId] : [];
+    // The author's own entry is announced with the first page too (live updates).
+    let unannounced = task.checkpoint === null ? [authorId] : [];
+    let position = task.checkpoint;
     const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.walkFollowers(authorId, firstPage, save, stopping, {
-      write: (followerIds) => this.timelines.addHomeEntries(entries(followerIds)),
-      finish: async (followerIds) => {
+      write: async (followerIds) => {
+        await this.timelines.addHomeEntries(entries(followerIds));
+        this.onDelivered({ postId, authorId, counterShards: post.counterShards, userIds: [...unannounced, ...followerIds] });
+        unannounced = [];
+      },
+      finish: async (followerIds, cursor) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];
         const [, current] = await settleAll([this.keepHomeTimelinesBounded(counted), this.currentPost(postId)] as const);
-        return current !== null;
+        if (current === null) return false;
+        await this.progress.advance(postId, position, cursor, followerIds.length);
+        position = cursor;
+        return true;
       },
       takeBack: (followerIds) => this.timelines.removeHomeEntries(entries(followerIds)),
     });
@@ -174,7 +201,7 @@ export class FanOut implements FollowEvents {
   /** Finishes written pages (taking them back if the walk must end) and saves the position after the last of them. */
   private async finishPages(step: FollowerPageStep, pages: readonly WrittenPage[], save: SaveCheckpoint): Promise<PageOutcome> {
     const followerIds = pages.flatMap((page) => page.followerIds);
-    if (step.finish && !(await step.finish(followerIds))) {
+    if (step.finish && !(await step.finish(followerIds, pages.at(-1)?.cursor ?? null))) {
       await step.takeBack?.(followerIds);
       return 'taken back';
     }
