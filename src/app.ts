@@ -5,24 +5,28 @@ import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import type { GraphQLSchema } from 'graphql';
+import { decodeJwt } from 'jose';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { signingSecret } from './auth/signing-secret.js';
+import { authenticate } from './auth/authenticate.js';
 import { IdentityProvider } from './auth/identity-provider.js';
 import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
-import { AppError } from './domain/errors.js';
+import { AppError, unauthenticated } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
-import type { Cost } from './observability/cost.js';
+import { type Cost, emptyCost } from './observability/cost.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
+import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
 import { BatchReader } from './stores/dynamo/batch-reader.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
@@ -219,6 +223,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     worker = createWorker(stores, useCases, config, logger);
   }
   const production = config.nodeEnv === 'production';
+  let apiSchema: GraphQLSchema | null = null;
 
   const apollo = new ApolloServer<GraphQLContext>({
     typeDefs: loadTypeDefs(),
@@ -243,6 +248,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
+      // Subscriptions run over WebSocket outside Apollo, on the schema Apollo built (with the resolvers).
+      {
+        async serverWillStart() {
+          return {
+            schemaDidLoadOrUpdate({ apiSchema: loaded }) {
+              apiSchema = loaded;
+            },
+          };
+        },
+      },
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
@@ -261,6 +276,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
+    return operationContext(proven, request, cost);
+  };
+
+  /** What one operation's resolvers share: the viewer, and fresh loaders, budget and feed state. */
+  const operationContext = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
     const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
@@ -280,6 +300,34 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     };
   };
 
+  const subscriptions = createSubscriptionServer({
+    schema: () => apiSchema,
+    // As a request's: the token, then its account and token generation (authenticate).
+    async signIn(token) {
+      const { credential } = await credentials.of(token);
+      if (!credential) throw unauthenticated('The token names no account');
+      const loaders = createLoaders(stores, credential.userId, { strong: false }, { batching: config.batching, graphBudget: useCases.graphQueries.budget() });
+      await authenticate(credential, loaders.user, stores.users);
+      // Verified above; every token the service accepts carries an expiry.
+      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
+    },
+    context(signedIn, request) {
+      const proven = { credential: signedIn.credential, identity: null };
+      const subscription = operationContext(proven, request, emptyCost());
+      subscription.startEvent = () => {
+        const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost());
+        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds });
+      };
+      return subscription;
+    },
+    limits: { maxDepth: config.maxQueryDepth, maxAliases: config.maxQueryAliases, maxCost: config.maxQueryCost, maxTokens: config.maxQueryTokens },
+    maxSubscriptionsPerConnection: config.subscriptionsPerConnection,
+    maxConnectionsPerAccount: config.subscriptionConnectionsPerAccount,
+    formatError: createErrorFormatter(logger),
+    logger: logger.child({ component: 'subscriptions' }),
+    production,
+  });
+
   const server = createHttpServer({
     apollo,
     context,
@@ -287,6 +335,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     logger,
     graphiql: config.graphiql,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 
@@ -313,6 +362,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stores,
     stop() {
       stopping ??= (async () => {
+        await subscriptions.close();
         await apollo.stop();
         await worker?.stop();
         await opened.close();

@@ -55,7 +55,15 @@ export function userNeeds(node: SelectionTree | undefined): UserNeeds {
 
 /** What each post of a connection shows, from the connection field's selection. */
 export function postNeeds(info: GraphQLResolveInfo): PostNeeds {
-  const node = selectionTree(info, 4).fields.get('edges')?.fields.get('node');
+  return postNodeNeeds(selectionTree(info, 4).fields.get('edges')?.fields.get('node'));
+}
+
+/** What the post of an edge shows, from the edge field's selection (a subscription's event). */
+export function postEdgeNeeds(info: GraphQLResolveInfo): PostNeeds {
+  return postNodeNeeds(selectionTree(info, 3).fields.get('node'));
+}
+
+function postNodeNeeds(node: SelectionTree | undefined): PostNeeds {
   const author = node?.fields.get('author');
   return {
     counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'reactionCounts'),

@@ -1,6 +1,8 @@
+import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
+import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import type { Delivered } from './fanout.js';
 
@@ -67,6 +69,13 @@ export class LiveUpdates {
     stream.onEnd(unsubscribe);
     return stream;
   }
+}
+
+/** Post.fanOut: the progress record, for the post's author only. */
+export async function fanOutStatus(viewerId: string | null, post: PostRecord, progress: (postId: string) => Promise<FanOutProgress | null>): Promise<FanOutProgress | null> {
+  if (!viewerId) throw unauthenticated();
+  if (viewerId !== post.authorId) throw forbidden("Only the post's author may read its fan-out");
+  return progress(post.id);
 }
 
 function parseTimelineEvent(payload: string): TimelineEvent | null {

@@ -20,6 +20,13 @@ export interface TimelineSkeleton {
   hasPreviousPage?: boolean;
 }
 
+export interface HomePageArguments {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
 const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
 
 /**
@@ -48,6 +55,14 @@ export class TimelineUseCases {
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
     return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position), (lists) => toSkeleton(mergeNewestFirst(lists, size)));
+  }
+
+  /** User.timeline: forwards (`first`/`after`) or backwards (`last`/`before`), not both. */
+  homeTimeline(viewerId: string | null, userId: string, args: HomePageArguments): Promise<TimelineSkeleton> {
+    const backwards = args.last != null || args.before != null;
+    if (!backwards) return this.home(viewerId, userId, args.first, args.after);
+    if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+    return this.homeNewer(viewerId, userId, args.last, args.before);
   }
 
   /**

@@ -2,6 +2,7 @@ import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import type { CommentResolvers, PostResolvers } from '../generated/resolvers-types.js';
+import { fanOutStatus } from '../../usecases/live-updates.js';
 import { userById } from './user.js';
 
 async function author(context: GraphQLContext, authorId: string): Promise<UserRecord> {
@@ -24,6 +25,7 @@ export const Post: PostResolvers = {
   },
   viewerHasLiked: (post, _args, { loaders }) => loaders.viewerHasLiked.load(post.id),
   comments: (post, { first, after }, { useCases }) => useCases.comments.list(post.id, first, after),
+  fanOut: (post, _args, { viewerId, loaders }) => fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),
 };
 
 export const Comment: CommentResolvers = {
