@@ -21,6 +21,7 @@ import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
+import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
@@ -245,6 +246,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxCost: config.maxQueryCost,
       }),
       idArgumentsPlugin(),
+      subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),

@@ -127,9 +127,12 @@ describe('one instance, in-process events', () => {
     const tokens = `subscription { timelinePostAdded { ${'cursor '.repeat(2100)} } }`;
     expect(await refused(tokens)).toEqual(['TOO_MANY_TOKENS']);
     expect(await refused('subscription { timelinePostAdded { nope } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
-    // Queries and mutations go over HTTP, where the account check and read consistency apply.
+    // Queries and mutations go over HTTP, where the account check and read consistency apply; subscriptions over WebSocket.
     expect(await refused('{ viewer { id } }')).toEqual(['BAD_REQUEST']);
     expect(live.closes).toEqual([]);
+    const overHttp = await t.gql(TIMELINE_POSTS, {}, user.token);
+    expect(overHttp.status).toBe(400);
+    expect(errorCodes(overHttp)).toEqual(['BAD_REQUEST']);
   });
 
   it('bounds subscriptions per connection and connections per account', async () => {
