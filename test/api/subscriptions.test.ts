@@ -172,6 +172,17 @@ describe('one instance, in-process events', () => {
     expect(errorCodes(await status())).toEqual(['UNAUTHENTICATED']);
   });
 
+  it('leaves no fan-out record behind a deleted post, even when a late fan-out step comes after the cleanup', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(t, author.token, 'gone soon');
+    const progress = t.app.stores.fanOutProgress;
+    await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([{ state: 'DONE', delivered: 0, total: 0 }]), { timeout: 10_000 });
+    expect((await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token)).errors).toBeUndefined();
+    await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([null]), { timeout: 10_000 });
+    await progress.advance(postId, null, 'page-1', 3);
+    expect(await progress.getMany([postId])).toEqual([null]);
+  });
+
   it('pages the home timeline backwards from a cursor: what is newer, nearest first in pages, newest first in each', async () => {
     const ada = await t.signUp();
     const bob = await t.signUp();
