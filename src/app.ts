@@ -318,7 +318,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       const subscription = operationContext(proven, request, emptyCost());
       subscription.startEvent = () => {
         const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost());
-        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds });
+        // The account is checked again with each event, in the same wave as its hydration: an account signed
+        // out everywhere or deleted since the connection began hears no more.
+        const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
+        accountCheck.catch(() => {});
+        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds, accountCheck });
       };
       return subscription;
     },

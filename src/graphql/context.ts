@@ -41,6 +41,6 @@ export interface GraphQLContext {
    * each event is resolved, so that each reads as fresh as a new query.
    */
   startEvent?: () => void;
-  /** A query's account check, running beside its execution (see authenticationPlugin): the viewer's record. */
+  /** A query's account check (or a subscription event's), running beside its execution (see authenticationPlugin): the viewer's record. */
   accountCheck?: Promise<UserRecord>;
 }

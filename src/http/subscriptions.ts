@@ -141,7 +141,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
       },
       onNext: (_ctx, _id, _payload, _args, result) =>
         result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined,
-      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error.toJSON(), error)),
+      // An error thrown by the event stream reaches here wrapped in a GraphQLError without a path: formatted as what it wraps.
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error.toJSON(), error.originalError ?? error)),
     },
     sockets,
   );

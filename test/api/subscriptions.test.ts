@@ -99,6 +99,26 @@ describe('one instance, in-process events', () => {
     expect(noAccount.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('does not exist') });
   });
 
+  it('ends the subscriptions of an account signed out everywhere at their next event', async () => {
+    const ada = await t.signUp();
+    const bob = await t.signUp();
+    await follow(t, bob.token, ada.id);
+    const live = connect(t.url, bob.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await vi.waitFor(
+      async () => {
+        if (postIds(posts).length === 0) await createPost(t, ada.token, 'while signed in');
+        expect(postIds(posts).length).toBeGreaterThan(0);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, bob.token)).data).toEqual({ signOut: true });
+    const after = await createPost(t, ada.token, 'after signing out');
+    await vi.waitFor(() => expect(posts.ended).toBe(true), { timeout: 10_000 });
+    expect(posts.errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    expect(postIds(posts)).not.toContain(after);
+  });
+
   it('closes the connection with 4403 when its token expires', async () => {
     const user = await t.signUp();
     const shortLived = await new Tokens(JWT_SECRET, 2).issue(user.id);

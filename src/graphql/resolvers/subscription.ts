@@ -8,7 +8,7 @@ import type { SubscriptionResolvers } from '../generated/resolvers-types.js';
 import type { PostEdgeModel } from '../models.js';
 
 /**
- * Each event as the edge a timeline page would show it, hydrated and through the rules (so what
+ * Each event as the edge a timeline page would show it, for a viewer whose account still passes the check, hydrated and through the rules (so what
  * the rules hide from a page, e.g. a deleted post, is never sent); an event the rules leave out
  * is skipped. `return()` reaches the event stream at once, so a completed subscription stops listening.
  */
@@ -20,6 +20,8 @@ function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: Gra
         if (event.done) return { value: undefined, done: true };
         context.startEvent?.();
         const edge = await postEdge(toSkeleton({ entries: [event.value], hasNextPage: false }).items[0]!, context, info);
+        // A failed account check ends the subscription with its error (UNAUTHENTICATED).
+        await context.accountCheck;
         if (edge) return { value: edge, done: false };
       }
     },
