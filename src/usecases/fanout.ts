@@ -1,10 +1,10 @@
 import { newId } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
 import { mapConcurrently, settleAll } from '../lib/collections.js';
+import type { FanOutProgressStore } from '../stores/fanout-progress-store.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
-import type { FanOutProgressStore } from '../stores/fanout-progress-store.js';
 import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { HomeSizeAddition, TimelineStore } from '../stores/timeline-store.js';
 import type { FollowEvents } from './follow-events.js';
@@ -149,11 +149,14 @@ export class FanOut implements FollowEvents {
       finish: async (followerIds, cursor) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];
-        const [, current] = await settleAll([this.keepHomeTimelinesBounded(counted), this.currentPost(postId)] as const);
-        if (current === null) return false;
-        await this.progress.advance(postId, position, cursor, followerIds.length);
+        // The progress record goes with the post if it was deleted meanwhile, and is never written back (see advance).
+        const [, current] = await settleAll([
+          this.keepHomeTimelinesBounded(counted),
+          this.currentPost(postId),
+          this.progress.advance(postId, position, cursor, followerIds.length),
+        ] as const);
         position = cursor;
-        return true;
+        return current !== null;
       },
       takeBack: (followerIds) => this.timelines.removeHomeEntries(entries(followerIds)),
     });
