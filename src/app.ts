@@ -175,7 +175,8 @@ async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
     await redis.connect();
   } catch (error) {
     await redis.close();
-    throw error;
+    // Not the URL itself: it may carry a password.
+    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`);
   }
   return redis;
 }
