@@ -91,6 +91,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
           ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
           return false;
         }
+        // Closed while its sign-in was checked: onClose has run already and would never give the place back.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
         const userId = signedIn.credential.userId;
         const held = connectionsByAccount.get(userId) ?? 0;
         if (held >= options.maxConnectionsPerAccount) return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);

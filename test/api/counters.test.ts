@@ -149,7 +149,7 @@ describe('reactions', () => {
       new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.post(postId).pk } }),
     );
     client.destroy();
-    expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'POST']);
+    expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'FANOUT', 'POST']);
     expect(partition.Items!.find((item) => item.sk === 'COUNT#0')!.reactions).toEqual({});
   });
 
