@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tokens } from '../../src/auth/tokens.js';
 import { type GraphQLResponse, type TestApp, errorCodes, startTestApp } from '../helpers/app.js';
@@ -85,6 +86,20 @@ describe('one instance, in-process events', () => {
     await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
     expect(live.closes[0]!.code).toBe(4403);
     expect(live.acknowledged).toBe(0);
+  });
+
+  it('upgrades only /graphql, and only for the graphql-ws protocol', async () => {
+    const elsewhere = new WebSocket(`${t.url.replace(/^http/, 'ws')}/healthz`, 'graphql-transport-ws');
+    const refused = await new Promise<string>((resolve) => elsewhere.once('error', (error) => resolve(error.message)));
+    expect(refused).toContain('404');
+    // The older subscriptions-transport-ws protocol: the server agrees to no subprotocol, and the client gives up.
+    const otherProtocol = new WebSocket(`${t.url.replace(/^http/, 'ws')}/graphql`, 'graphql-ws');
+    otherProtocol.on('error', () => {});
+    const outcome = await new Promise<string>((resolve) => {
+      otherProtocol.once('open', () => resolve('open'));
+      otherProtocol.once('close', () => resolve('closed'));
+    });
+    expect(outcome).toBe('closed');
   });
 
   it('refuses the token of an account signed out everywhere (token generation) and of no account', async () => {
