@@ -6,12 +6,15 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { GraphQLSchema } from 'graphql';
+import { decodeJwt } from 'jose';
 import { signingSecret } from './auth/signing-secret.js';
+import { authenticate } from './auth/authenticate.js';
 import { IdentityProvider } from './auth/identity-provider.js';
 import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
-import { AppError } from './domain/errors.js';
+import { AppError, unauthenticated } from './domain/errors.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
@@ -20,19 +23,22 @@ import { tracingPlugin } from './graphql/plugins/tracing.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
-import type { Cost } from './observability/cost.js';
+import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
+import { type Cost, emptyCost } from './observability/cost.js';
 import { type QueueStats, watchQueue } from './observability/metrics.js';
 import { activeTracer, startTracing } from './observability/tracing.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
+import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
 import { BatchReader } from './stores/dynamo/batch-reader.js';
 import { createDocumentClient } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
+import { DynamoFanOutProgressStore } from './stores/dynamo/dynamo-fanout-progress-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
 import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
@@ -44,6 +50,8 @@ import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
 import type { GraphStore } from './stores/graph/graph-store.js';
 import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
+import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
+import { RedisPubSub } from './stores/redis/redis-pubsub.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
@@ -117,6 +125,16 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
+  let pubsub: PubSub;
+  try {
+    pubsub = await openPubSub(config, logger);
+  } catch (error) {
+    await graph.close();
+    graphClient.destroy();
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const reader = new BatchReader(client, table, config.batching);
@@ -131,6 +149,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     reposts: new DynamoRepostStore(client, table, tasks, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     tasks,
+    fanOutProgress: new DynamoFanOutProgressStore(client, table, reader),
+    pubsub,
   };
   return {
     stores,
@@ -148,12 +168,27 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
+      await pubsub.close();
       await graph.close();
       graphClient.destroy();
       client.destroy();
       await engine?.stop();
     },
   };
+}
+
+/** Live events: through Redis when REDIS_URL is set (several processes), else within this process. */
+async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
+  if (!config.redisUrl) return new InProcessPubSub();
+  const redis = new RedisPubSub(config.redisUrl, logger.child({ component: 'redis' }));
+  try {
+    await redis.connect();
+  } catch (error) {
+    await redis.close();
+    // Not the URL itself: it may carry a password.
+    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return redis;
 }
 
 /** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */
@@ -201,6 +236,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     worker = createWorker(stores, useCases, config, logger);
   }
   const production = config.nodeEnv === 'production';
+  let apiSchema: GraphQLSchema | null = null;
 
   const apollo = new ApolloServer<GraphQLContext>({
     typeDefs: loadTypeDefs(),
@@ -222,11 +258,22 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         maxCost: config.maxQueryCost,
       }),
       idArgumentsPlugin(),
+      subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
       ...(config.metrics ? [metricsPlugin()] : []),
       ...(activeTracer() ? [tracingPlugin()] : []),
+      // Subscriptions run over WebSocket outside Apollo, on the schema Apollo built (with the resolvers).
+      {
+        async serverWillStart() {
+          return {
+            schemaDidLoadOrUpdate({ apiSchema: loaded }) {
+              apiSchema = loaded;
+            },
+          };
+        },
+      },
     ],
     logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
   });
@@ -245,6 +292,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
       throw error;
     }
+    return operationContext(proven, request, cost);
+  };
+
+  /** What one operation's resolvers share: the viewer, and fresh loaders, budget and feed state. */
+  const operationContext = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
     const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
@@ -264,6 +316,38 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     };
   };
 
+  const subscriptions = createSubscriptionServer({
+    schema: () => apiSchema,
+    // As a request's: the token, then its account and token generation (authenticate).
+    async signIn(token) {
+      const { credential } = await credentials.of(token);
+      if (!credential) throw unauthenticated('The token names no account');
+      const loaders = createLoaders(stores, credential.userId, { strong: false }, { batching: config.batching, graphBudget: useCases.graphQueries.budget() });
+      await authenticate(credential, loaders.user, stores.users);
+      // Verified above; every token the service accepts carries an expiry.
+      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
+    },
+    context(signedIn, request) {
+      const proven = { credential: signedIn.credential, identity: null };
+      const subscription = operationContext(proven, request, emptyCost());
+      subscription.startEvent = () => {
+        const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost());
+        // The account is checked again with each event, in the same wave as its hydration: an account signed
+        // out everywhere or deleted since the connection began hears no more.
+        const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
+        accountCheck.catch(() => {});
+        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds, accountCheck });
+      };
+      return subscription;
+    },
+    limits: { maxDepth: config.maxQueryDepth, maxAliases: config.maxQueryAliases, maxCost: config.maxQueryCost, maxTokens: config.maxQueryTokens },
+    maxSubscriptionsPerConnection: config.subscriptionsPerConnection,
+    maxConnectionsPerAccount: config.subscriptionConnectionsPerAccount,
+    formatError: createErrorFormatter(logger),
+    logger: logger.child({ component: 'subscriptions' }),
+    production,
+  });
+
   const server = createHttpServer({
     apollo,
     context,
@@ -272,6 +356,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     graphiql: config.graphiql,
     metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));
 
@@ -300,6 +385,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stores,
     stop() {
       stopping ??= (async () => {
+        await subscriptions.close();
         await apollo.stop();
         await worker?.stop();
         if (worker && config.metrics) watchQueue(null);

@@ -198,6 +198,11 @@ export const SETTINGS = {
   maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
   maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),
   maxQueryTokens: int('MAX_QUERY_TOKENS', 2000, 100, 100_000, 'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).'),
+  redisUrl: text('REDIS_URL', '', 'Publish live events (subscriptions) through this Redis (redis://host:port) so that they reach every API instance; unset, they stay in the process (see Subscriptions).', (v) =>
+    /^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`,
+  ),
+  subscriptionsPerConnection: int('SUBSCRIPTIONS_PER_CONNECTION', 5, 1, 1000, 'Most subscriptions one WebSocket connection may hold at once; past it a subscribe is TOO_MANY_SUBSCRIPTIONS.'),
+  subscriptionConnectionsPerAccount: int('SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT', 5, 1, 1000, "Most WebSocket connections one account may hold on one API instance; past it the connection is closed with 4403."),
   maxQueryCost: int('MAX_QUERY_COST', 10_000, 1, 10_000_000, 'Highest computed cost of an operation (`QUERY_TOO_EXPENSIVE`, see Protection).'),
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) =>
     LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`,

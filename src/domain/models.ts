@@ -37,6 +37,8 @@ export interface Page<T> {
    * (its record was deleted meanwhile), so that a page that lost entries still leads on.
    */
   endCursor: string | null;
+  /** Paging backwards: whether items remain beyond the page's start. */
+  hasPreviousPage?: boolean;
 }
 
 export interface PostRecord {

@@ -36,6 +36,11 @@ export interface GraphQLContext {
   /** What this operation has cost the backends so far. */
   cost: Cost;
   feeds: FeedState;
-  /** A query's account check, running beside its execution (see authenticationPlugin): the viewer's record. */
+  /**
+   * A subscription's: resets what is per operation (loaders, graph budget, cost, skeletons) before
+   * each event is resolved, so that each reads as fresh as a new query.
+   */
+  startEvent?: () => void;
+  /** A query's account check (or a subscription event's), running beside its execution (see authenticationPlugin): the viewer's record. */
   accountCheck?: Promise<UserRecord>;
 }

@@ -8,17 +8,18 @@ import {
   type UserNeeds,
   commentRules,
   fillPage,
+  isShown,
   hiddenUsers,
   hydratePosts,
   hydrateUsers,
   postRules,
   userRules,
 } from '../usecases/feed-pipeline.js';
-import type { TimelineSkeleton } from '../usecases/timelines.js';
+import type { SkeletonItem, TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
-import { childFieldArguments, postNeeds, userListNeeds } from './lookahead.js';
-import type { PostConnectionModel, UserConnectionModel } from './models.js';
+import { childFieldArguments, postEdgeNeeds, postNeeds, userListNeeds } from './lookahead.js';
+import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
  * The GraphQL end of the feed pipeline (see usecases/feed-pipeline.ts): the skeleton's start,
@@ -29,8 +30,11 @@ const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerRepo
 const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, blocks: false, viewerMutes: false };
 
 /** Presentation: a page of what the rules kept, ending where the skeleton did (so that a page that lost entries still leads on). */
-function present<T>(items: { cursor: string; node: T }[], skeleton: { items: { cursor: string }[]; hasNextPage: boolean }): Page<T> {
-  return { items, hasNextPage: skeleton.hasNextPage, endCursor: skeleton.items.at(-1)?.cursor ?? null };
+function present<I extends { cursor: string }>(
+  items: I[],
+  skeleton: { items: { cursor: string }[]; hasNextPage: boolean; hasPreviousPage?: boolean },
+): Omit<Page<unknown>, 'items'> & { items: I[] } {
+  return { items, hasNextPage: skeleton.hasNextPage, endCursor: skeleton.items.at(-1)?.cursor ?? null, hasPreviousPage: skeleton.hasPreviousPage };
 }
 
 /** How a post timeline reads on after a cursor when its rules leave a page short, and what they hide. */
@@ -51,9 +55,10 @@ export async function postConnection(skeleton: Promise<TimelineSkeleton>, contex
   // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
   const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
   const hydrator = hydratorOf(context.loaders);
-  return fillPage(pageSize(timeline.first), page, timeline.readAfter, async (next) =>
-    postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator),
-  );
+  const shown = async (next: TimelineSkeleton) => postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator);
+  // Paging backwards (pull-to-refresh) returns what is newer than the cursor as read: the rules may leave it short, and the client asks again from its start.
+  if (page.hasPreviousPage !== undefined) return present((await shown(page)).filter(isShown), page);
+  return fillPage(pageSize(timeline.first), page, timeline.readAfter, shown);
 }
 
 export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, first: number | null | undefined, after: string | null | undefined): Promise<PostConnectionModel> {
@@ -92,6 +97,17 @@ export async function commentConnection(context: GraphQLContext, postId: string,
   return fillPage(pageSize(first), page, read, (next) => commentRules(next.items, context.viewerId, hydrator));
 }
 
+/**
+ * One timeline entry as an edge (a subscription's event), through the same hydration and rules as a
+ * page: null when the rules leave it out (the post is gone).
+ */
+export async function postEdge(item: SkeletonItem, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
+  const [needs, prefetched] = context.feeds.hydrate ? [postEdgeNeeds(info), WITH_MUTES] : [NO_POST_NEEDS, null];
+  const hydrator = hydratorOf(context.loaders);
+  const [entry] = await postRules(await hydratePosts({ items: [item], hasNextPage: false }, context.viewerId, needs, hydrator, prefetched), context.viewerId, WITH_MUTES, hydrator);
+  return entry && isShown(entry) ? entry : null;
+}
+
 /** A follow list's connection: its skeleton (a page of ids from the graph) hydrated, through the rules. */
 export async function userConnection(page: IdPage, context: GraphQLContext, info: GraphQLResolveInfo, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
   const needs = context.feeds.hydrate ? userListNeeds(info) : NO_USER_NEEDS;
@@ -101,7 +117,7 @@ export async function userConnection(page: IdPage, context: GraphQLContext, info
 
 /** The user's post timelines, by the User field that pages through each. */
 const USER_TIMELINES = {
-  timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.home(context.viewerId, userId, args.first, args.after),
+  timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.homeTimeline(context.viewerId, userId, args),
   posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after, args.includeReposts ?? true),
 };
 
@@ -110,11 +126,13 @@ type UserTimeline = keyof typeof USER_TIMELINES;
 interface PageArguments {
   first?: number | null;
   after?: string | null;
+  last?: number | null;
+  before?: string | null;
   includeReposts?: boolean | null;
 }
 
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
-  JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.includeReposts ?? true]);
+  JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null, args.includeReposts ?? true]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserTimelines) or a new one. */
 export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
+import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import type { Excluded, FollowCounts, FollowPair, ReadBudget, Relation } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { Hydrator } from '../usecases/feed-pipeline.js';
@@ -53,6 +54,8 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
       ...batched,
       cacheKeyFn: (post) => post.id,
     }),
+    /** Post id → how far its fan-out has got (Post.fanOut). */
+    fanOutProgress: new DataLoader<string, FanOutProgress | null>((postIds) => stores.fanOutProgress.getMany(postIds), batched),
     /** Post id → has the viewer liked it (false when anonymous, without asking the store). */
     viewerHasLiked: new DataLoader<string, boolean>(
       async (postIds) => (viewerId ? stores.counters.hasLiked(postIds.map((postId) => ({ postId, userId: viewerId }))) : postIds.map(() => false)),

@@ -61,7 +61,15 @@ export function userNeeds(node: SelectionTree | undefined): UserNeeds {
 
 /** What each post of a connection shows, from the connection field's selection. */
 export function postNeeds(info: GraphQLResolveInfo): PostNeeds {
-  const edges = selectionTree(info, 4).fields.get('edges');
+  return edgeNeeds(selectionTree(info, 4).fields.get('edges'));
+}
+
+/** What the post of an edge shows, from the edge field's selection (a subscription's event). */
+export function postEdgeNeeds(info: GraphQLResolveInfo): PostNeeds {
+  return edgeNeeds(selectionTree(info, 3));
+}
+
+function edgeNeeds(edges: SelectionTree | undefined): PostNeeds {
   const node = edges?.fields.get('node');
   const author = node?.fields.get('author');
   const repostedBy = edges?.fields.get('repostedBy');

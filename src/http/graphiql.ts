@@ -13,7 +13,7 @@ const GRAPHIQL_PATH = '/graphiql';
 const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
 
 /** The operations opened in GraphiQL's tabs, in this order. */
-const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'follow', 'create-post', 'home-timeline', 'suggestions'];
+const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
 
 /**
  * Stands for the token the page keeps: the start script sends the access token that SignUp, SignIn
@@ -30,6 +30,8 @@ const ASSETS: Record<string, { file: () => string; type: string }> = {
   'react-dom.js': { file: () => join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
   'graphiql.js': { file: () => join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
   'graphiql.css': { file: () => join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
+  // The graphql-ws client: GraphiQL runs subscriptions through it.
+  'graphql-ws.js': { file: () => join(packageDir('graphql-ws'), 'umd/graphql-ws.min.js'), type: 'text/javascript' },
 };
 
 const CONTENT_SECURITY_POLICY = [
@@ -45,8 +47,17 @@ const CONTENT_SECURITY_POLICY = [
 
 const START_SCRIPT = `(function () {
   var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+  // The Authorization of the last operation run: subscriptions sign their WebSocket connection in with it.
+  var authorization = null;
+  // Subscriptions go over a WebSocket on the same endpoint (graphql-ws), connected when the first one runs.
+  var wsClient = graphqlWs.createClient({
+    url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint,
+    connectionParams: function () {
+      return authorization ? { authorization: authorization } : {};
+    },
+  });
   // Plain JSON responses (the service serves no incremental delivery): each request is one promise, whose result keep() reads.
-  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false });
+  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false, wsClient: wsClient });
   // The access token of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
   var TOKEN_KEY = 'social-graph-api:token';
   function keptToken() {
@@ -70,10 +81,16 @@ const START_SCRIPT = `(function () {
     // refreshSession is sent without a token: an expired one would refuse the request.
     var refreshing = /\\brefreshSession\\b/.test(params.query || '');
     if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
+    authorization = null;
+    for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
     // GraphiQL learns a tab's operation name a moment after the tab opens; a run in that moment would
-    // name the previous tab's operation, which this document does not have: let the server pick its one.
-    var named = params.operationName && new RegExp('\\b(query|mutation|subscription)\\s+' + params.operationName + '\\b').test(params.query || '');
-    if (params.operationName && !named) params = Object.assign({}, params, { operationName: undefined });
+    // name the previous tab's operation, which this document does not have: name the document's only
+    // operation instead (GraphiQL's fetcher sends a subscription over the WebSocket by its name), or none.
+    var named = params.operationName && new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + params.operationName + '\\\\b').test(params.query || '');
+    if (params.operationName && !named) {
+      var operations = (params.query || '').replace(/#.*$/gm, '').match(/\\b(?:query|mutation|subscription)\\s+[_A-Za-z]\\w*/g) || [];
+      params = Object.assign({}, params, { operationName: operations.length === 1 ? operations[0].split(/\\s+/)[1] : undefined });
+    }
     return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
       keep(result);
       return result;
@@ -135,6 +152,7 @@ function page(): Buffer {
 <script src="${ASSETS_PATH}react.js"></script>
 <script src="${ASSETS_PATH}react-dom.js"></script>
 <script src="${ASSETS_PATH}graphiql.js"></script>
+<script src="${ASSETS_PATH}graphql-ws.js"></script>
 <script src="${ASSETS_PATH}start.js"></script>
 </body>
 </html>

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
@@ -21,6 +22,8 @@ export interface HttpOptions {
   /** Serve the process's Prometheus metrics at /metrics. */
   metrics: boolean;
   timeouts: HttpTimeouts;
+  /** WebSocket upgrades (GraphQL subscriptions, see subscriptions.ts). */
+  upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 /** Settings HTTP_REQUEST_TIMEOUT_MS, HTTP_HEADERS_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS. */
@@ -159,7 +162,7 @@ export async function serveMetrics(response: ServerResponse): Promise<void> {
 
 export function createHttpServer(options: HttpOptions): Server {
   const { requestMs, headersMs, keepAliveMs } = options.timeouts;
-  return createServer(
+  const server = createServer(
     {
       requestTimeout: requestMs,
       headersTimeout: headersMs,
@@ -187,4 +190,6 @@ export function createHttpServer(options: HttpOptions): Server {
       });
     }),
   );
+  if (options.upgrade) server.on('upgrade', options.upgrade);
+  return server;
 }

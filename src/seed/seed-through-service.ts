@@ -83,7 +83,7 @@ export async function seedThroughService(
     phase = progress('posts', posts.length);
     await mapConcurrently(posts, CONCURRENCY, async (post, i) => {
       const task = placements[i]!.fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } } : null;
-      await stores.posts.create(post, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, null);
+      await stores.posts.create(post, task ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! } : { kind: 'outbox' }, null);
       if (task) worker.nudge(task);
       phase.tick();
     });
@@ -128,7 +128,8 @@ class CountingFanOut implements TaskRunner {
   private readonly fanOut: PostFanOut;
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
-    this.fanOut = new PostFanOut(stores.posts, new FollowerWalk(stores.graph, settings.fanoutPageSize), new HomeDelivery(stores.timelines, settings));
+    const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
+    this.fanOut = new PostFanOut(stores.posts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
   }
 
   async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

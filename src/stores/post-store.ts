@@ -5,9 +5,10 @@ import type { Task } from './task-queue.js';
  * Posts and comments. Writes that must agree happen in one transaction: a post with its
  * author entry, its own home entry, tag and public entries, its counters, the author's
  * postCount and the task that fans it out (or its outbox entry when the author is not
- * fanned out).
+ * fanned out), and the record of how far its fan-out has got (FanOutProgressStore), which
+ * counts `followers`.
  */
-export type Delivery = { kind: 'fanOut'; task: Task } | { kind: 'outbox' };
+export type Delivery = { kind: 'fanOut'; task: Task; followers: number } | { kind: 'outbox' };
 
 /** A post to import with what createPost and its likes would have left: its delivery and its like count. */
 export interface ImportedPost {

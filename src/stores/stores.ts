@@ -1,8 +1,10 @@
 import type { AccountStore, FailedAttemptStore } from './account-store.js';
 import type { ActivityStore } from './activity-store.js';
 import type { CounterStore } from './counter-store.js';
+import type { FanOutProgressStore } from './fanout-progress-store.js';
 import type { GraphStore } from './graph/graph-store.js';
 import type { PostStore } from './post-store.js';
+import type { PubSub } from './pubsub.js';
 import type { RepostStore } from './repost-store.js';
 import type { TaskQueue } from './task-queue.js';
 import type { TimelineStore } from './timeline-store.js';
@@ -20,4 +22,7 @@ export interface Stores {
   reposts: RepostStore;
   timelines: TimelineStore;
   tasks: TaskQueue;
+  fanOutProgress: FanOutProgressStore;
+  /** Live events between processes (subscriptions): in-process, or Redis with REDIS_URL. */
+  pubsub: PubSub;
 }

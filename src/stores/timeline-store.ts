@@ -48,6 +48,17 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
   return { entries: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
+/**
+ * Merges oldest-first entry lists (each read with last + 1 entries newer than a cursor) into the
+ * `last` entries nearest the cursor, newest first, and whether newer ones remain.
+ */
+export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
+  const byPost = new Map<string, TimelineEntry>();
+  for (const entry of lists.flat()) if (!byPost.has(entry.postId)) byPost.set(entry.postId, entry);
+  const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? -1 : a.postId > b.postId ? 1 : 0));
+  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last };
+}
+
 export interface HomeSizeAddition {
   userId: string;
   added: number;
@@ -59,6 +70,8 @@ export interface TimelineStore {
    * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for mergeNewestFirst.
    */
   homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]>;
+  /** As homeLists, backwards: the oldest last + 1 entries newer than `before` of each list, oldest first, for mergeOldestFirst. */
+  homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]>;
   authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
   /** The author's posts merged with the author's reposts (entries with the author as their reason). */
   authorPostsAndReposts(authorId: string, first: number, after: string | null): Promise<EntryPage>;

@@ -1,5 +1,6 @@
 import { newId } from '../domain/ids.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { FanOutProgressStore } from '../stores/fanout-progress-store.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
@@ -27,6 +28,19 @@ export interface FanOutSettings {
   /** A home timeline's size is counted on about one write in this many. */
   timelineSizeSampleEvery: number;
 }
+
+/** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
+export interface Delivered {
+  postId: string;
+  authorId: string;
+  counterShards: number;
+  /** The reposter whose repost put the post there; null for an original post. */
+  repostedBy: string | null;
+  userIds: readonly string[];
+}
+
+/** Told of every batch of home entries a post's or a repost's fan-out writes; must not throw (its own failures are its own). */
+export type OnDelivered = (delivered: Delivered) => void;
 
 /**
  * The timeline side of follows: a follow or unfollow enqueues a durable task (`backfill`,
@@ -58,6 +72,7 @@ export interface TaskHandlerStores {
   graph: GraphStore;
   posts: Pick<PostStore, 'getMany'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
+  fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
 }
 
 /** Every task kind's handler, for the worker (see src/usecases/tasks/): one kind, one handler. */
@@ -65,13 +80,14 @@ export function createTaskHandlers(
   stores: TaskHandlerStores,
   settings: FanOutSettings,
   useCases: { accountDeletion: AccountDeletion; reposts: Pick<RepostUseCases, 'undoBatch'> },
+  onDelivered: OnDelivered = () => {},
 ): TaskHandlers {
   const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
   const homes = new HomeDelivery(stores.timelines, settings);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
-  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes);
+  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, onDelivered);
   return new TaskHandlers({
-    fanOut: new PostFanOut(stores.posts, followers, homes),
+    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, onDelivered),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize)),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),

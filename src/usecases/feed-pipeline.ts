@@ -186,7 +186,7 @@ export async function commentRules(page: Hydrated<CommentRecord>[], viewerId: st
 /** An entry the rules kept: its node is there. */
 export type Shown<E extends Hydrated<unknown>> = E & { node: NonNullable<E['node']> };
 
-function isShown<E extends Hydrated<unknown>>(entry: E): entry is Shown<E> {
+export function isShown<E extends Hydrated<unknown>>(entry: E): entry is Shown<E> {
   return entry.node !== null;
 }
 

@@ -55,6 +55,8 @@ export class PostUseCases {
     private readonly taskEnqueued: (task: Task) => void,
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
+    /** Told of each new post of an author who is not fanned out (live updates publish it). */
+    private readonly postedToOutbox: (post: PostRecord) => void = () => {},
   ) {}
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
@@ -67,11 +69,14 @@ export class PostUseCases {
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards, mentionIds };
     const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
-    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask } : { kind: 'outbox' }, key);
+    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' }, key);
     // A retry: the key already created a post, and that post is the answer.
     if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
     if (fanOutTask) this.taskEnqueued(fanOutTask);
-    else this.outboxAuthors.invalidate();
+    else {
+      this.outboxAuthors.invalidate();
+      this.postedToOutbox(post);
+    }
     return post;
   }
 

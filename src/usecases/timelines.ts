@@ -1,10 +1,10 @@
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
-import { forbidden, unauthenticated } from '../domain/errors.js';
+import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import { type EntryPage, type TimelineEntry, type TimelineStore, mergeNewestFirst } from '../stores/timeline-store.js';
+import { type EntryPage, type TimelineEntry, type TimelineStore, mergeNewestFirst, mergeOldestFirst } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
 /** One entry of a page's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
@@ -16,6 +16,15 @@ export interface SkeletonItem extends TimelineEntry {
 export interface TimelineSkeleton {
   items: SkeletonItem[];
   hasNextPage: boolean;
+  /** Paging backwards (`last`/`before`): whether newer entries remain. */
+  hasPreviousPage?: boolean;
+}
+
+export interface HomePageArguments {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
 }
 
 const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
@@ -43,17 +52,56 @@ export class TimelineUseCases {
 
   /** The user's home timeline: fanned-out entries merged with the outboxes of followed authors who are not fanned out. */
   async home(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
-    if (!viewerId) throw unauthenticated();
-    if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isPostId);
+    return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position), (lists) => toSkeleton(mergeNewestFirst(lists, size)));
+  }
+
+  /** User.timeline: forwards (`first`/`after`) or backwards (`last`/`before`), not both. */
+  homeTimeline(viewerId: string | null, userId: string, args: HomePageArguments): Promise<TimelineSkeleton> {
+    const backwards = args.last != null || args.before != null;
+    if (!backwards) return this.home(viewerId, userId, args.first, args.after);
+    if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+    return this.homeNewer(viewerId, userId, args.last, args.before);
+  }
+
+  /**
+   * Pull-to-refresh (Relay's `last`/`before`): the `last` entries of the home timeline just newer
+   * than `before`, still newest first; `hasPreviousPage` says whether newer ones remain (ask
+   * again with the page's start cursor as `before`).
+   */
+  async homeNewer(viewerId: string | null, userId: string, last: number | null | undefined, before: string | null | undefined): Promise<TimelineSkeleton> {
+    const size = pageSize(last, 'last');
+    const position = decodeCursor(before, 'before', isPostId);
+    if (position === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
+    return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position), (lists) => {
+      const page = mergeOldestFirst(lists, size);
+      return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
+    });
+  }
+
+  /** A page of the home partition merged with the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */
+  private async homePage(
+    viewerId: string | null,
+    userId: string,
+    read: (outboxAuthorIds: readonly string[]) => Promise<TimelineEntry[][]>,
+    merge: (lists: TimelineEntry[][]) => TimelineSkeleton,
+  ): Promise<TimelineSkeleton> {
+    if (!viewerId) throw unauthenticated();
+    if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
     const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
     if (candidates.length > OUTBOXES_READ_BEFORE_CHECK) {
       const followed = await this.followedAmong(userId, candidates);
-      return toSkeleton(mergeNewestFirst(await this.timelines.homeLists(userId, [...followed], size, position), size));
+      return merge(await read([...followed]));
     }
-    const [[home, ...outboxes], followed] = await Promise.all([this.timelines.homeLists(userId, candidates, size, position), this.followedAmong(userId, candidates)]);
-    return toSkeleton(mergeNewestFirst([home!, ...outboxes.filter((_, i) => followed.has(candidates[i]!))], size));
+    const [[home, ...outboxes], followed] = await Promise.all([read(candidates), this.followedAmong(userId, candidates)]);
+    return merge([home!, ...outboxes.filter((_, i) => followed.has(candidates[i]!))]);
+  }
+
+  /** The outbox authors the user follows: their posts reach the user's home timeline at read time (and live updates from their channels). */
+  async followedOutboxAuthors(userId: string): Promise<string[]> {
+    const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
+    return [...(await this.followedAmong(userId, candidates))];
   }
 
   private async followedAmong(userId: string, authorIds: readonly string[]): Promise<Set<string>> {
@@ -81,6 +129,6 @@ export class TimelineUseCases {
   }
 }
 
-function toSkeleton(page: EntryPage): TimelineSkeleton {
+export function toSkeleton(page: EntryPage): TimelineSkeleton {
   return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.postId) })), hasNextPage: page.hasNextPage };
 }

@@ -9,6 +9,7 @@ import { CounterUseCases } from './counters.js';
 import { FanOut, createTaskHandlers } from './fanout.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
+import { LiveUpdates } from './live-updates.js';
 import { MentionResolver } from './mentions.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
@@ -19,15 +20,20 @@ import { SignInLimits } from './sign-in-limits.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
+/** Timeline events kept for a subscriber that reads slower than they arrive. */
+const LIVE_BUFFERED_EVENTS = 100;
+
 /** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
   const passwords = new Passwords(config.passwordScryptLog2N);
   const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
+  const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
+  const live = new LiveUpdates(stores.pubsub, (userId) => timelines.followedOutboxAuthors(userId), { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS }, logger.child({ component: 'live' }));
   const fanOut = new FanOut(stores.tasks, taskEnqueued);
   const relationships = new RelationshipUseCases(stores.users, stores.graph, fanOut);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, live.postedToOutbox);
   const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
@@ -54,9 +60,11 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     reposts,
     comments: new CommentUseCases(stores.posts, posts, relationships, mentions),
     counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships),
-    timelines: new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors),
+    timelines,
+    fanOutProgress: stores.fanOutProgress,
+    live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts }),
+    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts }, live.delivered),
   };
 }
 

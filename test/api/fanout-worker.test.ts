@@ -17,6 +17,12 @@ afterAll(async () => {
   await t.stop();
 });
 
+async function fanOutStatus(token: string, postId: string): Promise<{ state: string; delivered: number; total: number }> {
+  const result = await t.gql('query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token);
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  return result.data!.post.fanOut;
+}
+
 function startWorker(env: Record<string, string> = {}) {
   return startWorkerProcess(t, {
     FANOUT_PAGE_SIZE: '4',
@@ -40,6 +46,7 @@ describe('fan-out worker as its own process', () => {
     // No worker yet: the task waits in the queue; the author already sees the post.
     expect(await homeIds(t, author)).toEqual([postId]);
     expect(await homeIds(t, followers[0]!)).toEqual([]);
+    expect(await fanOutStatus(author.token, postId)).toEqual({ state: 'PENDING', delivered: 0, total: 120 });
 
     const first = startWorker();
     await first.logLine((e) => e.msg === 'task checkpoint' && e.kind === 'fanOut');
@@ -50,6 +57,10 @@ describe('fan-out worker as its own process', () => {
     const partial = await counts();
     expect(partial.filter((n) => n === 1).length).toBeGreaterThan(0);
     expect(partial.filter((n) => n === 0).length).toBeGreaterThan(0);
+    const interrupted = await fanOutStatus(author.token, postId);
+    expect(interrupted).toMatchObject({ state: 'RUNNING', total: 120 });
+    expect(interrupted.delivered).toBeGreaterThan(0);
+    expect(interrupted.delivered).toBeLessThan(120);
 
     const second = startWorker();
     const resumed = await second.logLine((e) => e.msg === 'task claimed' && e.kind === 'fanOut');
@@ -57,6 +68,8 @@ describe('fan-out worker as its own process', () => {
     expect(resumed.checkpoint).not.toBeNull();
     await second.logLine((e) => e.msg === 'task ended' && e.kind === 'fanOut' && e.outcome === 'done');
     await eventually(async () => expect(await counts()).toEqual(followers.map(() => 1)));
+    // Pages written again after the crash are not counted twice.
+    expect(await fanOutStatus(author.token, postId)).toEqual({ state: 'DONE', delivered: 120, total: 120 });
 
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

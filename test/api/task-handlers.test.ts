@@ -13,6 +13,7 @@ import { type HandlerSet, type PayloadOf, type TaskKind, TaskHandlers } from '..
 import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
 import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
 import { createLogger } from '../../src/logger.js';
+import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, unfollow } from '../helpers/posts.js';
@@ -29,15 +30,18 @@ afterAll(async () => {
   await t.stop();
 });
 
+/** What the fan-out handlers announced (live updates), newest last. */
+const announced: Delivered[] = [];
+
 function handlers() {
   const { stores, config } = t.app;
   const followers = new FollowerWalk(stores.graph, 2);
   const homes = new HomeDelivery(stores.timelines, config);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
-  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes);
+  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
   const { reposts } = createUseCases(stores, config, createLogger('silent'));
   return {
-    fanOut: new PostFanOut(stores.posts, followers, homes),
+    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2)),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
@@ -98,7 +102,11 @@ describe('one handler per task kind, run alone', () => {
     const postId = await createPost(t, author!.token, 'reposted');
     await run('fanOut', { postId, authorId: author!.id });
     await repost(reposter!.token, postId);
+    announced.length = 0;
     expect(await run('repost', { postId, reposterId: reposter!.id })).toBe('done');
+    // Every receiver is announced the repost with its reason, the reposter first.
+    expect(announced.every((d) => d.postId === postId && d.authorId === author!.id && d.repostedBy === reposter!.id)).toBe(true);
+    expect(announced.flatMap((d) => d.userIds).sort()).toEqual([reposter!.id, plain!.id, both!.id].sort());
     expect((await home(plain!.id)).get(postId)).toBe(reposter!.id);
     expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
     expect((await home(both!.id)).get(postId)).toBeNull();

@@ -26,7 +26,7 @@ afterAll(async () => {
 /** Opens the tab named `name` and runs its operation. */
 async function runTab(page: Page, name: string): Promise<void> {
   await page.locator('.graphiql-tab-button', { hasText: new RegExp(`^\\s*${name}\\s*$`) }).click();
-  await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain(` ${name}(`);
+  await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toMatch(new RegExp(` ${name}\\s*[({]`));
   await page.click('.graphiql-execute-button');
 }
 
@@ -51,7 +51,7 @@ describe('GraphiQL', () => {
 
     // The main operations open as tabs; the first one is signUp.
     const tabs = await page.locator('.graphiql-tab').allInnerTexts();
-    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'Follow', 'CreatePost', 'HomeTimeline', 'Suggestions']);
+    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'Follow', 'CreatePost', 'HomeTimeline', 'TimelineUpdates', 'Suggestions']);
     await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain('mutation SignUp($input: SignUpInput!)');
     // The header editor is open with an Authorization example.
     await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toContain('"Authorization": "Bearer <token from SignUp or SignIn, kept for you>"');
@@ -80,6 +80,19 @@ describe('GraphiQL', () => {
     await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('"text": "The Analytical Engine weaves algebraic patterns"');
     expect(await page.evaluate(() => sessionStorage.getItem('social-graph-api:token'))).toBe(signInToken);
 
+    // The subscription tab runs over a WebSocket signed in with the kept token: a post made elsewhere shows up.
+    await runTab(page, 'TimelineUpdates');
+    // graphql-ws does not say when a subscription listens: post until one arrives.
+    await expect
+      .poll(
+        async () => {
+          await t.gql('mutation { createPost(input: { text: "Live from another client" }) { post { id } } }', {}, signInToken);
+          return result.innerText();
+        },
+        { timeout: 20_000, interval: 1_000 },
+      )
+      .toContain('"text": "Live from another client"');
+
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/graphiql.png` });
     expect(foreignRequests).toEqual([]);
@@ -92,7 +105,7 @@ describe('GraphiQL', () => {
     expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await response.text();
     const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => !url.startsWith('data:'));
-    expect(references).toHaveLength(5);
+    expect(references).toHaveLength(6);
     for (const url of references) {
       expect(url).toMatch(/^\/graphiql\/assets\//);
       expect((await fetch(`${t.url}${url}`)).status).toBe(200);

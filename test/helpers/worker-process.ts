@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { TestApp } from './app.js';
 
-/** `npm run worker`'s entry point as its own process, so that a test can kill it mid-task. */
+/** `npm run worker`'s (or `npm start`'s) entry point as its own process, so that a test can kill it mid-task. */
 export interface WorkerProcess {
   child: ChildProcess;
   /** Resolves with the first log line that `matches` accepts, seen already or still to come. */
@@ -14,9 +14,23 @@ const running = new Set<ChildProcess>();
 
 /** Starts a worker process against the app's table, logging at debug so that tests can follow its steps. */
 export function startWorkerProcess(app: TestApp, env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker-main.ts'], {
-    // Metrics on a free port: several workers may run at once.
-    env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', WORKER_METRICS_PORT: '0', ...env },
+  // Metrics on a free port: several workers may run at once.
+  return startProcess('src/worker-main.ts', app, { WORKER_METRICS_PORT: '0', ...env });
+}
+
+/** `npm start`'s entry point as its own process (another API instance) against the app's table, on a free port. */
+export async function startApiProcess(app: TestApp, env: Record<string, string>): Promise<WorkerProcess & { url: string }> {
+  const api = startProcess('src/main.ts', app, { PORT: '0', HOST: '127.0.0.1', ...env });
+  const listening = await Promise.race([
+    api.logLine((entry) => entry.msg === 'listening'),
+    api.exited.then((code) => Promise.reject(new Error(`the API process exited with ${code} before listening`))),
+  ]);
+  return { ...api, url: new URL(listening.graphql).origin };
+}
+
+function startProcess(entry: string, app: TestApp, env: Record<string, string>): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);
@@ -53,7 +67,7 @@ export function startWorkerProcess(app: TestApp, env: Record<string, string>): W
   };
 }
 
-/** Kills every worker process a test left running (for afterAll). */
+/** Kills every worker or API process a test left running (for afterAll). */
 export function killWorkerProcesses(): void {
   for (const child of running) child.kill('SIGKILL');
 }

@@ -89,6 +89,26 @@ export type DeletePostPayload = {
   deletedPostId: Scalars['ID']['output'];
 };
 
+/** Where a post's fan-out (the copy into its author's followers' home timelines) stands. */
+export type FanOutState =
+  /** Every follower's home timeline has it (or the author has more than FANOUT_MAX_FOLLOWERS followers, who read it from the author's outbox: delivered and total are 0). */
+  | 'DONE'
+  /** Written, waiting for a worker. */
+  | 'PENDING'
+  /** A worker is copying it, page after page of followers. */
+  | 'RUNNING';
+
+/** How far a post's fan-out has got. */
+export type FanOutStatus = {
+  __typename?: 'FanOutStatus';
+  /** Followers whose home timeline has the post so far. */
+  delivered: Scalars['Int']['output'];
+  /** Where it stands. */
+  state: FanOutState;
+  /** The author's followers when the post was made; once DONE, the followers it reached. */
+  total: Scalars['Int']['output'];
+};
+
 /** Both sides of a follow or unfollow, with their counts after it. */
 export type FollowPayload = {
   __typename?: 'FollowPayload';
@@ -418,7 +438,7 @@ export type PageInfo = {
   endCursor: Maybe<Scalars['String']['output']>;
   /** Whether a page follows this one. */
   hasNextPage: Scalars['Boolean']['output'];
-  /** Always false: lists are read forwards only. */
+  /** Paging backwards (`last`/`before`): whether newer items remain beyond this page. Always false paging forwards. */
   hasPreviousPage: Scalars['Boolean']['output'];
   /** The cursor of the first item of this page; null when the page is empty. */
   startCursor: Maybe<Scalars['String']['output']>;
@@ -435,6 +455,11 @@ export type Post = Node & {
   comments: CommentConnection;
   /** When the post was written. */
   createdAt: Scalars['DateTime']['output'];
+  /**
+   * How far the post's fan-out has got. Only its author may read it: anyone else gets null here with a FORBIDDEN
+   * (or, anonymous, UNAUTHENTICATED) error. Null for posts imported by the seed.
+   */
+  fanOut: Maybe<FanOutStatus>;
   /** The post's id (`pst_…`). */
   id: Scalars['ID']['output'];
   /** Distinct users who like the post. */
@@ -680,6 +705,21 @@ export type SignUpPayload = {
   user: User;
 };
 
+/**
+ * Live updates over WebSocket (graphql-ws). Every subscription needs a signed-in connection; the same depth, alias,
+ * token and cost limits as queries apply, and SUBSCRIPTIONS_PER_CONNECTION subscriptions at most per connection
+ * (else TOO_MANY_SUBSCRIPTIONS). Delivery is at most once: after a reconnect, catch up with
+ * `User.timeline(last, before)`.
+ */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * Posts arriving in the viewer's home timeline, as fan-out delivers them (and the viewer's own), newest as they
+   * come; posts deleted before they are sent are left out. `cursor` is the post's cursor in `User.timeline`.
+   */
+  timelinePostAdded: PostEdge;
+};
+
 /** An account the viewer may want to follow: followed by `mutualCount` accounts the viewer follows, some of them in `via`. */
 export type Suggestion = {
   __typename?: 'Suggestion';
@@ -749,6 +789,9 @@ export type User = Node & {
   /**
    * Home timeline: posts by this user and by the accounts this user follows, newest first. Only this user may
    * read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
+   * Pull-to-refresh with `last` and `before` (Relay's backward paging): the `last` posts just newer than the
+   * `before` cursor, still newest first; while `pageInfo.hasPreviousPage`, ask again with `before: startCursor`.
+   * Give `first`/`after` or `last`/`before`, not both.
    */
   timeline: Maybe<PostConnection>;
   /** Has the viewer blocked this user? False when anonymous or for the viewer itself. */
@@ -813,7 +856,9 @@ export type UserPostsArgs = {
 /** An account. */
 export type UserTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of users. */
@@ -926,6 +971,8 @@ export type ResolversTypes = {
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteAccountPayload: ResolverTypeWrapper<DeleteAccountPayload>;
   DeletePostPayload: ResolverTypeWrapper<DeletePostPayload>;
+  FanOutState: FanOutState;
+  FanOutStatus: ResolverTypeWrapper<FanOutStatus>;
   FollowPayload: ResolverTypeWrapper<Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversTypes['User'], viewer: ResolversTypes['User'] }>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -945,6 +992,7 @@ export type ResolversTypes = {
   SignUpInput: SignUpInput;
   SignUpPayload: ResolverTypeWrapper<Omit<SignUpPayload, 'user'> & { user: ResolversTypes['User'] }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Suggestion: ResolverTypeWrapper<SuggestionModel>;
   UpdateProfileInput: UpdateProfileInput;
   User: ResolverTypeWrapper<UserRecord>;
@@ -963,6 +1011,7 @@ export type ResolversParentTypes = {
   DateTime: Scalars['DateTime']['output'];
   DeleteAccountPayload: DeleteAccountPayload;
   DeletePostPayload: DeletePostPayload;
+  FanOutStatus: FanOutStatus;
   FollowPayload: Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
@@ -982,6 +1031,7 @@ export type ResolversParentTypes = {
   SignUpInput: SignUpInput;
   SignUpPayload: Omit<SignUpPayload, 'user'> & { user: ResolversParentTypes['User'] };
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
   Suggestion: SuggestionModel;
   UpdateProfileInput: UpdateProfileInput;
   User: UserRecord;
@@ -1023,6 +1073,12 @@ export type DeleteAccountPayloadResolvers<ContextType = GraphQLContext, ParentTy
 
 export type DeletePostPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletePostPayload'] = ResolversParentTypes['DeletePostPayload']> = {
   deletedPostId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+};
+
+export type FanOutStatusResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FanOutStatus'] = ResolversParentTypes['FanOutStatus']> = {
+  delivered?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['FanOutState'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type FollowPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FollowPayload'] = ResolversParentTypes['FollowPayload']> = {
@@ -1071,6 +1127,7 @@ export type PostResolvers<ContextType = GraphQLContext, ParentType extends Resol
   commentCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   comments?: Resolver<ResolversTypes['CommentConnection'], ParentType, ContextType, Partial<PostCommentsArgs>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  fanOut?: Resolver<Maybe<ResolversTypes['FanOutStatus']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   likeCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   likedBy?: Resolver<ResolversTypes['UserConnection'], ParentType, ContextType, Partial<PostLikedByArgs>>;
@@ -1143,6 +1200,10 @@ export type SignUpPayloadResolvers<ContextType = GraphQLContext, ParentType exte
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  timelinePostAdded?: SubscriptionResolver<ResolversTypes['PostEdge'], "timelinePostAdded", ParentType, ContextType>;
+};
+
 export type SuggestionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Suggestion'] = ResolversParentTypes['Suggestion']> = {
   mutualCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -1194,6 +1255,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   DateTime?: GraphQLScalarType;
   DeleteAccountPayload?: DeleteAccountPayloadResolvers<ContextType>;
   DeletePostPayload?: DeletePostPayloadResolvers<ContextType>;
+  FanOutStatus?: FanOutStatusResolvers<ContextType>;
   FollowPayload?: FollowPayloadResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
@@ -1208,6 +1270,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Separation?: SeparationResolvers<ContextType>;
   Session?: SessionResolvers<ContextType>;
   SignUpPayload?: SignUpPayloadResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
   Suggestion?: SuggestionResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;

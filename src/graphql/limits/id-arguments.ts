@@ -85,6 +85,17 @@ function firstOverLongId(
   return found;
 }
 
+/** BAD_USER_INPUT naming the first over-long ID argument of the operation, or null (variables that do not coerce are execution's to refuse). */
+export function overLongIdRefusal(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, requestVariables: Record<string, unknown> | undefined): GraphQLError | null {
+  const variables = getVariableValues(schema, operation.variableDefinitions ?? [], requestVariables ?? {});
+  if (variables.errors) return null;
+  const found = firstOverLongId(schema, document, operation, variables.coerced);
+  if (!found) return null;
+  return new GraphQLError(`${found}: is longer than any id (at most ${MAX_ID_LENGTH} characters)`, {
+    extensions: { code: 'BAD_USER_INPUT', field: found, http: { status: 400 } },
+  });
+}
+
 /**
  * Refuses, before any resolver runs, an operation that passes an ID argument (anywhere: a
  * list, an input object, a variable) longer than any id: BAD_USER_INPUT naming the argument.
@@ -97,15 +108,8 @@ export function idArgumentsPlugin(): ApolloServerPlugin {
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           if (!operation) return;
-          const variables = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
-          // Variables that do not coerce are refused by execution, with Apollo's own error.
-          if (variables.errors) return;
-          const found = firstOverLongId(schema, document, operation, variables.coerced);
-          if (found) {
-            throw new GraphQLError(`${found}: is longer than any id (at most ${MAX_ID_LENGTH} characters)`, {
-              extensions: { code: 'BAD_USER_INPUT', field: found, http: { status: 400 } },
-            });
-          }
+          const refused = overLongIdRefusal(schema, document, operation, request.variables);
+          if (refused) throw refused;
         },
       };
     },

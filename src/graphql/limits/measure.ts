@@ -25,7 +25,7 @@ export interface OperationMeasure {
   aliases: number;
   /**
    * Fields that may be resolved: every field costs 1 each time it may run (a few that read more
-   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` (default 20) or
+   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` or `last` (default 20) or
    * `ids` multiplies everything beneath it by that many.
    */
   cost: number;
@@ -142,7 +142,7 @@ const BOUNDED_LISTS: Record<string, number> = {
 };
 
 /**
- * How many items a field may return: its `first` (20 when null or left out, as it runs), or how many `ids` it is given.
+ * How many items a field may return: its `first` or `last` (20 when null or left out, as it runs), or how many `ids` it is given.
  * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
  * the clearer answer for a client than a cost refusal.
  */
@@ -156,9 +156,10 @@ function listSize(
   const bounded = BOUNDED_LISTS[`${parentType?.name}.${definition.name}`];
   if (bounded !== undefined) return bounded;
   const argument = (name: string) => field.arguments?.find((a) => a.name.value === name)?.value;
-  if (definition.args.some((a) => a.name === 'first')) {
-    const first = valueOf(argument('first'), variables);
-    return clampPageSize(typeof first === 'number' ? first : LIMITS.pageSizeDefault);
+  if (definition.args.some((a) => a.name === 'first' || a.name === 'last')) {
+    // A field that pages both ways (User.timeline) is measured at the larger of the two.
+    const sizes = ['first', 'last'].map((name) => valueOf(argument(name), variables)).filter((size): size is number => typeof size === 'number');
+    return clampPageSize(sizes.length > 0 ? Math.max(...sizes) : LIMITS.pageSizeDefault);
   }
   if (definition.args.some((a) => a.name === 'ids')) {
     const ids = valueOf(argument('ids'), variables);

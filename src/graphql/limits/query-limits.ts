@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { measureOperation } from './measure.js';
+import { type OperationMeasure, measureOperation } from './measure.js';
 
 /** The limits an operation must stay within before anything runs (settings MAX_QUERY_DEPTH, _ALIASES, _COST). */
 export interface QueryLimits {
@@ -16,6 +16,30 @@ function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: R
   return new GraphQLError(message, { extensions: { code, ...details, http: { status: 400 } } });
 }
 
+/** The refusal of an operation over a limit, or null when it is within all of them. */
+export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): GraphQLError | null {
+  if (measure.depth > limits.maxDepth) {
+    return refusal(`The operation is ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed`, 'QUERY_TOO_DEEP', {
+      depth: measure.depth,
+      maxDepth: limits.maxDepth,
+    });
+  }
+  if (measure.aliases > limits.maxAliases) {
+    return refusal(`The operation has ${measure.aliases} aliases; at most ${limits.maxAliases} are allowed`, 'TOO_MANY_ALIASES', {
+      aliases: measure.aliases,
+      maxAliases: limits.maxAliases,
+    });
+  }
+  if (measure.cost > limits.maxCost) {
+    return refusal(
+      `The operation could resolve ${measure.cost} fields; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
+      'QUERY_TOO_EXPENSIVE',
+      { cost: measure.cost, maxCost: limits.maxCost },
+    );
+  }
+  return null;
+}
+
 /**
  * Refuses an operation that is too deep, has too many aliases or costs too much, after it is
  * parsed and validated and before execution starts, so a refused operation reaches no store.
@@ -28,26 +52,8 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin {
         async didResolveOperation({ schema, document, operation, request }) {
           // Without an operation nothing executes; Apollo answers with the resolution error.
           if (!operation) return;
-          const measure = measureOperation(schema, document, operation, request.variables);
-          if (measure.depth > limits.maxDepth) {
-            throw refusal(`The operation is ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed`, 'QUERY_TOO_DEEP', {
-              depth: measure.depth,
-              maxDepth: limits.maxDepth,
-            });
-          }
-          if (measure.aliases > limits.maxAliases) {
-            throw refusal(`The operation has ${measure.aliases} aliases; at most ${limits.maxAliases} are allowed`, 'TOO_MANY_ALIASES', {
-              aliases: measure.aliases,
-              maxAliases: limits.maxAliases,
-            });
-          }
-          if (measure.cost > limits.maxCost) {
-            throw refusal(
-              `The operation could resolve ${measure.cost} fields; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
-              'QUERY_TOO_EXPENSIVE',
-              { cost: measure.cost, maxCost: limits.maxCost },
-            );
-          }
+          const refused = limitRefusal(measureOperation(schema, document, operation, request.variables), limits);
+          if (refused) throw refused;
         },
       };
     },

@@ -1,11 +1,11 @@
 import type { Page } from '../../domain/models.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 
-/** Relay page info from a forward-only keyset page. */
+/** Relay page info from a keyset page (forwards, or backwards from `before`). */
 export function pageInfo<T>(page: Page<T>) {
   return {
     hasNextPage: page.hasNextPage,
-    hasPreviousPage: false,
+    hasPreviousPage: page.hasPreviousPage ?? false,
     startCursor: page.items[0]?.cursor ?? null,
     endCursor: page.endCursor,
   };

@@ -6,6 +6,7 @@ import { graph } from './graph.js';
 import { Mutation } from './mutation.js';
 import { Comment, Post, PostEdge } from './post.js';
 import { Query } from './query.js';
+import { Subscription } from './subscription.js';
 import { User } from './user.js';
 
 const NODE_TYPES = { usr: 'User', pst: 'Post', cmt: 'Comment' } as const satisfies Partial<Record<IdKind, string>>;
@@ -33,6 +34,7 @@ export const resolvers: Resolvers = {
   DateTime,
   Query,
   Mutation,
+  Subscription,
   User,
   Post,
   PostEdge,

@@ -1,6 +1,7 @@
 import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
+import { fanOutStatus } from '../../usecases/live-updates.js';
 import { commentConnection, userConnection } from '../feeds.js';
 import type { CommentResolvers, PostEdgeResolvers, PostResolvers } from '../generated/resolvers-types.js';
 import { userById } from './user.js';
@@ -32,6 +33,7 @@ export const Post: PostResolvers = {
     userConnection(await context.useCases.reposts.reposters(post.id, first, after), context, info, async () => (await context.loaders.postCounts.load(post)).repostCount),
   mentions: (post, _args, context) => mentionedUsers(context, post.mentionIds),
   comments: (post, { first, after }, context) => commentConnection(context, post.id, first, after),
+  fanOut: (post, _args, { viewerId, loaders }) => fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),
 };
 
 export const PostEdge: PostEdgeResolvers = {

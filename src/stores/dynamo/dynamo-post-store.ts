@@ -4,6 +4,7 @@ import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-sto
 import type { Task } from '../task-queue.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
+import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
 import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
@@ -111,6 +112,7 @@ export class DynamoPostStore implements PostStore {
       // The author sees their own post at once; followers get it from the fan-out task (which also counts it there).
       this.put(homeEntryItem({ userId: post.authorId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards })),
       ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : [this.put(outboxAuthorItem(post.authorId))]),
+      this.put(fanOutProgressItem(post.id, delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false })),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
     ];

@@ -82,6 +82,20 @@ export class DynamoTimelineStore implements TimelineStore {
     return (result.Items ?? []).map(toTimelineEntry);
   }
 
+  private async oldestEntriesAfter(pk: string, limit: number, after: string): Promise<TimelineEntry[]> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk > :after',
+        ExpressionAttributeValues: { ':pk': pk, ':after': after },
+        ProjectionExpression: 'sk, authorId, counterShards',
+        ScanIndexForward: true,
+        Limit: limit,
+      }),
+    );
+    return (result.Items ?? []).map(toTimelineEntry);
+  }
+
   private lists(pks: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
     return Promise.all(pks.map((pk) => this.newestEntries(pk, first + 1, after)));
   }
@@ -96,6 +110,10 @@ export class DynamoTimelineStore implements TimelineStore {
 
   homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
     return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
+  }
+
+  homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]> {
+    return Promise.all([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)].map((pk) => this.oldestEntriesAfter(pk, last + 1, before)));
   }
 
   authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {

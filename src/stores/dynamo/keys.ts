@@ -27,6 +27,7 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | user's repost entry  | REPOSTS#<userId>   | <postId>  |
  * | unique view record   | POST#<postId>      | VIEW#<userId> |
  * | reaction record      | POST#<postId>      | REACT#<kind>#<userId> |
+ * | fan-out progress     | POST#<postId>      | FANOUT    |
  * | post                 | POST#<postId>      | POST      |
  * | author's posts entry | POSTS#<authorId>   | <postId>  |
  * | home timeline entry  | HOME#<userId>      | <postId>  |
@@ -89,6 +90,8 @@ export const keys = {
   view: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `VIEW#${userId}` }),
   reaction: (postId: string, kind: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REACT#${kind}#${userId}` }),
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
+  /** How far the post's fan-out has got (Post.fanOut); in the post's partition, so that it goes with the post. */
+  fanOutProgress: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'FANOUT' }),
   authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
   homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
   /** A sampled estimate of a home timeline's size, so that the timeline is read only when it may be over its bound. */

@@ -8,7 +8,8 @@ export interface FollowerPageStep {
   /** The page's timeline writes. */
   write(followerIds: string[]): Promise<void>;
   /** The rest of the work on written pages (the followers of one or more): false ends the walk, and `takeBack` undoes the pages written since. */
-  finish?(followerIds: string[]): Promise<boolean>;
+  /** `cursor`: the checkpoint after these pages, null for the end. */
+  finish?(followerIds: string[], cursor: string | null): Promise<boolean>;
   takeBack?(followerIds: string[]): Promise<void>;
 }
 
@@ -65,7 +66,7 @@ export class FollowerWalk {
   /** Finishes written pages (taking them back if the walk must end) and saves the position after the last of them. */
   private async finishPages(step: FollowerPageStep, pages: readonly WrittenPage[], save: SaveCheckpoint): Promise<PageOutcome> {
     const followerIds = pages.flatMap((page) => page.followerIds);
-    if (step.finish && !(await step.finish(followerIds))) {
+    if (step.finish && !(await step.finish(followerIds, pages.at(-1)?.cursor ?? null))) {
       await step.takeBack?.(followerIds);
       return 'taken back';
     }

@@ -1,6 +1,8 @@
 import { settleAll } from '../../lib/collections.js';
 import type { PostRecord } from '../../domain/models.js';
+import type { FanOutProgressStore } from '../../stores/fanout-progress-store.js';
 import type { PostStore } from '../../stores/post-store.js';
+import type { OnDelivered } from '../fanout.js';
 import type { FollowerWalk } from './follower-walk.js';
 import type { HomeDelivery } from './home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
@@ -25,6 +27,8 @@ export class PostFanOut implements TaskHandler<'fanOut'> {
     private readonly posts: Pick<PostStore, 'getMany'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
+    private readonly progress: Pick<FanOutProgressStore, 'advance'>,
+    private readonly onDelivered: OnDelivered,
   ) {}
 
   async run({ payload: { postId, authorId }, checkpoint, save, stopping }: TaskRun<'fanOut'>): Promise<RunOutcome> {
@@ -32,13 +36,26 @@ export class PostFanOut implements TaskHandler<'fanOut'> {
     if (!post) return 'done';
     // The author's own entry was written with the post; counting it with the first page keeps the author's timeline bounded too.
     let uncounted = checkpoint === null ? [authorId] : [];
+    // The author's own entry is announced with the first page too (live updates).
+    let unannounced = checkpoint === null ? [authorId] : [];
+    let position = checkpoint;
     const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.followers.walk(authorId, firstPage, save, stopping, {
-      write: (followerIds) => this.homes.deliver(entries(followerIds)),
-      finish: async (followerIds) => {
+      write: async (followerIds) => {
+        await this.homes.deliver(entries(followerIds));
+        this.onDelivered({ postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
+        unannounced = [];
+      },
+      finish: async (followerIds, cursor) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];
-        const [, current] = await settleAll([this.homes.keepBounded(counted), currentPost(this.posts, postId)] as const);
+        // The progress record goes with the post if it was deleted meanwhile, and is never written back (see advance).
+        const [, current] = await settleAll([
+          this.homes.keepBounded(counted),
+          currentPost(this.posts, postId),
+          this.progress.advance(postId, position, cursor, followerIds.length),
+        ] as const);
+        position = cursor;
         return current !== null;
       },
       takeBack: (followerIds) => this.homes.takeBack(entries(followerIds)),

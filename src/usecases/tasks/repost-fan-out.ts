@@ -1,6 +1,7 @@
 import { settleAll } from '../../lib/collections.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
+import type { OnDelivered } from '../fanout.js';
 import type { FollowerWalk } from './follower-walk.js';
 import type { HomeDelivery } from './home-delivery.js';
 import { currentPost } from './post-fan-out.js';
@@ -22,6 +23,7 @@ export class RepostFanOut implements TaskHandler<'repost'> {
     private readonly reposts: Pick<RepostStore, 'hasReposted'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
+    private readonly onDelivered: OnDelivered,
   ) {}
 
   async run({ payload: { postId, reposterId }, checkpoint, save, stopping }: TaskRun<'repost'>): Promise<RunOutcome> {
@@ -31,9 +33,14 @@ export class RepostFanOut implements TaskHandler<'repost'> {
       userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId }));
     // The reposter's own timeline shows the repost too, counted with the first page.
     let uncounted = checkpoint === null ? [reposterId] : [];
-    if (checkpoint === null) await this.homes.deliverReposts(entries([reposterId]));
+    // Announced (live updates) to every receiver: one that had the post already gets it again with its reason.
+    const deliver = async (userIds: string[]) => {
+      await this.homes.deliverReposts(entries(userIds));
+      this.onDelivered({ postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, userIds });
+    };
+    if (checkpoint === null) await deliver([reposterId]);
     return this.followers.walk(reposterId, firstPage, save, stopping, {
-      write: (followerIds) => this.homes.deliverReposts(entries(followerIds)),
+      write: deliver,
       finish: async (followerIds) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];

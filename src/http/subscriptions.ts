@@ -1,0 +1,166 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, GraphQLError, getOperationAST, parse, validate } from 'graphql';
+import { CloseCode, type Context } from 'graphql-ws';
+import { type Extra, useServer } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { AppError } from '../domain/errors.js';
+import type { Credential } from '../domain/models.js';
+import type { GraphQLContext } from '../graphql/context.js';
+import { overLongIdRefusal } from '../graphql/limits/id-arguments.js';
+import { measureOperation } from '../graphql/limits/measure.js';
+import { type QueryLimits, limitRefusal, tokenLimitError } from '../graphql/limits/query-limits.js';
+import type { Logger } from '../logger.js';
+import { MAX_BODY_BYTES } from './server.js';
+
+/** A connection's proven sign-in: its credential and when its token stops working. */
+export interface SignedIn {
+  credential: Credential;
+  expiresAtMs: number;
+}
+
+export interface SubscriptionServerOptions {
+  /** The executable schema, null until the API has loaded it. */
+  schema: () => GraphQLSchema | null;
+  /** Checks a connection's bearer token and its account, as a request's (token generation included); throws an AppError when refused. */
+  signIn(token: string): Promise<SignedIn>;
+  /** The context of one subscription of a connection signed in as `signedIn`. */
+  context(signedIn: SignedIn, request: IncomingMessage): GraphQLContext;
+  limits: QueryLimits & { maxTokens: number };
+  maxSubscriptionsPerConnection: number;
+  maxConnectionsPerAccount: number;
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  logger: Logger;
+  production: boolean;
+}
+
+export interface SubscriptionServer {
+  /** The HTTP server's `upgrade` handler: WebSockets on /graphql, anything else is refused. */
+  upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every connection (1001 Going away) and the WebSocket server. */
+  close(): Promise<void>;
+}
+
+interface ConnectionState {
+  signedIn?: SignedIn;
+  expiry?: NodeJS.Timeout;
+}
+
+/** setTimeout's longest delay (about 24.8 days); tokens live far shorter. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+function clientError(message: string, code: string, details: Record<string, unknown> = {}): GraphQLError {
+  return new GraphQLError(message, { extensions: { code, ...details } });
+}
+
+/**
+ * GraphQL subscriptions over WebSocket with the graphql-ws protocol (`graphql-transport-ws`), on
+ * /graphql of the API's HTTP server. A connection signs in with `connectionParams.authorization`
+ * ("Bearer <token>"), checked like a request's; without a valid token and account it is closed with
+ * 4403 Forbidden (graphql-ws's answer to a refused connection_init), and so it is when its token
+ * expires — graphql-ws clients then reconnect, reading their connectionParams again. An account
+ * holds at most `maxConnectionsPerAccount` connections on this instance (the next is closed with
+ * 4403), a connection at most `maxSubscriptionsPerConnection` subscriptions (the next gets
+ * TOO_MANY_SUBSCRIPTIONS). Each operation passes the same token, depth, alias, cost and id limits
+ * as a query over HTTP. Queries and mutations are refused here: they go over HTTP.
+ */
+export function createSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const connectionsByAccount = new Map<string, number>();
+  const { logger } = options;
+
+  const refuse = (ctx: Context<Record<string, unknown>, Extra & Partial<ConnectionStateExtra>>, reason: string): false => {
+    // A reason of its own instead of graphql-ws's bare "Forbidden"; the close that follows is ignored.
+    ctx.extra.socket.close(CloseCode.Forbidden, `Forbidden: ${reason}`.slice(0, 120));
+    return false;
+  };
+
+  const disposable = useServer<Record<string, unknown>, ConnectionStateExtra>(
+    {
+      isProd: options.production,
+      onConnect: async (ctx) => {
+        const match = BEARER.exec(String(ctx.connectionParams?.authorization ?? ''));
+        if (!match) return refuse(ctx, 'sign in with connectionParams { authorization: "Bearer <token>" }');
+        let signedIn: SignedIn;
+        try {
+          signedIn = await options.signIn(match[1]!);
+        } catch (error) {
+          if (error instanceof AppError) return refuse(ctx, error.message);
+          logger.error('could not check a subscription connection', { error });
+          ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
+          return false;
+        }
+        // Closed while its sign-in was checked: onClose has run already and would never give the place back.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+        const userId = signedIn.credential.userId;
+        const held = connectionsByAccount.get(userId) ?? 0;
+        if (held >= options.maxConnectionsPerAccount) return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
+        connectionsByAccount.set(userId, held + 1);
+        ctx.extra.state = { signedIn };
+        ctx.extra.state.expiry = setTimeout(
+          () => ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired'),
+          Math.min(MAX_TIMER_MS, Math.max(0, signedIn.expiresAtMs - Date.now())),
+        );
+        return true;
+      },
+      onClose: (ctx) => {
+        const state = ctx.extra.state;
+        if (!state?.signedIn) return;
+        clearTimeout(state.expiry);
+        const userId = state.signedIn.credential.userId;
+        const held = (connectionsByAccount.get(userId) ?? 1) - 1;
+        if (held > 0) connectionsByAccount.set(userId, held);
+        else connectionsByAccount.delete(userId);
+        state.signedIn = undefined;
+      },
+      onSubscribe: (ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] => {
+        const signedIn = ctx.extra.state?.signedIn;
+        const schema = options.schema();
+        if (!signedIn || !schema) return [clientError('The connection is not signed in', 'UNAUTHENTICATED')];
+        // This subscription is counted already (graphql-ws reserves its id first).
+        if (Object.keys(ctx.subscriptions).length > options.maxSubscriptionsPerConnection) {
+          const max = options.maxSubscriptionsPerConnection;
+          return [clientError(`A connection may hold at most ${max} subscriptions`, 'TOO_MANY_SUBSCRIPTIONS', { maxSubscriptions: max })];
+        }
+        let document: DocumentNode;
+        try {
+          document = parse(payload.query, { maxTokens: options.limits.maxTokens });
+        } catch (error) {
+          if (!(error instanceof GraphQLError)) throw error;
+          const tooManyTokens = tokenLimitError({ message: error.message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+          return [tooManyTokens ? clientError(tooManyTokens.message, 'TOO_MANY_TOKENS', { ...tooManyTokens.extensions }) : clientError(error.message, 'GRAPHQL_PARSE_FAILED')];
+        }
+        const invalid = validate(schema, document);
+        if (invalid.length > 0) return invalid.map((error) => clientError(error.message, 'GRAPHQL_VALIDATION_FAILED'));
+        const operation = getOperationAST(document, payload.operationName);
+        if (!operation) return [clientError('The document names no single operation to run (see operationName)', 'OPERATION_RESOLUTION_FAILURE')];
+        if (operation.operation !== 'subscription') return [clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST')];
+        const variables = payload.variables ?? undefined;
+        const refused = limitRefusal(measureOperation(schema, document, operation, variables), options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
+        if (refused) return [refused];
+        return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
+      },
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined,
+      // An error thrown by the event stream reaches here wrapped in a GraphQLError without a path: formatted as what it wraps.
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error.toJSON(), error.originalError ?? error)),
+    },
+    sockets,
+  );
+
+  return {
+    upgrade(request, socket, head) {
+      const { pathname } = new URL(request.url ?? '/', 'http://localhost');
+      if (pathname !== '/graphql') {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      sockets.handleUpgrade(request, socket, head, (webSocket) => sockets.emit('connection', webSocket, request));
+    },
+    close: () => disposable.dispose() as Promise<void>,
+  };
+}
+
+/** What graphql-ws keeps per connection besides the socket and request: this connection's sign-in. */
+type ConnectionStateExtra = { state?: ConnectionState };

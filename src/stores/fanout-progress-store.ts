@@ -1,0 +1,25 @@
+/**
+ * How far each post's fan-out has got (Post.fanOut): written with the post, then moved on by
+ * the fan-out task at each of its checkpoints.
+ */
+export type FanOutState = 'PENDING' | 'RUNNING' | 'DONE';
+
+export interface FanOutProgress {
+  state: FanOutState;
+  /** Followers whose home timeline has the post. */
+  delivered: number;
+  /** The author's followers when the post was made; once DONE, the followers the fan-out reached. */
+  total: number;
+}
+
+export interface FanOutProgressStore {
+  /** Aligned with `postIds`; null for a post without a record (gone, or made before records were kept). */
+  getMany(postIds: readonly string[]): Promise<(FanOutProgress | null)[]>;
+  /**
+   * Counts `delivered` more followers, moving the record from the task's checkpoint `from` to
+   * `to` (null `from`: the start; null `to`: the end, DONE). A move whose `from` is not where the
+   * record is (a step repeated after a crash or a lost lease) changes nothing, so no follower is
+   * counted twice.
+   */
+  advance(postId: string, from: string | null, to: string | null, delivered: number): Promise<void>;
+}

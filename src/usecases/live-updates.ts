@@ -1,0 +1,145 @@
+import { forbidden, unauthenticated } from '../domain/errors.js';
+import { idKind } from '../domain/ids.js';
+import type { PostRecord } from '../domain/models.js';
+import type { Logger } from '../logger.js';
+import type { FanOutProgress } from '../stores/fanout-progress-store.js';
+import type { PubSub } from '../stores/pubsub.js';
+import type { Delivered } from './fanout.js';
+
+/** A post that arrived in a home timeline: what the subscription hydrates, as a timeline entry carries it. */
+export interface TimelineEvent {
+  postId: string;
+  authorId: string;
+  counterShards: number;
+  /** The reposter whose repost brought it; null for an original post. */
+  repostedBy: string | null;
+}
+
+export interface LiveSettings {
+  /** Channels of this deployment start with it (TABLE_PREFIX), so that deployments may share one Redis. */
+  channelPrefix: string;
+  /** Events kept for a subscriber that reads slower than they come; past it the oldest are dropped (it catches up by paging). */
+  bufferedEvents: number;
+}
+
+/**
+ * Live timeline events. Fan-out publishes each batch of home entries it wrote on the channel of
+ * every receiver (`timeline:<userId>`), from whichever process runs it. Posts of authors who are
+ * not fanned out (more than FANOUT_MAX_FOLLOWERS followers) write no home entries: they are
+ * published once on the author's channel (`author:<authorId>`), and a subscriber listens to the
+ * channels of the outbox authors it follows (and its own) when it subscribes, as its home page
+ * merges their outboxes. Delivery is at most once; a client catches up with `timeline(last, before)`.
+ */
+export class LiveUpdates {
+  constructor(
+    private readonly pubsub: PubSub,
+    /** The outbox authors the user follows, as the home timeline merges them. */
+    private readonly followedOutboxAuthors: (userId: string) => Promise<string[]>,
+    private readonly settings: LiveSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  private channel(kind: 'timeline' | 'author', id: string): string {
+    return `${this.settings.channelPrefix}${kind}:${id}`;
+  }
+
+  /** Fan-out's OnDelivered: never throws, never waits; a failed publish is logged and the timeline has the post anyway. */
+  delivered = ({ postId, authorId, counterShards, repostedBy, userIds }: Delivered): void => {
+    const payload = JSON.stringify({ postId, authorId, counterShards, repostedBy } satisfies TimelineEvent);
+    this.send(userIds.map((userId) => ({ channel: this.channel('timeline', userId), payload })));
+  };
+
+  /** A new post of an author who is not fanned out. */
+  postedToOutbox = (post: PostRecord): void => {
+    const payload = JSON.stringify({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: null } satisfies TimelineEvent);
+    this.send([{ channel: this.channel('author', post.authorId), payload }]);
+  };
+
+  private send(messages: { channel: string; payload: string }[]): void {
+    this.pubsub.publish(messages).catch((error: unknown) => this.logger.warn('could not publish live events', { error, messages: messages.length }));
+  }
+
+  /** The events of the user's home timeline from now on, until the stream's `return()`. */
+  async timelineEvents(userId: string): Promise<AsyncIterableIterator<TimelineEvent>> {
+    const outboxAuthors = await this.followedOutboxAuthors(userId);
+    const channels = [this.channel('timeline', userId), this.channel('author', userId), ...outboxAuthors.map((authorId) => this.channel('author', authorId))];
+    const stream = new EventStream<TimelineEvent>(this.settings.bufferedEvents);
+    const unsubscribe = await this.pubsub.subscribe(channels, (_channel, payload) => {
+      const event = parseTimelineEvent(payload);
+      if (event) stream.push(event);
+    });
+    stream.onEnd(unsubscribe);
+    return stream;
+  }
+}
+
+/** Post.fanOut: the progress record, for the post's author only. */
+export async function fanOutStatus(viewerId: string | null, post: PostRecord, progress: (postId: string) => Promise<FanOutProgress | null>): Promise<FanOutProgress | null> {
+  if (!viewerId) throw unauthenticated();
+  if (viewerId !== post.authorId) throw forbidden("Only the post's author may read its fan-out");
+  return progress(post.id);
+}
+
+function parseTimelineEvent(payload: string): TimelineEvent | null {
+  try {
+    const { postId, authorId, counterShards, repostedBy = null } = JSON.parse(payload) as Partial<TimelineEvent>;
+    if (typeof postId !== 'string' || idKind(postId) !== 'pst' || typeof authorId !== 'string' || typeof counterShards !== 'number') return null;
+    if (repostedBy !== null && (typeof repostedBy !== 'string' || idKind(repostedBy) !== 'usr')) return null;
+    return { postId, authorId, counterShards, repostedBy };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A push-fed async iterator with a bounded buffer. `return()` ends it at once, even while a
+ * `next()` waits (which an async generator cannot: its `return` waits for its next `yield`).
+ */
+export class EventStream<T> implements AsyncIterableIterator<T> {
+  private readonly buffered: T[] = [];
+  private waiting: ((result: IteratorResult<T>) => void) | null = null;
+  private ended = false;
+  private readonly endListeners: (() => void)[] = [];
+
+  constructor(private readonly bound: number) {}
+
+  push(value: T): void {
+    if (this.ended) return;
+    if (this.waiting) {
+      const resolve = this.waiting;
+      this.waiting = null;
+      resolve({ value, done: false });
+      return;
+    }
+    if (this.buffered.length >= this.bound) this.buffered.shift();
+    this.buffered.push(value);
+  }
+
+  onEnd(listener: () => void): void {
+    if (this.ended) listener();
+    else this.endListeners.push(listener);
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.buffered.length > 0) return Promise.resolve({ value: this.buffered.shift()!, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => {
+      this.waiting = resolve;
+    });
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    if (!this.ended) {
+      this.ended = true;
+      this.buffered.length = 0;
+      this.waiting?.({ value: undefined, done: true });
+      this.waiting = null;
+      for (const listener of this.endListeners.splice(0)) listener();
+    }
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}

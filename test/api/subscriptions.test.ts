@@ -1,0 +1,368 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Tokens } from '../../src/auth/tokens.js';
+import { type GraphQLResponse, type TestApp, errorCodes, startTestApp } from '../helpers/app.js';
+import { type LiveClient, connectLive } from '../helpers/live.js';
+import { createPost, follow } from '../helpers/posts.js';
+import { type RedisServer, startRedis } from '../helpers/redis.js';
+import { killWorkerProcesses, startApiProcess, startWorkerProcess } from '../helpers/worker-process.js';
+
+/**
+ * Live updates through the public API with a real graphql-ws client: `timelinePostAdded` over
+ * WebSocket, in one process (the default in-process events) and across processes (two API
+ * instances and a worker of their own over one DynamoDB Local and one redis-server).
+ */
+
+const JWT_SECRET = randomBytes(32).toString('hex');
+const TIMELINE_POSTS = 'subscription { timelinePostAdded { cursor node { id text author { handle } likeCount viewerHasLiked } } }';
+
+const clients: LiveClient[] = [];
+function connect(url: string, token: string | null, options?: Parameters<typeof connectLive>[2]): LiveClient {
+  const client = connectLive(url, token, options);
+  clients.push(client);
+  return client;
+}
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.dispose()));
+});
+
+async function gqlAt<T = Record<string, any>>(url: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, ...((await response.json()) as object) };
+}
+
+const postIds = (subscription: { data: Record<string, any>[] }): string[] => subscription.data.map((data) => data.timelinePostAdded.node.id);
+
+describe('one instance, in-process events', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ JWT_SECRET, SUBSCRIPTIONS_PER_CONNECTION: '2', SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: '2' });
+  });
+  afterAll(async () => {
+    await t.stop();
+  });
+
+  it("pushes a followed author's post, hydrated like a timeline page, and the viewer's own", async () => {
+    const ada = await t.signUp();
+    const bob = await t.signUp();
+    await follow(t, bob.token, ada.id);
+    const live = connect(t.url, bob.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    // graphql-ws does not say when a subscription is listening: post until one arrives.
+    const sent: string[] = [];
+    await vi.waitFor(
+      async () => {
+        if (postIds(posts).length === 0) sent.push(await createPost(t, ada.token, `hello ${sent.length}`));
+        expect(postIds(posts).length).toBeGreaterThan(0);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    const event = posts.data[0]!.timelinePostAdded;
+    expect(sent).toContain(event.node.id);
+    expect(event.node).toMatchObject({ author: { handle: ada.handle }, likeCount: 0, viewerHasLiked: false });
+    // The edge's cursor is the post's cursor in User.timeline.
+    const page = await t.gql('query($id: ID!) { user(id: $id) { timeline(first: 100) { edges { cursor node { id } } } } }', { id: bob.id }, bob.token);
+    expect(page.data!.user.timeline.edges).toContainEqual({ cursor: event.cursor, node: { id: event.node.id } });
+
+    const own = await createPost(t, bob.token, 'my own');
+    await vi.waitFor(() => expect(postIds(posts)).toContain(own), { timeout: 10_000 });
+    expect(live.closes).toEqual([]);
+  });
+
+  it.each([
+    ['no token', { connectionParams: {} }],
+    ['a malformed authorization', { connectionParams: { authorization: 'Token abc' } }],
+    ['a token that is not one', { connectionParams: { authorization: 'Bearer not.a.token' } }],
+  ])('closes a connection with %s with 4403 before any subscription', async (_name, options) => {
+    const live = connect(t.url, null, options);
+    await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(live.closes[0]!.code).toBe(4403);
+    expect(live.acknowledged).toBe(0);
+  });
+
+  it('upgrades only /graphql, and only for the graphql-ws protocol', async () => {
+    const elsewhere = new WebSocket(`${t.url.replace(/^http/, 'ws')}/healthz`, 'graphql-transport-ws');
+    const refused = await new Promise<string>((resolve) => elsewhere.once('error', (error) => resolve(error.message)));
+    expect(refused).toContain('404');
+    // The older subscriptions-transport-ws protocol: the server agrees to no subprotocol, and the client gives up.
+    const otherProtocol = new WebSocket(`${t.url.replace(/^http/, 'ws')}/graphql`, 'graphql-ws');
+    otherProtocol.on('error', () => {});
+    const outcome = await new Promise<string>((resolve) => {
+      otherProtocol.once('open', () => resolve('open'));
+      otherProtocol.once('close', () => resolve('closed'));
+    });
+    expect(outcome).toBe('closed');
+  });
+
+  it('refuses the token of an account signed out everywhere (token generation) and of no account', async () => {
+    const user = await t.signUp();
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, user.token)).data).toEqual({ signOut: true });
+    const signedOut = connect(t.url, user.token);
+    await vi.waitFor(() => expect(signedOut.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(signedOut.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('signed out') });
+
+    const noAccount = connect(t.url, await new Tokens(JWT_SECRET, 60).issue('usr_00000000000000000000000000'));
+    await vi.waitFor(() => expect(noAccount.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(noAccount.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('does not exist') });
+  });
+
+  it('ends the subscriptions of an account signed out everywhere at their next event', async () => {
+    const ada = await t.signUp();
+    const bob = await t.signUp();
+    await follow(t, bob.token, ada.id);
+    const live = connect(t.url, bob.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await vi.waitFor(
+      async () => {
+        if (postIds(posts).length === 0) await createPost(t, ada.token, 'while signed in');
+        expect(postIds(posts).length).toBeGreaterThan(0);
+      },
+      { timeout: 20_000, interval: 500 },
+    );
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, bob.token)).data).toEqual({ signOut: true });
+    const after = await createPost(t, ada.token, 'after signing out');
+    await vi.waitFor(() => expect(posts.ended).toBe(true), { timeout: 10_000 });
+    expect(posts.errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+    expect(postIds(posts)).not.toContain(after);
+  });
+
+  it('closes the connection with 4403 when its token expires', async () => {
+    const user = await t.signUp();
+    // Long enough to be accepted on a busy machine, short enough to expire while the test waits.
+    const shortLived = await new Tokens(JWT_SECRET, 4).issue(user.id);
+    const live = connect(t.url, shortLived);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await vi.waitFor(() => expect(live.acknowledged).toBe(1), { timeout: 10_000 });
+    await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(live.closes[0]).toEqual({ code: 4403, reason: 'Forbidden: the token has expired' });
+    expect(posts.ended).toBe(true);
+  });
+
+  it('refuses subscriptions past the query limits, as over HTTP', async () => {
+    const user = await t.signUp();
+    const live = connect(t.url, user.token);
+    const refused = async (query: string) => {
+      const subscription = live.subscribe(query);
+      await vi.waitFor(() => expect(subscription.ended).toBe(true), { timeout: 10_000 });
+      return subscription.errors.map((error) => error.extensions?.code);
+    };
+    const deep = 'subscription { timelinePostAdded { node { author { followers { edges { node { followers { edges { node { followers { edges { node { id } } } } } } } } } } } } }';
+    expect(await refused(deep)).toEqual(['QUERY_TOO_DEEP']);
+    const costly = 'subscription { timelinePostAdded { node { comments(first: 100) { edges { node { author { followers(first: 100) { edges { node { id handle } } } } } } } } } }';
+    expect(await refused(costly)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    const aliases = `subscription { timelinePostAdded { ${Array.from({ length: 16 }, (_, i) => `a${i}: cursor`).join(' ')} } }`;
+    expect(await refused(aliases)).toEqual(['TOO_MANY_ALIASES']);
+    const tokens = `subscription { timelinePostAdded { ${'cursor '.repeat(2100)} } }`;
+    expect(await refused(tokens)).toEqual(['TOO_MANY_TOKENS']);
+    expect(await refused('subscription { timelinePostAdded { nope } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    // Queries and mutations go over HTTP, where the account check and read consistency apply; subscriptions over WebSocket.
+    expect(await refused('{ viewer { id } }')).toEqual(['BAD_REQUEST']);
+    expect(live.closes).toEqual([]);
+    const overHttp = await t.gql(TIMELINE_POSTS, {}, user.token);
+    expect(overHttp.status).toBe(400);
+    expect(errorCodes(overHttp)).toEqual(['BAD_REQUEST']);
+  });
+
+  it('bounds subscriptions per connection and connections per account', async () => {
+    const user = await t.signUp();
+    const live = connect(t.url, user.token);
+    const held = [live.subscribe(TIMELINE_POSTS), live.subscribe(TIMELINE_POSTS)];
+    const third = live.subscribe(TIMELINE_POSTS);
+    await vi.waitFor(() => expect(third.ended).toBe(true), { timeout: 10_000 });
+    expect(third.errors.map((error) => error.extensions?.code)).toEqual(['TOO_MANY_SUBSCRIPTIONS']);
+    expect(held.map((subscription) => subscription.ended)).toEqual([false, false]);
+    // Ending one frees its place.
+    held[0]!.stop();
+    const again = live.subscribe(TIMELINE_POSTS);
+
+    const second = connect(t.url, user.token);
+    await vi.waitFor(() => expect(second.acknowledged).toBe(1), { timeout: 10_000 });
+    const third_ = connect(t.url, user.token);
+    await vi.waitFor(() => expect(third_.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(third_.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('connections per account') });
+    expect(again.ended).toBe(false);
+    // A closed connection gives its place back.
+    await second.dispose();
+    const fourth = connect(t.url, user.token);
+    await vi.waitFor(() => expect(fourth.acknowledged).toBe(1), { timeout: 10_000 });
+  });
+
+  it('lets only the author read a post’s fan-out, DONE once delivered', async () => {
+    const ada = await t.signUp();
+    const bob = await t.signUp();
+    await follow(t, bob.token, ada.id);
+    const postId = await createPost(t, ada.token, 'how far?');
+    const status = (token?: string) => t.gql('query($id: ID!) { post(id: $id) { id fanOut { state delivered total } } }', { id: postId }, token);
+    await vi.waitFor(async () => expect((await status(ada.token)).data!.post.fanOut).toEqual({ state: 'DONE', delivered: 1, total: 1 }), { timeout: 10_000 });
+    const other = await status(bob.token);
+    expect(other.data!.post).toEqual({ id: postId, fanOut: null });
+    expect(errorCodes(other)).toEqual(['FORBIDDEN']);
+    expect(errorCodes(await status())).toEqual(['UNAUTHENTICATED']);
+  });
+
+  it('leaves no fan-out record behind a deleted post, even when a late fan-out step comes after the cleanup', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(t, author.token, 'gone soon');
+    const progress = t.app.stores.fanOutProgress;
+    await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([{ state: 'DONE', delivered: 0, total: 0 }]), { timeout: 10_000 });
+    expect((await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token)).errors).toBeUndefined();
+    await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([null]), { timeout: 10_000 });
+    await progress.advance(postId, null, 'page-1', 3);
+    expect(await progress.getMany([postId])).toEqual([null]);
+  });
+
+  it('pages the home timeline backwards from a cursor: what is newer, nearest first in pages, newest first in each', async () => {
+    const ada = await t.signUp();
+    const bob = await t.signUp();
+    await follow(t, bob.token, ada.id);
+    const posts: string[] = [];
+    for (let i = 0; i < 5; i++) posts.push(await createPost(t, ada.token, `post ${i}`));
+    const home = (args: string) =>
+      t.gql(`query($id: ID!) { user(id: $id) { timeline(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, { id: bob.id }, bob.token);
+    await vi.waitFor(async () => expect((await home('first: 10')).data!.user.timeline.edges).toHaveLength(5), { timeout: 10_000 });
+    const edges = (await home('first: 10')).data!.user.timeline.edges as { cursor: string; node: { id: string } }[];
+    expect(edges.map((edge) => edge.node.id)).toEqual([...posts].reverse());
+
+    // The client has posts 0 and 1; it catches up two at a time.
+    const newest = edges.find((edge) => edge.node.id === posts[1])!.cursor;
+    const first = (await home(`last: 2, before: "${newest}"`)).data!.user.timeline;
+    expect(first.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([posts[3], posts[2]]);
+    expect(first.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+    const second = (await home(`last: 2, before: "${first.pageInfo.startCursor}"`)).data!.user.timeline;
+    expect(second.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([posts[4]]);
+    expect(second.pageInfo.hasPreviousPage).toBe(false);
+    const none = (await home(`last: 2, before: "${second.pageInfo.startCursor}"`)).data!.user.timeline;
+    expect(none).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+
+    const bad = async (args: string) => {
+      const result = await home(args);
+      return result.errors?.map((error) => [error.extensions?.code, error.extensions?.field]);
+    };
+    expect(await bad('last: 2')).toEqual([['BAD_USER_INPUT', 'before']]);
+    expect(await bad(`first: 2, before: "${newest}"`)).toEqual([['BAD_USER_INPUT', 'first']]);
+    expect(await bad(`last: 101, before: "${newest}"`)).toEqual([['BAD_USER_INPUT', 'last']]);
+    expect(await bad('last: 2, before: "nope!"')).toEqual([['BAD_USER_INPUT', 'before']]);
+    // `last` sizes the cost of what is under it, as `first` does.
+    const costly = await t.gql(
+      'query($id: ID!, $c: String) { user(id: $id) { timeline(last: 100, before: $c) { edges { node { comments(first: 100) { edges { node { id } } } } } } } }',
+      { id: bob.id, c: newest },
+      bob.token,
+    );
+    expect(errorCodes(costly)).toEqual(['QUERY_TOO_EXPENSIVE']);
+  });
+});
+
+describe('several instances: two API processes and a worker over one DynamoDB Local and one redis-server', () => {
+  let redis: RedisServer;
+  let probe: Redis;
+  let a: TestApp;
+  let b: Awaited<ReturnType<typeof startApiProcess>>;
+  let worker: ReturnType<typeof startWorkerProcess> | undefined;
+  // Authors with more than 2 followers are not fanned out (outbox authors).
+  const shared = (): Record<string, string> => ({ REDIS_URL: redis.url, JWT_SECRET, WORKER_ENABLED: 'false', FANOUT_MAX_FOLLOWERS: '2', OUTBOX_AUTHORS_TTL_MS: '0' });
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    probe = new Redis(redis.url);
+    a = await startTestApp(shared());
+    b = await startApiProcess(a, { ...shared(), LOG_LEVEL: 'info' });
+  });
+  afterAll(async () => {
+    killWorkerProcesses();
+    probe?.disconnect();
+    await a?.stop();
+    await redis?.stop();
+  });
+
+  /** Waits until some instance listens on the channel: graphql-ws does not say when a subscription is ready. */
+  async function listening(channel: string) {
+    await vi.waitFor(async () => {
+      const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}${channel}`)) as [string, number];
+      expect(count).toBeGreaterThan(0);
+    }, { timeout: 10_000 });
+  }
+
+  const fanOut = async (token: string, postId: string) => (await gqlAt(b.url, 'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post.fanOut;
+  const postOnB = async (token: string, text: string) => {
+    const result = await gqlAt(b.url, 'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text }, token);
+    return result.data!.createPost.post.id as string;
+  };
+
+  it('delivers a post made on the second instance to a subscriber on the first within seconds; reconnect and catch-up lose nothing', { timeout: 180_000 }, async () => {
+    const ada = await a.signUp();
+    const bob = await a.signUp();
+    await follow(a, bob.token, ada.id);
+    let live = connect(a.url, bob.token);
+    let posts = live.subscribe(TIMELINE_POSTS);
+    await listening(`timeline:${bob.id}`);
+
+    const first = await postOnB(ada.token, 'from the other instance');
+    // No worker yet: the fan-out waits in the queue.
+    expect(await fanOut(ada.token, first)).toEqual({ state: 'PENDING', delivered: 0, total: 1 });
+    worker = startWorkerProcess(a, { ...shared(), QUEUE_POLL_MS: '100', LOG_LEVEL: 'info' });
+    // Starting a process takes long on a busy machine; the delivery is timed from the worker's start.
+    await worker.logLine((entry) => entry.msg === 'worker started');
+    await vi.waitFor(() => expect(postIds(posts)).toEqual([first]), { timeout: 30_000 });
+    expect(posts.data[0]!.timelinePostAdded.node.author.handle).toBe(ada.handle);
+    expect(await fanOut(ada.token, first)).toEqual({ state: 'DONE', delivered: 1, total: 1 });
+    const seenCursor = posts.data[0]!.timelinePostAdded.cursor as string;
+
+    // The connection drops; meanwhile two posts are delivered.
+    await live.dispose();
+    const missed = [await postOnB(ada.token, 'missed 1'), await postOnB(ada.token, 'missed 2')];
+    await vi.waitFor(
+      async () => {
+        for (const id of missed) expect((await fanOut(ada.token, id)).state).toBe('DONE');
+      },
+      { timeout: 30_000 },
+    );
+
+    // Reconnect and subscribe first, then catch up from the newest post seen: nothing falls in between.
+    live = connect(a.url, bob.token);
+    posts = live.subscribe(TIMELINE_POSTS);
+    await listening(`timeline:${bob.id}`);
+    const later = await postOnB(ada.token, 'after the reconnect');
+    const caughtUp = await a.gql(
+      'query($id: ID!, $before: String) { user(id: $id) { timeline(last: 20, before: $before) { edges { node { id } } pageInfo { hasPreviousPage } } } }',
+      { id: bob.id, before: seenCursor },
+      bob.token,
+    );
+    const fetched = caughtUp.data!.user.timeline.edges.map((edge: { node: { id: string } }) => edge.node.id) as string[];
+    expect(fetched.slice(-2)).toEqual([...missed].reverse());
+    expect(caughtUp.data!.user.timeline.pageInfo.hasPreviousPage).toBe(false);
+    await vi.waitFor(() => expect(postIds(posts)).toEqual([later]), { timeout: 30_000 });
+    expect(new Set([...fetched, ...postIds(posts)])).toEqual(new Set([...missed, later]));
+  });
+
+  it("delivers an outbox author's post (not fanned out) from the author's channel", { timeout: 60_000 }, async () => {
+    const star = await a.signUp();
+    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
+    for (const fan of fans) await follow(a, fan.token, star.id);
+    // Three followers: past FANOUT_MAX_FOLLOWERS, so the post goes to the star's outbox.
+    const registered = await postOnB(star.token, 'first as a star');
+    expect(await fanOut(star.token, registered)).toEqual({ state: 'DONE', delivered: 0, total: 0 });
+
+    const live = connect(a.url, fans[0]!.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await listening(`author:${star.id}`);
+    const next = await postOnB(star.token, 'straight from the outbox');
+    await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
+  });
+
+  it('stops cleanly', async () => {
+    b.child.kill('SIGTERM');
+    expect(await b.exited).toBe(0);
+    if (worker) {
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+    }
+  });
+});
