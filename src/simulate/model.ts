@@ -242,10 +242,10 @@ export function runModel(input: ModelInput): ModelResult {
       readUnitsPerSecond: posts * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) + followsMade * 2 * readUnits(sizes.followEdge, true),
     },
     {
-      item: 'follow edge: outbox checks',
-      by: 'home reads: is each registered outbox author followed? (strongly consistent, missing edges too)',
+      item: 'graph node: outbox check',
+      by: "home reads: which registered outbox authors the reader follows, from the reader's following set (one item, strongly consistent)",
       writeUnitsPerSecond: 0,
-      readUnitsPerSecond: homeReads * outboxAuthors * readUnits(sizes.followEdge, true),
+      readUnitsPerSecond: outboxAuthors > 0 ? homeReads * readUnits(sizes.graphNode, true) : 0,
     },
   ];
 

@@ -124,16 +124,16 @@ describe('the cost model, on a network computed by hand', () => {
     expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 3, readUnitsPerSecond: 2 });
     // Followers pages: 0.5 for each fan-out (3 of 4 posts) = 0.375; the author's node, strongly (5,000 B → 2).
     expect(line('follow edge, list entries, graph nodes')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2.375 });
-    // Every home page checks the one outbox author's edge, strongly: 2 × 1.
-    expect(line('follow edge: outbox checks')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2 });
+    // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
+    expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
     expect(result.totals.writeUnitsPerSecond).toBeCloseTo(28.8, 10);
-    expect(result.totals.readUnitsPerSecond).toBeCloseTo(22.05, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(24.05, 10);
   });
 
   it('prices a month of it', () => {
     expect(result.cost.writeUnitsPerMonth).toBeCloseTo(28.8 * SECONDS_PER_MONTH, 3);
     expect(result.cost.writeUsd).toBeCloseTo(47.304, 6);
-    expect(result.cost.readUsd).toBeCloseTo(7.243425, 6);
+    expect(result.cost.readUsd).toBeCloseTo(7.900425, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
     expect(stored.get('post')).toBe(86_400 * 2100);
@@ -162,7 +162,7 @@ describe('the cost model, on a network computed by hand', () => {
     expect(fannedOut.network.outboxAuthors).toBe(0);
     expect(fannedOut.rates.fanOutEntriesPerPost).toBe(1.25);
     expect(fannedOut.hotSpots.find((s) => s.partition.startsWith('OUTBOX#'))).toBeUndefined();
-    expect(fannedOut.lines.find((l) => l.item === 'follow edge: outbox checks')!.readUnitsPerSecond).toBe(0);
+    expect(fannedOut.lines.find((l) => l.item === 'graph node: outbox check')!.readUnitsPerSecond).toBe(0);
   });
 });
 
