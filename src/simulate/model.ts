@@ -279,7 +279,7 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'queued task',
-      by: 'createPost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
+      by: 'createPost, repost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
       writeUnitsPerSecond: queueWriteUnits,
       readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * readUnits(0),
     },
