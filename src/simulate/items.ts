@@ -2,11 +2,12 @@ import { newId } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import { activityItem } from '../stores/dynamo/activity-items.js';
 import { counterShardItems } from '../stores/dynamo/counter-items.js';
-import { counterRecordItem } from '../stores/dynamo/dynamo-counter-store.js';
+import { counterRecordItem, likerEntryItem } from '../stores/dynamo/dynamo-counter-store.js';
 import { followItems, graphNodeItem } from '../stores/dynamo/dynamo-graph-store.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
+import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
-import { homeEntryItem, homeSizeItem } from '../stores/dynamo/dynamo-timeline-store.js';
+import { homeEntryItem, homeSizeItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
 import { userItems } from '../stores/dynamo/dynamo-user-store.js';
 import { keys } from '../stores/dynamo/keys.js';
 import { itemSize } from './item-size.js';
@@ -30,13 +31,24 @@ export interface ItemSizes {
   outboxAuthor: number;
   task: number;
   likeRecord: number;
+  /** A like's entry in the post's likers list. */
+  likerEntry: number;
   activity: number;
+  repostRecord: number;
+  /** A repost's entry in the post's reposters list. */
+  reposterEntry: number;
+  /** The reposter's own entry (REPOSTS#<user>), and the outbox entry of a reposter not fanned out: the same fields. */
+  userRepostEntry: number;
+  /** A home entry a repost wrote: a home entry with its reason. */
+  repostHomeEntry: number;
 }
 
 export interface SampleShape {
   /** Characters of an average post's text. */
   postChars: number;
   tagsPerPost: number;
+  /** Users mentioned in an average post (its `mentionIds`). */
+  mentionsPerPost: number;
   /** Accounts an average user follows (its graph node keeps their ids, up to the set's bound). */
   followsPerUser: number;
   followingSetMax: number;
@@ -64,7 +76,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     tokenGeneration: 0,
   };
   const tags = Array.from({ length: Math.round(shape.tagsPerPost) }, (_, i) => `topic${i}`);
-  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards, mentionIds: [] };
+  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards, mentionIds: Array.from({ length: Math.round(shape.mentionsPerPost) }, () => newId('usr')) };
   const [postItem, authorPost, publicEntry] = postItems(post, 4, false);
   const [handleClaim, profile] = userItems(user);
   const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));
@@ -72,6 +84,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
   const [shard] = counterShardItems(post.id, shape.counterShards, { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345 });
   const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
   const like = keys.like(post.id, userId);
+  const repost = repostItems(post, userId, Date.now(), 'fanOut', false);
   return {
     user: itemSize(profile),
     handleClaim: itemSize(handleClaim),
@@ -87,6 +100,11 @@ export function measureItems(shape: SampleShape): ItemSizes {
     outboxAuthor: itemSize(outboxAuthorItem(userId)),
     task: itemSize({ ...taskItem({ id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: userId } }, 4), leaseUntil: Date.now(), leaseToken: crypto.randomUUID(), attempts: 1, checkpoint: `000001763000000000#${otherId}` }),
     likeRecord: itemSize(counterRecordItem(like, now)),
+    likerEntry: itemSize(likerEntryItem(post.id, Date.now(), userId)),
     activity: itemSize(activityItem(userId, like, { kind: 'like', postId: post.id, counterShards: shape.counterShards })),
+    repostRecord: itemSize(repost.record),
+    reposterEntry: itemSize(repost.reposterEntry),
+    userRepostEntry: itemSize(repost.ownEntry),
+    repostHomeEntry: itemSize(repostHomeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards, repostedBy: userId })),
   };
 }

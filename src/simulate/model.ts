@@ -1,4 +1,6 @@
 import { type PostSettings, placePost } from '../usecases/posts.js';
+import { visibilityRelations } from '../usecases/feed-pipeline.js';
+import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
 import type { ItemSizes } from './items.js';
 import type { FollowerBucket } from './network.js';
@@ -45,8 +47,11 @@ export interface Workload {
   postsPerDay: number;
   homeReadsPerDay: number;
   likesPerDay: number;
+  repostsPerDay: number;
   followsPerDay: number;
   tagsPerPost: number;
+  /** Users an average post mentions: each is resolved (its handle claim) and checked for blocks when the post is written. */
+  mentionsPerPost: number;
   /** Share of posts carrying the most used tag. */
   topTagShare: number;
   /** Posts per home page read. */
@@ -125,6 +130,7 @@ export interface ModelResult {
     postsPerSecond: number;
     homeReadsPerSecond: number;
     likesPerSecond: number;
+    repostsPerSecond: number;
     followsPerSecond: number;
     fanOutEntriesPerPost: number;
     fanOutEntriesPerSecond: number;
@@ -179,8 +185,12 @@ export function runModel(input: ModelInput): ModelResult {
   const posts = perSecond(w.postsPerDay);
   const homeReads = perSecond(w.homeReadsPerDay);
   const likes = perSecond(w.likesPerDay);
+  const reposts = perSecond(w.repostsPerDay);
   const followsMade = perSecond(w.followsPerDay);
   const entries = posts * entriesPerPost;
+  // A repost is placed by its reposter's followers as a post by its author's (placePost), and reposters are spread
+  // over users like authors; each delivered repost also gets an entry in the reposter's own timeline.
+  const repostEntries = reposts * (entriesPerPost + 1);
 
   const bulk = (bytes: number) => writeUnits(bytes) * (s.bulkWriteApi === 'transactWrite' ? 2 : 1);
   const transact = (bytes: number) => 2 * writeUnits(bytes);
@@ -188,72 +198,117 @@ export function runModel(input: ModelInput): ModelResult {
   const postsPerAuthor = w.activeShare * w.postsPerDay * w.retentionDays;
   const backfilled = Math.min(s.followBackfillPosts, postsPerAuthor);
   const homeEntriesWritten = entries + followsMade * backfilled;
+  // Every entry delivered to a home timeline, posts' and reposts' alike, counts toward its bound.
+  const deliveredEntries = homeEntriesWritten + repostEntries;
   // Full timelines are trimmed by a tenth of TIMELINE_MAX_ENTRIES at a time: steady state, every entry written is trimmed once.
   const trimmedPerTrim = Math.max(1, Math.floor(s.timelineMaxEntries / 10));
-  const trims = homeEntriesWritten / trimmedPerTrim;
+  const trims = deliveredEntries / trimmedPerTrim;
+  // The share of home entries that are reposts: each brings its reposter to the page, to hydrate and to check.
+  const repostShare = deliveredEntries + posts === 0 ? 0 : repostEntries / (deliveredEntries + posts);
+  const pageUsers = w.pageSize * (1 + repostShare);
+  // The rules' relation lookups per user on a home page (blocks both ways, the viewer's mutes), and the block check of a repost or mention.
+  const relationsPerPageUser = visibilityRelations('viewer', ['user'], true).length;
+  const blockChecksPerUser = blocksBetween('actor', ['other']).length;
+  // A relation edge is mostly missing: a strongly consistent read of nothing, the minimum.
+  const relationRead = readUnits(0, true);
 
   // A fan-out task: enqueued with its post (transaction), claimed, a checkpoint after each page but the last, completed: 1 + pages standard writes.
   // A backfill task: enqueued after the follow, claimed, completed.
-  const queueWriteUnits = posts * fanOutShare * transact(sizes.task) + posts * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
+  // A repost's fan-out task: the same, enqueued with the repost.
+  const fanOutTasks = posts + reposts;
+  const queueWriteUnits = fanOutTasks * fanOutShare * transact(sizes.task) + fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
 
   const lines: CapacityLine[] = [
-    { item: 'post', by: 'createPost (transaction)', writeUnitsPerSecond: posts * transact(sizes.post), readUnitsPerSecond: posts * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) },
+    {
+      item: 'post',
+      by: "createPost (transaction); fan-out (at the start and after each page); repost (the post, strongly), its fan-out's checks",
+      writeUnitsPerSecond: posts * transact(sizes.post),
+      readUnitsPerSecond: (posts + reposts) * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) + reposts * readUnits(sizes.post, true),
+    },
     { item: "author's posts entry", by: 'createPost', writeUnitsPerSecond: posts * transact(sizes.authorPostEntry), readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry) },
     { item: 'public and tag entries', by: 'createPost', writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry), readUnitsPerSecond: 0 },
     {
       item: 'outbox entry and registry',
-      by: 'createPost (authors not fanned out); home reads',
-      writeUnitsPerSecond: posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)),
+      by: 'createPost and repost (authors and reposters not fanned out); home reads',
+      writeUnitsPerSecond: posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)) + reposts * (1 - fanOutShare) * (transact(sizes.userRepostEntry) + transact(sizes.outboxAuthor)),
       readUnitsPerSecond:
         homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * readUnits((w.pageSize + 1) * sizes.timelineEntry) +
         ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * readUnits(outboxAuthors * sizes.outboxAuthor),
     },
-    { item: 'user profile', by: 'createPost (postCount); home reads (account check, authors)', writeUnitsPerSecond: posts * transact(sizes.user), readUnitsPerSecond: homeReads * (1 + w.pageSize) * readUnits(sizes.user) },
+    {
+      item: 'user profile and handle claim',
+      by: "createPost (postCount; mentions: each handle's claim, strongly); home reads (account check, authors, reposters)",
+      writeUnitsPerSecond: posts * transact(sizes.user),
+      readUnitsPerSecond: homeReads * (1 + pageUsers) * readUnits(sizes.user) + posts * w.mentionsPerPost * readUnits(sizes.handleClaim, true),
+    },
     {
       item: 'home entry',
-      by: "createPost (the author's own), fan-out, backfill; home reads",
-      writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry),
+      by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads",
+      writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry) + repostEntries * writeUnits(sizes.repostHomeEntry),
       readUnitsPerSecond: homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry),
     },
     {
       item: 'home entry trims',
-      by: 'fan-out and backfill: a full timeline read and cut by a tenth',
-      writeUnitsPerSecond: homeEntriesWritten * bulk(sizes.homeEntry),
+      by: 'fan-out, backfill and repost fan-out: a full timeline read and cut by a tenth',
+      writeUnitsPerSecond: deliveredEntries * bulk(sizes.homeEntry),
       readUnitsPerSecond: trims * readUnits((s.timelineMaxEntries + trimmedPerTrim) * sizes.homeEntry),
     },
     {
       item: 'home size estimate',
-      by: 'fan-out and backfill (sampled), trims',
-      writeUnitsPerSecond: (homeEntriesWritten / s.timelineSizeSampleEvery + trims) * writeUnits(sizes.homeSize),
+      by: 'fan-out, backfill and repost fan-out (sampled), trims',
+      writeUnitsPerSecond: (deliveredEntries / s.timelineSizeSampleEvery + trims) * writeUnits(sizes.homeSize),
       readUnitsPerSecond: 0,
     },
-    { item: 'counter shard', by: 'createPost, likes; home reads', writeUnitsPerSecond: posts * shardsPerPost * transact(sizes.counterShard) + likes * transact(sizes.counterShard), readUnitsPerSecond: homeReads * w.pageSize * shardsPerHomeEntry * readUnits(sizes.counterShard) },
-    { item: 'like record and activity', by: 'likePost (transaction); home reads (viewerHasLiked)', writeUnitsPerSecond: likes * (transact(sizes.likeRecord) + transact(sizes.activity)), readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.likeRecord) + likes * readUnits(sizes.post, true) },
+    {
+      item: 'counter shard',
+      by: 'createPost, likes, reposts; home reads',
+      writeUnitsPerSecond: posts * shardsPerPost * transact(sizes.counterShard) + (likes + reposts) * transact(sizes.counterShard),
+      readUnitsPerSecond: homeReads * w.pageSize * shardsPerHomeEntry * readUnits(sizes.counterShard),
+    },
+    {
+      item: 'like record, likers entry and activity',
+      by: 'likePost (transaction); home reads (viewerHasLiked)',
+      writeUnitsPerSecond: likes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.activity)),
+      readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.likeRecord) + likes * readUnits(sizes.post, true),
+    },
+    {
+      item: "repost record, reposters entry, reposter's entry and activity",
+      by: 'repost (transaction); home reads (viewerHasReposted); repost fan-out (still reposted? at the start and after each page, strongly)',
+      writeUnitsPerSecond: reposts * (transact(sizes.repostRecord) + transact(sizes.reposterEntry) + transact(sizes.userRepostEntry) + transact(sizes.activity)),
+      readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.repostRecord) + reposts * (fanOutShare + pagesPerPost) * readUnits(sizes.repostRecord, true),
+    },
     {
       item: 'queued task',
-      by: 'createPost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
+      by: 'createPost, repost, follow; the worker (claim, a checkpoint after each page but the last, completion; polling)',
       writeUnitsPerSecond: queueWriteUnits,
       readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * readUnits(0),
     },
     {
       item: 'follow edge, list entries, graph nodes',
-      by: 'follow (transaction); fan-out (followers pages); backfill (follow checks); createPost (author counts)',
+      by: "follow (transaction); fan-out and repost fan-out (followers pages); backfill (follow checks); createPost and repost (the author's or reposter's counts)",
       writeUnitsPerSecond: followsMade * (transact(sizes.followEdge) + 2 * transact(sizes.followListEntry) + 2 * transact(sizes.graphNode)),
-      readUnitsPerSecond: posts * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) + followsMade * 2 * readUnits(sizes.followEdge, true),
+      readUnitsPerSecond: (posts + reposts) * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) + followsMade * 2 * readUnits(sizes.followEdge, true),
     },
     {
-      item: 'follow edge: outbox checks',
-      by: 'home reads: is each registered outbox author followed? (strongly consistent, missing edges too)',
+      item: 'block and mute edges',
+      by: "home reads (the rules: blocks both ways and the viewer's mute, per author and reposter); repost and mentions (blocks both ways); strongly consistent",
       writeUnitsPerSecond: 0,
-      readUnitsPerSecond: homeReads * outboxAuthors * readUnits(sizes.followEdge, true),
+      readUnitsPerSecond: (homeReads * pageUsers * relationsPerPageUser + (reposts + posts * w.mentionsPerPost) * blockChecksPerUser) * relationRead,
+    },
+    {
+      item: 'graph node: outbox check',
+      by: "home reads: which registered outbox authors the reader follows, from the reader's following set (one item, strongly consistent)",
+      writeUnitsPerSecond: 0,
+      readUnitsPerSecond: outboxAuthors > 0 ? homeReads * readUnits(sizes.graphNode, true) : 0,
     },
   ];
 
   const retentionSeconds = w.retentionDays * SECONDS_PER_DAY;
   const postsKept = posts * retentionSeconds;
   const likesKept = likes * retentionSeconds;
+  const repostsKept = reposts * retentionSeconds;
   // A home timeline holds what it received over the retention, up to its bound.
-  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, (homeEntriesWritten + posts) * retentionSeconds / users);
+  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, (deliveredEntries + posts) * retentionSeconds / users);
   const stored = (item: string, count: number, bytes: number): StorageLine => ({ item, items: count, bytes: count * (bytes + STORAGE_OVERHEAD_BYTES) });
   const storage: StorageLine[] = [
     stored('user profile and handle claim', users * 2, (sizes.user + sizes.handleClaim) / 2),
@@ -262,8 +317,13 @@ export function runModel(input: ModelInput): ModelResult {
     stored('post', postsKept, sizes.post),
     stored("author's posts, public, tag and outbox entries", postsKept * (2 + w.tagsPerPost + (1 - fanOutShare)), sizes.timelineEntry),
     stored('counter shard', postsKept * shardsPerPost, sizes.counterShard),
+    stored(
+      "repost record, reposters, reposter's and outbox entries, activity",
+      repostsKept * (5 - fanOutShare),
+      (sizes.repostRecord + sizes.reposterEntry + (2 - fanOutShare) * sizes.userRepostEntry + sizes.activity) / (5 - fanOutShare),
+    ),
     stored('home entry', users * homeEntriesPerUser, sizes.homeEntry),
-    stored('like record and activity', likesKept * 2, (sizes.likeRecord + sizes.activity) / 2),
+    stored('like record, likers entry and activity', likesKept * 3, (sizes.likeRecord + sizes.likerEntry + sizes.activity) / 3),
   ];
 
   const peak = w.peakToAverage;
@@ -287,9 +347,9 @@ export function runModel(input: ModelInput): ModelResult {
   const neededShards = Math.ceil((topLikes * transact(sizes.counterShard)) / PARTITION_LIMITS.writeUnits);
   hot({
     partition: 'POST#<viral post>',
-    what: `the post, its ${top.counterShards} counter shard(s) and its like records, on every follower's page`,
-    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + top.counterShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord)),
-    writeUnitsPerSecond: topLikes * (transact(sizes.likeRecord) + transact(sizes.counterShard)),
+    what: `the post, its ${top.counterShards} counter shard(s), its like and repost records and likers list, on every follower's page`,
+    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + top.counterShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord) + readUnits(sizes.repostRecord)),
+    writeUnitsPerSecond: topLikes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.counterShard)),
     relief: 'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
   });
   hot({
@@ -305,6 +365,13 @@ export function runModel(input: ModelInput): ModelResult {
     readUnitsPerSecond: topReaders * readUnits(sizes.user),
     writeUnitsPerSecond: 0,
     relief: 'the hot-key cache',
+  });
+  hot({
+    partition: 'GNODE#<most followed author>',
+    what: "their blocks of each reader (BLOCK#<reader>, missing: the minimum, strongly), checked by the rules on every page showing their post",
+    readUnitsPerSecond: topReaders * relationRead,
+    writeUnitsPerSecond: 0,
+    relief: 'each reader asks a different item, so split for heat spreads them; or a cache of who a hot author blocks (one list, invalidated by block)',
   });
   hot({
     partition: 'PUBLIC#<n>',
@@ -355,6 +422,7 @@ export function runModel(input: ModelInput): ModelResult {
       postsPerSecond: posts,
       homeReadsPerSecond: homeReads,
       likesPerSecond: likes,
+      repostsPerSecond: reposts,
       followsPerSecond: followsMade,
       fanOutEntriesPerPost: entriesPerPost,
       fanOutEntriesPerSecond: entries,

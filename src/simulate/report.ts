@@ -42,7 +42,7 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
     `Largest fan-out of one post: ${compact(n.largestFanOut.entries)} home entries in ${compact(n.largestFanOut.pages)} pages of FANOUT_PAGE_SIZE ${s.fanoutPageSize}, ${compact(n.largestFanOut.writeUnits)} write units.`,
   );
   out.push(
-    `Average rates: ${compact(r.postsPerSecond)} posts/s, ${compact(r.homeReadsPerSecond)} home pages/s, ${compact(r.likesPerSecond)} likes/s, ${compact(r.followsPerSecond)} follows/s; ` +
+    `Average rates: ${compact(r.postsPerSecond)} posts/s, ${compact(r.homeReadsPerSecond)} home pages/s, ${compact(r.likesPerSecond)} likes/s, ${compact(r.repostsPerSecond)} reposts/s, ${compact(r.followsPerSecond)} follows/s; ` +
       `fan-out ${compact(r.fanOutEntriesPerPost)} entries a post = ${compact(r.fanOutEntriesPerSecond)} entries/s, ${compact(r.fanOutEntriesPerSecond * SECONDS_PER_MONTH)} a month; ${(r.outboxPostShare * 100).toFixed(2)}% of posts go to outboxes.`,
   );
   out.push('');

@@ -43,7 +43,7 @@ export interface PostRules {
 }
 
 /** The relations that decide whether the viewer sees the content of each of `userIds`: the blocks both ways, and the viewer's mutes when `hidesMuted`. */
-function visibilityRelations(viewerId: string, userIds: readonly string[], hidesMuted: boolean): Relation[] {
+export function visibilityRelations(viewerId: string, userIds: readonly string[], hidesMuted: boolean): Relation[] {
   const others = [...new Set(userIds)].filter((id) => id !== viewerId);
   return [...blocksBetween(viewerId, others), ...(hidesMuted ? others.map((id) => ({ kind: 'mutes' as const, from: viewerId, to: id })) : [])];
 }

@@ -106,7 +106,8 @@ export class TimelineUseCases {
 
   private async followedAmong(userId: string, authorIds: readonly string[]): Promise<Set<string>> {
     if (authorIds.length === 0) return new Set();
-    const follows = await this.graph.follows(authorIds.map((to) => ({ from: userId, to })), UNMETERED);
+    // One item, the reader's graph node, while its following set is complete (see GraphStore.followsAmong).
+    const follows = await this.graph.followsAmong(userId, authorIds, UNMETERED);
     return new Set(authorIds.filter((_, i) => follows[i]));
   }
 

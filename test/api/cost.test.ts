@@ -115,6 +115,32 @@ describe('per-request cost', () => {
     expect(filled.extensions!.cost.waves).toBeLessThanOrEqual(smallCost.waves + 2);
   });
 
+  it("reads the outboxes of authors not fanned out in the first wave, beside one lookup of the viewer's following set", async () => {
+    // No worker: what the viewer sees of the outbox authors is merged at read time.
+    const hybrid = await startTestApp({ FANOUT_MAX_FOLLOWERS: '1', WORKER_ENABLED: 'false', OUTBOX_AUTHORS_TTL_MS: '600000' });
+    try {
+      const [viewer, fan, ...celebrities] = await Promise.all(Array.from({ length: 5 }, () => hybrid.signUp()));
+      // Three outbox authors (two followers each), of which the viewer follows two.
+      for (const celebrity of celebrities) await hybrid.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: celebrity.id }, fan!.token);
+      for (const celebrity of celebrities) await hybrid.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: celebrity.id }, (await hybrid.signUp()).token);
+      for (const celebrity of celebrities.slice(0, 2)) await hybrid.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: celebrity.id }, viewer!.token);
+      for (const celebrity of celebrities) await hybrid.gql('mutation { createPost(input: { text: "famous" }) { post { id } } }', {}, celebrity.token);
+      await hybrid.gql('mutation { createPost(input: { text: "own" }) { post { id } } }', {}, viewer!.token);
+      await hybrid.gql(HOME_PAGE, { id: viewer!.id, first: 20 }, viewer!.token);
+      const page = await hybrid.gql(HOME_PAGE, { id: viewer!.id, first: 20 }, viewer!.token);
+      expect(page.errors).toBeUndefined();
+      expect(page.data!.user.timeline.edges.map((e: any) => e.node.author.handle).sort()).toEqual([viewer!.handle, celebrities[0]!.handle, celebrities[1]!.handle].sort());
+      const cost = page.extensions!.cost;
+      expect(cost.waves).toBe(2);
+      // First wave: the account check, the home Query, a Query per outbox (3), and the viewer's graph node, whose
+      // following set tells which outboxes to merge. Second: the hydration's BatchGetItem and its graph lookup.
+      expect(cost.dynamodb.requests + cost.graph.requests).toBe(2 + 3 + 1 + 2);
+      expect(cost.graph.requests).toBe(2);
+    } finally {
+      await hybrid.stop();
+    }
+  });
+
   it('reads an author page, a tag timeline and the public timeline in two waves, whatever their size', async () => {
     const viewer = await t.signUp();
     const author = await t.signUp();

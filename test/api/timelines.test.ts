@@ -240,6 +240,11 @@ describe('hybrid fan-out', () => {
       expect(await homeIds(hybrid, fans[0]!)).toEqual(newestFirst(famous));
       expect(await homeIds(hybrid, stranger!)).toEqual([]);
       expect(await homeIds(hybrid, celebrity!)).toEqual(newestFirst(famous));
+      // A follow shows the outbox on the very next page, and an unfollow hides it: the check reads the follower's following set strongly consistent.
+      await follow(hybrid, stranger!.token, celebrity!.id);
+      expect(await homeIds(hybrid, stranger!)).toEqual(newestFirst(famous));
+      await unfollow(hybrid, stranger!.token, celebrity!.id);
+      expect(await homeIds(hybrid, stranger!)).toEqual([]);
 
       await unfollow(hybrid, reader!.token, celebrity!.id);
       expect(await homeIds(hybrid, reader!)).toEqual(newestFirst(own));

@@ -103,6 +103,9 @@ function contract(backend: Backend) {
     expect(await graph.follow(a!, b!, nextAt())).toBe(true);
     expect(await graph.follow(a!, b!, nextAt())).toBe(false);
     expect(await graph.follows([{ from: a!, to: b! }, { from: b!, to: a! }, { from: a!, to: b! }], UNMETERED)).toEqual([true, false, true]);
+    expect(await graph.followsAmong(a!, [b!, newId('usr'), b!], UNMETERED)).toEqual([true, false, true]);
+    expect(await graph.followsAmong(b!, [a!], UNMETERED)).toEqual([false]);
+    expect(await graph.followsAmong(a!, [], UNMETERED)).toEqual([]);
     expect(await graph.counts([a!, b!, newId('usr')], UNMETERED)).toEqual([
       { followers: 0, following: 1 },
       { followers: 1, following: 0 },
@@ -111,6 +114,7 @@ function contract(backend: Backend) {
     expect(await graph.unfollow(a!, b!)).toBe(true);
     expect(await graph.unfollow(a!, b!)).toBe(false);
     expect(await graph.follows([{ from: a!, to: b! }], UNMETERED)).toEqual([false]);
+    expect(await graph.followsAmong(a!, [b!], UNMETERED)).toEqual([false]);
     expect(await graph.counts([a!, b!], UNMETERED)).toEqual([
       { followers: 0, following: 0 },
       { followers: 0, following: 0 },
@@ -430,6 +434,8 @@ function contract(backend: Backend) {
       ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }, 1],
       ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }, 1],
       ['follows', () => (b) => graph.follows(spokes.map((s) => ({ from: hub, to: s })), b), { reads: 1, items: 11 }, 1],
+      // The hub's node, whose following set answers for all 11.
+      ['followsAmong', () => (b) => graph.followsAmong(hub, spokes, b), { reads: 1, items: 1 }, 1],
     ];
 
     const sentDuring = async (run: () => Promise<unknown>) => {
@@ -546,6 +552,25 @@ describe('the embedded backend: following sets', () => {
     expect(await suggested(viewer!)).toEqual({ ids: [b, c].sort(), requests: 4 });
     expect(await graph.follow(hub!, a, nextAt())).toBe(true);
     expect(await suggested(viewer!)).toEqual({ ids: [a, b, c].sort(), requests: 4 });
+  });
+
+  it("answers a user's follows among some accounts from the node while its set is complete, and from the edges otherwise", async () => {
+    const [user, ...others] = await users(6);
+    const [a, b, c, d, e] = others as [string, string, string, string, string];
+    const among = async () => {
+      const before = totals.graph.requests;
+      const meter = new Meter();
+      const followed = await graph.followsAmong(user!, [a, b, c, d, e], meter);
+      return { followed, requests: totals.graph.requests - before, items: meter.items };
+    };
+    for (const to of [a, b, c]) expect(await graph.follow(user!, to, nextAt())).toBe(true);
+    expect(await among()).toEqual({ followed: [true, true, true, false, false], requests: 1, items: 1 });
+    // Past the set's room: the edges, after the node.
+    expect(await graph.follow(user!, d, nextAt())).toBe(true);
+    expect(await among()).toEqual({ followed: [true, true, true, true, false], requests: 2, items: 6 });
+    expect(await graph.unfollow(user!, d)).toBe(true);
+    expect(await graph.unfollow(user!, a)).toBe(true);
+    expect(await among()).toEqual({ followed: [false, true, true, false, false], requests: 1, items: 1 });
   });
 
   it('imports follows past a full set as counted only, and reads the list of a node written without a set', async () => {

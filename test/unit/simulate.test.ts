@@ -25,13 +25,19 @@ const SIZES: ItemSizes = {
   outboxAuthor: 100,
   task: 100,
   likeRecord: 100,
+  likerEntry: 100,
   activity: 100,
+  repostRecord: 100,
+  reposterEntry: 100,
+  userRepostEntry: 100,
+  repostHomeEntry: 100,
 };
 
 /**
  * Four users: A has 3 followers, B and C one each, D none (5 follows). FANOUT_MAX_FOLLOWERS 2 puts
  * A in the outbox; HOT_AUTHOR_FOLLOWERS 3 gives A's posts 4 counter shards. Every user is active
- * and, per second across the network, posts once, reads 2 home pages (of 2 posts) and likes once.
+ * and, per second across the network, posts once (mentioning one user), reads 2 home pages (of 2
+ * posts), likes once and reposts once.
  */
 const TINY: ModelInput = {
   followers: [
@@ -44,8 +50,10 @@ const TINY: ModelInput = {
     postsPerDay: 21_600,
     homeReadsPerDay: 43_200,
     likesPerDay: 21_600,
+    repostsPerDay: 21_600,
     followsPerDay: 0,
     tagsPerPost: 1,
+    mentionsPerPost: 1,
     topTagShare: 0.5,
     pageSize: 2,
     peakToAverage: 1,
@@ -92,6 +100,7 @@ describe('the cost model, on a network computed by hand', () => {
       postsPerSecond: 1,
       homeReadsPerSecond: 2,
       likesPerSecond: 1,
+      repostsPerSecond: 1,
       followsPerSecond: 0,
       fanOutEntriesPerPost: 0.5,
       fanOutEntriesPerSecond: 0.5,
@@ -100,59 +109,74 @@ describe('the cost model, on a network computed by hand', () => {
   });
 
   it('counts write and read units per item kind', () => {
-    // Transactions cost 2 units a KB: post 2 KB → 4; strong reads: by 3 of 4 fan-outs at the start and after each of their 0.75 pages → 1.5.
-    expect(line('post')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 1.5 });
+    // A repost is placed like a post: 3 of 4 fanned out, 0.5 followers' entries and its reposter's own (1.5 entries a repost);
+    // of the home entries delivered (0.5 posts', 1.5 reposts') and the author's own (1), half are reposts: a page of 2
+    // shows 2 authors and 1 reposter.
+    // Transactions cost 2 units a KB: post 2 KB → 4; strong reads (1 each): the post's fan-out and the repost's, each
+    // at the start and after each of its 0.75 pages (2 × 1.5), and the repost's own lookup (1).
+    expect(line('post')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 4 });
     expect(line("author's posts entry")).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 0 });
     expect(line('public and tag entries')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 0 });
-    // A quarter of posts: entry + registry (2 + 2). Reads: 2 pages/s × 1 outbox (≤ 8 registered: every one read) × 0.5, plus the registry once a second × 0.5.
-    expect(line('outbox entry and registry')).toMatchObject({ writeUnitsPerSecond: 1, readUnitsPerSecond: 1.5 });
-    // postCount in the transaction; reads: the account check and 2 authors a page, 2 pages/s, 0.5 each.
-    expect(line('user profile')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 3 });
-    // The author's own entry (2) and 0.5 fanned-out entries; a page's Query of 3 entries is 0.5.
-    expect(line('home entry')).toMatchObject({ writeUnitsPerSecond: 2.5, readUnitsPerSecond: 1 });
-    // Each entry trimmed once; a trim every 10 entries reads 110 entries (11 KB: 3 × 0.5).
-    expect(line('home entry trims').writeUnitsPerSecond).toBe(0.5);
-    expect(line('home entry trims').readUnitsPerSecond).toBeCloseTo(0.075, 10);
+    // A quarter of posts and of reposts: entry + registry (2 + 2) each. Reads: 2 pages/s × 1 outbox (≤ 8 registered: every one read) × 0.5, plus the registry once a second × 0.5.
+    expect(line('outbox entry and registry')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 1.5 });
+    // postCount in the transaction; reads: the account check, 2 authors and 1 reposter a page, 2 pages/s, 0.5 each; the mentioned handle's claim, strongly (1).
+    expect(line('user profile and handle claim')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 5 });
+    // The author's own entry (2), 0.5 fanned-out entries, 1.5 repost entries (an update each); a page's Query of 3 entries is 0.5.
+    expect(line('home entry')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 1 });
+    // Each delivered entry (2) trimmed once; a trim every 10 entries reads 110 entries (11 KB: 3 × 0.5).
+    expect(line('home entry trims').writeUnitsPerSecond).toBe(2);
+    expect(line('home entry trims').readUnitsPerSecond).toBeCloseTo(0.3, 10);
     // One size update per 2 entries, plus one reset per trim.
-    expect(line('home size estimate').writeUnitsPerSecond).toBeCloseTo(0.3, 10);
-    // Shards: 1.75 a post × 2, and a like's increment × 2; reads: 2 pages × 2 posts × 2.8 shards an entry (A's 3 followers see 4) × 0.5.
-    expect(line('counter shard').writeUnitsPerSecond).toBe(5.5);
+    expect(line('home size estimate').writeUnitsPerSecond).toBeCloseTo(1.2, 10);
+    // Shards: 1.75 a post × 2, and a like's and a repost's increment × 2 each; reads: 2 pages × 2 posts × 2.8 shards an entry (A's 3 followers see 4) × 0.5.
+    expect(line('counter shard').writeUnitsPerSecond).toBe(7.5);
     expect(line('counter shard').readUnitsPerSecond).toBeCloseTo(5.6, 10);
-    // A like: record and activity in a transaction (2 + 2); reads: viewerHasLiked 2 × 2 × 0.5, and the liked post (strong, 1).
-    expect(line('like record and activity')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 3 });
-    // Enqueued in the transaction (0.75 × 2), claims 0.75 and checkpoints+completion 0.75; polling: 2 shards × 2 polls/s × 0.5.
-    expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 3, readUnitsPerSecond: 2 });
-    // Followers pages: 0.5 for each fan-out (3 of 4 posts) = 0.375; the author's node, strongly (5,000 B → 2).
-    expect(line('follow edge, list entries, graph nodes')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2.375 });
-    // Every home page checks the one outbox author's edge, strongly: 2 × 1.
-    expect(line('follow edge: outbox checks')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 2 });
-    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(28.8, 10);
-    expect(result.totals.readUnitsPerSecond).toBeCloseTo(22.05, 10);
+    // A like: record, likers entry and activity in a transaction (2 + 2 + 2); reads: viewerHasLiked 2 × 2 × 0.5, and the liked post (strong, 1).
+    expect(line('like record, likers entry and activity')).toMatchObject({ writeUnitsPerSecond: 6, readUnitsPerSecond: 3 });
+    // A repost: record, reposters entry, the reposter's entry and activity (4 × 2); reads: viewerHasReposted 2 × 2 × 0.5, and the record, strongly, at the start and after each page of its fan-out (1.5).
+    expect(line("repost record, reposters entry, reposter's entry and activity")).toMatchObject({ writeUnitsPerSecond: 8, readUnitsPerSecond: 3.5 });
+    // Posts' and reposts' tasks alike (2 a second): enqueued in the transaction (1.5 × 2), claims 1.5 and checkpoints+completion 1.5; polling: 2 shards × 2 polls/s × 0.5.
+    expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 6, readUnitsPerSecond: 2 });
+    // For a post and a repost each: followers pages (0.5 for each fan-out, 3 of 4) = 0.375, and the author's or reposter's node, strongly (5,000 B → 2).
+    expect(line('follow edge, list entries, graph nodes')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4.75 });
+    // The rules: 3 relations (blocks both ways, the viewer's mute) of each of a page's 3 users, 2 pages/s; the repost's and
+    // the mention's block checks, 2 each: all missing, strongly consistent, 1 each.
+    expect(line('block and mute edges')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 22 });
+    // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
+    expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(48.7, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(56.65, 10);
   });
 
   it('prices a month of it', () => {
-    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(28.8 * SECONDS_PER_MONTH, 3);
-    expect(result.cost.writeUsd).toBeCloseTo(47.304, 6);
-    expect(result.cost.readUsd).toBeCloseTo(7.243425, 6);
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(48.7 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(79.98975, 6);
+    expect(result.cost.readUsd).toBeCloseTo(18.609525, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
     expect(stored.get('post')).toBe(86_400 * 2100);
     expect(stored.get('counter shard')).toBe(86_400 * 1.75 * 200);
     expect(stored.get('home entry')).toBe(4 * 100 * 200);
     expect(stored.get('graph node')).toBe(4 * 5100);
+    // A like's three items; a repost's four, and the outbox entry of a quarter of them: 4.25 items of 200 bytes.
+    expect(stored.get('like record, likers entry and activity')).toBe(86_400 * 3 * 200);
+    expect(stored.get("repost record, reposters, reposter's and outbox entries, activity")).toBeCloseTo(86_400 * 4.25 * 200, 6);
     expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
   });
 
   it("finds the hot partitions and what relieves them", () => {
     // A's followers read 3/4 of the 2 pages/s, each showing A's newest post; a quarter of a post view is a like (1 like / (2 reads × 2 posts)).
     expect(spot('OUTBOX#<most followed author>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 0 });
-    expect(spot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 4.5, writeUnitsPerSecond: 1.5 });
+    // The post, 4 shards, a like record and a repost record (0.5 each) a page; a like writes its record, likers entry and a shard (2 each).
+    expect(spot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 5.25, writeUnitsPerSecond: 2.25 });
+    // A's block of each reader, strongly: 1 a page.
+    expect(spot('GNODE#<most followed author>')).toMatchObject({ readUnitsPerSecond: 1.5, writeUnitsPerSecond: 0 });
     expect(spot('POST#<viral post> COUNT#<n>')).toMatchObject({ readUnitsPerSecond: 0.75, writeUnitsPerSecond: 0.1875 });
     expect(spot('USER#<most followed author>')).toMatchObject({ readUnitsPerSecond: 0.75 });
     expect(spot('PUBLIC#<n>')).toMatchObject({ writeUnitsPerSecond: 1 });
     expect(spot('TAG#<top tag>#<n>')).toMatchObject({ writeUnitsPerSecond: 0.5 });
-    expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 1.5 });
-    expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(1.5 / 1000, 10);
+    expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 3 });
+    expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(2.25 / 1000, 10);
     expect(spot('OUTBOX#<most followed author>').relief).toContain('FANOUT_MAX_FOLLOWERS ≥ 3 (now 2)');
     expect(result.hotSpots.map((s) => s.ofLimit)).toEqual([...result.hotSpots.map((s) => s.ofLimit)].sort((a, b) => b - a));
   });
@@ -162,7 +186,7 @@ describe('the cost model, on a network computed by hand', () => {
     expect(fannedOut.network.outboxAuthors).toBe(0);
     expect(fannedOut.rates.fanOutEntriesPerPost).toBe(1.25);
     expect(fannedOut.hotSpots.find((s) => s.partition.startsWith('OUTBOX#'))).toBeUndefined();
-    expect(fannedOut.lines.find((l) => l.item === 'follow edge: outbox checks')!.readUnitsPerSecond).toBe(0);
+    expect(fannedOut.lines.find((l) => l.item === 'graph node: outbox check')!.readUnitsPerSecond).toBe(0);
   });
 });
 
@@ -189,12 +213,16 @@ describe('item sizes', () => {
 
   it("are measured on the stores' own items", () => {
     const config = loadConfig({});
-    const sizes = measureItems({ postChars: 120, tagsPerPost: 1, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
+    const sizes = measureItems({ postChars: 120, tagsPerPost: 1, mentionsPerPost: 0, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
     const entry = homeEntryItem({ userId: newId('usr'), postId: newId('pst'), authorId: newId('usr'), counterShards: 8 });
     expect(sizes.homeEntry).toBe(itemSize(entry));
     // 120 characters of text and the post's other fields; a following set of 100 ids of 30 bytes.
     expect(sizes.post).toBeGreaterThan(120);
     expect(sizes.graphNode).toBeGreaterThan(3000);
+    // A repost's home entry carries its reason; a mention adds its id to the post.
+    expect(sizes.repostHomeEntry).toBeGreaterThan(sizes.homeEntry);
+    const mentioning = measureItems({ postChars: 120, tagsPerPost: 1, mentionsPerPost: 2, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
+    expect(mentioning.post).toBeGreaterThan(sizes.post + 2 * 26);
     // Every counter shard fits one write unit (see Counters in the README).
     expect(sizes.counterShard).toBeLessThanOrEqual(1024);
   });

@@ -33,6 +33,11 @@ export function counterRecordItem(record: Key, at: string, extra: Item = {}): It
   return { ...record, at, ...extra };
 }
 
+/** A like's entry in the post's likers list, written in the like's transaction. */
+export function likerEntryItem(postId: string, atMs: number, userId: string): Item {
+  return { ...keys.likeListEntry(postId, atMs, userId), userId };
+}
+
 export class DynamoCounterStore implements CounterStore {
   /** What a read asks of a counter item: the counters and the configured kinds' counts. */
   private readonly attributes: AttributePath[];
@@ -74,7 +79,7 @@ export class DynamoCounterStore implements CounterStore {
   like(post: CountedPost, userId: string): Promise<CounterChange> {
     const atMs = Date.now();
     return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like', atMs }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1), {}, [
-      { Put: { TableName: this.tableName, Item: { ...keys.likeListEntry(post.id, atMs, userId), userId } } },
+      { Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } },
     ], atMs);
   }
 
@@ -89,7 +94,7 @@ export class DynamoCounterStore implements CounterStore {
         const record = keys.like(like.postId, like.userId);
         return [
           counterRecordItem(record, at),
-          { ...keys.likeListEntry(like.postId, atMs, like.userId), userId: like.userId },
+          likerEntryItem(like.postId, atMs, like.userId),
           activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards, atMs }),
         ];
       },

@@ -341,6 +341,17 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return items.map((item) => item !== undefined);
   }
 
+  async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
+    if (followeeIds.length === 0) return [];
+    chargeLookup(budget, 1);
+    // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
+    const [node] = await this.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true });
+    const set = completeFollowingSet(node);
+    if (!set) return this.follows(followeeIds.map((to) => ({ from: followerId, to })), budget);
+    const followed = new Set(set);
+    return followeeIds.map((id) => followed.has(id));
+  }
+
   async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
     chargeLookup(budget, userIds.length);
     return this.degrees(userIds);

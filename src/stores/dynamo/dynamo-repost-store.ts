@@ -18,6 +18,21 @@ import { newestUserList } from './user-lists.js';
 type Item = Record<string, unknown>;
 
 /**
+ * The items a repost writes besides its counter, activity and delivery: its record, its entry in
+ * the post's reposters list, the reposter's own entry and, for a reposter who is not fanned out
+ * (`outbox`), its outbox entry.
+ */
+export function repostItems(post: PostRecord, userId: string, atMs: number, delivery: RepostDelivery['kind'], outbox: boolean): { record: Item; reposterEntry: Item; ownEntry: Item; outboxEntry: Item } {
+  const entry = { ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }), repostedBy: userId };
+  return {
+    record: { ...keys.repost(post.id, userId), atMs, delivery, outboxEntry: outbox, counterShards: post.counterShards },
+    reposterEntry: { ...keys.repostListEntry(post.id, atMs, userId), userId },
+    ownEntry: { ...keys.userRepost(userId, post.id), ...entry },
+    outboxEntry: { ...keys.outboxEntry(userId, post.id), ...entry },
+  };
+}
+
+/**
  * A repost is its record (POST#<post> REPOST#<user>: its time and delivery), the post's
  * repostCount, the reposters list entry, the reposter's own entry (REPOSTS#<user>, with the
  * post's hydration fields and the reason), the reposter's activity item (so that deleting the
@@ -43,17 +58,17 @@ export class DynamoRepostStore implements RepostStore {
   async add(post: PostRecord, userId: string, delivery: RepostDelivery): Promise<boolean> {
     const atMs = Date.now();
     const record = keys.repost(post.id, userId);
-    const entry = { ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }), repostedBy: userId };
     // A reposter's own post is in their outbox already, as an original.
     const outbox = delivery.kind === 'outbox' && post.authorId !== userId;
+    const written = repostItems(post, userId, atMs, delivery.kind, outbox);
     const items: TransactItem[] = [
-      this.put({ ...record, atMs, delivery: delivery.kind, outboxEntry: outbox, counterShards: post.counterShards }, 'attribute_not_exists(pk)'),
+      this.put(written.record, 'attribute_not_exists(pk)'),
       counterIncrement(this.tableName, post.id, post.counterShards, 'repostCount', 1),
       this.put(activityItem(userId, record, { kind: 'repost', postId: post.id, counterShards: post.counterShards })),
-      this.put({ ...keys.repostListEntry(post.id, atMs, userId), userId }),
-      this.put({ ...keys.userRepost(userId, post.id), ...entry }),
+      this.put(written.reposterEntry),
+      this.put(written.ownEntry),
       ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : []),
-      ...(outbox ? [this.put({ ...keys.outboxEntry(userId, post.id), ...entry }), this.put(outboxAuthorItem(userId))] : []),
+      ...(outbox ? [this.put(written.outboxEntry), this.put(outboxAuthorItem(userId))] : []),
     ];
     try {
       await transactWrite(this.client, { TransactItems: items });

@@ -24,6 +24,11 @@ export function homeEntryItem(entry: HomeEntry): Item {
   return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
 }
 
+/** A home entry as addRepostEntries' update leaves a missing one: the post's fields and the repost as its reason. */
+export function repostHomeEntryItem(entry: RepostEntry): Item {
+  return { ...homeEntryItem(entry), repostedBy: entry.repostedBy, reposters: new Set([entry.repostedBy]) };
+}
+
 function toTimelineEntry(item: Item): TimelineEntry {
   return {
     postId: item.sk as string,

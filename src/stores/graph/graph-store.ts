@@ -142,6 +142,14 @@ export interface GraphStore {
   removeUser(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
   follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]>;
+  /**
+   * Which of `followeeIds` `followerId` follows, strongly consistent like `follows`: one user's own
+   * follows among a few accounts (the home page's outbox authors). The embedded backend answers
+   * from the follower's node (a lookup of one key) while its following set is complete, and looks
+   * the edges up otherwise (followeeIds.length keys more, after it); Neo4j looks the edges up in
+   * one statement, charged as one key.
+   */
+  followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]>;
   /** A lookup of userIds.length keys. */
   counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]>;
 

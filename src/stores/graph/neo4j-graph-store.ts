@@ -23,7 +23,7 @@ import {
   chargeListPage,
   chargeLookup,
 } from './graph-store.js';
-import { type Adjacency, type Direction, chargeHop, networkPage, shortestPath } from './traversal.js';
+import { type Adjacency, type Direction, UNMETERED, chargeHop, networkPage, shortestPath } from './traversal.js';
 
 export interface Neo4jTarget {
   uri: string;
@@ -163,6 +163,13 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     const result = pairs.map(() => false);
     for (const row of rows) result[row.i as number] = row.follows === true;
     return result;
+  }
+
+  /** The edges, in one statement; charged as the embedded backend's read of one node with a complete following set. */
+  async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
+    if (followeeIds.length === 0) return [];
+    chargeLookup(budget, 1);
+    return this.follows(followeeIds.map((to) => ({ from: followerId, to })), UNMETERED);
   }
 
   async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
