@@ -35,6 +35,7 @@ import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
+import { DynamoNotificationStore } from './stores/dynamo/dynamo-notification-store.js';
 import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
 import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
 import { DynamoTimelineStore } from './stores/dynamo/dynamo-timeline-store.js';
@@ -130,6 +131,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
     reposts: new DynamoRepostStore(client, table, tasks, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
+    notifications: new DynamoNotificationStore(client, table),
     tasks,
   };
   return {

@@ -2,6 +2,7 @@ import type { AccountStore, FailedAttemptStore } from './account-store.js';
 import type { ActivityStore } from './activity-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { GraphStore } from './graph/graph-store.js';
+import type { NotificationStore } from './notification-store.js';
 import type { PostStore } from './post-store.js';
 import type { RepostStore } from './repost-store.js';
 import type { TaskQueue } from './task-queue.js';
@@ -19,5 +20,6 @@ export interface Stores {
   posts: PostStore;
   reposts: RepostStore;
   timelines: TimelineStore;
+  notifications: NotificationStore;
   tasks: TaskQueue;
 }

@@ -7,6 +7,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { Task } from '../stores/task-queue.js';
 import type { MentionResolver } from './mentions.js';
+import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck } from './relationships.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
@@ -55,6 +56,7 @@ export class PostUseCases {
     private readonly taskEnqueued: (task: Task) => void,
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
+    private readonly notifications: Pick<NotificationEvents, 'post'>,
   ) {}
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
@@ -72,6 +74,7 @@ export class PostUseCases {
     if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
     if (fanOutTask) this.taskEnqueued(fanOutTask);
     else this.outboxAuthors.invalidate();
+    await this.notifications.post('MENTION', viewerId, post.id, mentionIds);
     return post;
   }
 
@@ -80,7 +83,7 @@ export class PostUseCases {
     const post = await this.get(postId, { consistent: true });
     if (!post) throw notFound('Post', postId);
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
-    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags } };
+    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags, mentionIds: post.mentionIds } };
     if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
     this.taskEnqueued(cleanup);
     return postId;
