@@ -46,6 +46,9 @@ describe('docs/operations', () => {
         'blocked-and-muted',
         'repost',
         'post-engagement',
+        'notifications',
+        'notifications-since',
+        'mark-notifications-read',
       ]),
     );
   });
