@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mapConcurrently } from '../../lib/collections.js';
 import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
 import { batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
 import type { TransactItem } from './counter-items.js';
@@ -10,6 +12,8 @@ type Item = Record<string, unknown>;
 /** Attempts of a group change that lost the race for the group's version to another writer. */
 const MAX_ATTEMPTS = 20;
 const DAY_MS = 86_400_000;
+/** Member items of a dropped group deleted at once, one conditional request each. */
+const MEMBER_DELETE_CONCURRENCY = 8;
 
 /** The group a cause belongs in: its kind and post, or FOLLOW and the (UTC) day. */
 function groupKeyOf(cause: NotificationCause, atMs: number): string {
@@ -84,9 +88,11 @@ export class DynamoNotificationStore implements NotificationStore {
     const { recipientId: userId, actorId } = cause;
     const memberKey = keys.notificationMember(userId, cause.kind, cause.postId, actorId);
     return this.retrying(async () => {
-      const member = await this.get(memberKey);
-      const groupKey = (member?.groupKey as string | undefined) ?? groupKeyOf(cause, atMs);
-      const group = await this.get(keys.notificationGroup(userId, groupKey));
+      // The member and the group it would join, read at once; a member in another group (FOLLOW, another day) reads that one.
+      const likely = groupKeyOf(cause, atMs);
+      const [member, likelyGroup] = await Promise.all([this.get(memberKey), this.get(keys.notificationGroup(userId, likely))]);
+      const groupKey = (member?.groupKey as string | undefined) ?? likely;
+      const group = groupKey === likely ? likelyGroup : await this.get(keys.notificationGroup(userId, groupKey));
       // In its group already; a member left behind by a group that was trimmed away is not.
       if (member && group && group.generation === member.generation) return null;
       const version = group ? Number(group.version) : null;
@@ -202,7 +208,22 @@ export class DynamoNotificationStore implements NotificationStore {
     });
     const kind = group.kind as string;
     const postId = (group.postId as string | undefined) ?? null;
-    await batchWrite(this.client, this.tableName, entries.flatMap((entry) => [del(entry as unknown as Key), del(keys.notificationMember(userId, kind, postId, entry.actorId as string))]));
+    await batchWrite(this.client, this.tableName, entries.map((entry) => del(entry as unknown as Key)));
+    // A member is deleted only while it still names this group's generation: the actor may have acted again meanwhile, into a new group.
+    await mapConcurrently(entries, MEMBER_DELETE_CONCURRENCY, async (entry) => {
+      try {
+        await this.client.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: keys.notificationMember(userId, kind, postId, entry.actorId as string),
+            ConditionExpression: 'generation = :generation',
+            ExpressionAttributeValues: { ':generation': group.generation },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    });
   }
 
   private async listEntries(userId: string, limit: number, from: string | null, newestFirst: boolean): Promise<{ groupKeys: string[]; hasMore: boolean }> {
