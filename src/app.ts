@@ -41,6 +41,7 @@ import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoFanOutProgressStore } from './stores/dynamo/dynamo-fanout-progress-store.js';
 import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
+import { DynamoNotificationStore } from './stores/dynamo/dynamo-notification-store.js';
 import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
 import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
 import { DynamoTimelineStore } from './stores/dynamo/dynamo-timeline-store.js';
@@ -148,6 +149,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
     reposts: new DynamoRepostStore(client, table, tasks, reader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
+    notifications: new DynamoNotificationStore(client, table),
     tasks,
     fanOutProgress: new DynamoFanOutProgressStore(client, table, reader),
     pubsub,

@@ -177,6 +177,7 @@ export const SETTINGS = {
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
   timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 32, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
+  notificationsMax: int('NOTIFICATIONS_MAX', 500, 1, 10_000, 'Notification groups a user keeps; older ones are trimmed.'),
   followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
   timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),

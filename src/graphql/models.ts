@@ -1,4 +1,5 @@
 import type { CommentRecord, Page, PageItem, PostRecord, UserRecord } from '../domain/models.js';
+import type { NotificationGroup } from '../stores/notification-store.js';
 
 /** What connection resolvers receive as their parent: a page plus a lazy total, computed only when asked. */
 export interface UserConnectionModel {
@@ -23,4 +24,16 @@ export interface SuggestionModel {
 export interface SeparationModel {
   degrees: number | null;
   pathIds: string[];
+}
+
+/** A notification group as the viewer sees it: the actors the rules kept, hydrated. */
+export interface NotificationEdgeModel {
+  cursor: string;
+  node: NotificationGroup;
+}
+
+export interface NotificationConnectionModel {
+  items: NotificationEdgeModel[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
 }

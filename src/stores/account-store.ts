@@ -63,7 +63,7 @@ export interface AccountStore {
    * `user.tokenGeneration` (signed out meanwhile, or being deleted already).
    */
   closeAccount(user: UserRecord, task: Task): Promise<boolean>;
-  /** Removes one bounded batch of what a closed account keeps (home timeline, sessions, idempotency claims); true while more remains. */
+  /** Removes one bounded batch of what a closed account keeps (home timeline, notifications, sessions, idempotency claims); true while more remains. */
   removeRemnants(userId: string): Promise<boolean>;
   /** Removes a closed account's profile and frees its handle, in one transaction. Idempotent. */
   removeProfile(userId: string, handle: string): Promise<void>;

@@ -37,7 +37,7 @@ export interface CounterStore {
   /** Sums each post's shards; aligned with `posts`. `consistent` reads after a write. */
   countsOf(posts: readonly CountedPost[], options?: { consistent?: boolean }): Promise<PostCounts[]>;
   /** For each pair: has the user liked the post? */
-  hasLiked(pairs: readonly UserPost[]): Promise<boolean[]>;
+  hasLiked(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
   like(post: CountedPost, userId: string): Promise<CounterChange>;
   /**
    * Writes many like records at once, without touching counters, for a store that holds none

@@ -3,6 +3,7 @@ import type { ActivityStore } from './activity-store.js';
 import type { CounterStore } from './counter-store.js';
 import type { FanOutProgressStore } from './fanout-progress-store.js';
 import type { GraphStore } from './graph/graph-store.js';
+import type { NotificationStore } from './notification-store.js';
 import type { PostStore } from './post-store.js';
 import type { PubSub } from './pubsub.js';
 import type { RepostStore } from './repost-store.js';
@@ -21,6 +22,7 @@ export interface Stores {
   posts: PostStore;
   reposts: RepostStore;
   timelines: TimelineStore;
+  notifications: NotificationStore;
   tasks: TaskQueue;
   fanOutProgress: FanOutProgressStore;
   /** Live events between processes (subscriptions): in-process, or Redis with REDIS_URL. */

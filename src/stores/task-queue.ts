@@ -1,3 +1,5 @@
+import type { NotificationCause } from './notification-store.js';
+
 /**
  * The durable task queue behind fan-out. A task is written in the same transaction as the
  * change that needs it (a new post, a deletion), so once that change is acknowledged the
@@ -13,11 +15,13 @@ export type TaskPayload =
   /** Remove the followee's posts from the follower's home timeline. */
   | { kind: 'unfollow'; followerId: string; followeeId: string }
   /** Remove a deleted post from every timeline it reached, with its comments and records. */
-  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[] }
+  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[]; mentionIds?: string[] }
   /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason. */
   | { kind: 'repost'; postId: string; reposterId: string }
   /** Take the reposter back as a reason from those timelines (the entries left without one go). */
   | { kind: 'unrepost'; postId: string; reposterId: string }
+  /** Bring one actor's place in one notification group in line with what the actor did (see NotificationDelivery). */
+  | { kind: 'notify'; cause: NotificationCause; atMs: number }
   /** Remove a closed account and everything it wrote (see AccountDeletion). */
   | { kind: 'deleteAccount'; userId: string; handle: string };
 

@@ -39,7 +39,7 @@ export interface AccountDeletionSettings {
  * 3. its followers' follows, each an unfollow (the follower's count goes down, and a task
  *    takes the account's posts out of the follower's home timeline);
  * 4. its own follows, each an unfollow;
- * 5. its home timeline, sessions and idempotency claims;
+ * 5. its home timeline, notifications, sessions and idempotency claims;
  * 6. its profile and handle claim (the handle is free from then on), then its graph node.
  * The profile goes last, so that nothing written meanwhile is left without its author.
  */

@@ -5,6 +5,7 @@ import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { MentionResolver } from './mentions.js';
+import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
 
@@ -23,6 +24,7 @@ export class CommentUseCases {
     private readonly postUseCases: PostUseCases,
     private readonly blocks: BlockCheck,
     private readonly mentions: MentionResolver,
+    private readonly notifications: Pick<NotificationEvents, 'post'>,
   ) {}
 
   /** FORBIDDEN (nothing written) on a post whose author, or for a text mentioning an account, that is in a block with the viewer. */
@@ -35,7 +37,11 @@ export class CommentUseCases {
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString(), mentionIds };
     const createdId = await this.posts.addComment(post, comment, checkedKey);
     if (createdId === null) throw notFound('Post', postId);
-    if (createdId === comment.id) return { comment, post };
+    if (createdId === comment.id) {
+      await this.notifications.post('COMMENT', viewerId, post.id, [post.authorId]);
+      await this.notifications.post('MENTION', viewerId, post.id, mentionIds);
+      return { comment, post };
+    }
     // A retry: the key already added a comment, and that comment is the answer.
     const [earlier] = await this.posts.getComments([createdId], { consistent: true });
     if (!earlier) throw notFound('Comment', createdId);

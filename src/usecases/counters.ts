@@ -3,6 +3,7 @@ import type { PostRecord } from '../domain/models.js';
 import type { CounterStore } from '../stores/counter-store.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
+import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
 
@@ -19,17 +20,20 @@ export class CounterUseCases {
     /** REACTION_KINDS: a bounded set, so that a post's counter item stays small (see Counters in the README). */
     private readonly reactionKinds: readonly string[],
     private readonly blocks: BlockCheck,
+    private readonly notifications: Pick<NotificationEvents, 'post'>,
   ) {}
 
   async likePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     await this.counters.like(post, viewer);
+    await this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
     return post;
   }
 
   async unlikePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.target(viewerId, postId);
     await this.counters.unlike(post, viewer);
+    await this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
     return post;
   }
 

@@ -1,16 +1,21 @@
 import { newId } from '../domain/ids.js';
+import type { CounterStore } from '../stores/counter-store.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { FanOutProgressStore } from '../stores/fanout-progress-store.js';
+import type { NotificationStore } from '../stores/notification-store.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import type { AccountDeletion } from './account-deletion.js';
 import type { FollowEvents } from './follow-events.js';
+import type { NotificationListener } from './notifications.js';
+import type { RelationshipUseCases } from './relationships.js';
 import type { RepostUseCases } from './reposts.js';
 import { FollowBackfill } from './tasks/follow-backfill.js';
 import { FollowerWalk } from './tasks/follower-walk.js';
 import { HomeDelivery } from './tasks/home-delivery.js';
+import { NotificationDelivery } from './tasks/notification-delivery.js';
 import { PostCleanup } from './tasks/post-cleanup.js';
 import { PostFanOut } from './tasks/post-fan-out.js';
 import { RepostFanOut } from './tasks/repost-fan-out.js';
@@ -27,6 +32,8 @@ export interface FanOutSettings {
   timelineMaxEntries: number;
   /** A home timeline's size is counted on about one write in this many. */
   timelineSizeSampleEvery: number;
+  /** Notification groups a user keeps (NOTIFICATIONS_MAX). */
+  notificationsMax: number;
 }
 
 /** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
@@ -73,26 +80,30 @@ export interface TaskHandlerStores {
   posts: Pick<PostStore, 'getMany'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
+  counters: Pick<CounterStore, 'hasLiked'>;
+  notifications: NotificationStore;
 }
 
 /** Every task kind's handler, for the worker (see src/usecases/tasks/): one kind, one handler. */
 export function createTaskHandlers(
   stores: TaskHandlerStores,
   settings: FanOutSettings,
-  useCases: { accountDeletion: AccountDeletion; reposts: Pick<RepostUseCases, 'undoBatch'> },
-  onDelivered: OnDelivered = () => {},
+  useCases: { accountDeletion: AccountDeletion; reposts: Pick<RepostUseCases, 'undoBatch'>; relationships: Pick<RelationshipUseCases, 'blockedAmong'> },
+  /** Told of what the handlers deliver (live updates): home timeline entries, and notification groups that got a new actor. */
+  listeners: { delivered: OnDelivered; notified: NotificationListener } = { delivered: () => {}, notified: () => {} },
 ): TaskHandlers {
   const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
   const homes = new HomeDelivery(stores.timelines, settings);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
-  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, onDelivered);
+  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, listeners.delivered);
   return new TaskHandlers({
-    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, onDelivered),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize)),
+    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, listeners.delivered),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
     deleteAccount: useCases.accountDeletion,
+    notify: new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified),
   });
 }

@@ -3,6 +3,7 @@ import { idKind } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
+import type { NotificationGroup, NotificationKind } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import type { Delivered } from './fanout.js';
 
@@ -39,7 +40,7 @@ export class LiveUpdates {
     private readonly logger: Logger,
   ) {}
 
-  private channel(kind: 'timeline' | 'author', id: string): string {
+  private channel(kind: 'timeline' | 'author' | 'notifications', id: string): string {
     return `${this.settings.channelPrefix}${kind}:${id}`;
   }
 
@@ -57,6 +58,22 @@ export class LiveUpdates {
 
   private send(messages: { channel: string; payload: string }[]): void {
     this.pubsub.publish(messages).catch((error: unknown) => this.logger.warn('could not publish live events', { error, messages: messages.length }));
+  }
+
+  /** The notification pipeline's NotificationListener: a group that got a new actor, on its recipient's channel (`notifications:<userId>`). */
+  notified = (userId: string, group: NotificationGroup): void => {
+    this.send([{ channel: this.channel('notifications', userId), payload: JSON.stringify(group) }]);
+  };
+
+  /** The user's notification groups as they change from now on, until the stream's `return()`. */
+  async notificationEvents(userId: string): Promise<AsyncIterableIterator<NotificationGroup>> {
+    const stream = new EventStream<NotificationGroup>(this.settings.bufferedEvents);
+    const unsubscribe = await this.pubsub.subscribe([this.channel('notifications', userId)], (_channel, payload) => {
+      const group = parseNotificationGroup(payload, userId);
+      if (group) stream.push(group);
+    });
+    stream.onEnd(unsubscribe);
+    return stream;
   }
 
   /** The events of the user's home timeline from now on, until the stream's `return()`. */
@@ -78,6 +95,28 @@ export async function fanOutStatus(viewerId: string | null, post: PostRecord, pr
   if (!viewerId) throw unauthenticated();
   if (viewerId !== post.authorId) throw forbidden("Only the post's author may read its fan-out");
   return progress(post.id);
+}
+
+const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'MENTION']);
+
+/** A group as published, if it is one of the recipient's (a payload from another process is checked, never trusted). */
+function parseNotificationGroup(payload: string, recipientId: string): NotificationGroup | null {
+  try {
+    const group = JSON.parse(payload) as Partial<NotificationGroup>;
+    const wellFormed =
+      group.recipientId === recipientId &&
+      typeof group.groupKey === 'string' &&
+      typeof group.kind === 'string' &&
+      NOTIFICATION_KINDS.has(group.kind) &&
+      (group.postId === null || (typeof group.postId === 'string' && idKind(group.postId) === 'pst')) &&
+      Number.isSafeInteger(group.actorCount) &&
+      Number.isSafeInteger(group.updatedAtMs) &&
+      typeof group.read === 'boolean' &&
+      typeof group.position === 'string';
+    return wellFormed ? (group as NotificationGroup) : null;
+  } catch {
+    return null;
+  }
 }
 
 function parseTimelineEvent(payload: string): TimelineEvent | null {

@@ -7,6 +7,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { Task } from '../stores/task-queue.js';
 import type { MentionResolver } from './mentions.js';
+import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck } from './relationships.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
@@ -55,6 +56,7 @@ export class PostUseCases {
     private readonly taskEnqueued: (task: Task) => void,
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
+    private readonly notifications: Pick<NotificationEvents, 'post'>,
     /** Told of each new post of an author who is not fanned out (live updates publish it). */
     private readonly postedToOutbox: (post: PostRecord) => void = () => {},
   ) {}
@@ -77,6 +79,7 @@ export class PostUseCases {
       this.outboxAuthors.invalidate();
       this.postedToOutbox(post);
     }
+    await this.notifications.post('MENTION', viewerId, post.id, mentionIds);
     return post;
   }
 
@@ -85,7 +88,7 @@ export class PostUseCases {
     const post = await this.get(postId, { consistent: true });
     if (!post) throw notFound('Post', postId);
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
-    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags } };
+    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags, mentionIds: post.mentionIds } };
     if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
     this.taskEnqueued(cleanup);
     return postId;

@@ -7,6 +7,7 @@ import type { RepostStore } from '../stores/repost-store.js';
 import type { Task } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
+import type { NotificationEvents } from './notifications.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import type { BlockCheck } from './relationships.js';
 import { type PostSettings, type PostUseCases, placePost } from './posts.js';
@@ -30,6 +31,7 @@ export class RepostUseCases {
     /** Called after a task was enqueued, so that a worker in this process starts at once. */
     private readonly taskEnqueued: (task: Task) => void,
     private readonly blocks: BlockCheck,
+    private readonly notifications: Pick<NotificationEvents, 'post'>,
   ) {}
 
   /** Reposts the post as the viewer (their own post too); NOT_FOUND when it does not exist, FORBIDDEN (nothing written) when its author is in a block with the viewer. */
@@ -48,6 +50,7 @@ export class RepostUseCases {
       this.outboxAuthors.invalidate();
       await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId }]);
     }
+    await this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
     return post;
   }
 
@@ -55,6 +58,7 @@ export class RepostUseCases {
     if (!viewerId) throw unauthenticated();
     const post = await this.posts.require(postId, 'postId');
     await this.undo(viewerId, post.id);
+    await this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
     return post;
   }
 

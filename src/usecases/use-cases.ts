@@ -7,10 +7,12 @@ import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterUseCases } from './counters.js';
 import { FanOut, createTaskHandlers } from './fanout.js';
+import type { FollowEvents } from './follow-events.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { LiveUpdates } from './live-updates.js';
 import { MentionResolver } from './mentions.js';
+import { NotificationEvents, NotificationUseCases } from './notifications.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
 import { RelationshipUseCases } from './relationships.js';
@@ -32,9 +34,21 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
   const live = new LiveUpdates(stores.pubsub, (userId) => timelines.followedOutboxAuthors(userId), { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS }, logger.child({ component: 'live' }));
   const fanOut = new FanOut(stores.tasks, taskEnqueued);
-  const relationships = new RelationshipUseCases(stores.users, stores.graph, fanOut);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, live.postedToOutbox);
-  const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships);
+  const notificationEvents = new NotificationEvents(stores.tasks, taskEnqueued);
+  // A follow or unfollow (a block's too) changes the follower's timeline and the followee's notifications.
+  const followEvents: FollowEvents = {
+    followed: async (followerId, followeeId) => {
+      await fanOut.followed(followerId, followeeId);
+      await notificationEvents.followed(followerId, followeeId);
+    },
+    unfollowed: async (followerId, followeeId) => {
+      await fanOut.unfollowed(followerId, followeeId);
+      await notificationEvents.unfollowed(followerId, followeeId);
+    },
+  };
+  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, notificationEvents, live.postedToOutbox);
+  const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships, notificationEvents);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
     stores.users,
@@ -53,18 +67,19 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
     sessions,
     accountDeletion,
-    follows: new FollowUseCases(stores.users, stores.graph, fanOut, relationships),
+    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships),
     relationships,
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
     reposts,
-    comments: new CommentUseCases(stores.posts, posts, relationships, mentions),
-    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships),
+    comments: new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents),
+    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships, notificationEvents),
+    notifications: new NotificationUseCases(stores.notifications),
     timelines,
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts }, live.delivered),
+    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts, relationships }, { delivered: live.delivered, notified: live.notified }),
   };
 }
 

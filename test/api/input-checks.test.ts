@@ -156,6 +156,7 @@ describe('cursors', () => {
       ['Post.comments', (after) => `{ post(id: "${postId}") { comments(after: "${after}") { edges { cursor } } } }`],
       ['User.blockedUsers', (after) => `{ viewer { blockedUsers(after: "${after}") { totalCount } } }`],
       ['User.mutedUsers', (after) => `{ viewer { mutedUsers(after: "${after}") { totalCount } } }`],
+      ['User.notifications', (after) => `{ viewer { notifications(after: "${after}") { edges { cursor } } } }`],
       ['Post.likedBy', (after) => `{ post(id: "${postId}") { likedBy(after: "${after}") { totalCount } } }`],
       ['Post.repostedBy', (after) => `{ post(id: "${postId}") { repostedBy(after: "${after}") { totalCount } } }`],
     ];

@@ -46,6 +46,13 @@ describe('docs/operations', () => {
         'blocked-and-muted',
         'repost',
         'post-engagement',
+        'notifications',
+        'notifications-since',
+        'mark-notifications-read',
+        'notification-updates',
+        'timeline-updates',
+        'refresh-timeline',
+        'fan-out-status',
       ]),
     );
   });

@@ -88,6 +88,35 @@ describe('one instance, in-process events', () => {
     expect(live.acknowledged).toBe(0);
   });
 
+  it('pushes a notification group as it changes, grouped like User.notifications, and nothing of a muted account', async () => {
+    const [ada, bob, cy, muted] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted.id }, ada.token);
+    const postId = await createPost(t, ada.token, 'like me');
+    const live = connect(t.url, ada.token);
+    const groups = live.subscribe('subscription { notificationReceived { id kind actorCount post { id } actors(first: 5) { handle } } }');
+    const like = (token: string) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, token);
+    // graphql-ws does not say when a subscription is listening: like (and unlike) until an event arrives.
+    await vi.waitFor(
+      async () => {
+        if (groups.data.length === 0) {
+          await t.gql('mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', { id: postId }, bob.token);
+          await like(bob.token);
+        }
+        expect(groups.data.length).toBeGreaterThan(0);
+      },
+      { timeout: 20_000, interval: 1_000 },
+    );
+    await like(muted.token);
+    await like(cy.token);
+    await vi.waitFor(() => expect(groups.data.at(-1)!.notificationReceived.actorCount).toBe(2), { timeout: 20_000 });
+    const last = groups.data.at(-1)!.notificationReceived;
+    expect(last).toMatchObject({ kind: 'LIKE', post: { id: postId }, actors: [{ handle: cy.handle }, { handle: bob.handle }] });
+    // The same group as the list shows it, and no event ever carried the muted account.
+    const page = await t.gql('query($id: ID!) { user(id: $id) { notifications(first: 5) { edges { node { id actorCount } } } } }', { id: ada.id }, ada.token);
+    expect(page.data!.user.notifications.edges[0].node).toEqual({ id: last.id, actorCount: 2 });
+    expect(groups.data.flatMap((data) => data.notificationReceived.actors.map((a: { handle: string }) => a.handle))).not.toContain(muted.handle);
+  });
+
   it('upgrades only /graphql, and only for the graphql-ws protocol', async () => {
     const elsewhere = new WebSocket(`${t.url.replace(/^http/, 'ws')}/healthz`, 'graphql-transport-ws');
     const refused = await new Promise<string>((resolve) => elsewhere.once('error', (error) => resolve(error.message)));

@@ -6,6 +6,7 @@ import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
 import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
 import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
 import { HomeDelivery } from '../../src/usecases/tasks/home-delivery.js';
+import { NotificationDelivery } from '../../src/usecases/tasks/notification-delivery.js';
 import { PostCleanup } from '../../src/usecases/tasks/post-cleanup.js';
 import { PostFanOut } from '../../src/usecases/tasks/post-fan-out.js';
 import { RepostFanOut } from '../../src/usecases/tasks/repost-fan-out.js';
@@ -39,14 +40,15 @@ function handlers() {
   const homes = new HomeDelivery(stores.timelines, config);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
-  const { reposts } = createUseCases(stores, config, createLogger('silent'));
+  const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
   return {
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2)),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
+    notify: new NotificationDelivery(stores, relationships, config.notificationsMax, () => {}),
   };
 }
 

@@ -11,7 +11,7 @@ export function pageInfo<T>(page: Page<T>) {
   };
 }
 
-export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 'CommentConnection'> = {
+export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 'CommentConnection' | 'NotificationConnection'> = {
   UserConnection: {
     edges: (connection) => connection.page.items,
     pageInfo: (connection) => pageInfo(connection.page),
@@ -24,5 +24,15 @@ export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 
   CommentConnection: {
     edges: (page) => page.items,
     pageInfo: (page) => pageInfo(page),
+  },
+  // Read backwards (`last`/`before`), a page can have groups before it (newer ones); forwards, after it.
+  NotificationConnection: {
+    edges: (page) => page.items,
+    pageInfo: (page) => ({
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.items[0]?.cursor ?? null,
+      endCursor: page.items.at(-1)?.cursor ?? null,
+    }),
   },
 };

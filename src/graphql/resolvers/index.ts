@@ -4,6 +4,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { connections } from './connections.js';
 import { graph } from './graph.js';
 import { Mutation } from './mutation.js';
+import { Notification } from './notification.js';
 import { Comment, Post, PostEdge } from './post.js';
 import { Query } from './query.js';
 import { Subscription } from './subscription.js';
@@ -39,10 +40,12 @@ export const resolvers: Resolvers = {
   Post,
   PostEdge,
   Comment,
+  Notification,
   ...connections,
   ...graph,
   Node: {
     __resolveType: (node) => {
+      if (!('id' in node)) return 'Notification';
       const kind = idKind(node.id);
       return kind && kind in NODE_TYPES ? NODE_TYPES[kind as keyof typeof NODE_TYPES] : null;
     },

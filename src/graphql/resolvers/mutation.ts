@@ -82,4 +82,5 @@ export const Mutation: MutationResolvers = {
   viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.viewPost(viewerId, postId) }),
   react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({ post: await useCases.counters.react(viewerId, postId, kind) }),
   addComment: async (_parent, { postId, text, idempotencyKey }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text, idempotencyKey),
+  markNotificationsRead: async (_parent, { until }, { useCases, viewerId, loaders }) => loaders.user.load(await useCases.notifications.markRead(viewerId, until)),
 };

@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { unauthenticated } from '../../domain/errors.js';
+import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
 import { toSkeleton } from '../../usecases/timelines.js';
 import type { GraphQLContext } from '../context.js';
@@ -8,30 +9,35 @@ import type { SubscriptionResolvers } from '../generated/resolvers-types.js';
 import type { PostEdgeModel } from '../models.js';
 
 /**
- * Each event as the edge a timeline page would show it, for a viewer whose account still passes the check, hydrated and through the rules (so what
- * the rules hide from a page, e.g. a deleted post, is never sent); an event the rules leave out
- * is skipped. `return()` reaches the event stream at once, so a completed subscription stops listening.
+ * Each event as `shown` presents it, for a viewer whose account still passes the check; an event
+ * `shown` leaves out (null) is skipped. `return()` reaches the event stream at once, so a completed
+ * subscription stops listening.
  */
-function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: GraphQLContext, info: GraphQLResolveInfo): AsyncIterableIterator<PostEdgeModel> {
-  const edges: AsyncIterableIterator<PostEdgeModel> = {
+function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLContext, shown: (event: E) => Promise<T | null>): AsyncIterableIterator<T> {
+  const presented: AsyncIterableIterator<T> = {
     async next() {
       for (;;) {
         const event = await events.next();
         if (event.done) return { value: undefined, done: true };
         context.startEvent?.();
-        const edge = await postEdge(toSkeleton({ entries: [event.value], hasNextPage: false }).items[0]!, context, info);
+        const value = await shown(event.value);
         // A failed account check ends the subscription with its error (UNAUTHENTICATED).
         await context.accountCheck;
-        if (edge) return { value: edge, done: false };
+        if (value !== null) return { value, done: false };
       }
     },
     return: async () => {
       await events.return?.();
       return { value: undefined, done: true };
     },
-    [Symbol.asyncIterator]: () => edges,
+    [Symbol.asyncIterator]: () => presented,
   };
-  return edges;
+  return presented;
+}
+
+/** Each timeline event as the edge a timeline page would show it: hydrated and through the rules (a deleted post, a blocked or muted author or reposter is never sent). */
+function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: GraphQLContext, info: GraphQLResolveInfo): AsyncIterableIterator<PostEdgeModel> {
+  return shownEvents(events, context, (event) => postEdge(toSkeleton({ entries: [event], hasNextPage: false }).items[0]!, context, info));
 }
 
 export const Subscription: SubscriptionResolvers = {
@@ -41,5 +47,13 @@ export const Subscription: SubscriptionResolvers = {
       return visibleEdges(await context.useCases.live.timelineEvents(context.viewerId), context, info);
     },
     resolve: (edge: PostEdgeModel) => edge,
+  },
+  notificationReceived: {
+    // The group as it is after the change; its fields read actors and post through the rules like a page of notifications.
+    subscribe: async (_root, _args, context) => {
+      if (!context.viewerId) throw unauthenticated();
+      return shownEvents(await context.useCases.live.notificationEvents(context.viewerId), context, (group) => Promise.resolve(group));
+    },
+    resolve: (group: NotificationGroup) => group,
   },
 };

@@ -1,6 +1,7 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import { userConnection, userTimelineConnection } from '../feeds.js';
+import { notificationConnection } from '../notifications.js';
 import type { UserResolvers } from '../generated/resolvers-types.js';
 import { blockedAccounts, countedUserConnection } from './graph.js';
 
@@ -44,4 +45,6 @@ export const User: UserResolvers = {
     userConnection(await context.useCases.relationships.list('mutes', context.viewerId, user.id, first, after, context.graphBudget), context, info, () =>
       context.useCases.relationships.count('mutes', user.id, context.graphBudget),
     ),
+  notifications: (user, args, context) => notificationConnection(context, user.id, args),
+  unreadNotificationCount: (user, _args, { useCases, viewerId }) => useCases.notifications.unreadCount(viewerId, user.id),
 };

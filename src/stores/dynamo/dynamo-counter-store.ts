@@ -68,10 +68,10 @@ export class DynamoCounterStore implements CounterStore {
     });
   }
 
-  async hasLiked(pairs: readonly UserPost[]): Promise<boolean[]> {
+  async hasLiked(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {
     const records = await this.reader.get(
       pairs.map((p) => keys.like(p.postId, p.userId)),
-      { attributes: [] },
+      { attributes: [], consistent: options.consistent },
     );
     return records.map((record) => record !== undefined);
   }

@@ -42,6 +42,11 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | dead-letter task     | DEADLETTER         | <taskId>  |
  * | idempotency claim    | IDEM#<userId>      | <operation>#<key> |
  * | activity (what a user's like, view, reaction or comment wrote) | ACTIVITY#<userId> | <record pk>#<record sk> |
+ * | notification group   | NOTIFS#<userId>    | GROUP#<groupKey> (<kind>#<postId>, FOLLOW#<day>) |
+ * | notification actor (membership) | NOTIFS#<userId> | MEMBER#<kind>#<postId or ->#<actorId> |
+ * | notification actor list entry | NOTIFS#<userId> | ACTORS#<groupKey>#<generation>#<ms, 15 digits>#<actorId> |
+ * | notification list entry (newest first) | NOTIFS#<userId> | AT#<ms, 15 digits>#<groupKey> |
+ * | unread count and group count | NOTIFS#<userId> | STATE |
  */
 export interface Key {
   pk: string;
@@ -113,6 +118,30 @@ export const keys = {
    * with that record: how deleting the account finds what it must take back from other people's posts.
    */
   activity: (userId: string, record: Key): Key => ({ pk: partitions.activity(userId), sk: `${record.pk}#${record.sk}` }),
+  /** A recipient's notification group; everything of a recipient's notifications is in one partition. */
+  notificationGroup: (userId: string, groupKey: string): Key => ({ pk: partitions.notifications(userId), sk: `${notificationPrefixes.group}${groupKey}` }),
+  /** That the actor is in a group of this kind and post (FOLLOW: any day's), and where: how an undo finds the actor. */
+  notificationMember: (userId: string, kind: string, postId: string | null, actorId: string): Key => ({
+    pk: partitions.notifications(userId),
+    sk: `MEMBER#${kind}#${postId ?? '-'}#${actorId}`,
+  }),
+  /** A group's actors, newest first; the generation keeps a trimmed group's leftovers out of a new group of the same key. */
+  notificationActorEntry: (userId: string, groupKey: string, generation: string, atMs: number, actorId: string): Key => ({
+    pk: partitions.notifications(userId),
+    sk: `${notificationPrefixes.actors(groupKey, generation)}${keys.followListPosition(atMs, actorId)}`,
+  }),
+  /** A group's place in the recipient's list, by its newest actor's time: moved when that changes. */
+  notificationListEntry: (userId: string, position: string): Key => ({ pk: partitions.notifications(userId), sk: position }),
+  notificationPosition: (updatedAtMs: number, groupKey: string): string => `${notificationPrefixes.list}${String(updatedAtMs).padStart(15, '0')}#${groupKey}`,
+  /** The recipient's unread count and group count, written with every group change. */
+  notificationState: (userId: string): Key => ({ pk: partitions.notifications(userId), sk: 'STATE' }),
+};
+
+/** Sort key prefixes inside a recipient's notifications partition. */
+export const notificationPrefixes = {
+  group: 'GROUP#',
+  list: 'AT#',
+  actors: (groupKey: string, generation: string) => `ACTORS#${groupKey}#${generation}#`,
 };
 
 const RELATION_PREFIX = { blocks: 'BLOCKS', mutes: 'MUTES' } as const satisfies Record<RelationKind, string>;
@@ -138,6 +167,7 @@ export const partitions = {
   activity: (userId: string) => `ACTIVITY#${userId}`,
   homeSize: (userId: string) => `HOMESIZE#${userId}`,
   userReposts: (userId: string) => `REPOSTS#${userId}`,
+  notifications: (userId: string) => `NOTIFS#${userId}`,
 };
 
 /** Sort key prefixes of the newest-first user lists inside a post's partition (likeListEntry, repostListEntry). */

@@ -1,3 +1,4 @@
+import type { NotificationStore } from '../../stores/notification-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { FollowerWalk } from './follower-walk.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
@@ -10,7 +11,8 @@ const TRACES_PHASE = 'traces';
  * `deletePost`: removes a deleted post from every timeline it reached. First from the home
  * timelines of its author's followers (whatever brought it there); then each repost of it is
  * removed with an `unrepost` task of its own, which takes it out of the reposter's followers'
- * timelines; last, a bounded batch at a time, its tag and public entries, comments and records.
+ * timelines; last, a bounded batch at a time, its tag and public entries, comments and records,
+ * and then the notifications about it of its author and of the accounts it mentions.
  */
 export class PostCleanup implements TaskHandler<'deletePost'> {
   readonly kind = 'deletePost';
@@ -19,9 +21,10 @@ export class PostCleanup implements TaskHandler<'deletePost'> {
     private readonly timelines: Pick<TimelineStore, 'removeHomeEntries' | 'removePostTraces'>,
     private readonly followers: FollowerWalk,
     private readonly undoReposts: (postId: string) => Promise<boolean>,
+    private readonly notifications: Pick<NotificationStore, 'removeGroup'>,
   ) {}
 
-  async run({ payload: { postId, authorId, tags }, checkpoint, save, stopping }: TaskRun<'deletePost'>): Promise<RunOutcome> {
+  async run({ payload: { postId, authorId, tags, mentionIds = [] }, checkpoint, save, stopping }: TaskRun<'deletePost'>): Promise<RunOutcome> {
     if (checkpoint !== REPOSTS_PHASE && checkpoint !== TRACES_PHASE) {
       const outcome = await this.followers.walk(authorId, await this.followers.page(authorId, checkpoint), save, stopping, {
         write: (followerIds) => this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId }))),
@@ -41,6 +44,10 @@ export class PostCleanup implements TaskHandler<'deletePost'> {
       if (!(await save(TRACES_PHASE))) return 'lost';
       if (stopping()) return 'stopped';
     }
+    await Promise.all([
+      ...(['LIKE', 'REPOST', 'COMMENT'] as const).map((kind) => this.notifications.removeGroup(authorId, kind, postId)),
+      ...mentionIds.map((userId) => this.notifications.removeGroup(userId, 'MENTION', postId)),
+    ]);
     return 'done';
   }
 }

@@ -1,0 +1,334 @@
+import { randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mapConcurrently } from '../../lib/collections.js';
+import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
+import { batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
+import type { TransactItem } from './counter-items.js';
+import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
+
+type Item = Record<string, unknown>;
+
+/** Attempts of a group change that lost the race for the group's version to another writer. */
+const MAX_ATTEMPTS = 20;
+const DAY_MS = 86_400_000;
+/** Member items of a dropped group deleted at once, one conditional request each. */
+const MEMBER_DELETE_CONCURRENCY = 8;
+
+/** The group a cause belongs in: its kind and post, or FOLLOW and the (UTC) day. */
+function groupKeyOf(cause: NotificationCause, atMs: number): string {
+  return cause.kind === 'FOLLOW' ? `FOLLOW#${new Date(Math.floor(atMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}` : `${cause.kind}#${cause.postId}`;
+}
+
+function toGroup(item: Item): NotificationGroup {
+  const updatedAtMs = Number(item.updatedAtMs);
+  const groupKey = item.groupKey as string;
+  return {
+    recipientId: item.recipientId as string,
+    groupKey,
+    kind: item.kind as NotificationKind,
+    postId: (item.postId as string | undefined) ?? null,
+    actorCount: Number(item.actorCount),
+    updatedAtMs,
+    read: item.unread !== true,
+    position: keys.notificationPosition(updatedAtMs, groupKey),
+  };
+}
+
+/** A lost race: another writer changed the group (or the member) since it was read. */
+function lostRace(error: unknown): boolean {
+  return cancellationReasons(error)?.includes('ConditionalCheckFailed') === true;
+}
+
+/**
+ * A recipient's notifications in one partition (see keys.ts): group items, member items (which
+ * group an actor is in), the groups' actor lists, the newest-first list entries and the STATE
+ * item (unread and group counts). A change reads the group, then writes it conditioned on its
+ * version together with everything that agrees with it; a lost race reads again and retries.
+ */
+export class DynamoNotificationStore implements NotificationStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  private async get(key: Key): Promise<Item | undefined> {
+    return (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+  }
+
+  private put(Item: Item, ConditionExpression?: string): TransactItem {
+    return { Put: { TableName: this.tableName, Item, ConditionExpression } };
+  }
+
+  private delete(Key: Key): TransactItem {
+    return { Delete: { TableName: this.tableName, Key } };
+  }
+
+  /** The group written only if it is still the version read (absent when `version` is null). */
+  private versionCondition(version: number | null): { ConditionExpression: string; ExpressionAttributeValues?: Item } {
+    return version === null ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': version } };
+  }
+
+  private stateChange(userId: string, unread: number, groups: number): TransactItem[] {
+    if (unread === 0 && groups === 0) return [];
+    return [{ Update: { TableName: this.tableName, Key: keys.notificationState(userId), UpdateExpression: 'ADD unread :unread, #groups :groups', ExpressionAttributeNames: { '#groups': 'groups' }, ExpressionAttributeValues: { ':unread': unread, ':groups': groups } } }];
+  }
+
+  private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!lostRace(error) || n >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  addActor(cause: NotificationCause, atMs: number): Promise<NotificationGroup | null> {
+    const { recipientId: userId, actorId } = cause;
+    const memberKey = keys.notificationMember(userId, cause.kind, cause.postId, actorId);
+    return this.retrying(async () => {
+      // The member and the group it would join, read at once; a member in another group (FOLLOW, another day) reads that one.
+      const likely = groupKeyOf(cause, atMs);
+      const [member, likelyGroup] = await Promise.all([this.get(memberKey), this.get(keys.notificationGroup(userId, likely))]);
+      const groupKey = (member?.groupKey as string | undefined) ?? likely;
+      const group = groupKey === likely ? likelyGroup : await this.get(keys.notificationGroup(userId, groupKey));
+      // In its group already; a member left behind by a group that was trimmed away is not.
+      if (member && group && group.generation === member.generation) return null;
+      const version = group ? Number(group.version) : null;
+      const generation = (group?.generation as string | undefined) ?? randomUUID();
+      const oldUpdated = group ? Number(group.updatedAtMs) : null;
+      const updatedAtMs = Math.max(oldUpdated ?? 0, atMs);
+      const wasUnread = group?.unread === true;
+      const next: Item = {
+        ...keys.notificationGroup(userId, groupKey),
+        recipientId: userId,
+        groupKey,
+        kind: cause.kind,
+        ...(cause.postId === null ? {} : { postId: cause.postId }),
+        generation,
+        actorCount: (group ? Number(group.actorCount) : 0) + 1,
+        updatedAtMs,
+        unread: true,
+        version: (version ?? 0) + 1,
+      };
+      const moved = oldUpdated !== updatedAtMs;
+      const items: TransactItem[] = [
+        { Put: { TableName: this.tableName, Item: next, ...this.versionCondition(version) } },
+        this.put({ ...memberKey, groupKey, generation, atMs }),
+        this.put({ ...keys.notificationActorEntry(userId, groupKey, generation, atMs, actorId), actorId }),
+        ...(moved && oldUpdated !== null ? [this.delete(keys.notificationListEntry(userId, keys.notificationPosition(oldUpdated, groupKey)))] : []),
+        ...(moved ? [this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
+        ...this.stateChange(userId, wasUnread ? 0 : 1, group ? 0 : 1),
+      ];
+      await transactWrite(this.client, { TransactItems: items });
+      return toGroup(next);
+    });
+  }
+
+  removeActor(cause: NotificationCause): Promise<NotificationGroup | 'removed' | null> {
+    const { recipientId: userId, actorId } = cause;
+    const memberKey = keys.notificationMember(userId, cause.kind, cause.postId, actorId);
+    return this.retrying(async () => {
+      const member = await this.get(memberKey);
+      if (!member) return null;
+      const groupKey = member.groupKey as string;
+      const generation = member.generation as string;
+      const group = await this.get(keys.notificationGroup(userId, groupKey));
+      const actorEntry = this.delete(keys.notificationActorEntry(userId, groupKey, generation, Number(member.atMs), actorId));
+      const memberGone = { Delete: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'generation = :generation', ExpressionAttributeValues: { ':generation': generation } } };
+      if (!group || group.generation !== generation) {
+        // Left behind by a group that was trimmed away.
+        await transactWrite(this.client, { TransactItems: [memberGone, actorEntry] });
+        return null;
+      }
+      const version = Number(group.version);
+      const oldUpdated = Number(group.updatedAtMs);
+      const oldEntry = this.delete(keys.notificationListEntry(userId, keys.notificationPosition(oldUpdated, groupKey)));
+      const groupKeyItem = keys.notificationGroup(userId, groupKey);
+      if (Number(group.actorCount) <= 1) {
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: groupKeyItem, ...this.versionCondition(version) } },
+            memberGone,
+            actorEntry,
+            oldEntry,
+            ...this.stateChange(userId, group.unread === true ? -1 : 0, -1),
+          ],
+        });
+        return 'removed';
+      }
+      // The group's time goes back to its newest remaining actor's.
+      const newest = await this.query({
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, generation) },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        Limit: 2,
+      });
+      const remaining = newest.find((entry) => entry.actorId !== actorId);
+      const updatedAtMs = remaining ? Number((remaining.sk as string).split('#').at(-2)) : oldUpdated;
+      const next: Item = { ...group, actorCount: Number(group.actorCount) - 1, updatedAtMs, version: version + 1 };
+      const moved = updatedAtMs !== oldUpdated;
+      await transactWrite(this.client, {
+        TransactItems: [
+          { Put: { TableName: this.tableName, Item: next, ...this.versionCondition(version) } },
+          memberGone,
+          actorEntry,
+          ...(moved ? [oldEntry, this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
+        ],
+      });
+      return toGroup(next);
+    });
+  }
+
+  async removeGroup(recipientId: string, kind: Exclude<NotificationKind, 'FOLLOW'>, postId: string): Promise<void> {
+    await this.dropGroup(recipientId, `${kind}#${postId}`);
+  }
+
+  /** Removes a group, its list entry and count in one transaction, then its actors (whose generation no new group shares). */
+  private async dropGroup(userId: string, groupKey: string): Promise<void> {
+    const group = await this.retrying(async () => {
+      const current = await this.get(keys.notificationGroup(userId, groupKey));
+      if (!current) return null;
+      await transactWrite(this.client, {
+        TransactItems: [
+          { Delete: { TableName: this.tableName, Key: keys.notificationGroup(userId, groupKey), ...this.versionCondition(Number(current.version)) } },
+          this.delete(keys.notificationListEntry(userId, keys.notificationPosition(Number(current.updatedAtMs), groupKey))),
+          ...this.stateChange(userId, current.unread === true ? -1 : 0, -1),
+        ],
+      });
+      return current;
+    });
+    if (!group) return;
+    const entries = await this.query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, group.generation as string) },
+      ProjectionExpression: 'pk, sk, actorId',
+    });
+    const kind = group.kind as string;
+    const postId = (group.postId as string | undefined) ?? null;
+    await batchWrite(this.client, this.tableName, entries.map((entry) => del(entry as unknown as Key)));
+    // A member is deleted only while it still names this group's generation: the actor may have acted again meanwhile, into a new group.
+    await mapConcurrently(entries, MEMBER_DELETE_CONCURRENCY, async (entry) => {
+      try {
+        await this.client.send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: keys.notificationMember(userId, kind, postId, entry.actorId as string),
+            ConditionExpression: 'generation = :generation',
+            ExpressionAttributeValues: { ':generation': group.generation },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    });
+  }
+
+  private async listEntries(userId: string, limit: number, from: string | null, newestFirst: boolean): Promise<{ groupKeys: string[]; hasMore: boolean }> {
+    const lo = newestFirst ? notificationPrefixes.list : (from ?? notificationPrefixes.list);
+    const hi = newestFirst ? (from ?? `${notificationPrefixes.list}~`) : `${notificationPrefixes.list}~`;
+    const items = await this.query(
+      {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
+        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':lo': lo, ':hi': hi },
+        ScanIndexForward: !newestFirst,
+        Limit: limit + 2,
+      },
+      limit + 2,
+    );
+    const beyond = items.filter((item) => item.sk !== from);
+    return { groupKeys: beyond.slice(0, limit).map((item) => item.groupKey as string), hasMore: beyond.length > limit };
+  }
+
+  private async groups(userId: string, groupKeys: readonly string[]): Promise<NotificationGroup[]> {
+    const items = await Promise.all(groupKeys.map((groupKey) => this.get(keys.notificationGroup(userId, groupKey))));
+    return items.filter((item): item is Item => item !== undefined).map(toGroup);
+  }
+
+  async older(userId: string, first: number, after: string | null): Promise<GroupPage> {
+    const { groupKeys, hasMore } = await this.listEntries(userId, first, after, true);
+    return { groups: await this.groups(userId, groupKeys), hasMore };
+  }
+
+  async newer(userId: string, last: number, before: string | null): Promise<GroupPage> {
+    const { groupKeys, hasMore } = await this.listEntries(userId, last, before, false);
+    return { groups: (await this.groups(userId, groupKeys)).reverse(), hasMore };
+  }
+
+  async actors(group: NotificationGroup, first: number): Promise<string[]> {
+    const current = await this.get(keys.notificationGroup(group.recipientId, group.groupKey));
+    if (!current) return [];
+    const entries = await this.query(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partitions.notifications(group.recipientId), ':prefix': notificationPrefixes.actors(group.groupKey, current.generation as string) },
+        ScanIndexForward: false,
+        Limit: first,
+      },
+      first,
+    );
+    return entries.map((entry) => entry.actorId as string);
+  }
+
+  async unreadCount(userId: string): Promise<number> {
+    return Number((await this.get(keys.notificationState(userId)))?.unread ?? 0);
+  }
+
+  async groupCount(userId: string): Promise<number> {
+    return Number((await this.get(keys.notificationState(userId)))?.groups ?? 0);
+  }
+
+  async markRead(userId: string, untilMs: number): Promise<void> {
+    const unread = await this.query({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      FilterExpression: 'unread = :unread AND updatedAtMs <= :until',
+      ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.group, ':unread': true, ':until': untilMs },
+      ConsistentRead: true,
+    });
+    for (const found of unread) {
+      const groupKey = found.groupKey as string;
+      await this.retrying(async () => {
+        const group = await this.get(keys.notificationGroup(userId, groupKey));
+        // Changed since: gone, read, or updated after `untilMs` (unread again).
+        if (!group || group.unread !== true || Number(group.updatedAtMs) > untilMs) return;
+        const version = Number(group.version);
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: { ...group, unread: false, version: version + 1 }, ...this.versionCondition(version) } },
+            ...this.stateChange(userId, -1, 0),
+          ],
+        });
+      });
+    }
+  }
+
+  async trim(userId: string, keep: number): Promise<void> {
+    const count = await this.groupCount(userId);
+    if (count <= keep) return;
+    const oldest = await this.query(
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.list },
+        ScanIndexForward: true,
+        ConsistentRead: true,
+        Limit: count - keep,
+      },
+      count - keep,
+    );
+    for (const entry of oldest) await this.dropGroup(userId, entry.groupKey as string);
+  }
+
+  /** Every item of a query, or the first `max`. */
+  private async query(input: Omit<QueryCommandInput, 'TableName'>, max = Infinity): Promise<Item[]> {
+    const items: Item[] = [];
+    let start: Item | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: start }));
+      items.push(...(result.Items ?? []));
+      start = result.LastEvaluatedKey;
+    } while (start && items.length < max);
+    return items.slice(0, max);
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Grouped notifications: one group per recipient and (kind, post), or per day for FOLLOW, with
+ * the accounts that caused it (its actors) newest first. Every change of a group writes the
+ * group, its actor entries, its place in the recipient's newest-first list and the recipient's
+ * unread count in one transaction, conditioned on the group's version, so the count stays
+ * exact under concurrent writers and a change repeated (a task run twice) changes nothing.
+ */
+export type NotificationKind = 'FOLLOW' | 'LIKE' | 'REPOST' | 'COMMENT' | 'MENTION';
+
+/** What one actor did that notifies the recipient; `postId` is null for FOLLOW. */
+export interface NotificationCause {
+  recipientId: string;
+  kind: NotificationKind;
+  postId: string | null;
+  actorId: string;
+}
+
+export interface NotificationGroup {
+  recipientId: string;
+  /** Stable within the recipient's groups: the kind and post, or FOLLOW and the day. */
+  groupKey: string;
+  kind: NotificationKind;
+  postId: string | null;
+  actorCount: number;
+  /** When its newest actor acted. */
+  updatedAtMs: number;
+  read: boolean;
+  /** Its place in the recipient's list (a cursor position). */
+  position: string;
+}
+
+export interface GroupPage {
+  groups: NotificationGroup[];
+  /** Whether more groups follow in the direction read. */
+  hasMore: boolean;
+}
+
+export interface NotificationStore {
+  /** Adds the actor (acting at `atMs`) to its group, creating the group; the group as it is now, or null when the actor was there already. */
+  addActor(cause: NotificationCause, atMs: number): Promise<NotificationGroup | null>;
+  /** Takes the actor out of its group (a group left without actors goes); the group as it is now, 'removed' when it went, null when the actor was not in it. */
+  removeActor(cause: NotificationCause): Promise<NotificationGroup | 'removed' | null>;
+  /** Removes the recipient's group of this kind and post with all its actors (the post was deleted). */
+  removeGroup(recipientId: string, kind: Exclude<NotificationKind, 'FOLLOW'>, postId: string): Promise<void>;
+  /** Newest first: groups older than `after` (a position). */
+  older(userId: string, first: number, after: string | null): Promise<GroupPage>;
+  /** The `last` groups newer than `before` (null: the oldest of all), closest to it; returned newest first. */
+  newer(userId: string, last: number, before: string | null): Promise<GroupPage>;
+  /** The group's newest `first` actor ids. */
+  actors(group: NotificationGroup, first: number): Promise<string[]>;
+  /** One read of the recipient's counter item. */
+  unreadCount(userId: string): Promise<number>;
+  /** Marks every group updated at or before `untilMs` read. */
+  markRead(userId: string, untilMs: number): Promise<void>;
+  /** How many groups the user has (the counter item, one read). */
+  groupCount(userId: string): Promise<number>;
+  /** Removes the user's oldest groups beyond `keep`. */
+  trim(userId: string, keep: number): Promise<void>;
+}

@@ -1,0 +1,80 @@
+import type { GraphStore } from '../../stores/graph/graph-store.js';
+import { UNMETERED } from '../../stores/graph/traversal.js';
+import type { CounterStore } from '../../stores/counter-store.js';
+import type { NotificationCause, NotificationStore } from '../../stores/notification-store.js';
+import type { PostStore } from '../../stores/post-store.js';
+import type { RepostStore } from '../../stores/repost-store.js';
+import type { NotificationListener } from '../notifications.js';
+import type { RelationshipUseCases } from '../relationships.js';
+import { stillFollows } from './follow-backfill.js';
+import { currentPost } from './post-fan-out.js';
+import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
+
+export interface NotificationStores {
+  notifications: NotificationStore;
+  graph: GraphStore;
+  counters: Pick<CounterStore, 'hasLiked'>;
+  reposts: Pick<RepostStore, 'hasReposted'>;
+  posts: Pick<PostStore, 'getMany'>;
+}
+
+/**
+ * `notify`: a notification is a fan-out of one. The actor is put in the recipient's group while
+ * what they did still stands (the like, repost or follow exists; the commented or mentioning
+ * post is there), no block stands between the two and the recipient does not mute the actor;
+ * otherwise the actor is taken out — the same task serves an action and its undo, and a run
+ * repeated changes nothing. What stands is read again after an add, so an undo whose task ran
+ * in between (and found nothing to take out) cannot leave the actor behind.
+ */
+export class NotificationDelivery implements TaskHandler<'notify'> {
+  readonly kind = 'notify';
+
+  constructor(
+    private readonly stores: NotificationStores,
+    private readonly blocks: Pick<RelationshipUseCases, 'blockedAmong'>,
+    /** NOTIFICATIONS_MAX: groups a user keeps, trimmed to nine tenths of it when over (as home timelines are). */
+    private readonly maxGroups: number,
+    private readonly onNotified: NotificationListener,
+  ) {}
+
+  async run({ payload: { cause, atMs } }: TaskRun<'notify'>): Promise<RunOutcome> {
+    if (cause.actorId === cause.recipientId) return 'done';
+    if (!(await this.stands(cause))) {
+      await this.stores.notifications.removeActor(cause);
+      return 'done';
+    }
+    const group = await this.stores.notifications.addActor(cause, atMs);
+    if (!(await this.stands(cause))) {
+      await this.stores.notifications.removeActor(cause);
+      return 'done';
+    }
+    if (group) {
+      this.onNotified(cause.recipientId, group);
+      if (group.actorCount === 1 && (await this.stores.notifications.groupCount(cause.recipientId)) > this.maxGroups) {
+        await this.stores.notifications.trim(cause.recipientId, this.maxGroups - Math.floor(this.maxGroups / 10));
+      }
+    }
+    return 'done';
+  }
+
+  private async stands(cause: NotificationCause): Promise<boolean> {
+    const { recipientId, actorId } = cause;
+    const [done, blocked, [muted]] = await Promise.all([
+      this.done(cause),
+      this.blocks.blockedAmong(actorId, [recipientId]),
+      this.stores.graph.relations([{ kind: 'mutes', from: recipientId, to: actorId }], UNMETERED),
+    ]);
+    return done && blocked.size === 0 && muted !== true;
+  }
+
+  /** Whether what the actor did is still there. */
+  private async done({ kind, recipientId, actorId, postId }: NotificationCause): Promise<boolean> {
+    if (kind === 'FOLLOW') return stillFollows(this.stores.graph, actorId, recipientId);
+    if (postId === null) return false;
+    const pair = [{ postId, userId: actorId }];
+    if (kind === 'LIKE') return (await this.stores.counters.hasLiked(pair, { consistent: true }))[0] === true;
+    if (kind === 'REPOST') return (await this.stores.reposts.hasReposted(pair, { consistent: true }))[0] === true;
+    // COMMENT and MENTION: comments are never deleted one by one, so the post being there is what stands.
+    return (await currentPost(this.stores.posts, postId)) !== null;
+  }
+}
