@@ -27,6 +27,9 @@ export function cacheKeyOf(key: Key): string {
  * the DynamoDB client (cache-invalidation.ts), whichever store makes them.
  */
 export class CachedReader implements ItemReader {
+  /** The reads of missed items under way, by item and shape of read, with the version their lookup saw. */
+  private readonly inFlight = new Map<string, { version: string; item: Promise<Item | undefined> }>();
+
   constructor(
     private readonly reader: ItemReader,
     private readonly cache: ItemCache,
@@ -39,28 +42,49 @@ export class CachedReader implements ItemReader {
     const cachedAt = kinds.flatMap((kind, n) => (kind ? [n] : []));
     if (cachedAt.length === 0) return this.reader.get(keys, options);
     const variant = options.attributes ? JSON.stringify(options.attributes) : '*';
-    const cacheKeys = cachedAt.map((n) => cacheKeyOf(keys[n]!));
-    const found = await this.cache.lookup(cacheKeys, variant);
+    const flightKeys = new Map<number, string>(cachedAt.map((n) => [n, `${cacheKeyOf(keys[n]!)}\u0000${variant}`]));
+    const found = await this.cache.lookup(cachedAt.map((n) => cacheKeyOf(keys[n]!)), variant);
     const lookups = new Map<number, CacheLookup>(cachedAt.map((n, i) => [n, found[i]!]));
-    const toRead = keys.flatMap((key, n) => (lookups.get(n)?.hit ? [] : [n]));
-    this.count(kinds, lookups);
+    // A miss whose item another request is reading already, since the same version, waits for that read:
+    // at most one read per item per instance at a time, even when an expiry finds many readers.
+    const joined = new Map<number, Promise<Item | undefined>>();
+    for (const [n, lookup] of lookups) {
+      if (lookup.hit) continue;
+      const flight = this.inFlight.get(flightKeys.get(n)!);
+      if (flight && flight.version === lookup.version) joined.set(n, flight.item);
+    }
+    const toRead = keys.flatMap((_, n) => (lookups.get(n)?.hit || joined.has(n) ? [] : [n]));
+    this.count(kinds, lookups, joined);
+    const reading = toRead.length > 0 ? this.reader.get(toRead.map((n) => keys[n]!), options) : Promise.resolve([]);
+    const flights = toRead.flatMap((n, i) => {
+      const lookup = lookups.get(n);
+      if (!lookup || lookup.hit) return [];
+      const flight = { version: lookup.version, item: reading.then((items) => items[i]) };
+      flight.item.catch(() => {});
+      this.inFlight.set(flightKeys.get(n)!, flight);
+      return [[n, flight] as const];
+    });
     let read: (Item | undefined)[] = [];
-    const fills = (items: (Item | undefined)[]): CacheFill[] =>
-      toRead.flatMap((n, i) => {
-        const lookup = lookups.get(n);
-        return lookup && !lookup.hit ? [{ key: cacheKeyOf(keys[n]!), variant, version: lookup.version, item: items[i], ttlMs: this.ttlOf(kinds[n]!) }] : [];
-      });
     try {
-      read = toRead.length > 0 ? await this.reader.get(toRead.map((n) => keys[n]!), options) : [];
+      read = await reading;
     } finally {
-      // A failed read still ends its lookups' claims (with nothing to store).
-      await this.cache.fill(fills(read));
+      for (const [n, flight] of flights) if (this.inFlight.get(flightKeys.get(n)!) === flight) this.inFlight.delete(flightKeys.get(n)!);
+      // Every miss ends its claim; only the reads made here store what they found (a failed read: nothing).
+      const readAt = new Map(toRead.map((n, i) => [n, i]));
+      const fills: CacheFill[] = [];
+      for (const [n, lookup] of lookups) {
+        if (lookup.hit) continue;
+        const i = readAt.get(n);
+        fills.push({ key: cacheKeyOf(keys[n]!), variant, version: lookup.version, item: i === undefined ? undefined : read[i], ttlMs: this.ttlOf(kinds[n]!) });
+      }
+      await this.cache.fill(fills);
     }
     const items: (Item | undefined)[] = keys.map((_, n) => {
       const lookup = lookups.get(n);
       return lookup?.hit ? lookup.item : undefined;
     });
     toRead.forEach((n, i) => (items[n] = read[i]));
+    for (const [n, item] of joined) items[n] = await item;
     return items;
   }
 
@@ -68,11 +92,13 @@ export class CachedReader implements ItemReader {
     return kind === 'counter' ? this.ttls.counterMs : this.ttls.itemMs;
   }
 
-  private count(kinds: (CachedKind | null)[], lookups: Map<number, CacheLookup>): void {
+  /** A lookup that joined another's read counts as a hit: it cost DynamoDB nothing. */
+  private count(kinds: (CachedKind | null)[], lookups: Map<number, CacheLookup>, joined: Map<number, unknown>): void {
     let hits = 0;
     for (const [n, lookup] of lookups) {
-      if (lookup.hit) hits += 1;
-      cacheLookups.inc({ kind: kinds[n]!, result: lookup.hit ? 'hit' : 'miss' });
+      const hit = lookup.hit || joined.has(n);
+      if (hit) hits += 1;
+      cacheLookups.inc({ kind: kinds[n]!, result: hit ? 'hit' : 'miss' });
     }
     recordCacheLookups(hits, lookups.size - hits);
   }
