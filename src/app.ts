@@ -51,6 +51,10 @@ import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
 import type { GraphStore } from './stores/graph/graph-store.js';
 import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
+import type { ItemCache } from './stores/cache/item-cache.js';
+import { openItemCache } from './stores/cache/open-item-cache.js';
+import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
+import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
 import { RedisPubSub } from './stores/redis/redis-pubsub.js';
 import type { Stores } from './stores/stores.js';
@@ -138,7 +142,21 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
-  const reader = new BatchReader(client, table, config.batching);
+  const batchReader = new BatchReader(client, table, config.batching);
+  let cache: ItemCache | null;
+  try {
+    cache = await openItemCache(config);
+  } catch (error) {
+    await pubsub.close();
+    await graph.close();
+    graphClient.destroy();
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
+  if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
+  // Profiles, posts and counters read through the cache; the cache passes its misses on to the shared reader.
+  const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),
@@ -147,11 +165,11 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     graph,
     counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
-    reposts: new DynamoRepostStore(client, table, tasks, reader),
+    reposts: new DynamoRepostStore(client, table, tasks, batchReader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
     notifications: new DynamoNotificationStore(client, table),
     tasks,
-    fanOutProgress: new DynamoFanOutProgressStore(client, table, reader),
+    fanOutProgress: new DynamoFanOutProgressStore(client, table, batchReader),
     pubsub,
   };
   return {
@@ -172,6 +190,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     async close() {
       await pubsub.close();
       await graph.close();
+      await cache?.close();
       graphClient.destroy();
       client.destroy();
       await engine?.stop();

@@ -78,6 +78,8 @@ function onDynamoDbLocal(env: Env): boolean {
   return URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
 }
 const WRITE_APIS = ['batchWrite', 'transactWrite'] as const;
+const CACHE_MODES = ['memory', 'redis', 'off'] as const;
+export type CacheMode = (typeof CACHE_MODES)[number];
 
 const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
 const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
@@ -186,6 +188,20 @@ export const SETTINGS = {
   queueMaxAttempts: int('QUEUE_MAX_ATTEMPTS', 10, 1, 1000, 'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.'),
   fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task (and posts, activities or follows an account deletion) handles per step; the task checkpoints after each step.'),
   workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64, 'Tasks one worker processes at a time.'),
+  cache: {
+    name: 'CACHE',
+    default: '`redis` when REDIS_URL is set, `memory` otherwise',
+    description: 'The read-through cache of profiles, posts and counters (see Cache): `memory` (an LRU in each process), `redis` (shared, needs REDIS_URL) or `off`.',
+    parse(raw: string | undefined, env: Env): CacheMode {
+      if (raw === undefined || raw === '') return (env.REDIS_URL ?? '') === '' ? 'memory' : 'redis';
+      const mode = CACHE_MODES.find((name) => name === raw) ?? fail('CACHE', `must be memory, redis or off, got "${raw}"`);
+      if (mode === 'redis' && (env.REDIS_URL ?? '') === '') fail('CACHE', 'redis needs REDIS_URL');
+      return mode;
+    },
+  } satisfies Setting<CacheMode>,
+  cacheTtlMs: int('CACHE_TTL_MS', 30_000, 1, 86_400_000, 'Longest time a cached profile or post is served without being read again: a safety net, since every write invalidates what it changes.'),
+  cacheCounterTtlMs: int('CACHE_COUNTER_TTL_MS', 2_000, 1, 86_400_000, "Longest time a cached counter shard is served: how stale another process's `memory` cache may be (see Cache)."),
+  cacheMaxEntries: int('CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000, 'Items a `memory` cache keeps; the least recently used go first.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
   batching: bool('BATCHING', () => true, 'on', 'Batch and cache store lookups per request (DataLoader). `false` makes every lookup its own call: the benchmark baseline.'),
@@ -199,7 +215,7 @@ export const SETTINGS = {
   maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
   maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),
   maxQueryTokens: int('MAX_QUERY_TOKENS', 2000, 100, 100_000, 'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).'),
-  redisUrl: text('REDIS_URL', '', 'Publish live events (subscriptions) through this Redis (redis://host:port) so that they reach every API instance; unset, they stay in the process (see Subscriptions).', (v) =>
+  redisUrl: text('REDIS_URL', '', 'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.', (v) =>
     /^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`,
   ),
   subscriptionsPerConnection: int('SUBSCRIPTIONS_PER_CONNECTION', 5, 1, 1000, 'Most subscriptions one WebSocket connection may hold at once; past it a subscribe is TOO_MANY_SUBSCRIPTIONS.'),

@@ -13,10 +13,12 @@ export interface Cost {
   dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number };
   graph: { requests: number };
   waves: number;
+  /** Lookups of cached items (profiles, posts, counter shards) answered by the cache, and those that went to DynamoDB. */
+  cache: { hits: number; misses: number };
 }
 
 export function emptyCost(): Cost {
-  return { dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0 };
+  return { dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0, cache: { hits: 0, misses: 0 } };
 }
 
 const scope = new AsyncLocalStorage<Cost>();
@@ -62,4 +64,12 @@ export function recordGraphRequest(): void {
   const current = scope.getStore();
   if (current) current.graph.requests += 1;
   totals.graph.requests += 1;
+}
+
+export function recordCacheLookups(hits: number, misses: number): void {
+  for (const cost of [scope.getStore(), totals]) {
+    if (!cost) continue;
+    cost.cache.hits += hits;
+    cost.cache.misses += misses;
+  }
 }

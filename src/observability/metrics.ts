@@ -70,6 +70,13 @@ export const dynamodbCapacity = new Counter({
   registers: [registry],
 });
 
+export const cacheLookups = new Counter({
+  name: 'cache_lookups_total',
+  help: 'Item lookups the read-through cache answered (hit) or passed to DynamoDB (miss), by item kind (user, post, counter).',
+  labelNames: ['kind', 'result'] as const,
+  registers: [registry],
+});
+
 export const tasksRun = new Counter({
   name: 'worker_tasks_total',
   help: 'Task runs by kind and outcome: done, stopped (handed back at shutdown), lost (lease taken over), failed (to be retried), dead_lettered.',

@@ -133,8 +133,15 @@ describe('the account check', () => {
   it("runs beside a query's first reads, not before them", async () => {
     const user = await t.signUp();
     const query = '{ publicTimeline(first: 3) { edges { node { text } } } }';
-    const signedIn = await t.gql(query, {}, user.token);
-    const anonymous = await t.gql(query);
+    // Without the cache, which would answer the second read's posts without a wave.
+    const uncached = await startTestApp({ CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    const [signedIn, anonymous] = await (async () => {
+      try {
+        return [await uncached.gql(query, {}, user.token), await uncached.gql(query)];
+      } finally {
+        await uncached.stop();
+      }
+    })();
     expect(signedIn.errors).toBeUndefined();
     // The check and the timeline's skeleton, then the posts: as many waves as without an account to check.
     expect(anonymous.extensions!.cost.waves).toBe(2);

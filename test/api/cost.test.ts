@@ -20,7 +20,7 @@ const HOME_PAGE = `query($id: ID!, $first: Int!) {
 let t: TestApp;
 beforeAll(async () => {
   // The outbox registry is cached per process; a long TTL keeps the measured pages from paying for a refresh.
-  t = await startTestApp({ OUTBOX_AUTHORS_TTL_MS: '600000' });
+  t = await startTestApp({ OUTBOX_AUTHORS_TTL_MS: '600000', CACHE: 'off' });
 });
 afterAll(async () => {
   await t.stop();
@@ -167,7 +167,7 @@ describe('per-request cost', () => {
   });
 
   it('costs one request per field lookup with batching turned off (the naive baseline)', async () => {
-    const naive = await startTestApp({ BATCHING: 'false', WORKER_ENABLED: 'false' });
+    const naive = await startTestApp({ BATCHING: 'false', WORKER_ENABLED: 'false', CACHE: 'off' });
     try {
       const viewer = await naive.signUp();
       const authors = await Promise.all(Array.from({ length: 3 }, () => naive.signUp()));

@@ -33,7 +33,7 @@ async function refused(query: string, variables?: Record<string, unknown>): Prom
   const result = await withoutStoreRequests(() => t.gql(query, variables, token));
   expect(result.data).toBeUndefined();
   expect(result.status).toBe(400);
-  expect(result.extensions?.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0 });
+  expect(result.extensions?.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0, cache: { hits: 0, misses: 0 } });
   return result;
 }
 

@@ -19,6 +19,7 @@ export function costExtensionPlugin(): ApolloServerPlugin<GraphQLContext> {
               },
               graph: { requests: cost.graph.requests },
               waves: cost.waves,
+              cache: { hits: cost.cache.hits, misses: cost.cache.misses },
             },
           };
         },

@@ -15,6 +15,12 @@ export interface ReadOptions {
   attributes?: readonly AttributePath[];
 }
 
+/** What the stores read items through: the BatchReader, or the cache in front of it (CachedReader). */
+export interface ItemReader {
+  /** The items of `keys`, aligned with them (undefined where missing). */
+  get(keys: readonly Key[], options?: ReadOptions): Promise<(Item | undefined)[]>;
+}
+
 interface Waiter {
   keys: readonly Key[];
   resolve: (items: (Item | undefined)[]) => void;
@@ -40,7 +46,7 @@ const NO_METER = {};
  * shape of answer (projected or whole items); projected lookups share the union of their
  * attributes. Without `coalesce` each lookup is its own call: the naive baseline.
  */
-export class BatchReader {
+export class BatchReader implements ItemReader {
   private readonly pending = new Map<object, Map<string, PendingBatch>>();
 
   constructor(

@@ -3,7 +3,7 @@ import type { IdPage } from '../graph/graph-store.js';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
-import { type AttributePath, BatchReader } from './batch-reader.js';
+import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
@@ -47,7 +47,7 @@ export class DynamoCounterStore implements CounterStore {
     private readonly tableName: string,
     reactionKinds: readonly string[],
     private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader = new BatchReader(client, tableName, false),
+    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
   ) {
     // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
     // of any kind at all, from before kinds were bounded), which must not swell every read.

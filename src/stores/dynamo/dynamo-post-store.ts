@@ -3,7 +3,7 @@ import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
-import { BatchReader } from './batch-reader.js';
+import { BatchReader, type ItemReader } from './batch-reader.js';
 import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
 import { activityItem } from './activity-items.js';
@@ -81,7 +81,7 @@ export class DynamoPostStore implements PostStore {
     private readonly tasks: DynamoTaskQueue,
     private readonly timelineShards: number,
     private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader = new BatchReader(client, tableName, false),
+    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
   ) {}
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {

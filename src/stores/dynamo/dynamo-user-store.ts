@@ -4,7 +4,7 @@ import { AppError, forbidden } from '../../domain/errors.js';
 import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
-import { BatchReader } from './batch-reader.js';
+import { BatchReader, type ItemReader } from './batch-reader.js';
 import { loginItems } from './dynamo-account-store.js';
 import { keys } from './keys.js';
 
@@ -45,7 +45,7 @@ export class DynamoUserStore implements UserStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader = new BatchReader(client, tableName, false),
+    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
   ) {}
 
   async create(user: UserRecord, login?: Login): Promise<void> {

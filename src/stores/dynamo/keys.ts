@@ -144,6 +144,16 @@ export const notificationPrefixes = {
   actors: (groupKey: string, generation: string) => `ACTORS#${groupKey}#${generation}#`,
 };
 
+/** The items the cache keeps (see README, Cache): user profiles, posts and counter shards, read by every page that shows them. */
+export type CachedKind = 'user' | 'post' | 'counter';
+
+export function cachedKindOf(key: Key): CachedKind | null {
+  if (key.sk === 'PROFILE' && key.pk.startsWith('USER#')) return 'user';
+  if (key.sk === 'POST' && key.pk.startsWith('POST#')) return 'post';
+  if (key.sk.startsWith('COUNT#') && key.pk.startsWith('POST#')) return 'counter';
+  return null;
+}
+
 const RELATION_PREFIX = { blocks: 'BLOCKS', mutes: 'MUTES' } as const satisfies Record<RelationKind, string>;
 
 /** A relation list entry's side: made by the list's user (OUT) or received (IN). 'IN' sorts before 'OUT'. */

@@ -1,0 +1,63 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ItemCache } from '../cache/item-cache.js';
+import { cacheKeyOf } from './cached-reader.js';
+import { type Key, cachedKindOf } from './keys.js';
+
+type Input = Record<string, unknown>;
+type KeyAttributes = { pk?: unknown; sk?: unknown } | undefined;
+
+/** A key attribute as the document client holds it: a string, or its marshalled `{ S }`. */
+function stringOf(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  return undefined;
+}
+
+function keyOf(attributes: KeyAttributes): Key | null {
+  const pk = stringOf(attributes?.pk);
+  const sk = stringOf(attributes?.sk);
+  return pk !== undefined && sk !== undefined ? { pk, sk } : null;
+}
+
+/** The keys an item write names: Put's item, Update's and Delete's key, each one of a transaction or batch. */
+function writtenKeys(command: string, input: Input): (Key | null)[] {
+  switch (command) {
+    case 'PutItemCommand':
+      return [keyOf(input.Item as KeyAttributes)];
+    case 'UpdateItemCommand':
+    case 'DeleteItemCommand':
+      return [keyOf(input.Key as KeyAttributes)];
+    case 'TransactWriteItemsCommand':
+      return ((input.TransactItems ?? []) as Record<string, { Item?: KeyAttributes; Key?: KeyAttributes } | undefined>[]).map((item) =>
+        keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key),
+      );
+    case 'BatchWriteItemCommand':
+      return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: KeyAttributes }; DeleteRequest?: { Key: KeyAttributes } }[]>)
+        .flat()
+        .map((request) => keyOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key));
+    default:
+      return [];
+  }
+}
+
+/**
+ * Invalidates the cache on every write that may change a cached item, whichever store sends it:
+ * before the write (so that no reader is served the old item from then on) and again after it,
+ * answered or not (so that a read that overlapped the write cannot fill the cache with what it
+ * found before the write landed). The write returns only after both.
+ */
+export function addCacheInvalidation(client: DynamoDBDocumentClient, cache: ItemCache): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap((key) => (key && cachedKindOf(key) ? [cacheKeyOf(key)] : []));
+      if (cached.length === 0) return next(args);
+      await cache.invalidate(cached);
+      try {
+        return await next(args);
+      } finally {
+        await cache.invalidate(cached);
+      }
+    },
+    { step: 'initialize', name: 'cacheInvalidation' },
+  );
+}
