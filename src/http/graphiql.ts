@@ -84,10 +84,10 @@ const START_SCRIPT = `(function () {
     authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
     // GraphiQL learns a tab's operation name a moment after the tab opens; a run in that moment would
-    // name the previous tab's operation, which this document does not have: name the document's only
-    // operation instead (GraphiQL's fetcher sends a subscription over the WebSocket by its name), or none.
+    // name the previous tab's operation, which this document does not have, or none: name the document's
+    // only operation instead (GraphiQL's fetcher sends a subscription over the WebSocket by its name).
     var named = params.operationName && new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + params.operationName + '\\\\b').test(params.query || '');
-    if (params.operationName && !named) {
+    if (!named) {
       var operations = (params.query || '').replace(/#.*$/gm, '').match(/\\b(?:query|mutation|subscription)\\s+[_A-Za-z]\\w*/g) || [];
       params = Object.assign({}, params, { operationName: operations.length === 1 ? operations[0].split(/\\s+/)[1] : undefined });
     }

@@ -164,7 +164,7 @@ describe('deleteAccount with its worker killed mid-way', () => {
 
       // Batches of two records (FANOUT_PAGE_SIZE): the deletion checkpoints many times; the worker dies as it starts on the activities.
       expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-      const checkpoint = await running.logLine((entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity');
+      const checkpoint = await running.logLine((entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity' && entry.held === true);
       running.child.kill('SIGKILL');
       await running.exited;
       expect(checkpoint.held).toBe(true);

@@ -117,7 +117,7 @@ describe('per-request cost', () => {
 
   it("reads the outboxes of authors not fanned out in the first wave, beside one lookup of the viewer's following set", async () => {
     // No worker: what the viewer sees of the outbox authors is merged at read time.
-    const hybrid = await startTestApp({ FANOUT_MAX_FOLLOWERS: '1', WORKER_ENABLED: 'false', OUTBOX_AUTHORS_TTL_MS: '600000' });
+    const hybrid = await startTestApp({ FANOUT_MAX_FOLLOWERS: '1', WORKER_ENABLED: 'false', OUTBOX_AUTHORS_TTL_MS: '600000', CACHE: 'off' });
     try {
       const [viewer, fan, ...celebrities] = await Promise.all(Array.from({ length: 5 }, () => hybrid.signUp()));
       // Three outbox authors (two followers each), of which the viewer follows two.
