@@ -39,6 +39,8 @@ export interface Page<T> {
   endCursor: string | null;
   /** Paging backwards: whether items remain beyond the page's start. */
   hasPreviousPage?: boolean;
+  /** Where the page started as read, even when the rules left that entry out (absent: its first item). */
+  startCursor?: string | null;
 }
 
 export interface PostRecord {

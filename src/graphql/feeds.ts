@@ -29,12 +29,18 @@ import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './
 const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
 const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, blocks: false, viewerMutes: false };
 
-/** Presentation: a page of what the rules kept, ending where the skeleton did (so that a page that lost entries still leads on). */
+/** Presentation: a page of what the rules kept, starting and ending where the skeleton did (so that a page that lost entries still leads on). */
 function present<I extends { cursor: string }>(
   items: I[],
   skeleton: { items: { cursor: string }[]; hasNextPage: boolean; hasPreviousPage?: boolean },
 ): Omit<Page<unknown>, 'items'> & { items: I[] } {
-  return { items, hasNextPage: skeleton.hasNextPage, endCursor: skeleton.items.at(-1)?.cursor ?? null, hasPreviousPage: skeleton.hasPreviousPage };
+  return {
+    items,
+    hasNextPage: skeleton.hasNextPage,
+    endCursor: skeleton.items.at(-1)?.cursor ?? null,
+    hasPreviousPage: skeleton.hasPreviousPage,
+    startCursor: skeleton.items[0]?.cursor ?? null,
+  };
 }
 
 /** How a post timeline reads on after a cursor when its rules leave a page short, and what they hide. */

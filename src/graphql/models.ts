@@ -36,4 +36,7 @@ export interface NotificationConnectionModel {
   items: NotificationEdgeModel[];
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /** The first and last group read, even when the rules left them out, so that a page they emptied still leads on. */
+  startCursor: string | null;
+  endCursor: string | null;
 }

@@ -35,7 +35,13 @@ export async function notificationConnection(
     previews.set(entry.group, { actors: entry.actors, complete: skeleton[i]!.actorIds.length < ACTOR_PREVIEW });
     return [{ cursor: entry.cursor, node: entry.group }];
   });
-  return { items, hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage };
+  return {
+    items,
+    hasNextPage: page.hasNextPage,
+    hasPreviousPage: page.hasPreviousPage,
+    startCursor: page.items[0]?.cursor ?? null,
+    endCursor: page.items.at(-1)?.cursor ?? null,
+  };
 }
 
 /** A group's newest `first` actors that the viewer sees: from the connection's preview when it has them, else read. */

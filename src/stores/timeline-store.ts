@@ -54,7 +54,11 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
  */
 export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
   const byPost = new Map<string, TimelineEntry>();
-  for (const entry of lists.flat()) if (!byPost.has(entry.postId)) byPost.set(entry.postId, entry);
+  for (const entry of lists.flat()) {
+    // As in mergeNewestFirst: an original entry wins over a repost of the same post.
+    const kept = byPost.get(entry.postId);
+    if (!kept || (kept.repostedBy !== null && entry.repostedBy === null)) byPost.set(entry.postId, entry);
+  }
   const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? -1 : a.postId > b.postId ? 1 : 0));
   return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last };
 }

@@ -6,7 +6,8 @@ import { type Hydrator, hiddenUsers } from './feed-pipeline.js';
  * The feed pipeline (feed-pipeline.ts) for notifications: the skeleton is a page of groups with
  * their newest actors' ids; hydration asks for the groups' posts, the actors and the relations
  * the rules need in one wave; the rules leave out the actors the viewer blocks, is blocked by or
- * mutes (and deleted accounts), and a group with none left or whose post is gone.
+ * mutes (and deleted accounts), and a group with none left or whose post is gone or by an account
+ * in a block with the viewer.
  */
 export interface GroupSkeleton {
   cursor: string;
@@ -26,7 +27,9 @@ export async function notificationRules(skeleton: readonly GroupSkeleton[], view
   const postIds = [...new Set(skeleton.flatMap((entry) => (entry.group.postId === null ? [] : [entry.group.postId])))];
   const actorIds = [...new Set(skeleton.flatMap((entry) => entry.actorIds))];
   const [posts, users, hidden] = await Promise.all([hydrator.posts(postIds), hydrator.users(actorIds), hiddenUsers(viewerId, actorIds, true, hydrator)]);
-  const postById = new Map(postIds.map((id, i) => [id, posts[i] ?? null]));
+  // A group about a post whose author is in a block with the viewer (a mention under it, say) is left out like the post.
+  const blockedAuthors = await hiddenUsers(viewerId, posts.flatMap((post) => (post ? [post.authorId] : [])), false, hydrator);
+  const postById = new Map(postIds.map((id, i) => [id, posts[i] && !blockedAuthors.has(posts[i].authorId) ? posts[i] : null]));
   const userById = new Map(actorIds.map((id, i) => [id, users[i] ?? null]));
   return skeleton.map((entry) => {
     const post = entry.group.postId === null ? null : (postById.get(entry.group.postId) ?? null);

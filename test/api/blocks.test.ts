@@ -386,4 +386,29 @@ describe('blocks and mutes', () => {
     await ok(UNMUTE, { id: reposter.id }, viewer.token);
     expect(await homeIds(t, viewer)).toContain(shared);
   });
+
+  it('keeps a page that the rules emptied leading on, and leaves out a notification about a blocked account\'s post', async () => {
+    const [viewer, friend, muted, poster, commenter] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    await follow(t, viewer.token, friend.id);
+    await follow(t, viewer.token, muted.id);
+    const older = await createPost(t, friend.token, 'older');
+    const newer = await createPost(t, muted.token, 'newer, by a muted account');
+    await queueDrained(t);
+    await ok(MUTE, { id: muted.id }, viewer.token);
+    const cursor = (await ok('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline.edges[0].cursor;
+    // Pull-to-refresh from the older post: the one newer entry is muted, yet the page says where it got to.
+    const refreshed = (await ok('query($id: ID!, $before: String) { user(id: $id) { timeline(last: 1, before: $before) { edges { node { id } } pageInfo { startCursor hasPreviousPage } } } }', { id: viewer.id, before: cursor }, viewer.token)).user.timeline;
+    expect(refreshed.edges).toEqual([]);
+    expect(refreshed.pageInfo.startCursor).not.toBeNull();
+    expect(refreshed.pageInfo.startCursor).not.toBe(cursor);
+    expect([older, newer]).toHaveLength(2);
+
+    // A comment under the poster's post mentions the viewer, whom the poster blocked: the viewer is not shown that post through a notification.
+    await ok(BLOCK, { id: viewer.id }, poster.token);
+    const post = await createPost(t, poster.token, 'a post the viewer must not see');
+    await ok('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `@${viewer.handle} look` }, commenter.token);
+    await queueDrained(t);
+    const groups = (await ok('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user.notifications.edges;
+    expect(groups.filter((e: any) => e.node.post?.id === post)).toEqual([]);
+  });
 });

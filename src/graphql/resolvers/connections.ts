@@ -6,7 +6,7 @@ export function pageInfo<T>(page: Page<T>) {
   return {
     hasNextPage: page.hasNextPage,
     hasPreviousPage: page.hasPreviousPage ?? false,
-    startCursor: page.items[0]?.cursor ?? null,
+    startCursor: page.startCursor !== undefined ? page.startCursor : (page.items[0]?.cursor ?? null),
     endCursor: page.endCursor,
   };
 }
@@ -28,11 +28,6 @@ export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 
   // Read backwards (`last`/`before`), a page can have groups before it (newer ones); forwards, after it.
   NotificationConnection: {
     edges: (page) => page.items,
-    pageInfo: (page) => ({
-      hasNextPage: page.hasNextPage,
-      hasPreviousPage: page.hasPreviousPage,
-      startCursor: page.items[0]?.cursor ?? null,
-      endCursor: page.items.at(-1)?.cursor ?? null,
-    }),
+    pageInfo: (page) => ({ hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: page.startCursor, endCursor: page.endCursor }),
   },
 };

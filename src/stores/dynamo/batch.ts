@@ -1,8 +1,10 @@
 import {
   BatchGetCommand,
   BatchWriteCommand,
+  QueryCommand,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
+  type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -179,4 +181,21 @@ export async function transactWrite(client: DynamoDBDocumentClient, input: Trans
       await sleep(backoffDelay(attempt, 10, 500));
     }
   }
+}
+
+/** Every item a Query matches, page after page (or the first `max`). */
+export async function queryItems(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  input: Omit<QueryCommandInput, 'TableName'>,
+  max = Infinity,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const result = await client.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(result.Items ?? []));
+    start = result.LastEvaluatedKey;
+  } while (start && items.length < max);
+  return items.slice(0, max);
 }

@@ -55,7 +55,9 @@ export class CachedReader implements ItemReader {
     }
     const toRead = keys.flatMap((_, n) => (lookups.get(n)?.hit || joined.has(n) ? [] : [n]));
     this.count(kinds, lookups, joined);
-    const reading = toRead.length > 0 ? this.reader.get(toRead.map((n) => keys[n]!), options) : Promise.resolve([]);
+    // A fill is read strongly consistent: an eventually consistent read right after a write could bring back the
+    // item as it was before it, and keep it cached for the whole TTL (a signed-out token generation, say).
+    const reading = toRead.length > 0 ? this.reader.get(toRead.map((n) => keys[n]!), { ...options, consistent: true }) : Promise.resolve([]);
     const flights = toRead.flatMap((n, i) => {
       const lookup = lookups.get(n);
       if (!lookup || lookup.hit) return [];

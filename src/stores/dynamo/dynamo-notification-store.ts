@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
-import { batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
+import { batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
 
@@ -321,14 +321,7 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   /** Every item of a query, or the first `max`. */
-  private async query(input: Omit<QueryCommandInput, 'TableName'>, max = Infinity): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const result = await this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: start }));
-      items.push(...(result.Items ?? []));
-      start = result.LastEvaluatedKey;
-    } while (start && items.length < max);
-    return items.slice(0, max);
+  private query(input: Omit<QueryCommandInput, 'TableName'>, max = Infinity): Promise<Item[]> {
+    return queryItems(this.client, this.tableName, input, max);
   }
 }

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import { type EntryPage, type HomeEntry, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
-import { type WriteApi, batchWrite, del, importItems, put, writeItems } from './batch.js';
+import { type WriteApi, batchWrite, del, importItems, put, queryItems, writeItems } from './batch.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -334,14 +334,7 @@ export class DynamoTimelineStore implements TimelineStore {
     return comments.LastEvaluatedKey !== undefined || records.LastEvaluatedKey !== undefined;
   }
 
-  private async queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const result = await this.client.send(new QueryCommand({ ...input, TableName: this.tableName, ExclusiveStartKey: start }));
-      items.push(...(result.Items ?? []));
-      start = result.LastEvaluatedKey;
-    } while (start);
-    return items;
+  private queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+    return queryItems(this.client, this.tableName, input);
   }
 }
