@@ -83,14 +83,20 @@ const START_SCRIPT = `(function () {
     if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
     authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
-    // GraphiQL learns a tab's operation name a moment after the tab opens; a run in that moment would
-    // name the previous tab's operation, which this document does not have, or none: name the document's
-    // only operation instead (GraphiQL's fetcher sends a subscription over the WebSocket by its name).
-    var named = params.operationName && new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + params.operationName + '\\\\b').test(params.query || '');
+    // GraphiQL learns a tab's operation name (and the document it hands the fetcher) a moment after the tab
+    // opens; a run in that moment would name the previous tab's operation, which this document does not
+    // have, or none: name the document's only operation instead. Which transport an operation takes is
+    // decided here from the text sent, not from GraphiQL's possibly stale document: a subscription goes
+    // over the WebSocket.
+    var named = params.operationName && new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + params.operationName + '\\\\b').exec(params.query || '');
+    var operationType = named ? named[1] : null;
     if (!named) {
       var operations = (params.query || '').replace(/#.*$/gm, '').match(/\\b(?:query|mutation|subscription)\\s+[_A-Za-z]\\w*/g) || [];
-      params = Object.assign({}, params, { operationName: operations.length === 1 ? operations[0].split(/\\s+/)[1] : undefined });
+      var only = operations.length === 1 ? operations[0].split(/\\s+/) : null;
+      operationType = only ? only[0] : null;
+      params = Object.assign({}, params, { operationName: only ? only[1] : undefined });
     }
+    if (operationType === 'subscription') return wsClient.iterate({ query: params.query, variables: params.variables, operationName: params.operationName });
     return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
       keep(result);
       return result;
