@@ -7,7 +7,8 @@ import { followItems, graphNodeItem } from '../stores/dynamo/dynamo-graph-store.
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
 import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
-import { homeEntryItem, homeSizeItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
+import { homeEntryItem, homeMarkerItem, homeSizeItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
+import { repostPosition } from '../stores/timeline-store.js';
 import { userItems } from '../stores/dynamo/dynamo-user-store.js';
 import { keys } from '../stores/dynamo/keys.js';
 import { itemSize } from './item-size.js';
@@ -84,7 +85,8 @@ export function measureItems(shape: SampleShape): ItemSizes {
   const [shard] = counterShardItems(post.id, shape.counterShards, { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345 });
   const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
   const like = keys.like(post.id, userId);
-  const repost = repostItems(post, userId, Date.now(), 'fanOut', false);
+  const repost = repostItems(post, userId, Date.now(), 'fanOut', false, repostPosition(userId));
+  const repostedEntry = { userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards, repostedBy: userId, position: repostPosition(userId) };
   return {
     user: itemSize(profile),
     handleClaim: itemSize(handleClaim),
@@ -105,6 +107,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     repostRecord: itemSize(repost.record),
     reposterEntry: itemSize(repost.reposterEntry),
     userRepostEntry: itemSize(repost.ownEntry),
-    repostHomeEntry: itemSize(repostHomeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards, repostedBy: userId })),
+    // A repost's home entry is written with its marker.
+    repostHomeEntry: itemSize(repostHomeEntryItem(repostedEntry)) + itemSize(homeMarkerItem(repostedEntry)),
   };
 }

@@ -21,8 +21,12 @@ export interface RemovedRepost {
  * written and removed in one transaction, so that retries and races never count twice.
  */
 export interface RepostStore {
-  /** Adds the repost; false when the user reposts it already. NOT_FOUND when the post is gone. */
-  add(post: PostRecord, userId: string, delivery: RepostDelivery): Promise<boolean>;
+  /**
+   * Adds the repost; false when the user reposts it already. NOT_FOUND when the post is gone.
+   * `position` is the repost's feed position (repostPosition): where its entries go in the
+   * reposter's own list and outbox, kept with the record so that `remove` finds them.
+   */
+  add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string): Promise<boolean>;
   /**
    * Removes the user's repost of the post with everything `add` wrote, enqueueing `undo` with it
    * when the repost was fanned out; null when there is none. A post that is gone (being deleted)

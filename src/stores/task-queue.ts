@@ -16,8 +16,8 @@ export type TaskPayload =
   | { kind: 'unfollow'; followerId: string; followeeId: string }
   /** Remove a deleted post from every timeline it reached, with its comments and records. */
   | { kind: 'deletePost'; postId: string; authorId: string; tags: string[]; mentionIds?: string[] }
-  /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason. */
-  | { kind: 'repost'; postId: string; reposterId: string }
+  /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason, at the repost's feed position (absent in tasks queued before positions). */
+  | { kind: 'repost'; postId: string; reposterId: string; position?: string }
   /** Take the reposter back as a reason from those timelines (the entries left without one go). */
   | { kind: 'unrepost'; postId: string; reposterId: string }
   /** Bring one actor's place in one notification group in line with what the actor did (see NotificationDelivery). */

@@ -1,6 +1,10 @@
+import { idKind, newId } from '../domain/ids.js';
+
 /**
- * Timelines as lists of entries, newest first, each in its own partition(s) sorted by the
- * time-ordered post id. Reads are keyset pages: ids strictly older than `after`.
+ * Timelines as lists of entries, newest first, each in its own partition(s) sorted by a feed
+ * position: the time-ordered post id for a post, and for a repost in a home timeline, an outbox
+ * or an author's page, the repost's own position (repostPosition), so that a repost of an old
+ * post shows at the time it was made. Reads are keyset pages: positions strictly older than `after`.
  *
  * An entry carries, besides its post id, what hydrating the post needs before it can fetch
  * (its author, where its counters are), written with the entry, so that a page's skeleton is
@@ -8,6 +12,8 @@
  * as null, and the reader looks it up instead.
  */
 export interface TimelineEntry {
+  /** Where the entry sorts: the post id for an original entry (and any entry written before positions), a repost's position for a repost entry. */
+  position: string;
   postId: string;
   authorId: string | null;
   counterShards: number | null;
@@ -28,23 +34,57 @@ export interface HomeEntry {
   counterShards: number | null;
 }
 
-/** A home entry that a repost writes: the reposter is its reason. */
+/** A home entry that a repost writes: the reposter is its reason, and the repost's position is where it goes. */
 export interface RepostEntry extends HomeEntry {
   repostedBy: string;
+  position: string;
+}
+
+/** A reason a post is in a user's home timeline: `reposterId` null for its author's post (the user follows the author). */
+export interface HomeReason {
+  userId: string;
+  postId: string;
+  reposterId: string | null;
+}
+
+const REPOST_POSITION = /^pst_[0-9A-HJKMNP-TV-Z]{26}#usr_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * A repost's feed position: made the same way as a post id at the time of the repost, then the
+ * reposter, so that it sorts among post ids by time and two reposts never share one.
+ */
+export function repostPosition(reposterId: string): string {
+  return `${newId('pst')}#${reposterId}`;
+}
+
+/** A feed position as repostPosition or a post id makes it (a cursor of a list with reposts). */
+export function isFeedPosition(value: unknown): value is string {
+  return typeof value === 'string' && (idKind(value) === 'pst' || REPOST_POSITION.test(value));
 }
 
 /**
- * Merges newest-first entry lists into one page: every list was read with first + 1 entries, so
- * the merge knows if more follow. A post in several lists is shown once: as an original if any
- * list has it so, else with the reason of the first list that has it.
+ * One entry per post of the lists (a post of an outbox author can also be in the home partition
+ * through a repost): an original entry if any list has it so, else the newest of its entries.
  */
-export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
+function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
   const byPost = new Map<string, TimelineEntry>();
   for (const entry of lists.flat()) {
     const kept = byPost.get(entry.postId);
-    if (!kept || (kept.repostedBy !== null && entry.repostedBy === null)) byPost.set(entry.postId, entry);
+    const original = (e: TimelineEntry) => e.repostedBy === null;
+    if (!kept || (original(entry) && !original(kept)) || (original(entry) === original(kept) && entry.position > kept.position)) byPost.set(entry.postId, entry);
   }
-  const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? 1 : a.postId > b.postId ? -1 : 0));
+  return [...byPost.values()];
+}
+
+const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0);
+
+/**
+ * Merges newest-first entry lists into one page by position: every list was read with first + 1
+ * entries, so the merge knows if more follow. A post in several lists (or twice in one) is
+ * shown once (oncePerPost).
+ */
+export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
+  const merged = oncePerPost(lists).sort(newestFirst);
   return { entries: merged.slice(0, first), hasNextPage: merged.length > first };
 }
 
@@ -53,13 +93,7 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
  * `last` entries nearest the cursor, newest first, and whether newer ones remain.
  */
 export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
-  const byPost = new Map<string, TimelineEntry>();
-  for (const entry of lists.flat()) {
-    // As in mergeNewestFirst: an original entry wins over a repost of the same post.
-    const kept = byPost.get(entry.postId);
-    if (!kept || (kept.repostedBy !== null && entry.repostedBy === null)) byPost.set(entry.postId, entry);
-  }
-  const merged = [...byPost.values()].sort((a, b) => (a.postId < b.postId ? -1 : a.postId > b.postId ? 1 : 0));
+  const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
   return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last };
 }
 
@@ -84,7 +118,15 @@ export interface TimelineStore {
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 
-  /** Idempotent puts. Keeping home timelines bounded is the caller's step (see HomeDelivery), with addToHomeSizes and trimHome. */
+  /**
+   * A post is in a home timeline at most once, at one entry, and the entry knows every reason it
+   * is there (the author followed; reposts of followed accounts), of which it shows one. The
+   * first to arrive places it: an original at the post id, a repost at its own position (with a
+   * marker per user and post, see keys.homeMarker); a later arrival only adds its reason.
+   *
+   * Originals (fan-out, backfill): idempotent. Keeping home timelines bounded is the caller's step
+   * (see HomeDelivery), with addToHomeSizes and trimHome.
+   */
   addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
   /**
    * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
@@ -92,26 +134,23 @@ export interface TimelineStore {
    * Returns how many entries were written.
    */
   importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number>;
+  /** Takes posts out of home timelines whatever brought them (a deleted post): the entry, wherever it is, and its marker. */
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
-  /**
-   * For each entry: adds the reposter to the reasons of the user's entry of the post, creating
-   * the entry (with the reposter as the reason shown) unless it is an original entry, which
-   * stays as it is. A post is in a home timeline at most once, whatever brought it.
-   */
+  /** Reposts: as addHomeEntries, with the reposter as the reason. Two reposts arriving at once place one entry. */
   addRepostEntries(entries: readonly RepostEntry[]): Promise<void>;
   /**
-   * For each entry: takes the reposter out of the reasons of the user's entry of the post; an
-   * entry left without a reason goes, one left with others shows one of them. Original entries stay.
+   * Takes reasons back (an unrepost, an unfollow): an entry left without a reason goes; one left
+   * with others stays where it is and shows one of them (the original if it is one).
    */
-  removeRepostEntries(entries: readonly { userId: string; postId: string; reposterId: string }[]): Promise<void>;
+  removeHomeReasons(reasons: readonly HomeReason[]): Promise<void>;
   /** Adds to the size estimates of distinct home timelines; returns the new estimates, aligned with `additions`. */
   addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]>;
-  /** Deletes all but the newest `keep` entries of a home timeline and sets its size estimate to what is left. */
+  /** Deletes all but the newest `keep` entries of a home timeline (and their markers) and sets its size estimate to what is left. */
   trimHome(userId: string, keep: number): Promise<void>;
   /**
-   * A page of the user's home entries that one account put there, resuming at `cursor` (null
-   * cursor when done): `postIds`, its original posts (entries of its posts that no repost holds);
-   * `repostedPostIds`, the entries it is a reason of by a repost.
+   * A page of the posts in the user's home timeline that one account is a reason of, resuming at
+   * `cursor` (null cursor when done): `postIds`, the account's own posts; `repostedPostIds`, the
+   * posts it reposted there.
    */
   homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }>;
   /**

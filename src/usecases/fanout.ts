@@ -39,6 +39,8 @@ export interface FanOutSettings {
 /** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
 export interface Delivered {
   postId: string;
+  /** Where the entries are (TimelineEntry.position): the post id, or the repost's position. */
+  position: string;
   authorId: string;
   counterShards: number;
   /** The reposter whose repost put the post there; null for an original post. */

@@ -5,11 +5,14 @@ import type { Logger } from '../logger.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import type { NotificationGroup, NotificationKind } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
+import { isFeedPosition } from '../stores/timeline-store.js';
 import type { Delivered } from './fanout.js';
 
 /** A post that arrived in a home timeline: what the subscription hydrates, as a timeline entry carries it. */
 export interface TimelineEvent {
   postId: string;
+  /** Its entry's place in the timeline (the edge's cursor): the post id, or the repost's position. */
+  position: string;
   authorId: string;
   counterShards: number;
   /** The reposter whose repost brought it; null for an original post. */
@@ -45,14 +48,14 @@ export class LiveUpdates {
   }
 
   /** Fan-out's OnDelivered: never throws, never waits; a failed publish is logged and the timeline has the post anyway. */
-  delivered = ({ postId, authorId, counterShards, repostedBy, userIds }: Delivered): void => {
-    const payload = JSON.stringify({ postId, authorId, counterShards, repostedBy } satisfies TimelineEvent);
+  delivered = ({ postId, position, authorId, counterShards, repostedBy, userIds }: Delivered): void => {
+    const payload = JSON.stringify({ postId, position, authorId, counterShards, repostedBy } satisfies TimelineEvent);
     this.send(userIds.map((userId) => ({ channel: this.channel('timeline', userId), payload })));
   };
 
   /** A new post of an author who is not fanned out. */
   postedToOutbox = (post: PostRecord): void => {
-    const payload = JSON.stringify({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: null } satisfies TimelineEvent);
+    const payload = JSON.stringify({ postId: post.id, position: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: null } satisfies TimelineEvent);
     this.send([{ channel: this.channel('author', post.authorId), payload }]);
   };
 
@@ -121,10 +124,12 @@ function parseNotificationGroup(payload: string, recipientId: string): Notificat
 
 function parseTimelineEvent(payload: string): TimelineEvent | null {
   try {
-    const { postId, authorId, counterShards, repostedBy = null } = JSON.parse(payload) as Partial<TimelineEvent>;
+    const { postId, position = postId, authorId, counterShards, repostedBy = null } = JSON.parse(payload) as Partial<TimelineEvent>;
     if (typeof postId !== 'string' || idKind(postId) !== 'pst' || typeof authorId !== 'string' || typeof counterShards !== 'number') return null;
     if (repostedBy !== null && (typeof repostedBy !== 'string' || idKind(repostedBy) !== 'usr')) return null;
-    return { postId, authorId, counterShards, repostedBy };
+    // An event from a process of a version before positions has none: its entry is at the post id.
+    if (!isFeedPosition(position)) return null;
+    return { postId, position, authorId, counterShards, repostedBy };
   } catch {
     return null;
   }

@@ -5,7 +5,7 @@ import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task } from '../stores/task-queue.js';
-import type { TimelineStore } from '../stores/timeline-store.js';
+import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
 import type { NotificationEvents } from './notifications.js';
 import type { OutboxAuthors } from './outbox-authors.js';
@@ -24,7 +24,7 @@ export class RepostUseCases {
   constructor(
     private readonly posts: PostUseCases,
     private readonly reposts: RepostStore,
-    private readonly timelines: Pick<TimelineStore, 'addRepostEntries' | 'removeRepostEntries'>,
+    private readonly timelines: Pick<TimelineStore, 'addRepostEntries' | 'removeHomeReasons'>,
     private readonly graph: GraphStore,
     private readonly settings: PostSettings,
     private readonly outboxAuthors: OutboxAuthors,
@@ -41,14 +41,16 @@ export class RepostUseCases {
     await this.blocks.assertNotBlocked(viewerId, [post.authorId]);
     const [counts] = await this.graph.counts([viewerId], UNMETERED);
     const { fanOut } = placePost(counts?.followers ?? 0, this.settings);
-    const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId } } : null;
-    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' });
+    // Where the repost goes in timelines: at the time it is made (a retry that finds it made keeps the first one's).
+    const position = repostPosition(viewerId);
+    const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId, position } } : null;
+    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, position);
     if (task) {
       if (added) this.taskEnqueued(task);
     } else {
-      // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry writes it again.
+      // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry finds it there.
       this.outboxAuthors.invalidate();
-      await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId }]);
+      await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId, position }]);
     }
     await this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
     return post;
@@ -68,7 +70,7 @@ export class RepostUseCases {
     const removed = await this.reposts.remove(postId, userId, task);
     if (removed?.delivery === 'fanOut') this.taskEnqueued(task);
     // The entry `repost` wrote in an outbox reposter's own timeline (nothing to do for others, or a retry: idempotent).
-    else await this.timelines.removeRepostEntries([{ userId, postId, reposterId: userId }]);
+    else await this.timelines.removeHomeReasons([{ userId, postId, reposterId: userId }]);
   }
 
   /** Undoes one batch of a deleted post's reposts; true while more are left. */

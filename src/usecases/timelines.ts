@@ -4,7 +4,7 @@ import { idKind } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import { type EntryPage, type TimelineEntry, type TimelineStore, mergeNewestFirst, mergeOldestFirst } from '../stores/timeline-store.js';
+import { type EntryPage, type TimelineEntry, type TimelineStore, isFeedPosition, mergeNewestFirst, mergeOldestFirst } from '../stores/timeline-store.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
 /** One entry of a page's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
@@ -39,9 +39,10 @@ export const OUTBOXES_READ_BEFORE_CHECK = 8;
 
 /**
  * The skeleton step of every post timeline: one read of the timeline's partition(s), newest
- * first, paged by keyset: the cursor is the last post id of the page and the next page holds
- * strictly older ids. Post ids are time-ordered, so posts written during a walk sort before
- * its position and never shift it.
+ * first, paged by keyset: the cursor is the last feed position of the page (a post id, or a
+ * repost's position in home timelines and author pages) and the next page holds strictly older
+ * ones. Positions are time-ordered, so entries written during a walk sort before its position
+ * and never shift it.
  */
 export class TimelineUseCases {
   constructor(
@@ -53,7 +54,7 @@ export class TimelineUseCases {
   /** The user's home timeline: fanned-out entries merged with the outboxes of followed authors who are not fanned out. */
   async home(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    const position = decodeCursor(after, 'after', isPostId);
+    const position = decodeCursor(after, 'after', isFeedPosition);
     return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position), (lists) => toSkeleton(mergeNewestFirst(lists, size)));
   }
 
@@ -72,7 +73,7 @@ export class TimelineUseCases {
    */
   async homeNewer(viewerId: string | null, userId: string, last: number | null | undefined, before: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(last, 'last');
-    const position = decodeCursor(before, 'before', isPostId);
+    const position = decodeCursor(before, 'before', isFeedPosition);
     if (position === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
     return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position), (lists) => {
       const page = mergeOldestFirst(lists, size);
@@ -114,7 +115,7 @@ export class TimelineUseCases {
   /** The author's page: the author's posts, and with `includeReposts` the author's reposts (entries with the author as their reason). */
   async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined, includeReposts = false): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    const position = decodeCursor(after, 'after', isPostId);
+    const position = decodeCursor(after, 'after', isFeedPosition);
     return toSkeleton(await (includeReposts ? this.timelines.authorPostsAndReposts(authorId, size, position) : this.timelines.authorPosts(authorId, size, position)));
   }
 
@@ -131,5 +132,5 @@ export class TimelineUseCases {
 }
 
 export function toSkeleton(page: EntryPage): TimelineSkeleton {
-  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.postId) })), hasNextPage: page.hasNextPage };
+  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
 }

@@ -1,8 +1,9 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
+import { repostPosition } from '../../src/stores/timeline-store.js';
 import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
 import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
 import { HomeDelivery } from '../../src/usecases/tasks/home-delivery.js';
@@ -211,30 +212,39 @@ describe('one handler per task kind, run alone', () => {
   });
 });
 
-describe('repost entries', () => {
-  it('are settled by a repeated removal when one stopped between its two writes', async () => {
+describe('home entries written before feed positions', () => {
+  it('are read where they are, gain and lose reasons, and go when none is left', async () => {
     const { timelines } = t.app.stores;
-    const entry = (userId: string, repostedBy: string) => ({ userId, postId: 'pst_01JD0000000000000000000000', authorId: 'usr_a', counterShards: 1, repostedBy });
-    // The reason was taken out, but the entry was neither deleted nor given another reason to show.
-    await timelines.addRepostEntries([entry('usr_left_alone', 'usr_r')]);
-    await timelines.addRepostEntries([entry('usr_two', 'usr_r')]);
-    await timelines.addRepostEntries([entry('usr_two', 'usr_s')]);
+    const postId = 'pst_01JD0000000000000000000000';
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    for (const userId of ['usr_left_alone', 'usr_two']) {
-      await client.send(
-        new UpdateCommand({
-          TableName: tableName(t.tablePrefix),
-          Key: keys.homeEntry(userId, 'pst_01JD0000000000000000000000'),
-          UpdateExpression: 'DELETE reposters :r',
-          ExpressionAttributeValues: { ':r': new Set(['usr_r']) },
-        }),
-      );
+    // As the previous version wrote them: at the post id, a repost entry's reasons in the entry itself.
+    const legacy = (userId: string, reasons: string[]) => ({
+      ...keys.homeEntry(userId, postId),
+      postId,
+      authorId: 'usr_a',
+      counterShards: 1,
+      ...(reasons.length > 0 ? { repostedBy: reasons[0], reposters: new Set(reasons) } : {}),
+    });
+    for (const [userId, reasons] of [['usr_legacy_one', ['usr_r']], ['usr_legacy_two', ['usr_r', 'usr_s']], ['usr_legacy_original', []]] as const) {
+      await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: legacy(userId, [...reasons]) }));
     }
     client.destroy();
-    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_r');
+    expect(await home('usr_legacy_one')).toEqual(new Map([[postId, 'usr_r']]));
 
-    await timelines.removeRepostEntries(['usr_left_alone', 'usr_two'].map((userId) => ({ userId, postId: 'pst_01JD0000000000000000000000', reposterId: 'usr_r' })));
-    expect(await home('usr_left_alone')).toEqual(new Map());
-    expect((await home('usr_two')).get('pst_01JD0000000000000000000000')).toBe('usr_s');
+    // A repost reaching a timeline that has the post adds its reason and no second entry.
+    await timelines.addRepostEntries([{ userId: 'usr_legacy_original', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_s', position: repostPosition('usr_s') }]);
+    expect(await home('usr_legacy_original')).toEqual(new Map([[postId, null]]));
+
+    await timelines.removeHomeReasons([
+      { userId: 'usr_legacy_one', postId, reposterId: 'usr_r' },
+      { userId: 'usr_legacy_two', postId, reposterId: 'usr_r' },
+      { userId: 'usr_legacy_original', postId, reposterId: null },
+    ]);
+    expect(await home('usr_legacy_one')).toEqual(new Map());
+    expect(await home('usr_legacy_two')).toEqual(new Map([[postId, 'usr_s']]));
+    // The author unfollowed, the post stays for the repost that also brought it.
+    expect(await home('usr_legacy_original')).toEqual(new Map([[postId, 'usr_s']]));
+    await timelines.removeHomeEntries([{ userId: 'usr_legacy_two', postId }]);
+    expect(await home('usr_legacy_two')).toEqual(new Map());
   });
 });

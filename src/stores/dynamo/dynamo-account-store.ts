@@ -267,7 +267,7 @@ export class DynamoAccountStore implements AccountStore {
       this.client.send(
         new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: REMNANTS_PER_CALL }),
       );
-    const pages = await Promise.all([partitions.home(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page));
+    const pages = await Promise.all([partitions.home(userId), partitions.homeMarkers(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page));
     await batchWrite(this.client, this.tableName, [
       del(keys.homeSize(userId)),
       del(keys.outboxAuthor(userId)),

@@ -22,13 +22,20 @@ type Item = Record<string, unknown>;
  * the post's reposters list, the reposter's own entry and, for a reposter who is not fanned out
  * (`outbox`), its outbox entry.
  */
-export function repostItems(post: PostRecord, userId: string, atMs: number, delivery: RepostDelivery['kind'], outbox: boolean): { record: Item; reposterEntry: Item; ownEntry: Item; outboxEntry: Item } {
+export function repostItems(
+  post: PostRecord,
+  userId: string,
+  atMs: number,
+  delivery: RepostDelivery['kind'],
+  outbox: boolean,
+  position: string,
+): { record: Item; reposterEntry: Item; ownEntry: Item; outboxEntry: Item } {
   const entry = { ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }), repostedBy: userId };
   return {
-    record: { ...keys.repost(post.id, userId), atMs, delivery, outboxEntry: outbox, counterShards: post.counterShards },
+    record: { ...keys.repost(post.id, userId), atMs, delivery, outboxEntry: outbox, counterShards: post.counterShards, position },
     reposterEntry: { ...keys.repostListEntry(post.id, atMs, userId), userId },
-    ownEntry: { ...keys.userRepost(userId, post.id), ...entry },
-    outboxEntry: { ...keys.outboxEntry(userId, post.id), ...entry },
+    ownEntry: { ...keys.userRepost(userId, position), ...entry },
+    outboxEntry: { ...keys.outboxEntry(userId, position), ...entry },
   };
 }
 
@@ -55,12 +62,12 @@ export class DynamoRepostStore implements RepostStore {
     return { Delete: { TableName: this.tableName, Key, ConditionExpression, ExpressionAttributeValues: values } };
   }
 
-  async add(post: PostRecord, userId: string, delivery: RepostDelivery): Promise<boolean> {
+  async add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string): Promise<boolean> {
     const atMs = Date.now();
     const record = keys.repost(post.id, userId);
     // A reposter's own post is in their outbox already, as an original.
     const outbox = delivery.kind === 'outbox' && post.authorId !== userId;
-    const written = repostItems(post, userId, atMs, delivery.kind, outbox);
+    const written = repostItems(post, userId, atMs, delivery.kind, outbox, position);
     const items: TransactItem[] = [
       this.put(written.record, 'attribute_not_exists(pk)'),
       counterIncrement(this.tableName, post.id, post.counterShards, 'repostCount', 1),
@@ -93,15 +100,17 @@ export class DynamoRepostStore implements RepostStore {
     const atMs = Number(found.Item.atMs);
     const delivery = found.Item.delivery === 'outbox' ? 'outbox' : 'fanOut';
     const counterShards = Number(found.Item.counterShards ?? 1);
+    // A repost made before positions has its entries at the post id.
+    const position = (found.Item.position as string | undefined) ?? postId;
     const items: TransactItem[] = [
       // Conditioned on the time read, so that a repost made again meanwhile is not taken for this one.
       this.deleteItem(record, 'atMs = :atMs', { ':atMs': atMs }),
       this.deleteItem(activityKey),
       this.deleteItem(keys.repostListEntry(postId, atMs, userId)),
-      this.deleteItem(keys.userRepost(userId, postId)),
+      this.deleteItem(keys.userRepost(userId, position)),
       ...(delivery === 'fanOut' ? [this.tasks.enqueueItem(undo)] : []),
       // Only the repost's own outbox entry: a reposter's own post has its original there.
-      ...(found.Item.outboxEntry === true ? [this.deleteItem(keys.outboxEntry(userId, postId))] : []),
+      ...(found.Item.outboxEntry === true ? [this.deleteItem(keys.outboxEntry(userId, position))] : []),
     ];
     const countDown = counterIncrement(this.tableName, postId, counterShards, 'repostCount', -1);
     try {

@@ -1,9 +1,11 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import { type EntryPage, type HomeEntry, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
-import { type WriteApi, batchWrite, del, importItems, put, queryItems, writeItems } from './batch.js';
+import { type EntryPage, type HomeEntry, type HomeReason, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
+import { type WriteApi, batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
+import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
+
+export { homeEntryItem, homeMarkerItem, repostHomeEntryItem, timelineEntryFields } from './dynamo-home-entries.js';
 
 type Item = Record<string, unknown>;
 
@@ -14,39 +16,15 @@ export interface TimelineSettings {
   writeApi: WriteApi;
 }
 
-/** What every timeline entry item holds besides its key: the post and what hydrating it needs (see TimelineEntry). */
-export function timelineEntryFields(post: { postId: string; authorId: string; counterShards: number | null }): Item {
-  return { postId: post.postId, authorId: post.authorId, ...(post.counterShards === null ? {} : { counterShards: post.counterShards }) };
-}
-
-/** A home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines. */
-export function homeEntryItem(entry: HomeEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
-}
-
-/** A home entry as addRepostEntries' update leaves a missing one: the post's fields and the repost as its reason. */
-export function repostHomeEntryItem(entry: RepostEntry): Item {
-  return { ...homeEntryItem(entry), repostedBy: entry.repostedBy, reposters: new Set([entry.repostedBy]) };
-}
-
 function toTimelineEntry(item: Item): TimelineEntry {
   return {
-    postId: item.sk as string,
+    position: item.sk as string,
+    // Entries written before positions may lack postId: they are at their post id.
+    postId: (item.postId as string | undefined) ?? (item.sk as string),
     authorId: (item.authorId as string | undefined) ?? null,
     counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
     repostedBy: (item.repostedBy as string | undefined) ?? null,
   };
-}
-
-/** Runs a conditional write; false when its condition did not hold. */
-async function conditionally(write: Promise<unknown>): Promise<boolean> {
-  try {
-    await write;
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
 }
 
 /** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/home-delivery.ts). */
@@ -56,14 +34,13 @@ export function homeSizeItem(userId: string, estimate: number): Item {
 
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
-/** Repost entries written or taken back at once, one conditional request each (reasons are per entry, not batchable). */
-const REPOST_ENTRY_CONCURRENCY = 8;
 /** Size estimates updated at once, one UpdateItem each, so that they do not crowd out the entry writes. */
 const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
- * Timelines are partitions whose sort keys are post ids; a page is one Query per partition
- * (ids older than the cursor, newest first) merged in order. Tag and public timelines are
+ * Timelines are partitions whose sort keys are feed positions (post ids, and repost positions in
+ * home timelines, outboxes and users' reposts); a page is one Query per partition (positions
+ * older than the cursor, newest first) merged in order. Tag and public timelines are
  * spread over shards so that no partition takes every write.
  */
 export class DynamoTimelineStore implements TimelineStore {
@@ -71,7 +48,11 @@ export class DynamoTimelineStore implements TimelineStore {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly settings: TimelineSettings,
-  ) {}
+  ) {
+    this.homeEntries = new DynamoHomeEntries(client, tableName, settings.writeApi);
+  }
+
+  private readonly homeEntries: DynamoHomeEntries;
 
   private async newestEntries(pk: string, limit: number, before: string | null): Promise<TimelineEntry[]> {
     const result = await this.client.send(
@@ -79,7 +60,7 @@ export class DynamoTimelineStore implements TimelineStore {
         TableName: this.tableName,
         KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
         ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
-        ProjectionExpression: 'sk, authorId, counterShards, repostedBy',
+        ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: false,
         Limit: limit,
       }),
@@ -93,7 +74,7 @@ export class DynamoTimelineStore implements TimelineStore {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk AND sk > :after',
         ExpressionAttributeValues: { ':pk': pk, ':after': after },
-        ProjectionExpression: 'sk, authorId, counterShards',
+        ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: true,
         Limit: limit,
       }),
@@ -142,97 +123,20 @@ export class DynamoTimelineStore implements TimelineStore {
     return items.map((item) => item.authorId as string);
   }
 
-  async addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
-    await writeItems(this.client, this.tableName, entries.map((e) => put(homeEntryItem(e))), this.settings.writeApi);
+  addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
+    return this.homeEntries.addOriginals(entries);
   }
 
-  async removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
-    await writeItems(this.client, this.tableName, entries.map((e) => del(keys.homeEntry(e.userId, e.postId))), this.settings.writeApi);
+  removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
+    return this.homeEntries.removeAll(entries);
   }
 
-  /**
-   * An entry's reasons are the set `reposters`, and `repostedBy` the one shown: the first that
-   * arrived, while it stays. An original entry (a put by addHomeEntries) has neither and is
-   * never turned into a repost; it replaces a repost entry when it arrives later.
-   */
-  async addRepostEntries(entries: readonly RepostEntry[]): Promise<void> {
-    await mapConcurrently(entries, REPOST_ENTRY_CONCURRENCY, (entry) =>
-      conditionally(
-        this.client.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: keys.homeEntry(entry.userId, entry.postId),
-            UpdateExpression: `SET postId = :postId, authorId = :authorId, ${entry.counterShards === null ? '' : 'counterShards = :shards, '}repostedBy = if_not_exists(repostedBy, :reposter) ADD reposters :reposters`,
-            ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(repostedBy)',
-            ExpressionAttributeValues: {
-              ':postId': entry.postId,
-              ':authorId': entry.authorId,
-              ...(entry.counterShards === null ? {} : { ':shards': entry.counterShards }),
-              ':reposter': entry.repostedBy,
-              ':reposters': new Set([entry.repostedBy]),
-            },
-          }),
-        ),
-      ),
-    );
+  addRepostEntries(entries: readonly RepostEntry[]): Promise<void> {
+    return this.homeEntries.addReposts(entries);
   }
 
-  async removeRepostEntries(entries: readonly { userId: string; postId: string; reposterId: string }[]): Promise<void> {
-    await mapConcurrently(entries, REPOST_ENTRY_CONCURRENCY, async ({ userId, postId, reposterId }) => {
-      const key = keys.homeEntry(userId, postId);
-      let left: Item | undefined;
-      const removed = await conditionally(
-        this.client
-          .send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: key,
-              UpdateExpression: 'DELETE reposters :reposters',
-              ConditionExpression: 'contains(reposters, :reposter)',
-              ExpressionAttributeValues: { ':reposters': new Set([reposterId]), ':reposter': reposterId },
-              ReturnValues: 'ALL_NEW',
-            }),
-          )
-          .then((result) => {
-            left = result.Attributes;
-          }),
-      );
-      // Not a reason of the entry (any more): a removal that stopped between its two writes may still have left it unsettled.
-      if (!removed) left = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
-      await this.settleReason(key, left);
-    });
-  }
-
-  /**
-   * After a reason was taken out of a repost entry: deletes the entry if none is left, or shows
-   * one that is left if the one shown is gone. Each write is conditioned on what was read; a
-   * repost or removal that changed the entry meanwhile makes it read the entry again and retry.
-   */
-  private async settleReason(key: Key, entry: Item | undefined): Promise<void> {
-    let current = entry;
-    for (;;) {
-      // Gone, or an original entry (it has no reason): nothing to settle.
-      if (!current || current.repostedBy === undefined) return;
-      const reasons = (current.reposters as Set<string> | undefined) ?? new Set<string>();
-      const shown = current.repostedBy as string;
-      if (reasons.has(shown)) return;
-      const [other] = reasons;
-      const settled = await conditionally(
-        other === undefined
-          ? this.client.send(new DeleteCommand({ TableName: this.tableName, Key: key, ConditionExpression: 'attribute_not_exists(reposters) AND repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } }))
-          : this.client.send(
-              new UpdateCommand({
-                TableName: this.tableName,
-                Key: key,
-                UpdateExpression: 'SET repostedBy = :other',
-                ConditionExpression: 'repostedBy = :shown AND contains(reposters, :other)',
-                ExpressionAttributeValues: { ':other': other, ':shown': shown },
-              }),
-            ),
-      );
-      if (settled) return;
-      current = (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
-    }
+  removeHomeReasons(reasons: readonly HomeReason[]): Promise<void> {
+    return this.homeEntries.removeReasons(reasons);
   }
 
   async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
@@ -256,11 +160,16 @@ export class DynamoTimelineStore implements TimelineStore {
     const items = await this.queryAll({
       KeyConditionExpression: 'pk = :pk',
       ExpressionAttributeValues: { ':pk': partitions.home(userId) },
-      ProjectionExpression: 'pk, sk',
+      ProjectionExpression: 'pk, sk, postId',
       ScanIndexForward: false,
     });
     const surplus = items.slice(keep);
-    if (surplus.length > 0) await writeItems(this.client, this.tableName, surplus.map((item) => del(item as unknown as Key)), this.settings.writeApi);
+    // A repost's entry (not at its post id) goes with its marker.
+    const doomed = surplus.flatMap((item) => {
+      const postId = item.postId as string | undefined;
+      return [{ pk: item.pk as string, sk: item.sk as string }, ...(postId !== undefined && postId !== item.sk ? [keys.homeMarker(userId, postId)] : [])];
+    });
+    if (doomed.length > 0) await writeItems(this.client, this.tableName, doomed.map(del), this.settings.writeApi);
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -294,23 +203,33 @@ export class DynamoTimelineStore implements TimelineStore {
     return written;
   }
 
+  /**
+   * Two partitions in turn: the home partition's original entries (a repost's entry is found
+   * through its marker), then the markers. The cursor names the partition and where in it.
+   */
   async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }> {
+    // A cursor of a version before markers is a position in the home partition.
+    const at = cursor ? (JSON.parse(cursor) as { markers?: boolean; key?: Item } & Item) : null;
+    const markers = at?.markers === true;
+    const start = at ? (at.key ?? (at.markers === undefined ? at : undefined)) : undefined;
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: 'authorId = :author OR contains(reposters, :author)',
-        ExpressionAttributeValues: { ':pk': partitions.home(userId), ':author': authorId },
-        ProjectionExpression: 'sk, authorId, reposters',
-        ExclusiveStartKey: cursor ? (JSON.parse(cursor) as Item) : undefined,
+        ExpressionAttributeValues: { ':pk': markers ? partitions.homeMarkers(userId) : partitions.home(userId), ':author': authorId },
+        ProjectionExpression: 'sk, postId, authorId, reposters',
+        ExclusiveStartKey: start,
       }),
     );
-    const items = result.Items ?? [];
+    // In the home partition, only entries at their post id hold reasons; in the markers partition, every item (its sort key is the post id).
+    const holders = (result.Items ?? []).filter((item) => markers || item.postId === undefined || item.postId === item.sk);
     const reposters = (item: Item) => (item.reposters as Set<string> | undefined) ?? new Set<string>();
+    const next = result.LastEvaluatedKey ? { markers, key: result.LastEvaluatedKey } : markers ? null : { markers: true };
     return {
-      postIds: items.filter((item) => item.authorId === authorId && reposters(item).size === 0).map((item) => item.sk as string),
-      repostedPostIds: items.filter((item) => reposters(item).has(authorId)).map((item) => item.sk as string),
-      cursor: result.LastEvaluatedKey ? JSON.stringify(result.LastEvaluatedKey) : null,
+      postIds: holders.filter((item) => item.authorId === authorId).map((item) => item.sk as string),
+      repostedPostIds: holders.filter((item) => reposters(item).has(authorId)).map((item) => item.sk as string),
+      cursor: next ? JSON.stringify(next) : null,
     };
   }
 

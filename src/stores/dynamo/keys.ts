@@ -24,15 +24,16 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | likers list entry    | POST#<postId>      | LIKED#<ms, 15 digits>#<userId> |
  * | repost record        | POST#<postId>      | REPOST#<userId> |
  * | reposters list entry | POST#<postId>      | REPOSTED#<ms, 15 digits>#<userId> |
- * | user's repost entry  | REPOSTS#<userId>   | <postId>  |
+ * | user's repost entry  | REPOSTS#<userId>   | <feed position> (a repost's; <postId> if written before positions) |
  * | unique view record   | POST#<postId>      | VIEW#<userId> |
  * | reaction record      | POST#<postId>      | REACT#<kind>#<userId> |
  * | fan-out progress     | POST#<postId>      | FANOUT    |
  * | post                 | POST#<postId>      | POST      |
  * | author's posts entry | POSTS#<authorId>   | <postId>  |
- * | home timeline entry  | HOME#<userId>      | <postId>  |
+ * | home timeline entry  | HOME#<userId>      | <feed position>: <postId> for an original, a repost's position for a repost |
+ * | home repost marker (where a repost put the post) | HOMEMARKS#<userId> | <postId> |
  * | home timeline size   | HOMESIZE#<userId>  | SIZE      |
- * | outbox entry (hybrid)| OUTBOX#<authorId>  | <postId>  |
+ * | outbox entry (hybrid)| OUTBOX#<authorId>  | <feed position> (<postId> for a post) |
  * | outbox author        | OUTBOXES           | <authorId> |
  * | tag timeline entry   | TAG#<tag>#<shard>  | <postId>  |
  * | public timeline entry| PUBLIC#<shard>     | <postId>  |
@@ -91,17 +92,24 @@ export const keys = {
   /** Who reposted a post, newest first: written and deleted with the repost record. */
   repostListEntry: (postId: string, atMs: number, userId: string): Key => ({ pk: `POST#${postId}`, sk: `${listPrefixes.reposters}${keys.followListPosition(atMs, userId)}` }),
   /** The user's reposts, merged into the user's posts (User.posts) as entries with a reason. */
-  userRepost: (userId: string, postId: string): Key => ({ pk: partitions.userReposts(userId), sk: postId }),
+  userRepost: (userId: string, position: string): Key => ({ pk: partitions.userReposts(userId), sk: position }),
   view: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `VIEW#${userId}` }),
   reaction: (postId: string, kind: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REACT#${kind}#${userId}` }),
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
   /** How far the post's fan-out has got (Post.fanOut); in the post's partition, so that it goes with the post. */
   fanOutProgress: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'FANOUT' }),
   authorPost: (authorId: string, postId: string): Key => ({ pk: partitions.authorPosts(authorId), sk: postId }),
-  homeEntry: (userId: string, postId: string): Key => ({ pk: partitions.home(userId), sk: postId }),
+  /** At the post's feed position (see feedPosition in src/stores/timeline-store.ts): its id for an original entry, the repost's position for a repost entry. */
+  homeEntry: (userId: string, position: string): Key => ({ pk: partitions.home(userId), sk: position }),
+  /**
+   * Where a repost put the post in the user's home timeline (the entry's position) and every reason
+   * it is there: one per (user, post), so that the post is there once, and so that removals find
+   * its entry. An original entry (at the post id) holds its reasons itself and has no marker.
+   */
+  homeMarker: (userId: string, postId: string): Key => ({ pk: partitions.homeMarkers(userId), sk: postId }),
   /** A sampled estimate of a home timeline's size, so that the timeline is read only when it may be over its bound. */
   homeSize: (userId: string): Key => ({ pk: partitions.homeSize(userId), sk: 'SIZE' }),
-  outboxEntry: (authorId: string, postId: string): Key => ({ pk: partitions.outbox(authorId), sk: postId }),
+  outboxEntry: (authorId: string, position: string): Key => ({ pk: partitions.outbox(authorId), sk: position }),
   /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
   tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
@@ -165,6 +173,7 @@ export const partitions = {
   post: (postId: string) => `POST#${postId}`,
   authorPosts: (authorId: string) => `POSTS#${authorId}`,
   home: (userId: string) => `HOME#${userId}`,
+  homeMarkers: (userId: string) => `HOMEMARKS#${userId}`,
   outbox: (authorId: string) => `OUTBOX#${authorId}`,
   outboxAuthors: () => 'OUTBOXES',
   tag: (tag: string, shard: number) => `TAG#${tag}#${shard}`,

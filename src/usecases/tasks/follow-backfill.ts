@@ -31,7 +31,7 @@ export class FollowBackfill implements TaskHandler<'backfill'> {
     const entries = page.entries.map((entry) => ({ userId: followerId, postId: entry.postId, authorId: followeeId, counterShards: entry.counterShards }));
     await this.homes.deliver(entries);
     await this.homes.keepBounded(entries.map((e) => e.userId));
-    if (!(await stillFollows(this.graph, followerId, followeeId))) await this.homes.takeBack(entries);
+    if (!(await stillFollows(this.graph, followerId, followeeId))) await this.homes.withdraw(entries.map(({ userId, postId }) => ({ userId, postId, reposterId: null })));
     return 'done';
   }
 }

@@ -1,5 +1,5 @@
 import { mapConcurrently } from '../../lib/collections.js';
-import type { HomeEntry, HomeSizeAddition, RepostEntry, TimelineStore } from '../../stores/timeline-store.js';
+import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../stores/timeline-store.js';
 
 export interface HomeBounds {
   /** Entries a home timeline keeps, about (see sampledSizeAdditions). */
@@ -34,24 +34,24 @@ export class HomeDelivery {
     private readonly bounds: HomeBounds,
   ) {}
 
-  /** Original posts: idempotent puts, replacing an entry that a repost wrote (an original entry wins, see README). */
+  /** Original posts: placed at the post id where the post is not yet, else added as a reason of its entry (the first arrival places it, see README). */
   deliver(entries: readonly HomeEntry[]): Promise<void> {
     return this.timelines.addHomeEntries(entries);
   }
 
-  /** Reposts: each entry gets its reposter as a reason, and is written only where no original entry of the post is. */
+  /** Reposts: placed at the repost's position where the post is not yet, else the reposter is added as a reason of its entry. */
   deliverReposts(entries: readonly RepostEntry[]): Promise<void> {
     return this.timelines.addRepostEntries(entries);
   }
 
-  /** Takes entries back (a fan-out whose post was deleted meanwhile, a backfill whose follow ended), whatever brought them. */
+  /** Takes entries back whatever brought them (a fan-out whose post was deleted meanwhile). */
   takeBack(entries: readonly { userId: string; postId: string }[]): Promise<void> {
     return this.timelines.removeHomeEntries(entries);
   }
 
-  /** Takes a reposter back as the reason of entries; an entry left without a reason goes. */
-  takeBackReposts(entries: readonly { userId: string; postId: string; reposterId: string }[]): Promise<void> {
-    return this.timelines.removeRepostEntries(entries);
+  /** Takes reasons back (a repost undone, a backfill whose follow ended); an entry left without a reason goes. */
+  withdraw(reasons: readonly HomeReason[]): Promise<void> {
+    return this.timelines.removeHomeReasons(reasons);
   }
 
   /**

@@ -43,7 +43,7 @@ export class PostFanOut implements TaskHandler<'fanOut'> {
     return this.followers.walk(authorId, firstPage, save, stopping, {
       write: async (followerIds) => {
         await this.homes.deliver(entries(followerIds));
-        this.onDelivered({ postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
+        this.onDelivered({ postId, position: postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
         unannounced = [];
       },
       finish: async (followerIds, cursor) => {

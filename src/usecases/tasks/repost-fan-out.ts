@@ -1,5 +1,6 @@
 import { settleAll } from '../../lib/collections.js';
 import type { PostStore } from '../../stores/post-store.js';
+import { repostPosition } from '../../stores/timeline-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
 import type { OnDelivered } from '../fanout.js';
 import type { FollowerWalk } from './follower-walk.js';
@@ -9,9 +10,9 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
  * `repost`: copies a reposted post into the home timelines of the reposter and the reposter's
- * followers, with the reposter as the entry's reason (PostEdge.repostedBy). A timeline that
- * has the post already keeps its entry: an original entry always, a repost entry with its first
- * reason (see HomeDelivery.deliverReposts). As with a post's fan-out, after each page the post
+ * followers at the repost's position (the time of the repost, so it shows at the top), with the
+ * reposter as the entry's reason (PostEdge.repostedBy). A timeline that has the post already
+ * keeps its entry where it is and gains the reposter as a reason (see HomeDelivery.deliverReposts). As with a post's fan-out, after each page the post
  * and the repost are read again: once either is gone (deletePost, unrepost), the pages written
  * since are taken back and the task ends; the cleanup that follows removes the rest.
  */
@@ -26,17 +27,20 @@ export class RepostFanOut implements TaskHandler<'repost'> {
     private readonly onDelivered: OnDelivered,
   ) {}
 
-  async run({ payload: { postId, reposterId }, checkpoint, save, stopping }: TaskRun<'repost'>): Promise<RunOutcome> {
+  async run({ payload, checkpoint, save, stopping }: TaskRun<'repost'>): Promise<RunOutcome> {
+    const { postId, reposterId } = payload;
     const [post, firstPage] = await settleAll([this.stillReposted(postId, reposterId), this.followers.page(reposterId, checkpoint)] as const);
     if (!post) return 'done';
+    // A task queued before positions (or an unrepost's redelivery) has none: the repost is placed at the time it runs.
+    const position = payload.position ?? repostPosition(reposterId);
     const entries = (userIds: readonly string[]) =>
-      userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId }));
+      userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, position }));
     // The reposter's own timeline shows the repost too, counted with the first page.
     let uncounted = checkpoint === null ? [reposterId] : [];
     // Announced (live updates) to every receiver: one that had the post already gets it again with its reason.
     const deliver = async (userIds: string[]) => {
       await this.homes.deliverReposts(entries(userIds));
-      this.onDelivered({ postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, userIds });
+      this.onDelivered({ postId, position, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, userIds });
     };
     if (checkpoint === null) await deliver([reposterId]);
     return this.followers.walk(reposterId, firstPage, save, stopping, {
@@ -47,7 +51,7 @@ export class RepostFanOut implements TaskHandler<'repost'> {
         const [, current] = await settleAll([this.homes.keepBounded(counted), this.stillReposted(postId, reposterId)] as const);
         return current !== null;
       },
-      takeBack: (followerIds) => this.homes.takeBackReposts(followerIds.map((userId) => ({ userId, postId, reposterId }))),
+      takeBack: (followerIds) => this.homes.withdraw(followerIds.map((userId) => ({ userId, postId, reposterId }))),
     });
   }
 

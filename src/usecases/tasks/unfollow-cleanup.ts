@@ -4,16 +4,16 @@ import { type FollowBackfill, stillFollows } from './follow-backfill.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
- * `unfollow`: removes the followee's posts from the follower's home timeline, and takes the
- * followee back as a reason from the posts the followee reposted there (a post that no reason
- * is left for goes). Followed again before this ran, it does nothing; followed again while it
+ * `unfollow`: takes the followee back as a reason of the posts in the follower's home timeline,
+ * as their author and as a reposter. A post that no reason is left for goes; one that a followed
+ * account also reposted there stays, shown with that repost as its reason. Followed again before this ran, it does nothing; followed again while it
  * ran (the new follow's backfill may have been undone by these deletes), it finishes with a backfill.
  */
 export class UnfollowCleanup implements TaskHandler<'unfollow'> {
   readonly kind = 'unfollow';
 
   constructor(
-    private readonly timelines: Pick<TimelineStore, 'homeEntriesByAuthor' | 'removeHomeEntries' | 'removeRepostEntries'>,
+    private readonly timelines: Pick<TimelineStore, 'homeEntriesByAuthor' | 'removeHomeReasons'>,
     private readonly graph: GraphStore,
     private readonly backfill: FollowBackfill,
   ) {}
@@ -25,9 +25,9 @@ export class UnfollowCleanup implements TaskHandler<'unfollow'> {
     let cursor = checkpoint;
     for (;;) {
       const page = await this.timelines.homeEntriesByAuthor(followerId, followeeId, cursor);
-      await Promise.all([
-        this.timelines.removeHomeEntries(page.postIds.map((postId) => ({ userId: followerId, postId }))),
-        this.timelines.removeRepostEntries(page.repostedPostIds.map((postId) => ({ userId: followerId, postId, reposterId: followeeId }))),
+      await this.timelines.removeHomeReasons([
+        ...page.postIds.map((postId) => ({ userId: followerId, postId, reposterId: null })),
+        ...page.repostedPostIds.map((postId) => ({ userId: followerId, postId, reposterId: followeeId })),
       ]);
       if (!page.cursor) {
         if (!(await stillFollows(this.graph, followerId, followeeId))) return 'done';

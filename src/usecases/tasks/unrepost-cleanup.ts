@@ -31,8 +31,8 @@ export class UnrepostCleanup implements TaskHandler<'unrepost'> {
     if (await this.reposted(postId, reposterId)) return 'done';
     const entries = (userIds: readonly string[]) => userIds.map((userId) => ({ userId, postId, reposterId }));
     const firstPage = await this.followers.page(reposterId, checkpoint);
-    if (checkpoint === null) await this.homes.takeBackReposts(entries([reposterId]));
-    const outcome = await this.followers.walk(reposterId, firstPage, save, stopping, { write: (followerIds) => this.homes.takeBackReposts(entries(followerIds)) });
+    if (checkpoint === null) await this.homes.withdraw(entries([reposterId]));
+    const outcome = await this.followers.walk(reposterId, firstPage, save, stopping, { write: (followerIds) => this.homes.withdraw(entries(followerIds)) });
     if (outcome !== 'done' || !(await this.reposted(postId, reposterId))) return outcome;
     if (!(await save(REDELIVERY))) return 'lost';
     return this.redeliver(run, null);

@@ -1,0 +1,277 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mapConcurrently } from '../../lib/collections.js';
+import type { HomeEntry, HomeReason, RepostEntry } from '../timeline-store.js';
+import { type WriteApi, batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
+import { type Key, keys } from './keys.js';
+
+type Item = Record<string, unknown>;
+type TransactItems = NonNullable<Parameters<typeof transactWrite>[1]['TransactItems']>;
+
+/** Why a post is in a user's home timeline: the user follows its author (`original`), and reposts of accounts the user follows. */
+interface Reasons {
+  original: boolean;
+  reposters: Set<string>;
+}
+
+/**
+ * The item that holds a post's reasons in one home timeline: the post's original entry (at the
+ * post id; entries written before markers are all such), or the marker of the entry a repost
+ * placed. Every change of reasons is conditioned on the version read, and read again if another
+ * change came first.
+ */
+interface Holding {
+  key: Key;
+  /** The entry shown (the holding itself for an original entry). */
+  entryKey: Key;
+  isMarker: boolean;
+  reasons: Reasons;
+  /** The reason the entry shows (its repostedBy): a reposter, or null for the original. */
+  shown: string | null;
+  version: number | null;
+}
+
+interface Delivery {
+  userId: string;
+  postId: string;
+  authorId: string;
+  counterShards: number | null;
+  /** Null for an original. */
+  reposterId: string | null;
+  /** The repost's position (unused for an original). */
+  position: string;
+}
+
+/** What every timeline entry item holds besides its key: the post and what hydrating it needs (see TimelineEntry). */
+export function timelineEntryFields(post: { postId: string; authorId: string; counterShards: number | null }): Item {
+  return { postId: post.postId, authorId: post.authorId, ...(post.counterShards === null ? {} : { counterShards: post.counterShards }) };
+}
+
+/** An original home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines: at the post id. */
+export function homeEntryItem(entry: HomeEntry): Item {
+  return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
+}
+
+/** The entry a repost places (at the repost's position, the reposter shown). */
+export function repostHomeEntryItem(entry: RepostEntry): Item {
+  return { ...keys.homeEntry(entry.userId, entry.position), ...timelineEntryFields(entry), repostedBy: entry.repostedBy };
+}
+
+/** The marker written with it: where the entry is, and the post's reasons in this timeline. */
+export function homeMarkerItem(entry: RepostEntry): Item {
+  const { userId, postId, authorId, position, repostedBy } = entry;
+  return { ...keys.homeMarker(userId, postId), position, authorId, original: false, reposters: new Set([repostedBy]), repostedBy, version: 1 };
+}
+
+/** Reason changes of one post in one timeline retried at most this often when others keep coming first. */
+const MAX_ATTEMPTS = 20;
+/** Holdings changed at once, one conditional request each. */
+const CHANGE_CONCURRENCY = 8;
+
+function holdingsOf(userId: string, postId: string, entry: Item | undefined, marker: Item | undefined): Holding[] {
+  const holdings: Holding[] = [];
+  const reposters = (item: Item) => new Set((item.reposters as Set<string> | undefined) ?? []);
+  const version = (item: Item) => (item.version === undefined ? null : Number(item.version));
+  // Both only when an original and a repost arrived at once (see README, Reposts): each is taken back on its own.
+  if (marker) {
+    holdings.push({
+      key: keys.homeMarker(userId, postId),
+      entryKey: keys.homeEntry(userId, marker.position as string),
+      isMarker: true,
+      reasons: { original: marker.original === true, reposters: reposters(marker) },
+      shown: (marker.repostedBy as string | undefined) ?? null,
+      version: version(marker),
+    });
+  }
+  if (entry) {
+    const key = keys.homeEntry(userId, postId);
+    const shown = (entry.repostedBy as string | undefined) ?? null;
+    // An entry written before `original` was: an original unless a repost wrote it.
+    const original = entry.original === undefined ? shown === null : entry.original === true;
+    holdings.push({ key, entryKey: key, isMarker: false, reasons: { original, reposters: reposters(entry) }, shown, version: version(entry) });
+  }
+  return holdings;
+}
+
+const has = (reasons: Reasons, reposterId: string | null) => (reposterId === null ? reasons.original : reasons.reposters.has(reposterId));
+
+function withReason(reasons: Reasons, reposterId: string | null, present: boolean): Reasons {
+  if (reposterId === null) return { original: present, reposters: reasons.reposters };
+  const reposters = new Set(reasons.reposters);
+  if (present) reposters.add(reposterId);
+  else reposters.delete(reposterId);
+  return { original: reasons.original, reposters };
+}
+
+/** The reason an entry shows: the one it shows while that stays, else the original, else a repost. */
+function shownReason(reasons: Reasons, current: string | null): string | null {
+  if (current !== null ? reasons.reposters.has(current) : reasons.original) return current;
+  return reasons.original ? null : ([...reasons.reposters][0] ?? null);
+}
+
+/**
+ * Home timeline entries and their reasons (see TimelineStore.addHomeEntries): a post is in a
+ * timeline once, at the place of whatever brought it first, and goes when its last reason goes.
+ */
+export class DynamoHomeEntries {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    private readonly writeApi: WriteApi,
+  ) {}
+
+  /** The holdings of each (user, post), strongly consistent: one BatchGetItem per 50 pairs. */
+  private async read(pairs: readonly { userId: string; postId: string }[]): Promise<Holding[][]> {
+    const items = await batchGet(
+      this.client,
+      this.tableName,
+      pairs.flatMap(({ userId, postId }) => [keys.homeEntry(userId, postId), keys.homeMarker(userId, postId)]),
+      { consistent: true },
+    );
+    return pairs.map(({ userId, postId }, i) => holdingsOf(userId, postId, items[2 * i], items[2 * i + 1]));
+  }
+
+  async addOriginals(entries: readonly HomeEntry[]): Promise<void> {
+    const holdings = await this.read(entries);
+    // Most receivers have no entry of the post yet: their entries go out in bulk, unconditioned.
+    await writeItems(this.client, this.tableName, entries.flatMap((entry, i) => (holdings[i]!.length === 0 ? [put(homeEntryItem(entry))] : [])), this.writeApi);
+    const held = entries.flatMap((entry, i) => (holdings[i]!.length > 0 ? [{ entry, holdings: holdings[i]! }] : []));
+    await mapConcurrently(held, CHANGE_CONCURRENCY, ({ entry, holdings: known }) => this.addReason({ ...entry, reposterId: null, position: entry.postId }, known));
+  }
+
+  async addReposts(entries: readonly RepostEntry[]): Promise<void> {
+    const holdings = await this.read(entries);
+    await mapConcurrently(entries, CHANGE_CONCURRENCY, (entry, i) => this.addReason({ ...entry, reposterId: entry.repostedBy }, holdings[i]!));
+  }
+
+  async removeReasons(reasons: readonly HomeReason[]): Promise<void> {
+    const holdings = await this.read(reasons);
+    await mapConcurrently(reasons, CHANGE_CONCURRENCY, (reason, i) => this.removeReason(reason, holdings[i]!));
+  }
+
+  /** Takes the posts out whatever brought them: the original entry, the marker and the entry it points to. */
+  async removeAll(pairs: readonly { userId: string; postId: string }[]): Promise<void> {
+    const markers = await batchGet(this.client, this.tableName, pairs.map(({ userId, postId }) => keys.homeMarker(userId, postId)), { consistent: true, projection: '#position', names: { '#position': 'position' } });
+    const doomed = new Map<string, Key>();
+    const add = (key: Key) => doomed.set(`${key.pk}\u0000${key.sk}`, key);
+    pairs.forEach(({ userId, postId }, i) => {
+      add(keys.homeEntry(userId, postId));
+      add(keys.homeMarker(userId, postId));
+      const position = markers[i]?.position as string | undefined;
+      if (position) add(keys.homeEntry(userId, position));
+    });
+    await writeItems(this.client, this.tableName, [...doomed.values()].map(del), this.writeApi);
+  }
+
+  /** Adds a reason to the post's holding, placing the post if it has none (a repost with its marker, in one conditional transaction). */
+  private async addReason(delivery: Delivery, known: Holding[]): Promise<void> {
+    const { userId, postId, reposterId } = delivery;
+    let holdings = known;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw new Error(`home entry of ${postId} for ${userId} kept changing`);
+      const holding = holdings[0];
+      if (holding && has(holding.reasons, reposterId)) return;
+      const written = holding ? await this.write(holding, withReason(holding.reasons, reposterId, true)) : await this.place(delivery);
+      if (written) return;
+      [holdings] = (await this.read([{ userId, postId }])) as [Holding[]];
+    }
+  }
+
+  private async removeReason(reason: HomeReason, known: Holding[]): Promise<void> {
+    const { userId, postId, reposterId } = reason;
+    let holdings = known;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt === MAX_ATTEMPTS) throw new Error(`home entry of ${postId} for ${userId} kept changing`);
+      let settled = true;
+      for (const holding of holdings.filter((h) => has(h.reasons, reposterId))) {
+        if (!(await this.write(holding, withReason(holding.reasons, reposterId, false)))) settled = false;
+      }
+      if (settled) return;
+      [holdings] = (await this.read([{ userId, postId }])) as [Holding[]];
+    }
+  }
+
+  /** The post's first entry in this timeline; false if another write placed it first. */
+  private async place(delivery: Delivery): Promise<boolean> {
+    const { userId, postId, authorId, counterShards, reposterId, position } = delivery;
+    if (reposterId === null) {
+      return conditionally(this.client.send(new PutCommand({ TableName: this.tableName, Item: homeEntryItem(delivery), ConditionExpression: 'attribute_not_exists(pk)' })));
+    }
+    const entry: RepostEntry = { userId, postId, authorId, counterShards, repostedBy: reposterId, position };
+    return this.transact([
+      { ConditionCheck: { TableName: this.tableName, Key: keys.homeEntry(userId, postId), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: this.tableName, Item: homeMarkerItem(entry), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: this.tableName, Item: repostHomeEntryItem(entry) } },
+    ]);
+  }
+
+  /** Writes a holding's new reasons (deleting it and its entry when none is left); false if it changed since it was read. */
+  private async write(holding: Holding, reasons: Reasons): Promise<boolean> {
+    const condition =
+      holding.version === null
+        ? { ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(version)', values: {} }
+        : { ConditionExpression: 'version = :version', values: { ':version': holding.version } };
+    const conditioned = (values: Item) => ({
+      ConditionExpression: condition.ConditionExpression,
+      ...(Object.keys({ ...condition.values, ...values }).length > 0 ? { ExpressionAttributeValues: { ...condition.values, ...values } } : {}),
+    });
+    if (!reasons.original && reasons.reposters.size === 0) {
+      if (!holding.isMarker) return conditionally(this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key, ...conditioned({}) })));
+      return this.transact([
+        { Delete: { TableName: this.tableName, Key: holding.key, ...conditioned({}) } },
+        { Delete: { TableName: this.tableName, Key: holding.entryKey } },
+      ]);
+    }
+    const shown = shownReason(reasons, holding.shown);
+    const set = ['original = :original', 'version = :next'];
+    const remove: string[] = [];
+    const values: Item = { ':original': reasons.original, ':next': (holding.version ?? 0) + 1 };
+    if (reasons.reposters.size > 0) {
+      set.push('reposters = :reposters');
+      values[':reposters'] = reasons.reposters;
+    } else remove.push('reposters');
+    if (shown !== null) {
+      set.push('repostedBy = :shown');
+      values[':shown'] = shown;
+    } else remove.push('repostedBy');
+    const update = { TableName: this.tableName, Key: holding.key, UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`, ...conditioned(values) };
+    if (!holding.isMarker) return conditionally(this.client.send(new UpdateCommand(update)));
+    if (shown === holding.shown) return this.transact([{ Update: update }]);
+    const showing = shown === null ? { UpdateExpression: 'REMOVE repostedBy' } : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
+    const failed = await this.failedConditions([{ Update: update }, { Update: { TableName: this.tableName, Key: holding.entryKey, ConditionExpression: 'attribute_exists(pk)', ...showing } }]);
+    // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
+    if (failed?.[1] === 'ConditionalCheckFailed') await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key })).catch(ignoreFailedCondition);
+    return failed === null;
+  }
+
+  private async transact(items: TransactItems): Promise<boolean> {
+    return (await this.failedConditions(items)) === null;
+  }
+
+  /** Runs a conditional transaction: null when it was written, else why each item failed. */
+  private async failedConditions(items: TransactItems): Promise<string[] | null> {
+    try {
+      await transactWrite(this.client, { TransactItems: items });
+      return null;
+    } catch (error) {
+      const reasons = cancellationReasons(error);
+      if (reasons?.includes('ConditionalCheckFailed')) return reasons;
+      throw error;
+    }
+  }
+}
+
+function ignoreFailedCondition(error: unknown): void {
+  if (!(error instanceof ConditionalCheckFailedException)) throw error;
+}
+
+/** Runs a conditional write; false when its condition did not hold. */
+async function conditionally(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
