@@ -177,6 +177,147 @@ describe('reposts in home timelines', () => {
   });
 });
 
+/** A page of the user's home timeline, forwards (`first`/`after`) or backwards (`last`/`before`): the posts with their reasons. */
+async function homePage(user: User, args: { first?: number; after?: string | null; last?: number; before?: string }) {
+  const result = await t.gql(
+    'query($id: ID!, $first: Int, $after: String, $last: Int, $before: String) { user(id: $id) { timeline(first: $first, after: $after, last: $last, before: $before) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }',
+    { id: user.id, ...args },
+    user.token,
+  );
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  const page = result.data!.user.timeline;
+  return { ...page.pageInfo, entries: page.edges.map((e: any) => ({ id: e.node.id as string, repostedBy: (e.repostedBy?.handle ?? null) as string | null, cursor: e.cursor as string })) };
+}
+
+const shown = (entries: { id: string; repostedBy: string | null }[]) => entries.map(({ id, repostedBy }) => ({ id, repostedBy }));
+
+describe('reposts at the time they are made', () => {
+  it('put an old post at the top of the followers’ home timelines with its reason, fanned out or merged from an outbox, and on the reposter’s page', async () => {
+    const [author, reposter, friend] = await signUps(3);
+    const follower = await t.signUp();
+    await follow(t, follower.token, reposter!.id);
+    await follow(t, follower.token, friend!.id);
+    const old = await createPost(t, author!.token, 'an old post');
+    const newer = await createPost(t, friend!.token, 'newer than the old post');
+    await eventually(async () => expect(shown((await homePage(follower, { first: 1 })).entries)).toEqual([{ id: newer, repostedBy: null }]));
+
+    await repost(reposter!, old);
+    await queueDrained(t);
+    expect(shown((await homePage(follower, { first: 5 })).entries)).toEqual([
+      { id: old, repostedBy: reposter!.handle },
+      { id: newer, repostedBy: null },
+    ]);
+    expect(shown((await homePage(reposter!, { first: 5 })).entries)).toEqual([{ id: old, repostedBy: reposter!.handle }]);
+    const page = await t.gql('query($id: ID!) { user(id: $id) { posts(first: 1) { edges { node { id } repostedBy { handle } } } } }', { id: reposter!.id });
+    const ownPost = await createPost(t, reposter!.token, 'the reposter’s own, older than nothing');
+    expect(page.data!.user.posts.edges).toEqual([{ node: { id: old }, repostedBy: { handle: reposter!.handle } }]);
+    await repost(reposter!, old, 'unrepost');
+    await queueDrained(t);
+    expect((await homeEntries(follower)).map((e) => e.id)).toEqual([ownPost, newer]);
+
+    // A reposter with more than FANOUT_MAX_FOLLOWERS followers: the repost is merged from the outbox at its own time too.
+    const hot = await t.signUp();
+    const crowd = await signUps(4);
+    for (const u of [follower, ...crowd]) await follow(t, u.token, hot.id);
+    const newest = await createPost(t, friend!.token, 'newer still');
+    await queueDrained(t);
+    await repost(hot, old);
+    expect(shown((await homePage(follower, { first: 2 })).entries)).toEqual([
+      { id: old, repostedBy: hot.handle },
+      { id: newest, repostedBy: null },
+    ]);
+    await repost(hot, old, 'unrepost');
+    expect((await homeEntries(follower)).map((e) => e.id)).toEqual([newest, ownPost, newer]);
+  });
+
+  it('add no second entry where the post is already, also when two followed accounts repost it at once; unrepost and deletePost take the entries back', async () => {
+    const [author, first, second] = await signUps(3);
+    const [both, withAuthor] = await signUps(2);
+    for (const r of [first!, second!]) {
+      await follow(t, both!.token, r.id);
+      await follow(t, withAuthor!.token, r.id);
+    }
+    await follow(t, withAuthor!.token, author!.id);
+    const postId = await createPost(t, author!.token, 'reposted twice at once');
+    await eventually(async () => expect(shown(await homeEntries(withAuthor!))).toEqual([{ id: postId, repostedBy: null }]));
+    const later = await createPost(t, author!.token, 'later, by the author');
+    await queueDrained(t);
+
+    await Promise.all([repost(first!, postId), repost(second!, postId)]);
+    await queueDrained(t);
+    // One entry, at the top, shown with one of the two reposts.
+    const [top, ...rest] = await homeEntries(both!);
+    expect(top!.id).toBe(postId);
+    expect([first!.handle, second!.handle]).toContain(top!.repostedBy);
+    expect(rest).toEqual([]);
+    // Following the author, the follower had the post first: it stays where it is, as the original.
+    expect(shown(await homeEntries(withAuthor!))).toEqual([
+      { id: later, repostedBy: null },
+      { id: postId, repostedBy: null },
+    ]);
+
+    // The reason shown goes: the other repost keeps the entry where it is.
+    const shownReposter = top!.repostedBy === first!.handle ? first! : second!;
+    const other = shownReposter === first! ? second! : first!;
+    await repost(shownReposter, postId, 'unrepost');
+    await queueDrained(t);
+    expect(shown(await homeEntries(both!))).toEqual([{ id: postId, repostedBy: other.handle }]);
+
+    // Unfollowing the author keeps the post where a followed account also reposted it, shown with that repost.
+    await unfollow(t, withAuthor!.token, author!.id);
+    await queueDrained(t);
+    expect(shown(await homeEntries(withAuthor!))).toEqual([{ id: postId, repostedBy: other.handle }]);
+
+    await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
+    await queueDrained(t);
+    for (const u of [both!, withAuthor!, other]) expect(await entriesOf(u, postId)).toEqual([]);
+  });
+
+  it('page forwards and backwards across reposts without losing or repeating an entry', async () => {
+    const [author, reposter, friend] = await signUps(3);
+    const follower = await t.signUp();
+    await follow(t, follower.token, reposter!.id);
+    await follow(t, follower.token, friend!.id);
+    const [old1, old2] = [await createPost(t, author!.token, 'old 1'), await createPost(t, author!.token, 'old 2')];
+    /** The follower's timeline as it should be, newest first. */
+    const expected: { id: string; repostedBy: string | null }[] = [];
+    const post = async (text: string) => expected.unshift({ id: await createPost(t, friend!.token, text), repostedBy: null });
+    const reposted = async (postId: string) => {
+      await repost(reposter!, postId);
+      await queueDrained(t);
+      expected.unshift({ id: postId, repostedBy: reposter!.handle });
+    };
+    await post('q1');
+    await post('q2');
+    await reposted(old1);
+    await post('q3');
+    await reposted(old2);
+    await post('q4');
+    await queueDrained(t);
+
+    const forwards: { id: string; repostedBy: string | null; cursor: string }[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const page = await homePage(follower, { first: 2, after });
+      forwards.push(...page.entries);
+      if (!page.hasNextPage) break;
+      after = page.endCursor;
+    }
+    expect(shown(forwards)).toEqual(expected);
+
+    // Pull-to-refresh from the oldest entry back to the newest.
+    const backwards: { id: string; repostedBy: string | null }[] = [];
+    let before = forwards.at(-1)!.cursor;
+    for (;;) {
+      const page = await homePage(follower, { last: 2, before });
+      backwards.unshift(...page.entries);
+      if (!page.hasPreviousPage) break;
+      before = page.startCursor;
+    }
+    expect(shown(backwards)).toEqual(expected.slice(0, -1));
+  });
+});
+
 describe('an author page', () => {
   it('shows the author’s reposts with their reason unless includeReposts is false', async () => {
     const [author, other] = await signUps(2);
