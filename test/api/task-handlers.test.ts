@@ -14,6 +14,7 @@ import { RepostFanOut } from '../../src/usecases/tasks/repost-fan-out.js';
 import { type HandlerSet, type PayloadOf, type TaskKind, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
 import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
 import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
+import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/logger.js';
 import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
@@ -209,6 +210,24 @@ describe('one handler per task kind, run alone', () => {
     expect(await home(follower!.id)).toEqual(new Map());
     expect(await run('backfill', { followerId: follower!.id, followeeId: followee!.id })).toBe('done');
     expect(await home(follower!.id)).toEqual(new Map());
+  });
+});
+
+describe('home entries of reposts', () => {
+  it('are placed once when two reposts of one post reach a timeline at once, at the place of one of them', async () => {
+    const { timelines } = t.app.stores;
+    const postId = newId('pst');
+    const positions = ['usr_first', 'usr_second'].map((reposterId) => ({ reposterId, position: repostPosition(reposterId) }));
+    // Both read the timeline before either writes: the marker's condition lets one place the entry and makes the other a reason.
+    await Promise.all(
+      positions.map(({ reposterId, position }) => timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position }])),
+    );
+    const [entries] = await timelines.homeLists('usr_raced', [], 100, null);
+    expect(entries).toHaveLength(1);
+    expect(positions.map((p) => p.position)).toContain(entries![0]!.position);
+    await timelines.removeHomeReasons([{ userId: 'usr_raced', postId, reposterId: entries![0]!.repostedBy }]);
+    const [left] = await timelines.homeLists('usr_raced', [], 100, null);
+    expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([[entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId]]);
   });
 });
 
