@@ -228,6 +228,13 @@ describe('home entries of reposts', () => {
     await timelines.removeHomeReasons([{ userId: 'usr_raced', postId, reposterId: entries![0]!.repostedBy }]);
     const [left] = await timelines.homeLists('usr_raced', [], 100, null);
     expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([[entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId]]);
+
+    // A deleted post goes whatever brought it, marker and all: a later repost of the post places it afresh.
+    await timelines.removeHomeEntries([{ userId: 'usr_raced', postId }]);
+    expect((await timelines.homeLists('usr_raced', [], 100, null))[0]).toEqual([]);
+    const again = repostPosition('usr_third');
+    await timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_third', position: again }]);
+    expect((await timelines.homeLists('usr_raced', [], 100, null))[0]!.map((e) => [e.position, e.repostedBy])).toEqual([[again, 'usr_third']]);
   });
 });
 

@@ -151,7 +151,7 @@ export class DynamoHomeEntries {
 
   /** Takes the posts out whatever brought them: the original entry, the marker and the entry it points to. */
   async removeAll(pairs: readonly { userId: string; postId: string }[]): Promise<void> {
-    const markers = await batchGet(this.client, this.tableName, pairs.map(({ userId, postId }) => keys.homeMarker(userId, postId)), { consistent: true, projection: '#position', names: { '#position': 'position' } });
+    const markers = await batchGet(this.client, this.tableName, pairs.map(({ userId, postId }) => keys.homeMarker(userId, postId)), { consistent: true, projection: 'pk, sk, #position', names: { '#position': 'position' } });
     const doomed = new Map<string, Key>();
     const add = (key: Key) => doomed.set(`${key.pk}\u0000${key.sk}`, key);
     pairs.forEach(({ userId, postId }, i) => {
