@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { HomeEntry, HomeReason, RepostEntry } from '../timeline-store.js';
 import { type WriteApi, batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
@@ -191,11 +191,17 @@ export class DynamoHomeEntries {
     }
   }
 
-  /** The post's first entry in this timeline; false if another write placed it first. */
+  /**
+   * The post's first entry in this timeline, conditioned on neither an original entry nor a marker
+   * being there; false if another write placed it first. (Bulk originals, see addOriginals, are not.)
+   */
   private async place(delivery: Delivery): Promise<boolean> {
     const { userId, postId, authorId, counterShards, reposterId, position } = delivery;
     if (reposterId === null) {
-      return conditionally(this.client.send(new PutCommand({ TableName: this.tableName, Item: homeEntryItem(delivery), ConditionExpression: 'attribute_not_exists(pk)' })));
+      return this.transact([
+        { ConditionCheck: { TableName: this.tableName, Key: keys.homeMarker(userId, postId), ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Put: { TableName: this.tableName, Item: homeEntryItem(delivery), ConditionExpression: 'attribute_not_exists(pk)' } },
+      ]);
     }
     const entry: RepostEntry = { userId, postId, authorId, counterShards, repostedBy: reposterId, position };
     return this.transact([
@@ -235,8 +241,8 @@ export class DynamoHomeEntries {
       values[':shown'] = shown;
     } else remove.push('repostedBy');
     const update = { TableName: this.tableName, Key: holding.key, UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`, ...conditioned(values) };
-    if (!holding.isMarker) return conditionally(this.client.send(new UpdateCommand(update)));
-    if (shown === holding.shown) return this.transact([{ Update: update }]);
+    // The entry itself, or a marker whose entry shows the same reason as before: one conditional update.
+    if (!holding.isMarker || shown === holding.shown) return conditionally(this.client.send(new UpdateCommand(update)));
     const showing = shown === null ? { UpdateExpression: 'REMOVE repostedBy' } : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
     const failed = await this.failedConditions([{ Update: update }, { Update: { TableName: this.tableName, Key: holding.entryKey, ConditionExpression: 'attribute_exists(pk)', ...showing } }]);
     // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
