@@ -4,6 +4,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import { checkPair, pageArgs, withOpaqueCursors } from './follows.js';
+import type { NotificationEvents } from './notifications.js';
 
 /**
  * What every interaction with another account checks before it writes, and what the graph
@@ -41,6 +42,7 @@ export class RelationshipUseCases implements BlockCheck {
     private readonly users: UserStore,
     private readonly graph: GraphStore,
     private readonly events: FollowEvents,
+    private readonly notifications: Pick<NotificationEvents, 'follow' | 'written'>,
   ) {}
 
   /**
@@ -56,7 +58,8 @@ export class RelationshipUseCases implements BlockCheck {
       [blockerId, userId],
       [userId, blockerId],
     ] as const) {
-      await this.graph.unfollow(from, to);
+      const notify = this.notifications.follow(from, to);
+      if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
       await this.events.unfollowed(from, to);
     }
   }
