@@ -33,6 +33,11 @@ export class NotificationEvents {
     return this.tasks([{ recipientId: followeeId, kind: 'FOLLOW', postId: null, actorId: followerId }]);
   }
 
+  /** A block or a mute: the task that takes the actor out of the recipient's groups, written with the relation. */
+  relation(recipientId: string, actorId: string): Task {
+    return { id: newId('tsk'), payload: { kind: 'reconcileActor', recipientId, actorId } };
+  }
+
   /** Hands tasks the action wrote to a worker in this process. */
   written(tasks: readonly Task[]): void {
     for (const task of tasks) this.taskEnqueued(task);

@@ -53,6 +53,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     sessions,
     { pageSize: config.fanoutPageSize },
     taskEnqueued,
+    stores.notifications,
   );
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),

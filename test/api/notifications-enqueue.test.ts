@@ -128,6 +128,23 @@ describe('a notification is enqueued with its action', () => {
     expect((await notifications(author!)).groups.map((g) => g.kind)).toEqual(['COMMENT']);
   });
 
+  it('a page whose groups the rules leave out reads further, as timelines do', async () => {
+    const [author, liker] = await users(2);
+    const posts: string[] = [];
+    for (let i = 0; i < 5; i++) posts.push(await createPost(t, author!.token, `page ${i}`));
+    for (const post of posts) await like(liker!.token, post);
+    await runQueue();
+    // The three newest posts are deleted; their cleanup tasks (which drop their groups) have not run yet, so their groups are read and left out.
+    for (const post of posts.slice(2)) await ok('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
+    const query = 'query($id: ID!, $after: String) { user(id: $id) { notifications(first: 2, after: $after) { edges { node { post { id } } } pageInfo { hasNextPage endCursor } } } }';
+    const page = (await ok(query, { id: author!.id }, author!.token)).user.notifications;
+    expect(page.edges.map((e: { node: { post: { id: string } } }) => e.node.post.id)).toEqual([posts[1], posts[0]]);
+    const rest = (await ok(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user.notifications;
+    expect(rest.edges).toEqual([]);
+    expect(rest.pageInfo.hasNextPage).toBe(false);
+    await runQueue();
+  });
+
   it('an action that changes nothing (a retry, a failed condition) enqueues nothing', async () => {
     const [author, actor] = await users(2);
     const post = await createPost(t, author!.token, 'retry me');

@@ -18,6 +18,7 @@ import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, unfollow } from '../helpers/posts.js';
+import { ActorReconcile } from '../../src/usecases/tasks/actor-reconcile.js';
 
 /**
  * Each task kind's handler run alone, against the service's stores, with no worker: the API
@@ -41,6 +42,7 @@ function handlers() {
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
+  const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
   return {
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications),
@@ -48,7 +50,8 @@ function handlers() {
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
-    notify: new NotificationDelivery(stores, relationships, config.notificationsMax, () => {}),
+    notify,
+    reconcileActor: new ActorReconcile(stores.notifications, notify, 2),
   };
 }
 
