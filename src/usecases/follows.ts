@@ -40,6 +40,8 @@ export class FollowUseCases {
     private readonly events: FollowEvents,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'follow' | 'written'>,
+    /** Told after each follow and unfollow of the follower (live timelines listen to the outbox authors it follows). */
+    private readonly followsChanged: (followerId: string) => void = () => {},
   ) {}
 
   /**
@@ -66,12 +68,14 @@ export class FollowUseCases {
       if (added) await this.removeFollow(followerId, userId);
       throw error;
     }
+    this.followsChanged(followerId);
     await this.events.followed(followerId, userId);
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await checkPair(this.users, viewerId, userId, 'follow');
     await this.removeFollow(followerId, userId);
+    this.followsChanged(followerId);
     await this.events.unfollowed(followerId, userId);
   }
 

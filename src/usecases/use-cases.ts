@@ -59,7 +59,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
     sessions,
     accountDeletion,
-    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships, notificationEvents),
+    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships, notificationEvents, live.followsChanged),
     relationships,
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
