@@ -78,7 +78,7 @@ export class FanOut implements FollowEvents {
 export interface TaskHandlerStores {
   timelines: TimelineStore;
   graph: GraphStore;
-  posts: Pick<PostStore, 'getMany'>;
+  posts: Pick<PostStore, 'getMany' | 'comments'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;
@@ -100,7 +100,7 @@ export function createTaskHandlers(
   const notify = new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified);
   return new TaskHandlers({
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, listeners.delivered),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,

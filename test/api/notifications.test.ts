@@ -131,6 +131,8 @@ describe('notifications', () => {
     ({ groups, unread } = await notifications(author!));
     expect(groups.map((g) => g.kind)).toEqual(['MENTION']);
     expect(unread).toBe(1);
+    // The mention in a comment on it goes too, with its count.
+    expect(await notifications(d!)).toMatchObject({ groups: [], unread: 0 });
   });
 
   it('never notifies from a muted account, and hides an account blocked later', async () => {

@@ -45,7 +45,7 @@ function handlers() {
   const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
   return {
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
@@ -186,7 +186,7 @@ describe('one handler per task kind, run alone', () => {
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
     const checkpoints: string[] = [];
     expect(await run('deletePost', { postId, authorId: author!.id, tags: [] }, checkpoints)).toBe('done');
-    expect(checkpoints.slice(-2)).toEqual(['reposts', 'traces']);
+    expect(checkpoints.slice(-3)).toEqual(['reposts', 'mentions', 'traces']);
     for (const f of followers) expect((await home(f.id)).has(postId)).toBe(false);
     // The reposter's own entry goes with the repost's unrepost task, enqueued by the cleanup.
     const [reposted] = await t.app.stores.reposts.hasReposted([{ postId, userId: reposter!.id }], { consistent: true });
