@@ -119,11 +119,12 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
+  const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
-      ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword })
-      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching));
+      ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword, tasks })
+      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks);
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -140,7 +141,6 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
-  const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const batchReader = new BatchReader(client, table, config.batching);
   let cache: ItemCache | null;
@@ -163,7 +163,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     activities: new DynamoActivityStore(client, table),
     failedAttempts: new DynamoFailedAttemptStore(client, table),
     graph,
-    counters: new DynamoCounterStore(client, table, config.reactionKinds, config.bulkWriteApi, reader),
+    counters: new DynamoCounterStore(client, table, tasks, config.reactionKinds, config.bulkWriteApi, reader),
     posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
     reposts: new DynamoRepostStore(client, table, tasks, batchReader),
     timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),

@@ -1,7 +1,8 @@
 import { pageSize } from '../domain/validation.js';
 import type { UserRecord } from '../domain/models.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
-import { hiddenUsers } from '../usecases/feed-pipeline.js';
+import { type Hydrated, fillPage, hiddenUsers, isShown } from '../usecases/feed-pipeline.js';
+import type { NotificationPage } from '../usecases/notifications.js';
 import { notificationRules, visibleActors } from '../usecases/notification-pipeline.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
@@ -19,29 +20,36 @@ interface Preview {
 /** A group's preview from its connection, by group (a WeakMap: groups are per-request objects). */
 const previews = new WeakMap<NotificationGroup, Preview>();
 
-/** The GraphQL end of the notification pipeline: skeleton, hydration with rules, presentation. */
+/**
+ * The GraphQL end of the notification pipeline: skeleton, hydration with rules, presentation. A
+ * forward page the rules shorten reads further, as timelines do (`fillPage`); a backward page
+ * (pull-to-refresh) returns what is newer than the cursor as read, and the client asks again from its start.
+ */
 export async function notificationConnection(
   context: GraphQLContext,
   userId: string,
   args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
 ): Promise<NotificationConnectionModel> {
-  const page = await context.useCases.notifications.list(context.viewerId, userId, args);
-  const skeleton = await Promise.all(
-    page.items.map(async (item) => ({ cursor: item.cursor, group: item.node, actorIds: await context.useCases.notifications.actors(item.node, ACTOR_PREVIEW) })),
-  );
-  const shown = await notificationRules(skeleton, userId, hydratorOf(context.loaders));
-  const items = shown.flatMap((entry, i) => {
-    if (!entry) return [];
-    previews.set(entry.group, { actors: entry.actors, complete: skeleton[i]!.actorIds.length < ACTOR_PREVIEW });
-    return [{ cursor: entry.cursor, node: entry.group }];
-  });
-  return {
-    items,
-    hasNextPage: page.hasNextPage,
-    hasPreviousPage: page.hasPreviousPage,
-    startCursor: page.items[0]?.cursor ?? null,
-    endCursor: page.items.at(-1)?.cursor ?? null,
+  const { notifications } = context.useCases;
+  const hydrator = hydratorOf(context.loaders);
+  const shown = async (page: Pick<NotificationPage, 'items'>): Promise<Hydrated<NotificationGroup>[]> => {
+    const skeleton = await Promise.all(page.items.map(async (item) => ({ cursor: item.cursor, group: item.node, actorIds: await notifications.actors(item.node, ACTOR_PREVIEW) })));
+    const kept = await notificationRules(skeleton, userId, hydrator);
+    return kept.map((entry, i) => {
+      if (!entry) return { cursor: skeleton[i]!.cursor, node: null };
+      previews.set(entry.group, { actors: entry.actors, complete: skeleton[i]!.actorIds.length < ACTOR_PREVIEW });
+      return { cursor: entry.cursor, node: entry.group };
+    });
   };
+  const page = await notifications.list(context.viewerId, userId, args);
+  const startCursor = page.items[0]?.cursor ?? null;
+  if ((args.last ?? null) !== null) {
+    const items = (await shown(page)).filter(isShown);
+    return { items, hasNextPage: false, hasPreviousPage: page.hasPreviousPage, startCursor, endCursor: page.items.at(-1)?.cursor ?? null };
+  }
+  const readAfter = (after: string) => notifications.list(context.viewerId, userId, { first: args.first, after });
+  const filled = await fillPage(pageSize(args.first), page, readAfter, shown);
+  return { items: filled.items, hasNextPage: filled.hasNextPage, hasPreviousPage: false, startCursor, endCursor: filled.endCursor };
 }
 
 /** A group's newest `first` actors that the viewer sees: from the connection's preview when it has them, else read. */

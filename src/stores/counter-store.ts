@@ -1,4 +1,5 @@
 import type { IdPage } from './graph/graph-store.js';
+import type { Task } from './task-queue.js';
 
 /**
  * Post counters and the per-user records behind them (a like, a unique view, a reaction).
@@ -38,13 +39,15 @@ export interface CounterStore {
   countsOf(posts: readonly CountedPost[], options?: { consistent?: boolean }): Promise<PostCounts[]>;
   /** For each pair: has the user liked the post? */
   hasLiked(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
-  like(post: CountedPost, userId: string): Promise<CounterChange>;
+  /** `tasks` (its notification) are enqueued in the like's transaction, so only a like that changed something has them. */
+  like(post: CountedPost, userId: string, tasks?: readonly Task[]): Promise<CounterChange>;
   /**
    * Writes many like records at once, without touching counters, for a store that holds none
    * of them yet (seeding): the posts were imported with their like counts (PostStore.importPosts).
    */
   importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void>;
-  unlike(post: CountedPost, userId: string): Promise<CounterChange>;
+  /** `tasks` as with `like`. */
+  unlike(post: CountedPost, userId: string, tasks?: readonly Task[]): Promise<CounterChange>;
   /** Who liked the post, newest first: a page of user ids after `after` (a cursor of this list). */
   likers(postId: string, first: number, after: string | null): Promise<IdPage>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;

@@ -35,11 +35,22 @@ export interface GroupPage {
   hasMore: boolean;
 }
 
+/** A page of the groups an actor is in, as causes; `next` reads on (null: no more). */
+export interface ActorGroups {
+  causes: NotificationCause[];
+  next: string | null;
+}
+
 export interface NotificationStore {
   /** Adds the actor (acting at `atMs`) to its group, creating the group; the group as it is now, or null when the actor was there already. */
   addActor(cause: NotificationCause, atMs: number): Promise<NotificationGroup | null>;
   /** Takes the actor out of its group (a group left without actors goes); the group as it is now, 'removed' when it went, null when the actor was not in it. */
   removeActor(cause: NotificationCause): Promise<NotificationGroup | 'removed' | null>;
+  /**
+   * The groups the actor is in, of one recipient (null: of everyone), `first` at a time after `after`
+   * (a `next` of this list), strongly consistent: what a block, a mute or an account deletion reconciles.
+   */
+  groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups>;
   /** Removes the recipient's group of this kind and post with all its actors (the post was deleted). */
   removeGroup(recipientId: string, kind: Exclude<NotificationKind, 'FOLLOW'>, postId: string): Promise<void>;
   /** Newest first: groups older than `after` (a position). */

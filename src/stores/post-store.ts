@@ -26,9 +26,10 @@ export interface CommentPage {
 export interface PostStore {
   /**
    * Creates the post and returns its id. With an idempotency key that this author already
-   * used, creates nothing and returns the id of the post that the key created.
+   * used, creates nothing and returns the id of the post that the key created. `tasks` (its
+   * notifications) are enqueued in the same transaction.
    */
-  create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string>;
+  create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null, tasks?: readonly Task[]): Promise<string>;
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and
@@ -44,8 +45,9 @@ export interface PostStore {
   /**
    * Adds the comment and counts it, returning its id — or, with an idempotency key the author
    * already used, the id of the comment that the key created. Null when the post is gone.
+   * `tasks` (its notifications) are enqueued in the same transaction.
    */
-  addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null): Promise<string | null>;
+  addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null, tasks?: readonly Task[]): Promise<string | null>;
   /** Oldest first, after the comment id `after`. */
   comments(postId: string, first: number, after: string | null): Promise<CommentPage>;
   getComments(ids: readonly string[], options?: { consistent?: boolean }): Promise<(CommentRecord | null)[]>;

@@ -22,17 +22,18 @@ export interface RemovedRepost {
  */
 export interface RepostStore {
   /**
-   * Adds the repost; false when the user reposts it already. NOT_FOUND when the post is gone.
-   * `position` is the repost's feed position (repostPosition): where its entries go in the
-   * reposter's own list and outbox, kept with the record so that `remove` finds them.
+   * Adds the repost, enqueueing `tasks` (its notification) with it; false when the user reposts it
+   * already. NOT_FOUND when the post is gone. `position` is the repost's feed position
+   * (repostPosition): where its entries go in the reposter's own list and outbox, kept with the
+   * record so that `remove` finds them.
    */
-  add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string): Promise<boolean>;
+  add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string, tasks?: readonly Task[]): Promise<boolean>;
   /**
    * Removes the user's repost of the post with everything `add` wrote, enqueueing `undo` with it
-   * when the repost was fanned out; null when there is none. A post that is gone (being deleted)
-   * has no counters left to count down.
+   * when the repost was fanned out, and `tasks` (its notification) always; null when there is
+   * none. A post that is gone (being deleted) has no counters left to count down.
    */
-  remove(postId: string, userId: string, undo: Task): Promise<RemovedRepost | null>;
+  remove(postId: string, userId: string, undo: Task, tasks?: readonly Task[]): Promise<RemovedRepost | null>;
   /** For each pair: does the user repost the post? */
   hasReposted(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
   /** Who reposted the post, newest first: a page of user ids after `after` (a cursor of this list); `consistent` after removals. */

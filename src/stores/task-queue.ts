@@ -22,6 +22,8 @@ export type TaskPayload =
   | { kind: 'unrepost'; postId: string; reposterId: string }
   /** Bring one actor's place in one notification group in line with what the actor did (see NotificationDelivery). */
   | { kind: 'notify'; cause: NotificationCause; atMs: number }
+  /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ActorReconcile). */
+  | { kind: 'reconcileActor'; recipientId: string; actorId: string }
   /** Remove a closed account and everything it wrote (see AccountDeletion). */
   | { kind: 'deleteAccount'; userId: string; handle: string };
 

@@ -4,6 +4,7 @@ import type { Credential } from '../domain/models.js';
 import type { AccountStore } from '../stores/account-store.js';
 import type { ActivityStore } from '../stores/activity-store.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { NotificationStore } from '../stores/notification-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { Task, TaskPayload } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
@@ -21,7 +22,7 @@ type DeleteAccountPayload = Extract<TaskPayload, { kind: 'deleteAccount' }>;
  * step works in bounded batches from what is still there (so a repeated batch finds its work
  * done), and checkpoints between batches.
  */
-const STEPS = ['posts', 'activity', 'followers', 'following', 'remnants', 'profile'] as const;
+const STEPS = ['posts', 'activity', 'followers', 'following', 'notified', 'remnants', 'profile'] as const;
 type Step = (typeof STEPS)[number];
 
 export interface AccountDeletionSettings {
@@ -39,8 +40,10 @@ export interface AccountDeletionSettings {
  * 3. its followers' follows, each an unfollow (the follower's count goes down, and a task
  *    takes the account's posts out of the follower's home timeline);
  * 4. its own follows, each an unfollow;
- * 5. its home timeline, notifications, sessions and idempotency claims;
- * 6. its profile and handle claim (the handle is free from then on), then its graph node.
+ * 5. its place as an actor in other accounts' notification groups (a group left without actors
+ *    goes, with its unread count);
+ * 6. its home timeline, notifications, sessions and idempotency claims;
+ * 7. its profile and handle claim (the handle is free from then on), then its graph node.
  * The profile goes last, so that nothing written meanwhile is left without its author.
  */
 export class AccountDeletion implements TaskHandler<'deleteAccount'> {
@@ -58,6 +61,7 @@ export class AccountDeletion implements TaskHandler<'deleteAccount'> {
     private readonly sessions: SessionUseCases,
     private readonly settings: AccountDeletionSettings,
     private readonly taskEnqueued: (task: Task) => void,
+    private readonly notifications: Pick<NotificationStore, 'groupsOfActor' | 'removeActor'>,
   ) {}
 
   /**
@@ -127,6 +131,12 @@ export class AccountDeletion implements TaskHandler<'deleteAccount'> {
         let removed = false;
         for (const { id } of page.items) removed = (await this.graph.unfollow(userId, id)) || removed;
         return page.hasNextPage && removed;
+      }
+      case 'notified': {
+        // Each removal takes its group off the actor's list, so the first page is always what is left.
+        const { causes, next } = await this.notifications.groupsOfActor(userId, null, first, null);
+        for (const cause of causes) await this.notifications.removeActor(cause);
+        return next !== null;
       }
       case 'remnants':
         return this.accounts.removeRemnants(userId);

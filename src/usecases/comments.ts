@@ -24,7 +24,7 @@ export class CommentUseCases {
     private readonly postUseCases: PostUseCases,
     private readonly blocks: BlockCheck,
     private readonly mentions: MentionResolver,
-    private readonly notifications: Pick<NotificationEvents, 'post'>,
+    private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
   ) {}
 
   /** FORBIDDEN (nothing written) on a post whose author, or for a text mentioning an account, that is in a block with the viewer. */
@@ -35,11 +35,11 @@ export class CommentUseCases {
     const [post, mentionIds] = await Promise.all([this.postUseCases.require(postId, 'postId'), this.mentions.resolve(checkedText)]);
     await this.blocks.assertNotBlocked(viewerId, [post.authorId, ...mentionIds]);
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString(), mentionIds };
-    const createdId = await this.posts.addComment(post, comment, checkedKey);
+    const notify = [...this.notifications.post('COMMENT', viewerId, post.id, [post.authorId]), ...this.notifications.post('MENTION', viewerId, post.id, mentionIds)];
+    const createdId = await this.posts.addComment(post, comment, checkedKey, notify);
     if (createdId === null) throw notFound('Post', postId);
     if (createdId === comment.id) {
-      await this.notifications.post('COMMENT', viewerId, post.id, [post.authorId]);
-      await this.notifications.post('MENTION', viewerId, post.id, mentionIds);
+      this.notifications.written(notify);
       return { comment, post };
     }
     // A retry: the key already added a comment, and that comment is the answer.

@@ -20,20 +20,20 @@ export class CounterUseCases {
     /** REACTION_KINDS: a bounded set, so that a post's counter item stays small (see Counters in the README). */
     private readonly reactionKinds: readonly string[],
     private readonly blocks: BlockCheck,
-    private readonly notifications: Pick<NotificationEvents, 'post'>,
+    private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
   ) {}
 
   async likePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.unblockedTarget(viewerId, postId);
-    await this.counters.like(post, viewer);
-    await this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
+    const notify = this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
+    if ((await this.counters.like(post, viewer, notify)).changed) this.notifications.written(notify);
     return post;
   }
 
   async unlikePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.target(viewerId, postId);
-    await this.counters.unlike(post, viewer);
-    await this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
+    const notify = this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
+    if ((await this.counters.unlike(post, viewer, notify)).changed) this.notifications.written(notify);
     return post;
   }
 

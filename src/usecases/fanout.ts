@@ -12,6 +12,7 @@ import type { FollowEvents } from './follow-events.js';
 import type { NotificationListener } from './notifications.js';
 import type { RelationshipUseCases } from './relationships.js';
 import type { RepostUseCases } from './reposts.js';
+import { ActorReconcile } from './tasks/actor-reconcile.js';
 import { FollowBackfill } from './tasks/follow-backfill.js';
 import { FollowerWalk } from './tasks/follower-walk.js';
 import { HomeDelivery } from './tasks/home-delivery.js';
@@ -79,7 +80,7 @@ export class FanOut implements FollowEvents {
 export interface TaskHandlerStores {
   timelines: TimelineStore;
   graph: GraphStore;
-  posts: Pick<PostStore, 'getMany'>;
+  posts: Pick<PostStore, 'getMany' | 'comments'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;
@@ -98,14 +99,16 @@ export function createTaskHandlers(
   const homes = new HomeDelivery(stores.timelines, settings);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, listeners.delivered);
+  const notify = new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified);
   return new TaskHandlers({
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, listeners.delivered),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
     deleteAccount: useCases.accountDeletion,
-    notify: new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified),
+    notify,
+    reconcileActor: new ActorReconcile(stores.notifications, notify, settings.fanoutPageSize),
   });
 }

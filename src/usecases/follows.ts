@@ -5,6 +5,7 @@ import { pageSize } from '../domain/validation.js';
 import type { CountedPage, GraphStore, IdPage, PageArgs, ReadBudget } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
+import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
 /** The page arguments a client gave, checked: `first` 1-100 (default 20), `after` a cursor we gave out. */
@@ -38,13 +39,17 @@ export class FollowUseCases {
     private readonly graph: GraphStore,
     private readonly events: FollowEvents,
     private readonly blocks: BlockCheck,
+    private readonly notifications: Pick<NotificationEvents, 'follow' | 'written'>,
+    /** Told after each follow and unfollow of the follower (live timelines listen to the outbox authors it follows). */
+    private readonly followsChanged: (followerId: string) => void = () => {},
   ) {}
 
   /**
    * Idempotent: following someone already followed changes nothing in the graph and is not
    * an error. The timeline task is enqueued even then: if a process died between the graph
    * change and the enqueue, the client's retry still gets the backfill. Tasks check the
-   * follow when they run, so a repeat is harmless.
+   * follow when they run, so a repeat is harmless. The notification's task is written with the
+   * follow itself (and only then), so a retry adds none.
    *
    * FORBIDDEN while a block stands between the two. A block made while this follow is being
    * written is caught by the check after the write: either that check sees the block and takes
@@ -54,20 +59,30 @@ export class FollowUseCases {
   async follow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await checkPair(this.users, viewerId, userId, 'follow');
     await this.blocks.assertNotBlocked(followerId, [userId]);
-    const added = await this.graph.follow(followerId, userId, new Date().toISOString());
+    const notify = this.notifications.follow(followerId, userId);
+    const added = await this.graph.follow(followerId, userId, new Date().toISOString(), notify);
+    if (added) this.notifications.written(notify);
     try {
       await this.blocks.assertNotBlocked(followerId, [userId]);
     } catch (error) {
-      if (added) await this.graph.unfollow(followerId, userId);
+      if (added) await this.removeFollow(followerId, userId);
       throw error;
     }
+    this.followsChanged(followerId);
     await this.events.followed(followerId, userId);
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await checkPair(this.users, viewerId, userId, 'follow');
-    await this.graph.unfollow(followerId, userId);
+    await this.removeFollow(followerId, userId);
+    this.followsChanged(followerId);
     await this.events.unfollowed(followerId, userId);
+  }
+
+  /** Removes the edge with the task that takes the follower out of the followee's notifications. */
+  private async removeFollow(followerId: string, followeeId: string): Promise<void> {
+    const notify = this.notifications.follow(followerId, followeeId);
+    if (await this.graph.unfollow(followerId, followeeId, notify)) this.notifications.written(notify);
   }
 
   async followers(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {

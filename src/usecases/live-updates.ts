@@ -31,8 +31,10 @@ export interface LiveSettings {
  * every receiver (`timeline:<userId>`), from whichever process runs it. Posts of authors who are
  * not fanned out (more than FANOUT_MAX_FOLLOWERS followers) write no home entries: they are
  * published once on the author's channel (`author:<authorId>`), and a subscriber listens to the
- * channels of the outbox authors it follows (and its own) when it subscribes, as its home page
- * merges their outboxes. Delivery is at most once; a client catches up with `timeline(last, before)`.
+ * channels of the outbox authors it follows (and its own), as its home page merges their
+ * outboxes. A follow or unfollow publishes on the follower's control channel (`following:<userId>`),
+ * and a subscription listening there reads the outbox authors it follows again and listens to
+ * their channels from then on. Delivery is at most once; a client catches up with `timeline(last, before)`.
  */
 export class LiveUpdates {
   constructor(
@@ -43,7 +45,7 @@ export class LiveUpdates {
     private readonly logger: Logger,
   ) {}
 
-  private channel(kind: 'timeline' | 'author' | 'notifications', id: string): string {
+  private channel(kind: 'timeline' | 'author' | 'notifications' | 'following', id: string): string {
     return `${this.settings.channelPrefix}${kind}:${id}`;
   }
 
@@ -57,6 +59,11 @@ export class LiveUpdates {
   postedToOutbox = (post: PostRecord): void => {
     const payload = JSON.stringify({ postId: post.id, position: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: null } satisfies TimelineEvent);
     this.send([{ channel: this.channel('author', post.authorId), payload }]);
+  };
+
+  /** The user followed or unfollowed someone: its timeline subscriptions (on any instance) listen to the outbox authors it follows now. */
+  followsChanged = (userId: string): void => {
+    this.send([{ channel: this.channel('following', userId), payload: '{}' }]);
   };
 
   private send(messages: { channel: string; payload: string }[]): void {
@@ -81,14 +88,48 @@ export class LiveUpdates {
 
   /** The events of the user's home timeline from now on, until the stream's `return()`. */
   async timelineEvents(userId: string): Promise<AsyncIterableIterator<TimelineEvent>> {
-    const outboxAuthors = await this.followedOutboxAuthors(userId);
-    const channels = [this.channel('timeline', userId), this.channel('author', userId), ...outboxAuthors.map((authorId) => this.channel('author', authorId))];
     const stream = new EventStream<TimelineEvent>(this.settings.bufferedEvents);
-    const unsubscribe = await this.pubsub.subscribe(channels, (_channel, payload) => {
+    const events = (_channel: string, payload: string) => {
       const event = parseTimelineEvent(payload);
       if (event) stream.push(event);
+    };
+    // The outbox authors' channels this subscription listens to, by author.
+    const authors = new Map<string, () => void>();
+    let ended = false;
+    const listenToFollowed = async () => {
+      const followed = new Set(await this.followedOutboxAuthors(userId));
+      for (const [authorId, unsubscribe] of authors) {
+        if (followed.has(authorId)) continue;
+        unsubscribe();
+        authors.delete(authorId);
+      }
+      for (const authorId of followed) {
+        if (ended || authors.has(authorId)) continue;
+        authors.set(authorId, await this.pubsub.subscribe([this.channel('author', authorId)], events));
+        if (ended) authors.get(authorId)!();
+      }
+    };
+    // One re-read at a time, in the order the changes came.
+    let settled = Promise.resolve();
+    const followsChanged = () => {
+      settled = settled.then(listenToFollowed).catch((error: unknown) => this.logger.warn('could not follow the outbox authors of a live timeline', { error }));
+    };
+    // The control channel before the first read, so that no follow falls in between.
+    const unsubscribe = await this.pubsub.subscribe([this.channel('timeline', userId), this.channel('author', userId)], events);
+    const unsubscribeControl = await this.pubsub.subscribe([this.channel('following', userId)], followsChanged);
+    stream.onEnd(() => {
+      ended = true;
+      unsubscribe();
+      unsubscribeControl();
+      for (const unsubscribeAuthor of authors.values()) unsubscribeAuthor();
+      authors.clear();
     });
-    stream.onEnd(unsubscribe);
+    try {
+      await listenToFollowed();
+    } catch (error) {
+      await stream.return();
+      throw error;
+    }
     return stream;
   }
 }

@@ -3,44 +3,44 @@ import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
 import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../stores/notification-store.js';
-import type { Task, TaskQueue } from '../stores/task-queue.js';
-import type { FollowEvents } from './follow-events.js';
+import type { Task } from '../stores/task-queue.js';
 
 /**
- * Where the actions that notify someone hand it over: each enqueues a `notify` task, run by the
- * worker (NotificationDelivery), never written inline. The task brings the actor's place in the
- * group in line with what is true when it runs, so one kind of task serves both the action and
- * its undo, and a repeat (a client's retry, a task run twice) changes nothing. It is enqueued
- * after the action, like a follow's backfill: a crash in between loses the notification, and
- * the client's retry enqueues it again. Your own actions notify nobody and enqueue nothing.
+ * Where the actions that notify someone hand it over: each action writes `notify` tasks, made
+ * here, in the same transaction as its own change (the stores take them with the write), so an
+ * action is never written without its notification and a write that changes nothing (a retry,
+ * a failed condition) enqueues none. The worker runs them (NotificationDelivery), never inline.
+ * A task brings the actor's place in the group in line with what is true when it runs, so one
+ * kind of task serves both the action and its undo, and a repeat changes nothing. Your own
+ * actions notify nobody and make no task.
  */
-export class NotificationEvents implements FollowEvents {
-  constructor(
-    private readonly queue: TaskQueue,
-    private readonly taskEnqueued: (task: Task) => void,
-  ) {}
+export class NotificationEvents {
+  constructor(private readonly taskEnqueued: (task: Task) => void) {}
 
-  async changed(causes: readonly NotificationCause[]): Promise<void> {
+  /** The tasks for these causes, to be written with the action. */
+  tasks(causes: readonly NotificationCause[]): Task[] {
     const atMs = Date.now();
-    for (const cause of causes) {
-      if (cause.actorId === cause.recipientId) continue;
-      const task: Task = { id: newId('tsk'), payload: { kind: 'notify', cause, atMs } };
-      await this.queue.enqueue(task);
-      this.taskEnqueued(task);
-    }
+    return causes.filter((cause) => cause.actorId !== cause.recipientId).map((cause): Task => ({ id: newId('tsk'), payload: { kind: 'notify', cause, atMs } }));
   }
 
   /** About a post: its author, or (MENTION) the accounts it mentions. */
-  post(kind: Exclude<NotificationKind, 'FOLLOW'>, actorId: string, postId: string, recipientIds: readonly string[]): Promise<void> {
-    return this.changed([...new Set(recipientIds)].map((recipientId) => ({ recipientId, kind, postId, actorId })));
+  post(kind: Exclude<NotificationKind, 'FOLLOW'>, actorId: string, postId: string, recipientIds: readonly string[]): Task[] {
+    return this.tasks([...new Set(recipientIds)].map((recipientId) => ({ recipientId, kind, postId, actorId })));
   }
 
-  followed(followerId: string, followeeId: string): Promise<void> {
-    return this.changed([{ recipientId: followeeId, kind: 'FOLLOW', postId: null, actorId: followerId }]);
+  /** A follow or its undo. */
+  follow(followerId: string, followeeId: string): Task[] {
+    return this.tasks([{ recipientId: followeeId, kind: 'FOLLOW', postId: null, actorId: followerId }]);
   }
 
-  unfollowed(followerId: string, followeeId: string): Promise<void> {
-    return this.followed(followerId, followeeId);
+  /** A block or a mute: the task that takes the actor out of the recipient's groups, written with the relation. */
+  relation(recipientId: string, actorId: string): Task {
+    return { id: newId('tsk'), payload: { kind: 'reconcileActor', recipientId, actorId } };
+  }
+
+  /** Hands tasks the action wrote to a worker in this process. */
+  written(tasks: readonly Task[]): void {
+    for (const task of tasks) this.taskEnqueued(task);
   }
 }
 

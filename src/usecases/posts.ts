@@ -56,7 +56,7 @@ export class PostUseCases {
     private readonly taskEnqueued: (task: Task) => void,
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
-    private readonly notifications: Pick<NotificationEvents, 'post'>,
+    private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
     /** Told of each new post of an author who is not fanned out (live updates publish it). */
     private readonly postedToOutbox: (post: PostRecord) => void = () => {},
   ) {}
@@ -71,7 +71,8 @@ export class PostUseCases {
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards, mentionIds };
     const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
-    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' }, key);
+    const notify = this.notifications.post('MENTION', viewerId, post.id, mentionIds);
+    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' }, key, notify);
     // A retry: the key already created a post, and that post is the answer.
     if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
     if (fanOutTask) this.taskEnqueued(fanOutTask);
@@ -79,7 +80,7 @@ export class PostUseCases {
       this.outboxAuthors.invalidate();
       this.postedToOutbox(post);
     }
-    await this.notifications.post('MENTION', viewerId, post.id, mentionIds);
+    this.notifications.written(notify);
     return post;
   }
 

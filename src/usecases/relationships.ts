@@ -4,6 +4,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import { checkPair, pageArgs, withOpaqueCursors } from './follows.js';
+import type { NotificationEvents } from './notifications.js';
 
 /**
  * What every interaction with another account checks before it writes, and what the graph
@@ -41,6 +42,7 @@ export class RelationshipUseCases implements BlockCheck {
     private readonly users: UserStore,
     private readonly graph: GraphStore,
     private readonly events: FollowEvents,
+    private readonly notifications: Pick<NotificationEvents, 'follow' | 'relation' | 'written'>,
   ) {}
 
   /**
@@ -51,12 +53,15 @@ export class RelationshipUseCases implements BlockCheck {
    */
   async block(viewerId: string | null, userId: string): Promise<void> {
     const blockerId = await checkPair(this.users, viewerId, userId, 'block');
-    await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString());
+    // Each is taken out of the other's notifications, in the block's own write.
+    const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
+    if (await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile)) this.notifications.written(reconcile);
     for (const [from, to] of [
       [blockerId, userId],
       [userId, blockerId],
     ] as const) {
-      await this.graph.unfollow(from, to);
+      const notify = this.notifications.follow(from, to);
+      if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
       await this.events.unfollowed(from, to);
     }
   }
@@ -69,7 +74,9 @@ export class RelationshipUseCases implements BlockCheck {
 
   async mute(viewerId: string | null, userId: string): Promise<void> {
     const muterId = await checkPair(this.users, viewerId, userId, 'mute');
-    await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString());
+    // The muted account is taken out of the muter's notifications, in the mute's own write.
+    const reconcile = [this.notifications.relation(muterId, userId)];
+    if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) this.notifications.written(reconcile);
   }
 
   async unmute(viewerId: string | null, userId: string): Promise<void> {

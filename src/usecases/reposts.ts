@@ -31,7 +31,7 @@ export class RepostUseCases {
     /** Called after a task was enqueued, so that a worker in this process starts at once. */
     private readonly taskEnqueued: (task: Task) => void,
     private readonly blocks: BlockCheck,
-    private readonly notifications: Pick<NotificationEvents, 'post'>,
+    private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
   ) {}
 
   /** Reposts the post as the viewer (their own post too); NOT_FOUND when it does not exist, FORBIDDEN (nothing written) when its author is in a block with the viewer. */
@@ -44,7 +44,9 @@ export class RepostUseCases {
     // Where the repost goes in timelines: at the time it is made (a retry that finds it made keeps the first one's).
     const position = repostPosition(viewerId);
     const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId, position } } : null;
-    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, position);
+    const notify = this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
+    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, position, notify);
+    if (added) this.notifications.written(notify);
     if (task) {
       if (added) this.taskEnqueued(task);
     } else {
@@ -52,22 +54,24 @@ export class RepostUseCases {
       this.outboxAuthors.invalidate();
       await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId, position }]);
     }
-    await this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
     return post;
   }
 
   async unrepost(viewerId: string | null, postId: string): Promise<PostRecord> {
     if (!viewerId) throw unauthenticated();
     const post = await this.posts.require(postId, 'postId');
-    await this.undo(viewerId, post.id);
-    await this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
+    await this.undo(viewerId, post.id, this.notifications.post('REPOST', viewerId, post.id, [post.authorId]));
     return post;
   }
 
-  /** Removes the user's repost of the post, if any, and takes it back from timelines; for unrepost, a deleted post and a deleted account. */
-  async undo(userId: string, postId: string): Promise<void> {
+  /**
+   * Removes the user's repost of the post, if any, and takes it back from timelines; for unrepost
+   * (with its notification's `notify` tasks), a deleted post and a deleted account.
+   */
+  async undo(userId: string, postId: string, notify: readonly Task[] = []): Promise<void> {
     const task: Task = { id: newId('tsk'), payload: { kind: 'unrepost', postId, reposterId: userId } };
-    const removed = await this.reposts.remove(postId, userId, task);
+    const removed = await this.reposts.remove(postId, userId, task, notify);
+    if (removed) this.notifications.written(notify);
     if (removed?.delivery === 'fanOut') this.taskEnqueued(task);
     // The entry `repost` wrote in an outbox reposter's own timeline (nothing to do for others, or a retry: idempotent).
     else await this.timelines.removeHomeReasons([{ userId, postId, reposterId: userId }]);

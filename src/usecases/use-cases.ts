@@ -34,19 +34,10 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
   const live = new LiveUpdates(stores.pubsub, (userId) => timelines.followedOutboxAuthors(userId), { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS }, logger.child({ component: 'live' }));
   const fanOut = new FanOut(stores.tasks, taskEnqueued);
-  const notificationEvents = new NotificationEvents(stores.tasks, taskEnqueued);
-  // A follow or unfollow (a block's too) changes the follower's timeline and the followee's notifications.
-  const followEvents: FollowEvents = {
-    followed: async (followerId, followeeId) => {
-      await fanOut.followed(followerId, followeeId);
-      await notificationEvents.followed(followerId, followeeId);
-    },
-    unfollowed: async (followerId, followeeId) => {
-      await fanOut.unfollowed(followerId, followeeId);
-      await notificationEvents.unfollowed(followerId, followeeId);
-    },
-  };
-  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents);
+  const notificationEvents = new NotificationEvents(taskEnqueued);
+  // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
+  const followEvents: FollowEvents = fanOut;
+  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, notificationEvents, live.postedToOutbox);
   const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships, notificationEvents);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
@@ -62,12 +53,13 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     sessions,
     { pageSize: config.fanoutPageSize },
     taskEnqueued,
+    stores.notifications,
   );
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, logger),
     sessions,
     accountDeletion,
-    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships),
+    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships, notificationEvents, live.followsChanged),
     relationships,
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,

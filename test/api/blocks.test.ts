@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { GraphStore } from '../../src/stores/graph/graph-store.js';
+import type { Task } from '../../src/stores/task-queue.js';
 import { FollowUseCases } from '../../src/usecases/follows.js';
+import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { authorIds, createPost, eventually, follow, homeIds, newestFirst, queueDrained, walk } from '../helpers/posts.js';
@@ -307,15 +309,16 @@ describe('blocks and mutes', () => {
     const [follower, blocker] = await Promise.all([t.signUp(), t.signUp()]);
     const { users, graph } = t.app.stores;
     const noEvents = { followed: async () => {}, unfollowed: async () => {} };
-    const relationships = new RelationshipUseCases(users, graph, noEvents);
+    const notifications = new NotificationEvents(() => {});
+    const relationships = new RelationshipUseCases(users, graph, noEvents, notifications);
     // The worst interleaving, made certain: the block (and its unfollows) lands after the follow's first check and before its write.
     const racing: GraphStore = Object.assign(Object.create(graph) as GraphStore, {
-      follow: async (from: string, to: string, at: string) => {
+      follow: async (from: string, to: string, at: string, tasks?: readonly Task[]) => {
         await relationships.block(to, from);
-        return graph.follow(from, to, at);
+        return graph.follow(from, to, at, tasks);
       },
     });
-    const follows = new FollowUseCases(users, racing, noEvents, relationships);
+    const follows = new FollowUseCases(users, racing, noEvents, relationships, notifications);
     await expect(follows.follow(follower.id, blocker.id)).rejects.toMatchObject({ code: 'FORBIDDEN' });
     expect(await flags(blocker, follower.id)).toMatchObject({ viewerBlocks: true, followsViewer: false });
     expect(await counts(blocker.id)).toEqual({ followerCount: 0, followingCount: 0 });

@@ -131,6 +131,8 @@ describe('notifications', () => {
     ({ groups, unread } = await notifications(author!));
     expect(groups.map((g) => g.kind)).toEqual(['MENTION']);
     expect(unread).toBe(1);
+    // The mention in a comment on it goes too, with its count.
+    expect(await notifications(d!)).toMatchObject({ groups: [], unread: 0 });
   });
 
   it('never notifies from a muted account, and hides an account blocked later', async () => {
@@ -148,13 +150,43 @@ describe('notifications', () => {
     ({ groups } = await notifications(author!));
     expect(groups.map((g) => g.kind)).toEqual(['FOLLOW', 'LIKE']);
     await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
-    // The block ended the follow (its notification goes); the like's group shows nobody, so it is left out.
+    // The block ended the follow (its notification goes) and took the account out of the like's group, which went with its count.
     ({ groups, unread } = await notifications(author!));
     expect(groups).toEqual([]);
-    expect(unread).toBe(1);
+    expect(unread).toBe(0);
     // Nor can a blocked account mention the user.
     const refused = await t.gql('mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }', { input: { text: `@${author!.handle}` } }, blocked!.token);
     expect(errorCodes(refused)).toEqual(['FORBIDDEN']);
+  });
+
+  it('a block (either way) or a mute takes the account out of the groups it is in, so the unread count is what is shown', async () => {
+    const [author, muted, blocker, blocked, stays] = await users(5);
+    const post = await createPost(t, author!.token, 'crowded');
+    for (const actor of [muted!, blocker!, blocked!, stays!]) await act('likePost', actor.token, post);
+    const comment = 'mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }';
+    await ok(comment, { id: post }, muted!.token);
+    await ok(comment, { id: post }, blocked!.token);
+    await follow(t, muted!.token, author!.id);
+    let { groups, unread } = await notifications(author!);
+    expect(groups.map((g) => [g.kind, g.actorCount])).toEqual([['FOLLOW', 1], ['COMMENT', 2], ['LIKE', 4]]);
+    expect(unread).toBe(3);
+    await ok('mutation { markNotificationsRead { id } }', {}, author!.token);
+
+    await ok('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, author!.token);
+    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: author!.id }, blocker!.token);
+    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
+    ({ groups, unread } = await notifications(author!));
+    // The FOLLOW and COMMENT groups had nobody else: they went. The LIKE group keeps the one actor left, counted as one.
+    expect(groups.map((g) => [g.kind, g.actorCount, ids(g)])).toEqual([['LIKE', 1, [stays!.id]]]);
+    expect(unread).toBe(0);
+    // A new actor after the mute's reconciliation makes it unread once, and the muted account stays out.
+    const late = await t.signUp();
+    await act('likePost', late.token, post);
+    await act('unlikePost', muted!.token, post);
+    await act('likePost', muted!.token, post);
+    ({ groups, unread } = await notifications(author!));
+    expect(groups.map((g) => [g.kind, g.actorCount])).toEqual([['LIKE', 2]]);
+    expect(unread).toBe(1);
   });
 
   it('counts concurrent likes exactly, and markNotificationsRead marks what was updated until then', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tokens } from '../../src/auth/tokens.js';
@@ -173,6 +174,39 @@ describe('one instance, in-process events', () => {
     await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
     expect(live.closes[0]).toEqual({ code: 4403, reason: 'Forbidden: the token has expired' });
     expect(posts.ended).toBe(true);
+  });
+
+  it('a graphql-ws client that retries reconnects after the expiry close with its refreshed token, and its subscription goes on', async () => {
+    const [user, author] = await Promise.all([t.signUp(), t.signUp()]);
+    await follow(t, user.token, author.id);
+    let token = await new Tokens(JWT_SECRET, 4).issue(user.id);
+    const closes: number[] = [];
+    let acknowledged = 0;
+    // As an app would configure it: retries on (graphql-ws gives up at once on 4401, and retries 4403), the token read at each connect.
+    const client = createClient({
+      url: `${t.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: () => ({ authorization: `Bearer ${token}` }),
+      retryAttempts: 3,
+      retryWait: () => new Promise((resolve) => setTimeout(resolve, 100)),
+      on: { connected: () => (acknowledged += 1), closed: (event) => closes.push((event as { code: number }).code) },
+    });
+    const received: string[] = [];
+    const stop = client.subscribe<{ timelinePostAdded: { node: { id: string } } }>(
+      { query: TIMELINE_POSTS },
+      { next: (result) => result.data && received.push(result.data.timelinePostAdded.node.id), error: () => {}, complete: () => {} },
+    );
+    try {
+      await vi.waitFor(() => expect(acknowledged).toBe(1), { timeout: 10_000 });
+      token = user.token;
+      await vi.waitFor(() => expect(acknowledged).toBe(2), { timeout: 15_000 });
+      expect(closes[0]).toBe(4403);
+      const postId = await createPost(t, author.token, 'after the refresh');
+      await vi.waitFor(() => expect(received).toEqual([postId]), { timeout: 15_000 });
+    } finally {
+      stop();
+      await client.dispose();
+    }
   });
 
   it('refuses subscriptions past the query limits, as over HTTP', async () => {
@@ -384,6 +418,31 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     await listening(`author:${star.id}`);
     const next = await postOnB(star.token, 'straight from the outbox');
     await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
+  });
+
+  it('hears an outbox author followed on another instance after the subscription started, and stops on the unfollow', { timeout: 60_000 }, async () => {
+    const star = await a.signUp();
+    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
+    for (const fan of fans) await follow(a, fan.token, star.id);
+    await postOnB(star.token, 'a star already');
+    const newcomer = await a.signUp();
+    const live = connect(a.url, newcomer.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await listening(`timeline:${newcomer.id}`);
+
+    // The follow goes through the second instance; the subscription on the first hears of it through Redis.
+    const followed = await gqlAt(b.url, 'mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: star.id }, newcomer.token);
+    expect(followed.errors).toBeUndefined();
+    await listening(`author:${star.id}`);
+    const next = await postOnB(star.token, 'for the newcomer too');
+    await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
+
+    const unfollowed = await gqlAt(b.url, 'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: star.id }, newcomer.token);
+    expect(unfollowed.errors).toBeUndefined();
+    await vi.waitFor(async () => {
+      const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}author:${star.id}`)) as [string, number];
+      expect(count).toBe(0);
+    }, { timeout: 10_000 });
   });
 
   it('stops cleanly', async () => {

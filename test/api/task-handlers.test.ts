@@ -20,6 +20,7 @@ import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, unfollow } from '../helpers/posts.js';
+import { ActorReconcile } from '../../src/usecases/tasks/actor-reconcile.js';
 
 /**
  * Each task kind's handler run alone, against the service's stores, with no worker: the API
@@ -43,14 +44,16 @@ function handlers() {
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
+  const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
   return {
     fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications),
+    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
-    notify: new NotificationDelivery(stores, relationships, config.notificationsMax, () => {}),
+    notify,
+    reconcileActor: new ActorReconcile(stores.notifications, notify, 2),
   };
 }
 
@@ -185,7 +188,7 @@ describe('one handler per task kind, run alone', () => {
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
     const checkpoints: string[] = [];
     expect(await run('deletePost', { postId, authorId: author!.id, tags: [] }, checkpoints)).toBe('done');
-    expect(checkpoints.slice(-2)).toEqual(['reposts', 'traces']);
+    expect(checkpoints.slice(-3)).toEqual(['reposts', 'mentions', 'traces']);
     for (const f of followers) expect((await home(f.id)).has(postId)).toBe(false);
     // The reposter's own entry goes with the repost's unrepost task, enqueued by the cleanup.
     const [reposted] = await t.app.stores.reposts.hasReposted([{ postId, userId: reposter!.id }], { consistent: true });

@@ -5,7 +5,7 @@ import type { Task } from '../task-queue.js';
 import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
-import { type Key, keys, partitions } from './keys.js';
+import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -268,11 +268,10 @@ export class DynamoAccountStore implements AccountStore {
         new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: REMNANTS_PER_CALL }),
       );
     const pages = await Promise.all([partitions.home(userId), partitions.homeMarkers(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page));
-    await batchWrite(this.client, this.tableName, [
-      del(keys.homeSize(userId)),
-      del(keys.outboxAuthor(userId)),
-      ...pages.flatMap((result) => (result.Items ?? []).map((item) => del(item as unknown as Key))),
-    ]);
+    const items = pages.flatMap((result) => (result.Items ?? []) as unknown as Key[]);
+    // Each of its notifications' member items has a mirror in its actor's partition.
+    const mirrors = items.filter((key) => key.pk === partitions.notifications(userId) && key.sk.startsWith(notificationPrefixes.member)).map((key) => keys.notifiedByOfMember(userId, key.sk));
+    await batchWrite(this.client, this.tableName, [del(keys.homeSize(userId)), del(keys.outboxAuthor(userId)), ...[...items, ...mirrors].map(del)]);
     return pages.some((result) => result.LastEvaluatedKey !== undefined);
   }
 

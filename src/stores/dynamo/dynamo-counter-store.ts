@@ -9,6 +9,8 @@ import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
 import { type Key, keys, listPrefixes } from './keys.js';
 import { newestUserList } from './user-lists.js';
+import type { Task } from '../task-queue.js';
+import type { TaskItems } from './dynamo-task-queue.js';
 
 type Item = Record<string, unknown>;
 
@@ -45,6 +47,7 @@ export class DynamoCounterStore implements CounterStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
+    private readonly tasks: TaskItems,
     reactionKinds: readonly string[],
     private readonly importApi: WriteApi = 'batchWrite',
     private readonly reader: ItemReader = new BatchReader(client, tableName, false),
@@ -76,10 +79,11 @@ export class DynamoCounterStore implements CounterStore {
     return records.map((record) => record !== undefined);
   }
 
-  like(post: CountedPost, userId: string): Promise<CounterChange> {
+  like(post: CountedPost, userId: string, tasks: readonly Task[] = []): Promise<CounterChange> {
     const atMs = Date.now();
     return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like', atMs }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1), {}, [
       { Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } },
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ], atMs);
   }
 
@@ -102,7 +106,7 @@ export class DynamoCounterStore implements CounterStore {
     );
   }
 
-  async unlike(post: CountedPost, userId: string): Promise<CounterChange> {
+  async unlike(post: CountedPost, userId: string, tasks: readonly Task[] = []): Promise<CounterChange> {
     const record = keys.like(post.id, userId);
     // The like's time names its likers list entry; the delete is conditioned on it, so a like and unlike racing this one cannot leave a stray entry.
     const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true, ProjectionExpression: '#at', ExpressionAttributeNames: { '#at': 'at' } }));
@@ -113,6 +117,7 @@ export class DynamoCounterStore implements CounterStore {
       counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', -1),
       { Delete: { TableName: this.tableName, Key: keys.activity(userId, record) } },
       { Delete: { TableName: this.tableName, Key: keys.likeListEntry(post.id, Date.parse(at), userId) } },
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ]);
   }
 

@@ -25,6 +25,8 @@ import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPag
 import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type Key, type RelationDirection, keys } from './keys.js';
+import type { Task } from '../task-queue.js';
+import type { TaskItems } from './dynamo-task-queue.js';
 
 type Item = Record<string, unknown>;
 
@@ -123,6 +125,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     /** Coalesces the count and edge lookups of one tick (a page's follow counts and flags) into one call. */
     private readonly reader = new BatchReader(client, tableName, false),
     private readonly followingSetMax = FOLLOWING_SET_MAX,
+    /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */
+    private readonly taskItems: TaskItems | null = null,
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -146,7 +150,13 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     );
   }
 
-  async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
+  /** The tasks as items of this store's transactions. */
+  private enqueueItems(tasks: readonly Task[]) {
+    if (tasks.length > 0 && !this.taskItems) throw new Error('This graph store was built without a task queue');
+    return tasks.map((task) => this.taskItems!.enqueueItem(task));
+  }
+
+  async follow(followerId: string, followeeId: string, at: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [edge, ...entries] = followItems({ from: followerId, to: followeeId, at });
     // First with the followee added to the follower's following set; if the set is full, without.
     for (let addToSet = true; ; addToSet = false) {
@@ -157,6 +167,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
             ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
             this.countChanges(followerId, { followerCount: 0, followingCount: 1 }, addToSet ? [followeeId] : []),
             this.countChange(followeeId, 'followerCount', 1),
+            ...this.enqueueItems(tasks),
           ],
         });
         return true;
@@ -265,7 +276,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  async unfollow(followerId: string, followeeId: string): Promise<boolean> {
+  async unfollow(followerId: string, followeeId: string, tasks: readonly Task[] = []): Promise<boolean> {
     // The list entries' keys hold the follow time, so read the edge first; the condition on
     // that time makes a concurrent unfollow-and-follow-again retry instead of deleting the wrong entries.
     for (let attempt = 0; attempt < 5; attempt++) {
@@ -295,6 +306,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
               },
             },
             this.countChange(followeeId, 'followerCount', -1),
+            ...this.enqueueItems(tasks),
           ],
         });
         return true;
@@ -437,13 +449,14 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return networkPage(this, args, budget);
   }
 
-  async relate(relation: Relation, at: string): Promise<boolean> {
+  async relate(relation: Relation, at: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [edge, ...entries] = relationItems(relation, at);
     try {
       await transactWrite(this.client, {
         TransactItems: [
           { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
           ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+          ...this.enqueueItems(tasks),
         ],
       });
       return true;

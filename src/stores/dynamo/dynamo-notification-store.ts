@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
+import type { ActorGroups, GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
 import { batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
@@ -116,6 +115,7 @@ export class DynamoNotificationStore implements NotificationStore {
       const items: TransactItem[] = [
         { Put: { TableName: this.tableName, Item: next, ...this.versionCondition(version) } },
         this.put({ ...memberKey, groupKey, generation, atMs }),
+        this.put({ ...keys.notifiedBy(actorId, userId, cause.kind, cause.postId), generation }),
         this.put({ ...keys.notificationActorEntry(userId, groupKey, generation, atMs, actorId), actorId }),
         ...(moved && oldUpdated !== null ? [this.delete(keys.notificationListEntry(userId, keys.notificationPosition(oldUpdated, groupKey)))] : []),
         ...(moved ? [this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
@@ -129,17 +129,27 @@ export class DynamoNotificationStore implements NotificationStore {
   removeActor(cause: NotificationCause): Promise<NotificationGroup | 'removed' | null> {
     const { recipientId: userId, actorId } = cause;
     const memberKey = keys.notificationMember(userId, cause.kind, cause.postId, actorId);
+    const notifiedBy = keys.notifiedBy(actorId, userId, cause.kind, cause.postId);
     return this.retrying(async () => {
-      const member = await this.get(memberKey);
-      if (!member) return null;
+      const [member, mirror] = await Promise.all([this.get(memberKey), this.get(notifiedBy)]);
+      if (!member) {
+        // A mirror whose member went without it (a group dropped half-way): it goes, unless the actor is back meanwhile.
+        if (mirror) {
+          await transactWrite(this.client, {
+            TransactItems: [{ ConditionCheck: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'attribute_not_exists(pk)' } }, this.delete(notifiedBy)],
+          });
+        }
+        return null;
+      }
       const groupKey = member.groupKey as string;
       const generation = member.generation as string;
       const group = await this.get(keys.notificationGroup(userId, groupKey));
       const actorEntry = this.delete(keys.notificationActorEntry(userId, groupKey, generation, Number(member.atMs), actorId));
       const memberGone = { Delete: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'generation = :generation', ExpressionAttributeValues: { ':generation': generation } } };
+      const mirrorGone = this.delete(notifiedBy);
       if (!group || group.generation !== generation) {
         // Left behind by a group that was trimmed away.
-        await transactWrite(this.client, { TransactItems: [memberGone, actorEntry] });
+        await transactWrite(this.client, { TransactItems: [memberGone, actorEntry, mirrorGone] });
         return null;
       }
       const version = Number(group.version);
@@ -152,6 +162,7 @@ export class DynamoNotificationStore implements NotificationStore {
             { Delete: { TableName: this.tableName, Key: groupKeyItem, ...this.versionCondition(version) } },
             memberGone,
             actorEntry,
+            mirrorGone,
             oldEntry,
             ...this.stateChange(userId, group.unread === true ? -1 : 0, -1),
           ],
@@ -175,6 +186,7 @@ export class DynamoNotificationStore implements NotificationStore {
           { Put: { TableName: this.tableName, Item: next, ...this.versionCondition(version) } },
           memberGone,
           actorEntry,
+          mirrorGone,
           ...(moved ? [oldEntry, this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
         ],
       });
@@ -210,20 +222,39 @@ export class DynamoNotificationStore implements NotificationStore {
     const postId = (group.postId as string | undefined) ?? null;
     await batchWrite(this.client, this.tableName, entries.map((entry) => del(entry as unknown as Key)));
     // A member is deleted only while it still names this group's generation: the actor may have acted again meanwhile, into a new group.
+    // Its mirror with it (on the same condition; a group written before mirrors existed has none).
     await mapConcurrently(entries, MEMBER_DELETE_CONCURRENCY, async (entry) => {
+      const actorId = entry.actorId as string;
+      const sameGeneration = { ExpressionAttributeValues: { ':generation': group.generation } };
       try {
-        await this.client.send(
-          new DeleteCommand({
-            TableName: this.tableName,
-            Key: keys.notificationMember(userId, kind, postId, entry.actorId as string),
-            ConditionExpression: 'generation = :generation',
-            ExpressionAttributeValues: { ':generation': group.generation },
-          }),
-        );
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Delete: { TableName: this.tableName, Key: keys.notificationMember(userId, kind, postId, actorId), ConditionExpression: 'generation = :generation', ...sameGeneration } },
+            { Delete: { TableName: this.tableName, Key: keys.notifiedBy(actorId, userId, kind, postId), ConditionExpression: 'attribute_not_exists(pk) OR generation = :generation', ...sameGeneration } },
+          ],
+        });
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!lostRace(error)) throw error;
       }
     });
+  }
+
+  async groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: recipientId === null ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :recipient)',
+        ExpressionAttributeValues: { ':pk': partitions.notified(actorId), ...(recipientId === null ? {} : { ':recipient': `${recipientId}#` }) },
+        ExclusiveStartKey: after === null ? undefined : { pk: partitions.notified(actorId), sk: after },
+        ConsistentRead: true,
+        Limit: first,
+      }),
+    );
+    const causes = (result.Items ?? []).map((item): NotificationCause => {
+      const [recipient, kind, postId] = (item.sk as string).split('#') as [string, NotificationKind, string];
+      return { recipientId: recipient, kind, postId: postId === '-' ? null : postId, actorId };
+    });
+    return { causes, next: (result.LastEvaluatedKey?.sk as string | undefined) ?? null };
   }
 
   private async listEntries(userId: string, limit: number, from: string | null, newestFirst: boolean): Promise<{ groupKeys: string[]; hasMore: boolean }> {

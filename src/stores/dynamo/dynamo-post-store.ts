@@ -104,7 +104,7 @@ export class DynamoPostStore implements PostStore {
     };
   }
 
-  async create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null): Promise<string> {
+  async create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null, tasks: readonly Task[] = []): Promise<string> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
     const items: TransactItem[] = [
       this.put(record!, 'attribute_not_exists(pk)'),
@@ -115,6 +115,7 @@ export class DynamoPostStore implements PostStore {
       this.put(fanOutProgressItem(post.id, delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false })),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     return this.writeOnce(items, idempotencyKey ? keys.idempotencyClaim(post.authorId, 'createPost', idempotencyKey) : null, post.id);
   }
@@ -179,7 +180,7 @@ export class DynamoPostStore implements PostStore {
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
-  async addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null): Promise<string | null> {
+  async addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null, tasks: readonly Task[] = []): Promise<string | null> {
     const items: TransactItem[] = [
       { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
       this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
@@ -187,6 +188,7 @@ export class DynamoPostStore implements PostStore {
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
       this.put(activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id })),
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {
       const claim = idempotencyKey ? keys.idempotencyClaim(comment.authorId, 'addComment', idempotencyKey) : null;

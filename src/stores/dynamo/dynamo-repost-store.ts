@@ -62,7 +62,7 @@ export class DynamoRepostStore implements RepostStore {
     return { Delete: { TableName: this.tableName, Key, ConditionExpression, ExpressionAttributeValues: values } };
   }
 
-  async add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string): Promise<boolean> {
+  async add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string, tasks: readonly Task[] = []): Promise<boolean> {
     const atMs = Date.now();
     const record = keys.repost(post.id, userId);
     // A reposter's own post is in their outbox already, as an original.
@@ -76,6 +76,7 @@ export class DynamoRepostStore implements RepostStore {
       this.put(written.ownEntry),
       ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : []),
       ...(outbox ? [this.put(written.outboxEntry), this.put(outboxAuthorItem(userId))] : []),
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {
       await transactWrite(this.client, { TransactItems: items });
@@ -88,7 +89,7 @@ export class DynamoRepostStore implements RepostStore {
     }
   }
 
-  async remove(postId: string, userId: string, undo: Task): Promise<RemovedRepost | null> {
+  async remove(postId: string, userId: string, undo: Task, tasks: readonly Task[] = []): Promise<RemovedRepost | null> {
     const record = keys.repost(postId, userId);
     const activityKey = keys.activity(userId, record);
     const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true }));
@@ -111,6 +112,7 @@ export class DynamoRepostStore implements RepostStore {
       ...(delivery === 'fanOut' ? [this.tasks.enqueueItem(undo)] : []),
       // Only the repost's own outbox entry: a reposter's own post has its original there.
       ...(found.Item.outboxEntry === true ? [this.deleteItem(keys.outboxEntry(userId, position))] : []),
+      ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     const countDown = counterIncrement(this.tableName, postId, counterShards, 'repostCount', -1);
     try {

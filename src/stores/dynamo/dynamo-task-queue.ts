@@ -17,13 +17,18 @@ export function taskItem(task: Task, shards: number): Item {
   return { ...keys.task(shardOf(task.id, shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 };
 }
 
+/** What a store needs to enqueue tasks in its own transactions (DynamoTaskQueue). */
+export interface TaskItems {
+  enqueueItem(task: Task): TransactItem;
+}
+
 /**
  * Tasks are items in QUEUE#<shard> partitions sorted by task id (oldest first). A task is
  * free when `leaseUntil` is in the past; claiming is a conditional update on that, so two
  * workers can never both hold one. Checkpoints and completion are conditioned on the
  * claim's lease token, so a worker that lost its lease cannot overwrite its successor.
  */
-export class DynamoTaskQueue implements TaskQueue {
+export class DynamoTaskQueue implements TaskQueue, TaskItems {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

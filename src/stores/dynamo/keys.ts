@@ -48,6 +48,7 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | notification actor list entry | NOTIFS#<userId> | ACTORS#<groupKey>#<generation>#<ms, 15 digits>#<actorId> |
  * | notification list entry (newest first) | NOTIFS#<userId> | AT#<ms, 15 digits>#<groupKey> |
  * | unread count and group count | NOTIFS#<userId> | STATE |
+ * | a group an actor is in (by actor, mirrors the member item) | NOTIFIED#<actorId> | <recipientId>#<kind>#<postId or -> |
  */
 export interface Key {
   pk: string;
@@ -131,7 +132,7 @@ export const keys = {
   /** That the actor is in a group of this kind and post (FOLLOW: any day's), and where: how an undo finds the actor. */
   notificationMember: (userId: string, kind: string, postId: string | null, actorId: string): Key => ({
     pk: partitions.notifications(userId),
-    sk: `MEMBER#${kind}#${postId ?? '-'}#${actorId}`,
+    sk: `${notificationPrefixes.member}${kind}#${postId ?? '-'}#${actorId}`,
   }),
   /** A group's actors, newest first; the generation keeps a trimmed group's leftovers out of a new group of the same key. */
   notificationActorEntry: (userId: string, groupKey: string, generation: string, atMs: number, actorId: string): Key => ({
@@ -143,11 +144,25 @@ export const keys = {
   notificationPosition: (updatedAtMs: number, groupKey: string): string => `${notificationPrefixes.list}${String(updatedAtMs).padStart(15, '0')}#${groupKey}`,
   /** The recipient's unread count and group count, written with every group change. */
   notificationState: (userId: string): Key => ({ pk: partitions.notifications(userId), sk: 'STATE' }),
+  /**
+   * A member item seen from its actor, written and removed with it: how a block, a mute or the
+   * actor's account deletion finds the groups the actor is in (of one recipient, or of everyone).
+   */
+  notifiedBy: (actorId: string, recipientId: string, kind: string, postId: string | null): Key => ({
+    pk: partitions.notified(actorId),
+    sk: `${recipientId}#${kind}#${postId ?? '-'}`,
+  }),
+  /** The notifiedBy item of a recipient's member item (by its sort key). */
+  notifiedByOfMember: (recipientId: string, memberSk: string): Key => {
+    const [, kind, postId, actorId] = memberSk.split('#') as [string, string, string, string];
+    return keys.notifiedBy(actorId, recipientId, kind, postId === '-' ? null : postId);
+  },
 };
 
 /** Sort key prefixes inside a recipient's notifications partition. */
 export const notificationPrefixes = {
   group: 'GROUP#',
+  member: 'MEMBER#',
   list: 'AT#',
   actors: (groupKey: string, generation: string) => `ACTORS#${groupKey}#${generation}#`,
 };
@@ -187,6 +202,7 @@ export const partitions = {
   homeSize: (userId: string) => `HOMESIZE#${userId}`,
   userReposts: (userId: string) => `REPOSTS#${userId}`,
   notifications: (userId: string) => `NOTIFS#${userId}`,
+  notified: (actorId: string) => `NOTIFIED#${actorId}`,
 };
 
 /** Sort key prefixes of the newest-first user lists inside a post's partition (likeListEntry, repostListEntry). */

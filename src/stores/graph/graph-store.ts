@@ -7,6 +7,8 @@
  * Every read takes a ReadBudget and charges it before it is sent, in the same units on both
  * backends, so that one GraphQL request cannot read more of the graph than its budget allows.
  */
+import type { Task } from '../task-queue.js';
+
 export interface GraphUser {
   id: string;
   handle: string;
@@ -119,8 +121,11 @@ export interface GraphStore {
   /** Creates or updates the users' nodes (handle and interests). */
   upsertUsers(users: readonly GraphUser[]): Promise<void>;
 
-  /** Adds the edge; false (and nothing changed) when it already existed. */
-  follow(followerId: string, followeeId: string, at: string): Promise<boolean>;
+  /**
+   * Adds the edge; false (and nothing changed) when it already existed. `tasks` are enqueued with
+   * it: in its transaction on DynamoDB; right after it on Neo4j (another engine, see the README).
+   */
+  follow(followerId: string, followeeId: string, at: string, tasks?: readonly Task[]): Promise<boolean>;
   /**
    * Adds many edges at once (seeding, imports), with the same guarantees as `follow`: an edge
    * that already exists is left as it is and not counted again. Returns how many were added.
@@ -132,8 +137,8 @@ export interface GraphStore {
    * pair or name a user missing from `users`. Reports progress in edges.
    */
   importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void>;
-  /** Removes the edge; false (and nothing changed) when there was none. */
-  unfollow(followerId: string, followeeId: string): Promise<boolean>;
+  /** Removes the edge; false (and nothing changed) when there was none. `tasks` are enqueued with it, as with `follow`. */
+  unfollow(followerId: string, followeeId: string, tasks?: readonly Task[]): Promise<boolean>;
   /**
    * Removes a deleted account's node, and with it any follow edge that reached it after its follows
    * were taken back one by one (with `unfollow`, which keeps every other count exact), and every
@@ -172,8 +177,8 @@ export interface GraphStore {
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage>;
 
-  /** Adds the relation; false (and nothing changed) when it already existed. */
-  relate(relation: Relation, at: string): Promise<boolean>;
+  /** Adds the relation; false (and nothing changed) when it already existed. `tasks` are enqueued with it, as with `follow`. */
+  relate(relation: Relation, at: string, tasks?: readonly Task[]): Promise<boolean>;
   /** Removes the relation; false (and nothing changed) when there was none. */
   unrelate(relation: Relation): Promise<boolean>;
   /** For each: does it exist? A lookup of relations.length keys, strongly consistent like `follows`. */

@@ -24,11 +24,14 @@ import {
   chargeLookup,
 } from './graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, chargeHop, networkPage, shortestPath } from './traversal.js';
+import type { Task, TaskQueue } from '../task-queue.js';
 
 export interface Neo4jTarget {
   uri: string;
   user: string;
   password: string;
+  /** Where the tasks a follow, an unfollow or a relation enqueues go, right after its write (another engine: no shared transaction). */
+  tasks?: Pick<TaskQueue, 'enqueue'>;
 }
 
 /** The statements of each relation kind (a relationship type cannot be a parameter). */
@@ -60,12 +63,22 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   private readonly bookmarks = neo4j.bookmarkManager();
 
-  private constructor(private readonly driver: Driver) {}
+  private constructor(
+    private readonly driver: Driver,
+    private readonly tasks: Pick<TaskQueue, 'enqueue'> | null,
+  ) {}
+
+  /** Enqueues the tasks of a change that was made; a store opened without a queue takes none. */
+  private async enqueueAfter(changed: boolean, tasks: readonly Task[]): Promise<boolean> {
+    if (tasks.length > 0 && !this.tasks) throw new Error('This graph store was opened without a task queue');
+    if (changed) for (const task of tasks) await this.tasks!.enqueue(task);
+    return changed;
+  }
 
   /** Connects and creates the uniqueness constraints on User.id and User.handle. */
   static async open(target: Neo4jTarget): Promise<Neo4jGraphStore> {
     const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
-    const store = new Neo4jGraphStore(driver);
+    const store = new Neo4jGraphStore(driver, target.tasks ?? null);
     try {
       await store.write('userIdUnique', {});
       await store.write('userHandleUnique', {});
@@ -121,9 +134,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     await this.write('upsertUsers', { users: users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })) });
   }
 
-  async follow(followerId: string, followeeId: string, at: string): Promise<boolean> {
+  async follow(followerId: string, followeeId: string, at: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [row] = await this.write('follow', { followerId, followeeId, at });
-    return row?.created === true;
+    return this.enqueueAfter(row?.created === true, tasks);
   }
 
   async importFollows(edges: readonly FollowEdge[]): Promise<number> {
@@ -147,9 +160,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     }
   }
 
-  async unfollow(followerId: string, followeeId: string): Promise<boolean> {
+  async unfollow(followerId: string, followeeId: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [row] = await this.write('unfollow', { followerId, followeeId });
-    return Number(row?.removed ?? 0) > 0;
+    return this.enqueueAfter(Number(row?.removed ?? 0) > 0, tasks);
   }
 
   async removeUser(userId: string): Promise<void> {
@@ -248,9 +261,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return networkPage(this, args, budget);
   }
 
-  async relate(relation: Relation, at: string): Promise<boolean> {
+  async relate(relation: Relation, at: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [row] = await this.write(RELATION_STATEMENTS[relation.kind].relate, { fromId: relation.from, toId: relation.to, at });
-    return row?.created === true;
+    return this.enqueueAfter(row?.created === true, tasks);
   }
 
   async unrelate(relation: Relation): Promise<boolean> {

@@ -57,6 +57,11 @@ export class NotificationDelivery implements TaskHandler<'notify'> {
     return 'done';
   }
 
+  /** Takes the actor out of its group unless what it did still stands (a block or a mute came between them). */
+  async takeOutUnlessStands(cause: NotificationCause): Promise<void> {
+    if (!(await this.stands(cause))) await this.stores.notifications.removeActor(cause);
+  }
+
   private async stands(cause: NotificationCause): Promise<boolean> {
     const { recipientId, actorId } = cause;
     const [done, blocked, [muted]] = await Promise.all([

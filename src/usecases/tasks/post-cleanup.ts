@@ -1,18 +1,35 @@
 import type { NotificationStore } from '../../stores/notification-store.js';
+import type { PostStore } from '../../stores/post-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { FollowerWalk } from './follower-walk.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/** Checkpoints of a deletePost task past its author's followers: its reposts are being undone, then its remaining records removed. */
+/**
+ * Checkpoints of a deletePost task past its author's followers: its reposts are being undone, then
+ * the notifications of its comments' mentions removed (`mentions:<last comment id>` on), then its
+ * remaining records.
+ */
 const REPOSTS_PHASE = 'reposts';
+const MENTIONS_PHASE = 'mentions';
 const TRACES_PHASE = 'traces';
+/** Comments read per batch of the mentions phase. */
+const COMMENTS_PER_BATCH = 100;
+
+type Phase = 'followers' | typeof REPOSTS_PHASE | typeof MENTIONS_PHASE | typeof TRACES_PHASE;
+
+function phaseOf(checkpoint: string | null): Phase {
+  if (checkpoint === REPOSTS_PHASE || checkpoint === TRACES_PHASE || checkpoint === MENTIONS_PHASE) return checkpoint;
+  // A follower cursor is the graph's own list position, never this.
+  return checkpoint?.startsWith(`${MENTIONS_PHASE}:`) ? MENTIONS_PHASE : 'followers';
+}
 
 /**
  * `deletePost`: removes a deleted post from every timeline it reached. First from the home
  * timelines of its author's followers (whatever brought it there); then each repost of it is
  * removed with an `unrepost` task of its own, which takes it out of the reposter's followers'
- * timelines; last, a bounded batch at a time, its tag and public entries, comments and records,
- * and then the notifications about it of its author and of the accounts it mentions.
+ * timelines; then the `MENTION` notifications of the accounts its comments mention (while the
+ * comments are there to say whom); last, a bounded batch at a time, its tag and public entries,
+ * comments and records, and then the notifications about it of its author and of the accounts it mentions.
  */
 export class PostCleanup implements TaskHandler<'deletePost'> {
   readonly kind = 'deletePost';
@@ -22,19 +39,34 @@ export class PostCleanup implements TaskHandler<'deletePost'> {
     private readonly followers: FollowerWalk,
     private readonly undoReposts: (postId: string) => Promise<boolean>,
     private readonly notifications: Pick<NotificationStore, 'removeGroup'>,
+    private readonly comments: Pick<PostStore, 'comments'>,
   ) {}
 
   async run({ payload: { postId, authorId, tags, mentionIds = [] }, checkpoint, save, stopping }: TaskRun<'deletePost'>): Promise<RunOutcome> {
-    if (checkpoint !== REPOSTS_PHASE && checkpoint !== TRACES_PHASE) {
+    const phase = phaseOf(checkpoint);
+    if (phase === 'followers') {
       const outcome = await this.followers.walk(authorId, await this.followers.page(authorId, checkpoint), save, stopping, {
         write: (followerIds) => this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId }))),
       });
       if (outcome !== 'done') return outcome;
       if (!(await save(REPOSTS_PHASE))) return 'lost';
     }
-    if (checkpoint !== TRACES_PHASE) {
+    if (phase === 'followers' || phase === REPOSTS_PHASE) {
       while (await this.undoReposts(postId)) {
         if (!(await save(REPOSTS_PHASE))) return 'lost';
+        if (stopping()) return 'stopped';
+      }
+      if (!(await save(MENTIONS_PHASE))) return 'lost';
+    }
+    if (phase !== TRACES_PHASE) {
+      let after = checkpoint?.startsWith(`${MENTIONS_PHASE}:`) ? checkpoint.slice(MENTIONS_PHASE.length + 1) : null;
+      for (;;) {
+        const page = await this.comments.comments(postId, COMMENTS_PER_BATCH, after);
+        const mentioned = new Set(page.items.flatMap((comment) => comment.mentionIds));
+        await Promise.all([...mentioned].map((userId) => this.notifications.removeGroup(userId, 'MENTION', postId)));
+        if (!page.hasNextPage) break;
+        after = page.items.at(-1)!.id;
+        if (!(await save(`${MENTIONS_PHASE}:${after}`))) return 'lost';
         if (stopping()) return 'stopped';
       }
       if (!(await save(TRACES_PHASE))) return 'lost';
