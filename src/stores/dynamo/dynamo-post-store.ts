@@ -165,7 +165,10 @@ export class DynamoPostStore implements PostStore {
         new GetCommand({ TableName: this.tableName, Key: keys.post(post.id), ConsistentRead: true, ProjectionExpression: 'counterShards' }),
       );
       if (!found.Item) return false;
-      shards = Number(found.Item.counterShards ?? 1);
+      const raised = Number(found.Item.counterShards ?? 1);
+      // Shards only grow: anything else is a fault to report, not to retry forever.
+      if (raised <= shards) throw new Error(`deleting post ${post.id} failed its condition, but its counterShards is still ${raised}`);
+      shards = raised;
     }
   }
 
