@@ -77,18 +77,18 @@ async function raises(t: TestApp): Promise<number> {
 }
 
 /**
- * 40 users like the post at once; meanwhile each views it and reacts, and 10 of them take
+ * 24 users like the post at once; meanwhile each views it and reacts, and 6 of them take
  * their like back. Returns the counts that must result.
  */
 async function driveHot(writer: TestApp, postId: string): Promise<Counts> {
-  const users = await Promise.all(Array.from({ length: 40 }, () => writer.signUp()));
+  const users = await Promise.all(Array.from({ length: 24 }, () => writer.signUp()));
   await Promise.all(
     users.map(async (user, i) => {
       await like(writer, user.token, postId);
-      await Promise.all([view(writer, user.token, postId), react(writer, user.token, postId), i < 10 ? unlike(writer, user.token, postId) : null]);
+      await Promise.all([view(writer, user.token, postId), react(writer, user.token, postId), i < 6 ? unlike(writer, user.token, postId) : null]);
     }),
   );
-  return { likeCount: 30, viewCount: 40, reactionCounts: [{ kind: 'clap', count: 40 }], likedBy: { totalCount: 30 } };
+  return { likeCount: 18, viewCount: 24, reactionCounts: [{ kind: 'clap', count: 24 }], likedBy: { totalCount: 18 } };
 }
 
 /** Shards past the first hold counts: a reader that summed only the shard its entry names would lose them. */
