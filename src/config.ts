@@ -174,6 +174,8 @@ export const SETTINGS = {
   } satisfies Setting<readonly string[]>,
   counterShards: int('COUNTER_SHARDS', 8, 1, 64, "Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one."),
   hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
+  counterShardsMax: int('COUNTER_SHARDS_MAX', 64, 1, 64, 'Most counter shards a post that turns hot after creation is raised to (doubling; 1: never raised). See Counters.'),
+  counterShardWritesPerSecond: int('COUNTER_SHARD_WRITES_PER_SECOND', 50, 1, 100_000, "Counter writes a second one instance may send to each of a post's shards; past it, it doubles the post's shards (up to COUNTER_SHARDS_MAX)."),
   workerEnabled: bool('WORKER_ENABLED', () => true, 'true', 'Run the fan-out worker inside the API process (`npm run worker` runs it alone).'),
   fanoutMaxFollowers: int('FANOUT_MAX_FOLLOWERS', 10_000, 0, 100_000_000, "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time."),
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),

@@ -77,6 +77,12 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const counterShardRaises = new Counter({
+  name: 'counter_shard_raises_total',
+  help: "Posts whose counter shards this process raised because their counter writes ran past COUNTER_SHARD_WRITES_PER_SECOND a shard.",
+  registers: [registry],
+});
+
 export const tasksRun = new Counter({
   name: 'worker_tasks_total',
   help: 'Task runs by kind and outcome: done, stopped (handed back at shutdown), lost (lease taken over), failed (to be retried), dead_lettered.',

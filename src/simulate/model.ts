@@ -1,3 +1,4 @@
+import { type CounterHeatSettings, shardsForWriteRate } from '../usecases/counter-heat.js';
 import { type PostSettings, placePost } from '../usecases/posts.js';
 import { visibilityRelations } from '../usecases/feed-pipeline.js';
 import { blocksBetween } from '../usecases/relationships.js';
@@ -10,7 +11,8 @@ import type { FollowerBucket } from './network.js';
  * distribution, a workload and the service's settings, what each kind of item costs in write and
  * read units per second, what the table stores, and how close the hottest partitions come to
  * DynamoDB's per-partition limits. Pure arithmetic: the placement of a post (fan-out or outbox,
- * counter shards) is decided by the service's own `placePost`, the item sizes are measured on
+ * counter shards) is decided by the service's own `placePost`, the raise of a hot post's counter
+ * shards by its own `shardsForWriteRate`, the item sizes are measured on
  * the stores' own items (measureItems), and the requests counted per operation follow the code
  * paths named beside each figure. docs/scaling.md explains every figure.
  */
@@ -67,7 +69,7 @@ export interface Workload {
 }
 
 /** The service's settings the model reads (names as in src/config.ts). */
-export interface ModelSettings extends PostSettings {
+export interface ModelSettings extends PostSettings, CounterHeatSettings {
   timelineMaxEntries: number;
   timelineSizeSampleEvery: number;
   followBackfillPosts: number;
@@ -345,10 +347,13 @@ export function runModel(input: ModelInput): ModelResult {
     });
   }
   const neededShards = Math.ceil((topLikes * transact(sizes.counterShard)) / PARTITION_LIMITS.writeUnits);
+  // Each API instance sees its share of the post's likes, and raises its shards past COUNTER_SHARD_WRITES_PER_SECOND a shard.
+  const topLikesPerInstance = topLikes / Math.max(1, w.apiInstances);
+  const topShards = shardsForWriteRate(top.counterShards, topLikesPerInstance, s);
   hot({
     partition: 'POST#<viral post>',
-    what: `the post, its ${top.counterShards} counter shard(s), its like and repost records and likers list, on every follower's page`,
-    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + top.counterShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord) + readUnits(sizes.repostRecord)),
+    what: `the post, its ${topShards} counter shard(s), its like and repost records and likers list, on every follower's page`,
+    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + topShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord) + readUnits(sizes.repostRecord)),
     writeUnitsPerSecond: topLikes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.counterShard)),
     relief: 'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
   });
@@ -356,8 +361,11 @@ export function runModel(input: ModelInput): ModelResult {
     partition: 'POST#<viral post> COUNT#<n>',
     what: 'one counter shard item (writes spread over the shards, reads sum them all)',
     readUnitsPerSecond: topReaders * readUnits(sizes.counterShard),
-    writeUnitsPerSecond: (topLikes * transact(sizes.counterShard)) / top.counterShards,
-    relief: `writes: COUNTER_SHARDS ≥ ${Math.max(1, neededShards)} (now ${s.counterShards}; ${top.counterShards} on this post, as HOT_AUTHOR_FOLLOWERS ${s.hotAuthorFollowers} gives it); reads: only the cache`,
+    writeUnitsPerSecond: (topLikes * transact(sizes.counterShard)) / topShards,
+    relief:
+      `writes: ${Math.max(1, neededShards)} shard(s) needed; this post has ${topShards}: ${top.counterShards} at creation (COUNTER_SHARDS ${s.counterShards} from HOT_AUTHOR_FOLLOWERS ${s.hotAuthorFollowers}), ` +
+      `${topShards > top.counterShards ? 'raised' : 'not raised'} as each of ${w.apiInstances} instances sends it ${Number(topLikesPerInstance.toPrecision(2))} likes/s ` +
+      `(raised while past COUNTER_SHARD_WRITES_PER_SECOND ${s.counterShardWritesPerSecond} a shard, up to COUNTER_SHARDS_MAX ${s.counterShardsMax}); reads: only the cache`,
   });
   hot({
     partition: 'USER#<most followed author>',

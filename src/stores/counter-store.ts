@@ -15,7 +15,11 @@ export interface PostCounts {
   reactions: Map<string, number>;
 }
 
-/** What the counter store needs to know of a post: where its counters are. */
+/**
+ * What the counter store needs to know of a post: where its counters are. `counterShards` may
+ * be older than the post's: shards only grow, so a writer that uses an older number still
+ * writes to a shard that exists, and a reader learns of more from shard 0 (see countsOf).
+ */
 export interface CountedPost {
   id: string;
   counterShards: number;
@@ -35,7 +39,10 @@ export interface ImportedLike extends UserPost {
 export type CounterChange = { changed: boolean };
 
 export interface CounterStore {
-  /** Sums each post's shards; aligned with `posts`. `consistent` reads after a write. */
+  /**
+   * Sums each post's shards; aligned with `posts`. Every shard is summed, also those added since
+   * the post's `counterShards` was read. `consistent` reads after a write.
+   */
   countsOf(posts: readonly CountedPost[], options?: { consistent?: boolean }): Promise<PostCounts[]>;
   /** For each pair: has the user liked the post? */
   hasLiked(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
@@ -52,4 +59,9 @@ export interface CounterStore {
   likers(postId: string, first: number, after: string | null): Promise<IdPage>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;
+  /**
+   * Raises the post's counter shards from `post.counterShards` to `to`: true when this call did;
+   * false when the post is gone or its shards were raised meanwhile (by another instance).
+   */
+  raiseShards(post: CountedPost, to: number): Promise<boolean>;
 }

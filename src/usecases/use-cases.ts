@@ -5,6 +5,7 @@ import type { Stores } from '../stores/stores.js';
 import type { Task } from '../stores/task-queue.js';
 import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
+import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
 import { FanOut, createTaskHandlers } from './fanout.js';
 import type { FollowEvents } from './follow-events.js';
@@ -65,7 +66,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     posts,
     reposts,
     comments: new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents),
-    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships, notificationEvents),
+    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships, notificationEvents, new CounterHeat(config), logger.child({ component: 'counters' })),
     notifications: new NotificationUseCases(stores.notifications),
     timelines,
     fanOutProgress: stores.fanOutProgress,

@@ -31,6 +31,31 @@ async function verify(...args: string[]): Promise<{ code: number; output: string
 
 // Each verify is a process of its own (tsx compiles the script), several per test.
 describe('npm run counters:verify', { timeout: 180_000 }, () => {
+  it("sums every shard of a post whose shards were raised, and reports a shard past the post's counterShards", async () => {
+    const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
+    const created = await t.gql('mutation { createPost(input: { text: "raised" }) { post { id } } }', {}, author.token);
+    const postId = created.data!.createPost.post.id;
+    expect(await t.app.stores.counters.raiseShards({ id: postId, counterShards: 1 }, 4)).toBe(true);
+    await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token);
+    const table = tableName(t.tablePrefix);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
+    const stray = { ...keys.counterShard(postId, 7), likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: {} };
+    try {
+      await client.send(new UpdateCommand({ TableName: table, Key: keys.counterShard(postId, 3), UpdateExpression: 'ADD likeCount :two', ExpressionAttributeValues: { ':two': 2 } }));
+      await client.send(new PutCommand({ TableName: table, Item: stray }));
+      const found = await verify();
+      expect(found.code).toBe(1);
+      expect(found.output).toContain(`post likes: POST#${postId} likeCount recorded 3, actual 1`);
+      expect(found.output).toContain(`counter shards: counter shard past the post's counterShards 4: its counts are never read: ${stray.pk} ${stray.sk}`);
+      expect(found.output).toContain('1 counter shard records disagree with each other (not repaired');
+    } finally {
+      await client.send(new DeleteCommand({ TableName: table, Key: { pk: stray.pk, sk: stray.sk } }));
+      client.destroy();
+    }
+    expect((await verify('--repair')).output).toContain('1 counters drifted, now repaired');
+    expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
+  });
+
   it('finds no drift after real traffic, reports planted drift, and --repair fixes it', async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
     const created = await t.gql('mutation { createPost(input: { text: "counted" }) { post { id } } }', {}, author.token);

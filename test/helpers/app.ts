@@ -23,7 +23,7 @@ export interface TestApp {
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
   /** Signs up a user with TEST_PASSWORD (unless `extra` gives another) and returns its id, handle, token and refresh token. */
   signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string; refreshToken: string }>;
-  /** Stops the service and fails if any counter drifted from its records, or follow records disagree. */
+  /** Stops the service and fails if any counter drifted from its records, or records disagree (follows, counter shards). */
   stop(): Promise<void>;
 }
 
@@ -84,7 +84,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     try {
       const { drift, mismatches } = await auditCounters(client, tableName(tablePrefix), { includeGraph: app.stores.graph.backend === 'dynamodb' });
       if (drift.length > 0) throw new Error(`counters drifted: ${JSON.stringify(drift)}`);
-      if (mismatches.length > 0) throw new Error(`follow records disagree: ${JSON.stringify(mismatches)}`);
+      if (mismatches.length > 0) throw new Error(`records disagree: ${JSON.stringify(mismatches)}`);
     } finally {
       client.destroy();
     }

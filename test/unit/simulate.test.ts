@@ -65,6 +65,8 @@ const TINY: ModelInput = {
     fanoutMaxFollowers: 2,
     hotAuthorFollowers: 3,
     counterShards: 4,
+    counterShardsMax: 64,
+    counterShardWritesPerSecond: 50,
     timelineMaxEntries: 100,
     timelineSizeSampleEvery: 2,
     followBackfillPosts: 10,
@@ -179,6 +181,18 @@ describe('the cost model, on a network computed by hand', () => {
     expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(2.25 / 1000, 10);
     expect(spot('OUTBOX#<most followed author>').relief).toContain('FANOUT_MAX_FOLLOWERS ≥ 3 (now 2)');
     expect(result.hotSpots.map((s) => s.ofLimit)).toEqual([...result.hotSpots.map((s) => s.ofLimit)].sort((a, b) => b - a));
+  });
+
+  it("raises the viral post's counter shards while each instance sends a shard more than COUNTER_SHARD_WRITES_PER_SECOND", () => {
+    // 0.375 likes/s on one instance: past 0.05 × 4 shards, not past 0.05 × 8, so 4 → 8 shards.
+    const raised = runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05 } });
+    const hotSpot = (partition: string) => raised.hotSpots.find((s) => s.partition === partition)!;
+    expect(hotSpot('POST#<viral post> COUNT#<n>')).toMatchObject({ readUnitsPerSecond: 0.75, writeUnitsPerSecond: 0.09375 });
+    // The post, 8 shards, a like record and a repost record (0.5 each) on 1.5 pages/s.
+    expect(hotSpot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 8.25, writeUnitsPerSecond: 2.25 });
+    expect(hotSpot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 8: 4 at creation');
+    expect(runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05, counterShardsMax: 6 } }).hotSpots.find((s) => s.partition === 'POST#<viral post> COUNT#<n>')!.writeUnitsPerSecond).toBe(0.125);
+    expect(spot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 4: 4 at creation');
   });
 
   it('moves the outbox author to fan-out when FANOUT_MAX_FOLLOWERS is raised', () => {

@@ -4,9 +4,12 @@ import { classifyKey, keys, type Key } from './keys.js';
 
 /**
  * Recomputes every counter from the records it counts and reports (and on request repairs)
- * the difference: post likes, views, comments, reposts and reactions against their records, users'
+ * the difference: post likes, views, comments, reposts and reactions against their records (summed
+ * over every counter shard the post has), users'
  * postCount against their posts, and — on the embedded graph backend — follower and
  * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
+ * It checks that each post's counter shards are the ones readers read: `COUNT#0` … `COUNT#n-1` for
+ * the post's `counterShards` n, which shard 0's `shards` (once raised) repeats.
  * On the embedded graph backend it also checks that every follow edge has its two list
  * entries and names two accounts, and every list entry its edge: the lists are what the API
  * shows, so a count agrees with its list only when both hold.
@@ -19,22 +22,26 @@ export interface Drift {
   actual: number;
 }
 
-/** Follow records that disagree with each other. Not a counter, so not repaired: see the README. */
-export interface FollowMismatch {
+/** Records that disagree with each other (follows, or a post's counter shards). Not a counter, so not repaired: see the README. */
+export interface RecordMismatch {
+  records: 'follow' | 'counter shard';
   problem: string;
   key: Key;
 }
 
 export interface Audit {
   drift: Drift[];
-  mismatches: FollowMismatch[];
+  mismatches: RecordMismatch[];
 }
 
 type Tally = Map<string, number>;
 const bump = (tally: Tally, id: string, by = 1) => tally.set(id, (tally.get(id) ?? 0) + by);
 
 interface Census {
-  posts: Set<string>;
+  /** Live post id → its counterShards. */
+  posts: Map<string, number>;
+  /** Post id → the shard numbers of its counter items, and shard 0's `shards` (raised posts). */
+  shardLayouts: Map<string, { shards: number[]; raisedTo: number | null }>;
   shardSums: Map<string, { likeCount: number; viewCount: number; commentCount: number; repostCount: number; reactions: Tally }>;
   likes: Tally;
   reposts: Tally;
@@ -60,7 +67,8 @@ const SCAN_SEGMENTS = 4;
 
 async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Promise<Census> {
   const census: Census = {
-    posts: new Set(),
+    posts: new Map(),
+    shardLayouts: new Map(),
     shardSums: new Map(),
     likes: new Map(),
     reposts: new Map(),
@@ -98,7 +106,7 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         census.listEntries.set(entryKey(key), key);
         break;
       case 'post':
-        census.posts.add(found.postId);
+        census.posts.set(found.postId, item.counterShards?.N === undefined ? 1 : Number(item.counterShards.N));
         break;
       case 'counterShard': {
         const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: new Map() };
@@ -108,6 +116,10 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         sum.repostCount += numberOf(item, 'repostCount');
         for (const [kind, count] of Object.entries(item.reactions?.M ?? {})) bump(sum.reactions, kind, Number(count.N ?? 0));
         census.shardSums.set(found.postId, sum);
+        const layout = census.shardLayouts.get(found.postId) ?? { shards: [], raisedTo: null };
+        layout.shards.push(found.shard);
+        if (found.shard === 0 && item.shards?.N !== undefined) layout.raisedTo = Number(item.shards.N);
+        census.shardLayouts.set(found.postId, layout);
         break;
       }
       case 'like':
@@ -152,7 +164,7 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
     if (recorded !== actual) drift.push({ counter, key, field, recorded, actual });
   };
   // Only live posts have counters; a deleted post's records wait for the worker's cleanup.
-  for (const postId of census.posts) {
+  for (const postId of census.posts.keys()) {
     const sum = census.shardSums.get(postId);
     if (!sum) continue;
     const shard0 = keys.counterShard(postId, 0);
@@ -182,13 +194,13 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
  * followers list, at the edge's follow time, and name two accounts; every list entry must have
  * its edge. With the counts checked against the edges, this checks them against the lists too.
  */
-function findFollowMismatches(census: Census): FollowMismatch[] {
-  const mismatches: FollowMismatch[] = [];
+function findFollowMismatches(census: Census): RecordMismatch[] {
+  const mismatches: RecordMismatch[] = [];
   const expected = new Set<string>();
   const accounts = census.userPostCounts;
   for (const edge of census.edges) {
     if (!accounts.has(edge.followerId) || !accounts.has(edge.followeeId)) {
-      mismatches.push({ problem: 'follow edge naming a user who has no account', key: edge.key });
+      mismatches.push({ records: 'follow', problem: 'follow edge naming a user who has no account', key: edge.key });
     }
     const entries: [string, Key][] = [
       ['following', { pk: keys.followingList(edge.followerId), sk: keys.followListPosition(edge.atMs, edge.followeeId) }],
@@ -196,11 +208,38 @@ function findFollowMismatches(census: Census): FollowMismatch[] {
     ];
     for (const [list, key] of entries) {
       expected.add(entryKey(key));
-      if (!census.listEntries.has(entryKey(key))) mismatches.push({ problem: `follow edge without its ${list} list entry`, key });
+      if (!census.listEntries.has(entryKey(key))) mismatches.push({ records: 'follow', problem: `follow edge without its ${list} list entry`, key });
     }
   }
   for (const [entry, key] of census.listEntries) {
-    if (!expected.has(entry)) mismatches.push({ problem: 'follow list entry without its follow edge', key });
+    if (!expected.has(entry)) mismatches.push({ records: 'follow', problem: 'follow list entry without its follow edge', key });
+  }
+  return mismatches;
+}
+
+/**
+ * Readers sum the shards a post's `counterShards` names (or shard 0's `shards`, which a raise
+ * writes with it): a shard outside them holds counts no reader sees, a missing one fails writes,
+ * and a deleted post's shards go in its deleting transaction.
+ */
+function findShardMismatches(census: Census): RecordMismatch[] {
+  const mismatches: RecordMismatch[] = [];
+  for (const [postId, layout] of census.shardLayouts) {
+    const counterShards = census.posts.get(postId);
+    const found = new Set(layout.shards);
+    if (counterShards === undefined) {
+      mismatches.push({ records: 'counter shard', problem: 'counter shards of a post that is gone', key: keys.counterShard(postId, Math.min(...found)) });
+      continue;
+    }
+    for (const shard of found) {
+      if (shard >= counterShards) mismatches.push({ records: 'counter shard', problem: `counter shard past the post's counterShards ${counterShards}: its counts are never read`, key: keys.counterShard(postId, shard) });
+    }
+    for (let shard = 0; shard < counterShards; shard++) {
+      if (!found.has(shard)) mismatches.push({ records: 'counter shard', problem: `counter shard missing (the post's counterShards is ${counterShards})`, key: keys.counterShard(postId, shard) });
+    }
+    if (layout.raisedTo !== null && layout.raisedTo !== counterShards) {
+      mismatches.push({ records: 'counter shard', problem: `shard 0 names ${layout.raisedTo} shards, the post ${counterShards}`, key: keys.counterShard(postId, 0) });
+    }
   }
   return mismatches;
 }
@@ -221,7 +260,7 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
   );
 }
 
-/** With `repair`, fixes the drift; follow mismatches are only reported. */
+/** With `repair`, fixes the drift; mismatches are only reported. */
 export async function auditCounters(
   client: DynamoDBDocumentClient,
   tableName: string,
@@ -230,5 +269,5 @@ export async function auditCounters(
   const census = await takeCensus(client, tableName);
   const drift = findDrift(census, options.includeGraph);
   if (options.repair) for (const item of drift) await repair(client, tableName, item);
-  return { drift, mismatches: options.includeGraph ? findFollowMismatches(census) : [] };
+  return { drift, mismatches: [...findShardMismatches(census), ...(options.includeGraph ? findFollowMismatches(census) : [])] };
 }

@@ -31,6 +31,41 @@ export function counterShardPuts(tableName: string, postId: string, shards: numb
   return counterShardItems(postId, shards).map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } }));
 }
 
+/**
+ * Raises a post's counter shards from `from` to `to` in one transaction: the post item's
+ * `counterShards` (the writers' number; conditioned on still being `from`, so that two
+ * instances raising at once raise once, and on the post existing), shard 0's `shards` (the
+ * readers' number: see DynamoCounterStore.countsOf) and the new shards, empty. Shards only
+ * ever grow, and counts never move between them, so no count can be lost or doubled.
+ */
+export function counterShardRaise(tableName: string, postId: string, from: number, to: number): TransactItem[] {
+  // Posts written before counterShards was stored have one shard and no attribute.
+  const unchanged = from === 1 ? 'attribute_exists(pk) AND (attribute_not_exists(counterShards) OR counterShards = :from)' : 'attribute_exists(pk) AND counterShards = :from';
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.post(postId),
+        UpdateExpression: 'SET counterShards = :to',
+        ConditionExpression: unchanged,
+        ExpressionAttributeValues: { ':from': from, ':to': to },
+      },
+    },
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.counterShard(postId, 0),
+        UpdateExpression: 'SET shards = :to',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':to': to },
+      },
+    },
+    ...counterShardItems(postId, to)
+      .slice(from)
+      .map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+  ];
+}
+
 export function counterShardDeletes(tableName: string, postId: string, shards: number): TransactItem[] {
   return Array.from({ length: shards }, (_, shard) => ({ Delete: { TableName: tableName, Key: keys.counterShard(postId, shard) } }));
 }

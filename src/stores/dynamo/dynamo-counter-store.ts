@@ -4,7 +4,8 @@ import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
-import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
+import { type TransactItem, counterIncrement, counterShardRaise, randomShard } from './counter-items.js';
+import { counterShardRaises } from '../../observability/metrics.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
 import { type Key, keys, listPrefixes } from './keys.js';
@@ -54,21 +55,53 @@ export class DynamoCounterStore implements CounterStore {
   ) {
     // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
     // of any kind at all, from before kinds were bounded), which must not swell every read.
-    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', ...reactionKinds.map((kind) => ['reactions', kind])];
+    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', 'shards', ...reactionKinds.map((kind) => ['reactions', kind])];
   }
 
+  /**
+   * Reads the shards each post's `counterShards` names, all in one call. A post whose shards were
+   * raised since that number was written (a timeline entry, an activity item, a cached post item)
+   * has the larger number on its shard 0 (`shards`, written in the raise's transaction): its
+   * further shards are read in one more call, for those posts only.
+   */
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
-    const shardKeys: Key[] = posts.flatMap((post) => Array.from({ length: post.counterShards }, (_, n) => keys.counterShard(post.id, n)));
-    const shards = await this.reader.get(shardKeys, { attributes: this.attributes, consistent: options.consistent });
+    const read = { attributes: this.attributes, consistent: options.consistent };
+    const shardRange = (post: CountedPost, from: number, to: number) => Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
+    const shards = await this.reader.get(posts.flatMap((post) => shardRange(post, 0, post.counterShards)), read);
+    const counts = posts.map(() => emptyCounts());
+    const raised: { at: number; post: CountedPost; shards: number }[] = [];
     let next = 0;
-    return posts.map((post) => {
-      const counts = emptyCounts();
+    posts.forEach((post, at) => {
+      const first = next;
       for (let n = 0; n < post.counterShards; n++) {
         const shard = shards[next++];
-        if (shard) addShard(counts, shard);
+        if (shard) addShard(counts[at]!, shard);
       }
-      return counts;
+      const current = Number(shards[first]?.shards ?? 0);
+      if (current > post.counterShards) raised.push({ at, post, shards: current });
     });
+    if (raised.length > 0) {
+      const more = await this.reader.get(raised.flatMap((r) => shardRange(r.post, r.post.counterShards, r.shards)), read);
+      next = 0;
+      for (const r of raised) {
+        for (let n = r.post.counterShards; n < r.shards; n++) {
+          const shard = more[next++];
+          if (shard) addShard(counts[r.at]!, shard);
+        }
+      }
+    }
+    return counts;
+  }
+
+  async raiseShards(post: CountedPost, to: number): Promise<boolean> {
+    try {
+      await transactWrite(this.client, { TransactItems: counterShardRaise(this.tableName, post.id, post.counterShards, to) });
+    } catch (error) {
+      if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
+      throw error;
+    }
+    counterShardRaises.inc();
+    return true;
   }
 
   async hasLiked(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {

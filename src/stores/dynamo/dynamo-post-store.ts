@@ -155,22 +155,50 @@ export class DynamoPostStore implements PostStore {
     }
   }
 
+  /**
+   * Deletes the post with every counter shard it has: conditioned on its `counterShards`, so that
+   * shards a raise adds meanwhile are never left behind; after a raise it tries again with the new number.
+   */
   async delete(post: PostRecord, cleanup: Task): Promise<boolean> {
+    for (let shards = post.counterShards; ; ) {
+      if ((await this.deleteWithShards(post, shards, cleanup)) === 'deleted') return true;
+      const found = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: keys.post(post.id), ConsistentRead: true, ProjectionExpression: 'counterShards' }),
+      );
+      if (!found.Item) return false;
+      const raised = Number(found.Item.counterShards ?? 1);
+      // Shards only grow: anything else is a fault to report, not to retry forever.
+      if (raised <= shards) throw new Error(`deleting post ${post.id} failed its condition, but its counterShards is still ${raised}`);
+      shards = raised;
+    }
+  }
+
+  private async deleteWithShards(post: PostRecord, shards: number, cleanup: Task): Promise<'deleted' | 'changed'> {
+    // Posts written before counterShards was stored have one shard and no attribute.
+    const unraised = shards === 1 ? '(attribute_not_exists(counterShards) OR counterShards = :shards)' : 'counterShards = :shards';
     try {
       await transactWrite(this.client, {
         TransactItems: [
-          { Delete: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: keys.post(post.id),
+              ConditionExpression: `attribute_exists(pk) AND ${unraised}`,
+              ExpressionAttributeValues: { ':shards': shards },
+            },
+          },
           this.deleteItem(keys.authorPost(post.authorId, post.id)),
           this.deleteItem(keys.outboxEntry(post.authorId, post.id)),
           this.deleteItem(keys.homeEntry(post.authorId, post.id)),
           this.addPostCount(post.authorId, -1),
-          ...counterShardDeletes(this.tableName, post.id, post.counterShards),
+          ...counterShardDeletes(this.tableName, post.id, shards),
           this.tasks.enqueueItem(cleanup),
         ],
       });
-      return true;
+      return 'deleted';
     } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
+      // Gone, or its shards raised: the caller reads which.
+      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return 'changed';
       throw error;
     }
   }
