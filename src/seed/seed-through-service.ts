@@ -129,7 +129,7 @@ class CountingFanOut implements TaskRunner {
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
     const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
-    this.fanOut = new PostFanOut(stores.posts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
+    this.fanOut = new PostFanOut(stores.posts, stores.reposts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
   }
 
   async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

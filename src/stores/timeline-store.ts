@@ -125,9 +125,11 @@ export interface TimelineStore {
    * marker per user and post, see keys.homeMarker); a later arrival only adds its reason.
    *
    * Originals (fan-out, backfill): idempotent. Keeping home timelines bounded is the caller's step
-   * (see HomeDelivery), with addToHomeSizes and trimHome.
+   * (see HomeDelivery), with addToHomeSizes and trimHome. `unreposted`: the caller read (strongly
+   * consistent) that the post has no repost, so no receiver holds it for any other reason and the
+   * entries are written without first reading what the receivers hold.
    */
-  addHomeEntries(entries: readonly HomeEntry[]): Promise<void>;
+  addHomeEntries(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void>;
   /**
    * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
    * of each user's entries, the newest `keep`, with the exact size estimate beside them.

@@ -81,7 +81,7 @@ export interface TaskHandlerStores {
   timelines: TimelineStore;
   graph: GraphStore;
   posts: Pick<PostStore, 'getMany' | 'comments'>;
-  reposts: Pick<RepostStore, 'hasReposted'>;
+  reposts: Pick<RepostStore, 'hasReposted' | 'reposters'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;
   notifications: NotificationStore;
@@ -101,7 +101,7 @@ export function createTaskHandlers(
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, listeners.delivered);
   const notify = new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified);
   return new TaskHandlers({
-    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, listeners.delivered),
+    fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, listeners.delivered),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),

@@ -46,7 +46,7 @@ function handlers() {
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
   const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
   return {
-    fanOut: new PostFanOut(stores.posts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
+    fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
     backfill,
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),

@@ -131,6 +131,11 @@ export class DynamoHomeEntries {
     return pairs.map(({ userId, postId }, i) => holdingsOf(userId, postId, items[2 * i], items[2 * i + 1]));
   }
 
+  /** Originals of a post with no repost: an entry already there can only be the same original (a retry, a backfill), so they are put as they are. */
+  async putOriginals(entries: readonly HomeEntry[]): Promise<void> {
+    await writeItems(this.client, this.tableName, entries.map((entry) => put(homeEntryItem(entry))), this.writeApi);
+  }
+
   async addOriginals(entries: readonly HomeEntry[]): Promise<void> {
     const holdings = await this.read(entries);
     // Most receivers have no entry of the post yet: their entries go out in bulk, unconditioned.

@@ -123,8 +123,8 @@ export class DynamoTimelineStore implements TimelineStore {
     return items.map((item) => item.authorId as string);
   }
 
-  addHomeEntries(entries: readonly HomeEntry[]): Promise<void> {
-    return this.homeEntries.addOriginals(entries);
+  addHomeEntries(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void> {
+    return options?.unreposted ? this.homeEntries.putOriginals(entries) : this.homeEntries.addOriginals(entries);
   }
 
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {

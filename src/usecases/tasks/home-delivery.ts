@@ -34,9 +34,13 @@ export class HomeDelivery {
     private readonly bounds: HomeBounds,
   ) {}
 
-  /** Original posts: placed at the post id where the post is not yet, else added as a reason of its entry (the first arrival places it, see README). */
-  deliver(entries: readonly HomeEntry[]): Promise<void> {
-    return this.timelines.addHomeEntries(entries);
+  /**
+   * Original posts: placed at the post id where the post is not yet, else added as a reason of its
+   * entry (the first arrival places it, see README). `unreposted`: the post had no repost when the
+   * caller read it, so the receivers' holdings need not be read first (TimelineStore.addHomeEntries).
+   */
+  deliver(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void> {
+    return this.timelines.addHomeEntries(entries, options);
   }
 
   /** Reposts: placed at the repost's position where the post is not yet, else the reposter is added as a reason of its entry. */

@@ -2,6 +2,7 @@ import { settleAll } from '../../lib/collections.js';
 import type { PostRecord } from '../../domain/models.js';
 import type { FanOutProgressStore } from '../../stores/fanout-progress-store.js';
 import type { PostStore } from '../../stores/post-store.js';
+import type { RepostStore } from '../../stores/repost-store.js';
 import type { OnDelivered } from '../fanout.js';
 import type { FollowerWalk } from './follower-walk.js';
 import type { HomeDelivery } from './home-delivery.js';
@@ -19,12 +20,19 @@ export async function currentPost(posts: Pick<PostStore, 'getMany'>, postId: str
  * page is written the post is read again (strongly consistent), and if it is gone the pages
  * written since are taken back and the fan-out ends. Either the delete came first and this
  * sees it, or it came after the page was written and its cleanup removes the page.
+ *
+ * A post nobody has reposted yet — nearly every post while it fans out — is in no follower's
+ * timeline for another reason, so its page of entries is written without reading the followers'
+ * holdings first (one small read of the post's reposters per page instead of two per follower).
+ * A repost made after that read and fanned out to a follower before the page is written gives that
+ * follower two entries of the post, side by side in time: a page shows it once (mergeNewestFirst).
  */
 export class PostFanOut implements TaskHandler<'fanOut'> {
   readonly kind = 'fanOut';
 
   constructor(
     private readonly posts: Pick<PostStore, 'getMany'>,
+    private readonly reposts: Pick<RepostStore, 'reposters'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
     private readonly progress: Pick<FanOutProgressStore, 'advance'>,
@@ -42,7 +50,8 @@ export class PostFanOut implements TaskHandler<'fanOut'> {
     const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.followers.walk(authorId, firstPage, save, stopping, {
       write: async (followerIds) => {
-        await this.homes.deliver(entries(followerIds));
+        const reposted = await this.reposts.reposters(postId, 1, null, { consistent: true });
+        await this.homes.deliver(entries(followerIds), { unreposted: reposted.items.length === 0 });
         this.onDelivered({ postId, position: postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
         unannounced = [];
       },
