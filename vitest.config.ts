@@ -12,6 +12,5 @@ export default defineConfig({
     pool: 'forks',
     // Two cores: a few files at once keeps DynamoDB Local busy without starving it.
     maxWorkers: 3,
-    minWorkers: 1,
   },
 });

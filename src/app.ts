@@ -207,7 +207,7 @@ async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
   } catch (error) {
     await redis.close();
     // Not the URL itself: it may carry a password.
-    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   return redis;
 }

@@ -76,7 +76,6 @@ afterAll(async () => {
 async function walk(field: string, userId: string, token?: string, first = 7): Promise<{ ids: string[]; totalCount: number }> {
   const ids: string[] = [];
   let after: string | null = null;
-  let totalCount = -1;
   for (;;) {
     const result: GraphQLResponse = await t.gql(
       `query($id: ID!, $after: String) { user(id: $id) { ${field}(first: ${first}, after: $after) { totalCount edges { node { id } } pageInfo { hasNextPage endCursor } } } }`,
@@ -85,9 +84,8 @@ async function walk(field: string, userId: string, token?: string, first = 7): P
     );
     expect(result.errors).toBeUndefined();
     const connection = result.data!.user[field];
-    totalCount = connection.totalCount;
     ids.push(...connection.edges.map((e: { node: { id: string } }) => e.node.id));
-    if (!connection.pageInfo.hasNextPage) return { ids, totalCount };
+    if (!connection.pageInfo.hasNextPage) return { ids, totalCount: connection.totalCount };
     after = connection.pageInfo.endCursor;
   }
 }

@@ -117,7 +117,7 @@ export class DynamoAccountStore implements AccountStore {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons || attempt >= CHANGE_ATTEMPTS) throw error;
-        if (reasons[0] === 'ConditionalCheckFailed') throw new Error(`user ${userId} has no password to change`);
+        if (reasons[0] === 'ConditionalCheckFailed') throw new Error(`user ${userId} has no password to change`, { cause: error });
         // A session that is over (or of an older generation) is not kept; a generation that moved meanwhile is read again.
         if (reasons[2] === 'ConditionalCheckFailed') keep = null;
       }
