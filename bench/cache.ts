@@ -41,7 +41,12 @@ const uncached = await startService(engine.endpoint, { ...env, CACHE: 'off', WOR
 try {
   const run = Date.now().toString(36);
   const author = await signUp(cached, `hot_${run}`);
-  const created = await gql(cached.url, 'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }', { input: { text: 'a post everyone reads' } }, author.token);
+  const created = await gql(
+    cached.url,
+    'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }',
+    { input: { text: 'a post everyone reads' } },
+    author.token,
+  );
   const postId = created.data!.createPost.post.id as string;
   log(`signing up ${plan.viewers} viewers`);
   const viewers: string[] = [];

@@ -29,7 +29,13 @@ const SETTLE_MS = 500;
  * ends when the same watcher has seen every follower's home timeline hold the entry. After
  * the interleaved runs, the floor is measured a few times with the other write API.
  */
-export async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, authorId: string, token: string, options: { writeApi: WriteApi; rounds: number; queueShards: number; counterShards: number }) {
+export async function fanOutAgainstWriteFloor(
+  url: string,
+  opened: OpenStores,
+  authorId: string,
+  token: string,
+  options: { writeApi: WriteApi; rounds: number; queueShards: number; counterShards: number },
+) {
   const { writeApi, rounds, queueShards, counterShards } = options;
   const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
   const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId, counterShards }));
@@ -43,7 +49,12 @@ export async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, a
       writtenMs = performance.now() - t0;
     });
     const [, seenAt] = await Promise.all([writing, allHold(opened, followers, postId, t0)]);
-    await writeItems(opened.client, opened.table, entries(postId).map((e) => del(keys.homeEntry(e.userId, e.postId))), writeApi);
+    await writeItems(
+      opened.client,
+      opened.table,
+      entries(postId).map((e) => del(keys.homeEntry(e.userId, e.postId))),
+      writeApi,
+    );
     await sleep(SETTLE_MS);
     return { seenMs: round(seenAt - t0), writtenMs: round(writtenMs) };
   };
@@ -103,7 +114,11 @@ export async function fanOutAgainstWriteFloor(url: string, opened: OpenStores, a
 async function queueEmpty(opened: OpenStores, queueShards: number): Promise<void> {
   const deadline = performance.now() + 120_000;
   const queued = async (shard: number) =>
-    (await opened.client.send(new QueryCommand({ TableName: opened.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }))).Items?.length ?? 0;
+    (
+      await opened.client.send(
+        new QueryCommand({ TableName: opened.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }),
+      )
+    ).Items?.length ?? 0;
   const shards = Array.from({ length: queueShards }, (_, shard) => shard);
   while ((await Promise.all(shards.map(queued))).some((n) => n > 0)) {
     if (performance.now() > deadline) throw new Error('the worker did not finish its tasks within 120 s');
@@ -125,7 +140,12 @@ async function allHold(opened: OpenStores, followers: readonly string[], postId:
   while (!(await opened.client.send(new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }))).Item) await waitOrFail();
   let missing = followers;
   for (;;) {
-    const found = await batchGet(opened.client, opened.table, missing.map((id) => keys.homeEntry(id, postId)), { projection: 'pk, sk' });
+    const found = await batchGet(
+      opened.client,
+      opened.table,
+      missing.map((id) => keys.homeEntry(id, postId)),
+      { projection: 'pk, sk' },
+    );
     missing = missing.filter((_, i) => !found[i]);
     if (missing.length === 0) return performance.now();
     await waitOrFail();

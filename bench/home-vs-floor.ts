@@ -61,7 +61,11 @@ export function floorRequest(opened: OpenStores, viewerId: string): () => Promis
       }),
     );
     const postIds = (result.Items ?? []).slice(0, PAGE_SIZE).map((item) => item.sk as string);
-    const posts = await batchGet(opened.client, opened.table, postIds.map((id) => keys.post(id)));
+    const posts = await batchGet(
+      opened.client,
+      opened.table,
+      postIds.map((id) => keys.post(id)),
+    );
     if (posts.length !== PAGE_SIZE) throw new Error('the floor read fewer posts than a page');
   };
 }
@@ -77,7 +81,15 @@ async function interleaved(sides: readonly Side[], connections: number, plan: Ho
   return new Map([...windows].map(([name, list]) => [name, summarize(connections, list)]));
 }
 
-export async function homeAgainstFloor(options: { page: () => Promise<void>; naivePage: () => Promise<void>; floor: () => Promise<void>; serviceCpu: CpuMeter; naiveCpu: CpuMeter; floorCpu: CpuMeter; plan: HomePlan }) {
+export async function homeAgainstFloor(options: {
+  page: () => Promise<void>;
+  naivePage: () => Promise<void>;
+  floor: () => Promise<void>;
+  serviceCpu: CpuMeter;
+  naiveCpu: CpuMeter;
+  floorCpu: CpuMeter;
+  plan: HomePlan;
+}) {
   const sides: Side[] = [
     { name: 'page', operation: options.page, cpu: options.serviceCpu },
     { name: 'floor', operation: options.floor, cpu: options.floorCpu },

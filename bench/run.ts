@@ -55,7 +55,6 @@ interface Manifest {
   typicalIds: string[];
 }
 
-
 function benchConfig(): Config {
   return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1', BULK_WRITE_API: flags['write-api'] });
 }
@@ -76,7 +75,10 @@ async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest
   const hot = eligible.reduce((best, i) => (network.followerCounts[i]! > network.followerCounts[best]! ? i : best));
   const followsHot = new Set(network.follows.filter((f) => f.to === hot).map((f) => f.from));
   const missing = HOT_AUTHOR_FOLLOWERS - followsHot.size;
-  const topUp = ids.map((_, i) => i).filter((i) => i !== hot && i !== viewer && !followsHot.has(i)).slice(0, missing);
+  const topUp = ids
+    .map((_, i) => i)
+    .filter((i) => i !== hot && i !== viewer && !followsHot.has(i))
+    .slice(0, missing);
   await opened.stores.graph.importFollows(topUp.map((i) => ({ from: ids[i]!, to: ids[hot]!, at: new Date().toISOString() })));
   const byDegree = ids.map((_, i) => i).sort((a, b) => following[a]! + network.followerCounts[a]! - (following[b]! + network.followerCounts[b]!));
   const middle = Math.floor(byDegree.length / 2);
@@ -189,7 +191,13 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   const network = generateNetwork({ ...manifest.size, posts: 0, likes: 0, endMs: Date.now() });
   const userIds = (await opened.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter((id): id is string => id !== null);
   const viewers = await pickGraphViewers(opened.stores.graph, userIds);
-  const graph = await measureGraphQueries({ url: batched.url, viewers, token: (id) => tokens.issue(id), runs: plan.graphRuns, warmup: Math.max(3, Math.floor(plan.graphRuns / 10)) });
+  const graph = await measureGraphQueries({
+    url: batched.url,
+    viewers,
+    token: (id) => tokens.issue(id),
+    runs: plan.graphRuns,
+    warmup: Math.max(3, Math.floor(plan.graphRuns / 10)),
+  });
 
   log('the heaviest graph requests the limits allow');
   const worstAllowed = await heaviestAllowed(batched.url, opened, { size: manifest.size, otherUserId: manifest.typicalIds[0]!, tokens, runs: plan.worstRuns });
@@ -207,7 +215,12 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   };
 }
 
-function table(report: { mode: string; machine: Record<string, unknown> & { loadAverage: { before: number; after: number } }; dataSet: Record<string, unknown>; results: Results }): string {
+function table(report: {
+  mode: string;
+  machine: Record<string, unknown> & { loadAverage: { before: number; after: number } };
+  dataSet: Record<string, unknown>;
+  results: Results;
+}): string {
   const { homeTimeline: home, fanOut, graph, worstAllowed } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
@@ -230,7 +243,10 @@ function table(report: { mode: string; machine: Record<string, unknown> & { load
     row('same page, naive (`BATCHING=false`), 8 connections', eight.naive, describeCost(home.costPerRequest.naive)),
     `| batched ÷ naive, 8 connections | ${eight.batchedOverNaive}× | | | | rates |`,
     ...fanOutRows(fanOut),
-    ...graph.timings.map((t: GraphQueryTiming) => `| ${t.query}, ${t.viewer === 'p99' ? '99th-percentile' : 'median'} viewer (following ${t.following}), 1 connection | | ${t.p50Ms} | ${t.p99Ms} | | ${t.graphRequests} graph requests; ${t.runs} runs${t.query === 'suggestedFollows' ? `; goal p50 ≤ ${SUGGESTIONS_GOAL_MS} ms` : ''} |`),
+    ...graph.timings.map(
+      (t: GraphQueryTiming) =>
+        `| ${t.query}, ${t.viewer === 'p99' ? '99th-percentile' : 'median'} viewer (following ${t.following}), 1 connection | | ${t.p50Ms} | ${t.p99Ms} | | ${t.graphRequests} graph requests; ${t.runs} runs${t.query === 'suggestedFollows' ? `; goal p50 ≤ ${SUGGESTIONS_GOAL_MS} ms` : ''} |`,
+    ),
     worstRow(worstAllowed),
   ];
   const data = report.dataSet;

@@ -20,14 +20,28 @@ export async function startService(endpoint: string, env: Record<string, string>
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DYNAMODB_ENDPOINT: endpoint, NEO4J_URI: '', JWT_SECRET: BENCH_SECRET, LOG_LEVEL: 'warn', COST_EXTENSIONS: 'true', NODE_ENV: 'development', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DYNAMODB_ENDPOINT: endpoint,
+      NEO4J_URI: '',
+      JWT_SECRET: BENCH_SECRET,
+      LOG_LEVEL: 'warn',
+      COST_EXTENSIONS: 'true',
+      NODE_ENV: 'development',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited during start-up (code ${child.exitCode})`);
-    const healthy = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const healthy = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (healthy) return { url, child };
     await sleep(200);
   }

@@ -45,10 +45,12 @@ const flags = {
 
 const { values } = parseArgs({ options: flags, strict: true });
 if (values.help) {
-  console.log(`npm run simulate -- [--flag value ...]\n${Object.entries(flags)
-    .filter(([name]) => name !== 'help')
-    .map(([name, flag]) => `  --${name}${'default' in flag ? ` (default ${flag.default})` : ' (default: the setting from the environment)'}`)
-    .join('\n')}`);
+  console.log(
+    `npm run simulate -- [--flag value ...]\n${Object.entries(flags)
+      .filter(([name]) => name !== 'help')
+      .map(([name, flag]) => `  --${name}${'default' in flag ? ` (default ${flag.default})` : ' (default: the setting from the environment)'}`)
+      .join('\n')}`,
+  );
   process.exit(0);
 }
 
@@ -127,12 +129,22 @@ const sizes = measureItems({
   counterShards: config.counterShards,
 });
 
-console.log(`Settings: ${Object.entries(settings).map(([key, value]) => `${key}=${value}`).join(' ')}`);
-console.log(`Item sizes (bytes, measured on the stores' own items): ${Object.entries(sizes).map(([key, value]) => `${key}=${value}`).join(' ')}`);
+console.log(
+  `Settings: ${Object.entries(settings)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')}`,
+);
+console.log(
+  `Item sizes (bytes, measured on the stores' own items): ${Object.entries(sizes)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ')}`,
+);
 console.log(
   `Prices: DynamoDB on-demand, ${ON_DEMAND_US_EAST_1.region}, Standard table class, as published on ${ON_DEMAND_US_EAST_1.asOf} (from memory of the public price list, not fetched: check https://aws.amazon.com/dynamodb/pricing/on-demand/).`,
 );
-for (const users of String(values.users).split(',').map((raw) => number('users', raw.trim()))) {
+for (const users of String(values.users)
+  .split(',')
+  .map((raw) => number('users', raw.trim()))) {
   const followers = powerLawFollowers({ users, followsPerUser, exponent: number('exponent', values.exponent), uniformShare: number('uniform-share', values['uniform-share']) });
   const input = { followers, workload, settings, sizes, prices: ON_DEMAND_US_EAST_1 };
   console.log(`\n${formatReport(input, runModel(input))}`);

@@ -61,7 +61,6 @@ import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
 
-
 export const SCHEMA_PATH = new URL('../schema.graphql', import.meta.url);
 
 export function loadTypeDefs(): string {
@@ -178,12 +177,14 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     table,
     queueStats: () => tasks.stats(),
     async health() {
-      const answers = (request: Promise<unknown>): Promise<StoreState> => request.then(() => 'up' as const, () => 'down' as const);
+      const answers = (request: Promise<unknown>): Promise<StoreState> =>
+        request.then(
+          () => 'up' as const,
+          () => 'down' as const,
+        );
       const engineState = engine?.state();
       const dynamodb =
-        engineState === 'restarting' || engineState === 'failed'
-          ? Promise.resolve(engineState)
-          : answers(client.send(new DescribeTableCommand({ TableName: table })));
+        engineState === 'restarting' || engineState === 'failed' ? Promise.resolve(engineState) : answers(client.send(new DescribeTableCommand({ TableName: table })));
       const graphState = graph.backend === 'dynamodb' ? dynamodb : answers(graph.ping());
       return { dynamodb: await dynamodb, graph: await graphState };
     },
@@ -229,7 +230,10 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
 function clientAddress(request: IncomingMessage, trustedProxyHops: number): string {
   const peer = request.socket.remoteAddress ?? 'unknown';
   if (trustedProxyHops === 0) return peer;
-  const forwarded = String(request.headers['x-forwarded-for'] ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  const forwarded = String(request.headers['x-forwarded-for'] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const address = forwarded[forwarded.length - trustedProxyHops];
   return address !== undefined && IP_ADDRESS.test(address) ? address : peer;
 }

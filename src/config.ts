@@ -7,7 +7,10 @@ import type { WriteApi } from './stores/dynamo/batch.js';
  * all read the same list.
  */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`Invalid configuration: ${variable} ${message}`);
     this.name = 'ConfigError';
   }
@@ -81,8 +84,20 @@ const WRITE_APIS = ['batchWrite', 'transactWrite'] as const;
 const CACHE_MODES = ['memory', 'redis', 'off'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
 
-const httpRequestTimeout = int('HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000, 'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.');
-const httpHeadersTimeout = int('HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 3_600_000, "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.");
+const httpRequestTimeout = int(
+  'HTTP_REQUEST_TIMEOUT_MS',
+  30_000,
+  100,
+  3_600_000,
+  'Longest time a client may take to send a whole request (headers and body); past it the server answers 408 and closes the connection.',
+);
+const httpHeadersTimeout = int(
+  'HTTP_HEADERS_TIMEOUT_MS',
+  10_000,
+  100,
+  3_600_000,
+  "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.",
+);
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 /** Kinds start with a letter: `__proto__` is no kind, since the DynamoDB document client drops that key when it reads a map. */
 const REACTION_KIND = /^[a-z][a-z_]{0,19}$/;
@@ -105,7 +120,13 @@ export const SETTINGS = {
   } satisfies Setting<number>,
   httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
   dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts, and the generated JWT secret (see JWT_SECRET).'),
-  dynamodbLocalRestarts: int('DYNAMODB_LOCAL_RESTARTS', 5, 0, 100, 'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.'),
+  dynamodbLocalRestarts: int(
+    'DYNAMODB_LOCAL_RESTARTS',
+    5,
+    0,
+    100,
+    'Times in a row the service starts the embedded DynamoDB Local again after it died (waiting 1 s, 2 s, 4 s, ... up to 30 s before each) before it gives up and exits 1.',
+  ),
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
@@ -121,20 +142,31 @@ export const SETTINGS = {
     },
   } satisfies Setting<WriteApi>,
   awsRegion: text('AWS_REGION', '', 'Use real DynamoDB in this region (credentials from the usual AWS variables).'),
-  tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) =>
-    /^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -',
-  ),
+  tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) => (/^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -')),
   neo4jUri: text('NEO4J_URI', '', 'Keep the follow graph in Neo4j (e.g. neo4j://localhost:7687) instead of DynamoDB.', (v) =>
     /^(neo4j|bolt)(\+s|\+ssc)?:\/\/.+/.test(v) ? null : `must be a neo4j:// or bolt:// URI, got "${v}"`,
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
-  graphMaxReads: int('GRAPH_MAX_READS', 500, 1, 1_000_000, 'Most graph reads one request may make (a follow list or list page, or a lookup of up to 100 counts, edges or interests); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
-  graphMaxEdges: int('GRAPH_MAX_EDGES', 12_000, 1, 10_000_000, 'Most graph entries one request may read (follow list entries, edges and users looked up); past it: QUERY_TOO_EXPENSIVE (see Social graph).'),
+  graphMaxReads: int(
+    'GRAPH_MAX_READS',
+    500,
+    1,
+    1_000_000,
+    'Most graph reads one request may make (a follow list or list page, or a lookup of up to 100 counts, edges or interests); past it: QUERY_TOO_EXPENSIVE (see Social graph).',
+  ),
+  graphMaxEdges: int(
+    'GRAPH_MAX_EDGES',
+    12_000,
+    1,
+    10_000_000,
+    'Most graph entries one request may read (follow list entries, edges and users looked up); past it: QUERY_TOO_EXPENSIVE (see Social graph).',
+  ),
   jwtSecret: {
     name: 'JWT_SECRET',
     default: '(generated in DATA_DIR)',
-    description: 'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production; otherwise, when unset, a random secret is generated on first start and kept in DATA_DIR/jwt-secret (mode 0600).',
+    description:
+      'HS256 signing secret, at least 32 characters. Required when NODE_ENV=production; otherwise, when unset, a random secret is generated on first start and kept in DATA_DIR/jwt-secret (mode 0600).',
     /** '' when unset: the service then uses the generated secret (see src/auth/signing-secret.ts). */
     parse(raw: string | undefined, env: Env): string {
       if (raw === undefined || raw === '') {
@@ -146,19 +178,52 @@ export const SETTINGS = {
     },
   } satisfies Setting<string>,
   jwtTtlSeconds: int('JWT_TTL_SECONDS', 900, 60, 24 * 3600, 'How long an access token (the `token` of signUp, signIn and refreshSession) stays valid.'),
-  refreshTtlSeconds: int('REFRESH_TTL_SECONDS', 30 * 24 * 3600, 300, 365 * 24 * 3600, 'How long a refresh token stays valid if unused; each refresh gives a new one for as long again (see Authentication).'),
-  passwordScryptLog2N: int('PASSWORD_SCRYPT_LOG2_N', 17, 10, 20, 'scrypt cost of new password hashes: N = 2^value (r = 8, p = 1; 2^17 takes 128 MiB). A hash made with a lower value is made again at the next sign-in.'),
-  signInMaxFailures: int('SIGNIN_MAX_FAILURES', 10, 1, 10_000, 'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.'),
+  refreshTtlSeconds: int(
+    'REFRESH_TTL_SECONDS',
+    30 * 24 * 3600,
+    300,
+    365 * 24 * 3600,
+    'How long a refresh token stays valid if unused; each refresh gives a new one for as long again (see Authentication).',
+  ),
+  passwordScryptLog2N: int(
+    'PASSWORD_SCRYPT_LOG2_N',
+    17,
+    10,
+    20,
+    'scrypt cost of new password hashes: N = 2^value (r = 8, p = 1; 2^17 takes 128 MiB). A hash made with a lower value is made again at the next sign-in.',
+  ),
+  signInMaxFailures: int(
+    'SIGNIN_MAX_FAILURES',
+    10,
+    1,
+    10_000,
+    'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.',
+  ),
   signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The window SIGNIN_MAX_FAILURES counts in.'),
-  trustedProxyHops: int('TRUSTED_PROXY_HOPS', 0, 0, 10, 'Reverse proxies in front of the service that append the client address to X-Forwarded-For; 0 takes the TCP peer as the client (see Authentication).'),
-  oidcIssuer: text('OIDC_ISSUER', '', "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).", (v) =>
-    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  trustedProxyHops: int(
+    'TRUSTED_PROXY_HOPS',
+    0,
+    0,
+    10,
+    'Reverse proxies in front of the service that append the client address to X-Forwarded-For; 0 takes the TCP peer as the client (see Authentication).',
+  ),
+  oidcIssuer: text(
+    'OIDC_ISSUER',
+    '',
+    "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).",
+    (v) => (/^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`),
   ),
   oidcAudience: text('OIDC_AUDIENCE', '', "The audience (`aud`) the provider's tokens must name: this API's identifier at the provider."),
-  oidcJwksUri: text('OIDC_JWKS_URI', '', "Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.", (v) =>
+  oidcJwksUri: text('OIDC_JWKS_URI', '', 'Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.', (v) =>
     /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
-  oidcJwksCooldownSeconds: int('OIDC_JWKS_COOLDOWN_SECONDS', 30, 0, 3600, 'Least time between two reads of the JWKS, so that tokens naming unknown keys cannot flood the provider.'),
+  oidcJwksCooldownSeconds: int(
+    'OIDC_JWKS_COOLDOWN_SECONDS',
+    30,
+    0,
+    3600,
+    'Least time between two reads of the JWKS, so that tokens naming unknown keys cannot flood the provider.',
+  ),
   reactionKinds: {
     name: 'REACTION_KINDS',
     default: DEFAULT_REACTION_KINDS,
@@ -172,15 +237,33 @@ export const SETTINGS = {
       return kinds;
     },
   } satisfies Setting<readonly string[]>,
-  counterShards: int('COUNTER_SHARDS', 8, 1, 64, "Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one."),
+  counterShards: int('COUNTER_SHARDS', 8, 1, 64, 'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.'),
   hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
   counterShardsMax: int('COUNTER_SHARDS_MAX', 64, 1, 64, 'Most counter shards a post that turns hot after creation is raised to (doubling; 1: never raised). See Counters.'),
-  counterShardWritesPerSecond: int('COUNTER_SHARD_WRITES_PER_SECOND', 50, 1, 100_000, "Counter writes a second one instance may send to each of a post's shards; past it, it doubles the post's shards (up to COUNTER_SHARDS_MAX)."),
+  counterShardWritesPerSecond: int(
+    'COUNTER_SHARD_WRITES_PER_SECOND',
+    50,
+    1,
+    100_000,
+    "Counter writes a second one instance may send to each of a post's shards; past it, it doubles the post's shards (up to COUNTER_SHARDS_MAX).",
+  ),
   workerEnabled: bool('WORKER_ENABLED', () => true, 'true', 'Run the fan-out worker inside the API process (`npm run worker` runs it alone).'),
-  fanoutMaxFollowers: int('FANOUT_MAX_FOLLOWERS', 10_000, 0, 100_000_000, "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time."),
+  fanoutMaxFollowers: int(
+    'FANOUT_MAX_FOLLOWERS',
+    10_000,
+    0,
+    100_000_000,
+    "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time.",
+  ),
   outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
   timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
-  timelineSizeSampleEvery: int('TIMELINE_SIZE_SAMPLE_EVERY', 32, 1, 10_000, "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines."),
+  timelineSizeSampleEvery: int(
+    'TIMELINE_SIZE_SAMPLE_EVERY',
+    32,
+    1,
+    10_000,
+    "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines.",
+  ),
   notificationsMax: int('NOTIFICATIONS_MAX', 500, 1, 10_000, 'Notification groups a user keeps; older ones are trimmed.'),
   followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
   timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
@@ -188,7 +271,13 @@ export const SETTINGS = {
   queuePollMs: int('QUEUE_POLL_MS', 1000, 10, 600_000, 'How often an idle worker looks for tasks (a worker in the API process is also woken by new posts).'),
   queueLeaseMs: int('QUEUE_LEASE_MS', 30_000, 100, 3_600_000, 'How long a claimed task stays with its worker without a checkpoint before another worker may take it over.'),
   queueMaxAttempts: int('QUEUE_MAX_ATTEMPTS', 10, 1, 1000, 'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.'),
-  fanoutPageSize: int('FANOUT_PAGE_SIZE', 500, 1, 1000, 'Followers a fan-out task (and posts, activities or follows an account deletion) handles per step; the task checkpoints after each step.'),
+  fanoutPageSize: int(
+    'FANOUT_PAGE_SIZE',
+    500,
+    1,
+    1000,
+    'Followers a fan-out task (and posts, activities or follows an account deletion) handles per step; the task checkpoints after each step.',
+  ),
   workerConcurrency: int('WORKER_CONCURRENCY', 4, 1, 64, 'Tasks one worker processes at a time.'),
   cache: {
     name: 'CACHE',
@@ -201,8 +290,20 @@ export const SETTINGS = {
       return mode;
     },
   } satisfies Setting<CacheMode>,
-  cacheTtlMs: int('CACHE_TTL_MS', 30_000, 1, 86_400_000, 'Longest time a cached profile or post is served without being read again: a safety net, since every write invalidates what it changes.'),
-  cacheCounterTtlMs: int('CACHE_COUNTER_TTL_MS', 2_000, 1, 86_400_000, "Longest time a cached counter shard is served: how stale another process's `memory` cache may be (see Cache)."),
+  cacheTtlMs: int(
+    'CACHE_TTL_MS',
+    30_000,
+    1,
+    86_400_000,
+    'Longest time a cached profile or post is served without being read again: a safety net, since every write invalidates what it changes.',
+  ),
+  cacheCounterTtlMs: int(
+    'CACHE_COUNTER_TTL_MS',
+    2_000,
+    1,
+    86_400_000,
+    "Longest time a cached counter shard is served: how stale another process's `memory` cache may be (see Cache).",
+  ),
   cacheMaxEntries: int('CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000, 'Items a `memory` cache keeps; the least recently used go first.'),
   introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
@@ -210,22 +311,38 @@ export const SETTINGS = {
   costExtensions: bool('COST_EXTENSIONS', (env) => !isProduction(env), 'on, off in production', 'Add `extensions.cost` (backend requests and capacity) to every response.'),
   metrics: bool('METRICS', () => true, 'on', 'Serve Prometheus metrics at `/metrics` (a standalone worker serves them on WORKER_METRICS_PORT); see Operations.'),
   workerMetricsPort: int('WORKER_METRICS_PORT', 9464, 0, 65535, 'Port on which `npm run worker` serves `/metrics` (on HOST); 0 picks a free port, logged at start.'),
-  otelExporterOtlpEndpoint: text('OTEL_EXPORTER_OTLP_ENDPOINT', '', 'Export OpenTelemetry traces over OTLP/HTTP to this base URL (spans go to `<url>/v1/traces`); unset, nothing is traced, at no cost (see Operations).', (v) =>
-    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  otelExporterOtlpEndpoint: text(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    '',
+    'Export OpenTelemetry traces over OTLP/HTTP to this base URL (spans go to `<url>/v1/traces`); unset, nothing is traced, at no cost (see Operations).',
+    (v) => (/^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`),
   ),
   otelServiceName: text('OTEL_SERVICE_NAME', '', '`service.name` of the spans; unset: `social-graph-api`, or `social-graph-worker` for `npm run worker`.'),
   maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
   maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),
   maxQueryTokens: int('MAX_QUERY_TOKENS', 2000, 100, 100_000, 'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).'),
-  redisUrl: text('REDIS_URL', '', 'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.', (v) =>
-    /^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`,
+  redisUrl: text(
+    'REDIS_URL',
+    '',
+    'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.',
+    (v) => (/^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`),
   ),
-  subscriptionsPerConnection: int('SUBSCRIPTIONS_PER_CONNECTION', 5, 1, 1000, 'Most subscriptions one WebSocket connection may hold at once; past it a subscribe is TOO_MANY_SUBSCRIPTIONS.'),
-  subscriptionConnectionsPerAccount: int('SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT', 5, 1, 1000, "Most WebSocket connections one account may hold on one API instance; past it the connection is closed with 4403."),
+  subscriptionsPerConnection: int(
+    'SUBSCRIPTIONS_PER_CONNECTION',
+    5,
+    1,
+    1000,
+    'Most subscriptions one WebSocket connection may hold at once; past it a subscribe is TOO_MANY_SUBSCRIPTIONS.',
+  ),
+  subscriptionConnectionsPerAccount: int(
+    'SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT',
+    5,
+    1,
+    1000,
+    'Most WebSocket connections one account may hold on one API instance; past it the connection is closed with 4403.',
+  ),
   maxQueryCost: int('MAX_QUERY_COST', 10_000, 1, 10_000_000, 'Highest computed cost of an operation (`QUERY_TOO_EXPENSIVE`, see Protection).'),
-  logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) =>
-    LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`,
-  ),
+  logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) => (LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`)),
 } as const;
 
 type Settings = typeof SETTINGS;

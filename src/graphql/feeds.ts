@@ -67,12 +67,23 @@ export async function postConnection(skeleton: Promise<TimelineSkeleton>, contex
   return fillPage(pageSize(timeline.first), page, timeline.readAfter, shown);
 }
 
-export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, first: number | null | undefined, after: string | null | undefined): Promise<PostConnectionModel> {
+export function tagConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  tag: string,
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<PostConnectionModel> {
   const read = (cursor: string | null | undefined) => context.useCases.timelines.tag(tag, first, cursor);
   return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
 }
 
-export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, first: number | null | undefined, after: string | null | undefined): Promise<PostConnectionModel> {
+export function publicConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  first: number | null | undefined,
+  after: string | null | undefined,
+): Promise<PostConnectionModel> {
   const read = (cursor: string | null | undefined) => context.useCases.timelines.public(first, cursor);
   return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
 }

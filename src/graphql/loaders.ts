@@ -64,7 +64,12 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
     /** Post id → does the viewer repost it (false when anonymous, without asking the store). */
     viewerHasReposted: new DataLoader<string, boolean>(
       async (postIds) =>
-        viewerId ? stores.reposts.hasReposted(postIds.map((postId) => ({ postId, userId: viewerId })), { consistent: reads.strong }) : postIds.map(() => false),
+        viewerId
+          ? stores.reposts.hasReposted(
+              postIds.map((postId) => ({ postId, userId: viewerId })),
+              { consistent: reads.strong },
+            )
+          : postIds.map(() => false),
       batched,
     ),
   };

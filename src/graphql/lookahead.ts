@@ -17,7 +17,12 @@ export interface SelectionTree {
 /** The fields selected under the resolving field, `depth` levels deep. */
 export function selectionTree(info: GraphQLResolveInfo, depth: number): SelectionTree {
   const root: SelectionTree = { fields: new Map(), nodes: [...info.fieldNodes] };
-  collect(info, root, info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])), depth);
+  collect(
+    info,
+    root,
+    info.fieldNodes.flatMap((node) => (node.selectionSet ? [node.selectionSet] : [])),
+    depth,
+  );
   return root;
 }
 

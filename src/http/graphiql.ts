@@ -179,11 +179,20 @@ export function serveGraphiQL(pathname: string, response: ServerResponse): boole
   if (!pathname.startsWith(ASSETS_PATH)) return false;
   const name = pathname.slice(ASSETS_PATH.length);
   if (name === 'start.js') {
-    send(response, 'text/javascript', cached(name, () => Buffer.from(START_SCRIPT)));
+    send(
+      response,
+      'text/javascript',
+      cached(name, () => Buffer.from(START_SCRIPT)),
+    );
     return true;
   }
   const asset = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!asset) return false;
-  send(response, asset.type, cached(name, () => readFileSync(asset.file())), { 'cache-control': 'public, max-age=3600' });
+  send(
+    response,
+    asset.type,
+    cached(name, () => readFileSync(asset.file())),
+    { 'cache-control': 'public, max-age=3600' },
+  );
   return true;
 }

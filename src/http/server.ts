@@ -116,9 +116,7 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
   };
   // Every backend request made while serving this operation is counted into its meter.
   const cost = emptyCost();
-  const result = await withCostMeter(cost, () =>
-    options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }),
-  );
+  const result = await withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }));
   for (const [name, value] of result.headers) response.setHeader(name, value);
   response.statusCode = result.status ?? 200;
   if (result.body.kind === 'complete') {
@@ -170,25 +168,26 @@ export function createHttpServer(options: HttpOptions): Server {
       // Node checks the request and headers timeouts on this interval; its default, 30 s, could double them.
       connectionsCheckingInterval: Math.max(10, Math.min(1_000, Math.floor(headersMs / 10))),
     },
-    (request, response) => observeHttpRequest(request, response, options.logger, () => {
-      route(options, request, response).catch((error: unknown) => {
-        if (error instanceof ClientGone) {
-          options.logger.debug('client went away before sending its whole request', { reason: error.message });
-          return;
-        }
-        if (response.headersSent) {
-          response.destroy();
-          return;
-        }
-        if (error instanceof HttpError) {
-          if (error.closeConnection) response.setHeader('connection', 'close');
-          sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
-          return;
-        }
-        options.logger.error('unhandled HTTP error', { error });
-        sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
-      });
-    }),
+    (request, response) =>
+      observeHttpRequest(request, response, options.logger, () => {
+        route(options, request, response).catch((error: unknown) => {
+          if (error instanceof ClientGone) {
+            options.logger.debug('client went away before sending its whole request', { reason: error.message });
+            return;
+          }
+          if (response.headersSent) {
+            response.destroy();
+            return;
+          }
+          if (error instanceof HttpError) {
+            if (error.closeConnection) response.setHeader('connection', 'close');
+            sendJson(response, error.status, graphqlErrorBody(error.message, 'BAD_REQUEST'));
+            return;
+          }
+          options.logger.error('unhandled HTTP error', { error });
+          sendJson(response, 500, graphqlErrorBody('Internal server error', 'INTERNAL_SERVER_ERROR'));
+        });
+      }),
   );
   if (options.upgrade) server.on('upgrade', options.upgrade);
   return server;

@@ -141,8 +141,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         if (refused) return [refused];
         return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
       },
-      onNext: (_ctx, _id, _payload, _args, result) =>
-        result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined,
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined),
       // An error thrown by the event stream reaches here wrapped in a GraphQLError without a path: formatted as what it wraps.
       onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error.toJSON(), error.originalError ?? error)),
     },

@@ -79,7 +79,7 @@ export const cacheLookups = new Counter({
 
 export const counterShardRaises = new Counter({
   name: 'counter_shard_raises_total',
-  help: "Posts whose counter shards this process raised because their counter writes ran past COUNTER_SHARD_WRITES_PER_SECOND a shard.",
+  help: 'Posts whose counter shards this process raised because their counter writes ran past COUNTER_SHARD_WRITES_PER_SECOND a shard.',
   registers: [registry],
 });
 

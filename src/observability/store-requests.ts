@@ -17,7 +17,11 @@ export async function observeStoreRequest<T>(store: StoreName, system: 'aws.dyna
   const started = performance.now();
   let outcome = 'error';
   try {
-    const result = await inSpan(`${system === 'neo4j' ? 'Neo4j' : 'DynamoDB'} ${command}`, { kind: SpanKind.CLIENT, attributes: { [ATTR_DB_SYSTEM_NAME]: system, [ATTR_DB_OPERATION_NAME]: command } }, send);
+    const result = await inSpan(
+      `${system === 'neo4j' ? 'Neo4j' : 'DynamoDB'} ${command}`,
+      { kind: SpanKind.CLIENT, attributes: { [ATTR_DB_SYSTEM_NAME]: system, [ATTR_DB_OPERATION_NAME]: command } },
+      send,
+    );
     outcome = 'ok';
     return result;
   } finally {

@@ -26,8 +26,7 @@ export function observeTaskRun(task: ClaimedTask): ObservedTaskRun {
   tasksRunning.inc();
   let open = true;
   return {
-    inSpan: (run) =>
-      inSpan(`task ${kind}`, { kind: SpanKind.CONSUMER, root: true, attributes: { 'task.id': task.id, 'task.kind': kind, 'task.attempts': task.attempts } }, run),
+    inSpan: (run) => inSpan(`task ${kind}`, { kind: SpanKind.CONSUMER, root: true, attributes: { 'task.id': task.id, 'task.kind': kind, 'task.attempts': task.attempts } }, run),
     ended(outcome) {
       if (!open) return;
       open = false;

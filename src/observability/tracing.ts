@@ -64,11 +64,7 @@ export function recordFailure(span: Span, error: unknown): void {
  * Runs `fn` in a span of its own (a child of the active span, or a new trace with `root`),
  * ended when `fn` settles; with tracing off, just runs `fn`.
  */
-export function inSpan<T>(
-  name: string,
-  options: { kind: SpanKind; attributes?: Attributes; root?: boolean },
-  fn: (span: Span | null) => Promise<T>,
-): Promise<T> {
+export function inSpan<T>(name: string, options: { kind: SpanKind; attributes?: Attributes; root?: boolean }, fn: (span: Span | null) => Promise<T>): Promise<T> {
   if (!tracer) return fn(null);
   return tracer.startActiveSpan(name, options, async (span) => {
     try {

@@ -40,13 +40,7 @@ const FOLLOW_CHUNK = 1000;
 const GRAPH_USER_CHUNK = 100;
 const WORKER_CONCURRENCY = 8;
 
-export async function seedThroughService(
-  stores: Stores,
-  network: Network,
-  settings: ServiceSeedSettings,
-  progress: Progress,
-  logger: Logger,
-): Promise<SeedSummary> {
+export async function seedThroughService(stores: Stores, network: Network, settings: ServiceSeedSettings, progress: Progress, logger: Logger): Promise<SeedSummary> {
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
 
@@ -55,9 +49,7 @@ export async function seedThroughService(
     await stores.users.create(user);
     phase.tick();
   });
-  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) =>
-    stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))),
-  );
+  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) => stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))));
   const usersMs = phase.finish();
 
   phase = progress('follows', network.follows.length);

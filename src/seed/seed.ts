@@ -105,7 +105,12 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
     await write((n) => phase.tick(n));
     phasesMs[name] = phase.finish();
   };
-  await run('users', users.length, (tick) => stores.users.importUsers(users.map((u, i) => ({ ...u, postCount: postCounts[i]! })), tick));
+  await run('users', users.length, (tick) =>
+    stores.users.importUsers(
+      users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
+      tick,
+    ),
+  );
   await run('follows', network.follows.length, (tick) =>
     stores.graph.importGraph(
       users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),

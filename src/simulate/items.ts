@@ -77,7 +77,15 @@ export function measureItems(shape: SampleShape): ItemSizes {
     tokenGeneration: 0,
   };
   const tags = Array.from({ length: Math.round(shape.tagsPerPost) }, (_, i) => `topic${i}`);
-  const post: PostRecord = { id: newId('pst'), authorId: userId, text: 'x'.repeat(shape.postChars), tags, createdAt: now, counterShards: shape.counterShards, mentionIds: Array.from({ length: Math.round(shape.mentionsPerPost) }, () => newId('usr')) };
+  const post: PostRecord = {
+    id: newId('pst'),
+    authorId: userId,
+    text: 'x'.repeat(shape.postChars),
+    tags,
+    createdAt: now,
+    counterShards: shape.counterShards,
+    mentionIds: Array.from({ length: Math.round(shape.mentionsPerPost) }, () => newId('usr')),
+  };
   const [postItem, authorPost, publicEntry] = postItems(post, 4, false);
   const [handleClaim, profile] = userItems(user);
   const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));
@@ -90,7 +98,9 @@ export function measureItems(shape: SampleShape): ItemSizes {
   return {
     user: itemSize(profile),
     handleClaim: itemSize(handleClaim),
-    graphNode: itemSize(graphNodeItem({ id: userId, handle: user.handle, interests: user.interests }, { followerCount: 1234, followingCount: following.length }, following, shape.followingSetMax)),
+    graphNode: itemSize(
+      graphNodeItem({ id: userId, handle: user.handle, interests: user.interests }, { followerCount: 1234, followingCount: following.length }, following, shape.followingSetMax),
+    ),
     followEdge: itemSize(edge),
     followListEntry: itemSize(followingEntry),
     post: itemSize(postItem!),
@@ -100,7 +110,13 @@ export function measureItems(shape: SampleShape): ItemSizes {
     homeSize: itemSize(homeSizeItem(userId, 812)),
     counterShard: itemSize({ ...shard!, reactions }),
     outboxAuthor: itemSize(outboxAuthorItem(userId)),
-    task: itemSize({ ...taskItem({ id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: userId } }, 4), leaseUntil: Date.now(), leaseToken: crypto.randomUUID(), attempts: 1, checkpoint: `000001763000000000#${otherId}` }),
+    task: itemSize({
+      ...taskItem({ id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: userId } }, 4),
+      leaseUntil: Date.now(),
+      leaseToken: crypto.randomUUID(),
+      attempts: 1,
+      checkpoint: `000001763000000000#${otherId}`,
+    }),
     likeRecord: itemSize(counterRecordItem(like, now)),
     likerEntry: itemSize(likerEntryItem(post.id, Date.now(), userId)),
     activity: itemSize(activityItem(userId, like, { kind: 'like', postId: post.id, counterShards: shape.counterShards })),

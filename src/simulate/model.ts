@@ -218,7 +218,8 @@ export function runModel(input: ModelInput): ModelResult {
   // A backfill task: enqueued after the follow, claimed, completed.
   // A repost's fan-out task: the same, enqueued with the repost.
   const fanOutTasks = posts + reposts;
-  const queueWriteUnits = fanOutTasks * fanOutShare * transact(sizes.task) + fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
+  const queueWriteUnits =
+    fanOutTasks * fanOutShare * transact(sizes.task) + fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
 
   const lines: CapacityLine[] = [
     {
@@ -227,12 +228,19 @@ export function runModel(input: ModelInput): ModelResult {
       writeUnitsPerSecond: posts * transact(sizes.post),
       readUnitsPerSecond: (posts + reposts) * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) + reposts * readUnits(sizes.post, true),
     },
-    { item: "author's posts entry", by: 'createPost', writeUnitsPerSecond: posts * transact(sizes.authorPostEntry), readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry) },
+    {
+      item: "author's posts entry",
+      by: 'createPost',
+      writeUnitsPerSecond: posts * transact(sizes.authorPostEntry),
+      readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry),
+    },
     { item: 'public and tag entries', by: 'createPost', writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry), readUnitsPerSecond: 0 },
     {
       item: 'outbox entry and registry',
       by: 'createPost and repost (authors and reposters not fanned out); home reads',
-      writeUnitsPerSecond: posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)) + reposts * (1 - fanOutShare) * (transact(sizes.userRepostEntry) + transact(sizes.outboxAuthor)),
+      writeUnitsPerSecond:
+        posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)) +
+        reposts * (1 - fanOutShare) * (transact(sizes.userRepostEntry) + transact(sizes.outboxAuthor)),
       readUnitsPerSecond:
         homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * readUnits((w.pageSize + 1) * sizes.timelineEntry) +
         ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * readUnits(outboxAuthors * sizes.outboxAuthor),
@@ -310,7 +318,7 @@ export function runModel(input: ModelInput): ModelResult {
   const likesKept = likes * retentionSeconds;
   const repostsKept = reposts * retentionSeconds;
   // A home timeline holds what it received over the retention, up to its bound.
-  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, (deliveredEntries + posts) * retentionSeconds / users);
+  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, ((deliveredEntries + posts) * retentionSeconds) / users);
   const stored = (item: string, count: number, bytes: number): StorageLine => ({ item, items: count, bytes: count * (bytes + STORAGE_OVERHEAD_BYTES) });
   const storage: StorageLine[] = [
     stored('user profile and handle claim', users * 2, (sizes.user + sizes.handleClaim) / 2),
@@ -340,7 +348,7 @@ export function runModel(input: ModelInput): ModelResult {
     const readers = outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? homeReads * peak : topReaders;
     hot({
       partition: 'OUTBOX#<most followed author>',
-      what: `read by ${outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? 'every' : 'each follower\'s'} home page`,
+      what: `read by ${outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? 'every' : "each follower's"} home page`,
       readUnitsPerSecond: readers * readUnits((w.pageSize + 1) * sizes.timelineEntry),
       writeUnitsPerSecond: 0,
       relief: `the hot-key cache; or FANOUT_MAX_FOLLOWERS ≥ ${top.followers.toLocaleString('en-US')} (now ${s.fanoutMaxFollowers}): this author fanned out, ${top.followers.toLocaleString('en-US')} home entries a post instead`,
@@ -376,7 +384,7 @@ export function runModel(input: ModelInput): ModelResult {
   });
   hot({
     partition: 'GNODE#<most followed author>',
-    what: "their blocks of each reader (BLOCK#<reader>, missing: the minimum, strongly), checked by the rules on every page showing their post",
+    what: 'their blocks of each reader (BLOCK#<reader>, missing: the minimum, strongly), checked by the rules on every page showing their post',
     readUnitsPerSecond: topReaders * relationRead,
     writeUnitsPerSecond: 0,
     relief: 'each reader asks a different item, so split for heat spreads them; or a cache of who a hot author blocks (one list, invalidated by block)',

@@ -24,7 +24,11 @@ const usd = (value: number) => `$${value >= 100 ? Math.round(value).toLocaleStri
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   // Text in the first and last columns, figures between.
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (i === 0 || i === cells.length - 1 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
 }
 
@@ -59,13 +63,22 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
           compact(line.readUnitsPerSecond * SECONDS_PER_MONTH),
           line.by,
         ]),
-        ['total', compact(result.totals.writeUnitsPerSecond), compact(result.totals.readUnitsPerSecond), compact(result.cost.writeUnitsPerMonth), compact(result.cost.readUnitsPerMonth), ''],
+        [
+          'total',
+          compact(result.totals.writeUnitsPerSecond),
+          compact(result.totals.readUnitsPerSecond),
+          compact(result.cost.writeUnitsPerMonth),
+          compact(result.cost.readUnitsPerMonth),
+          '',
+        ],
       ],
     ),
   );
   out.push('');
   out.push(`Storage after ${w.retentionDays} days (items + ${100} bytes each of overhead):`);
-  out.push(table(['item', 'items', 'size'], [...result.storage.map((line) => [line.item, compact(line.items), bytes(line.bytes)]), ['total', '', bytes(result.totals.storageBytes)]]));
+  out.push(
+    table(['item', 'items', 'size'], [...result.storage.map((line) => [line.item, compact(line.items), bytes(line.bytes)]), ['total', '', bytes(result.totals.storageBytes)]]),
+  );
   out.push('');
   const p = input.prices;
   out.push(
@@ -73,7 +86,8 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
       `writes ${usd(result.cost.writeUsd)} + reads ${usd(result.cost.readUsd)} + storage ${usd(result.cost.storageUsd)} = ${usd(result.cost.totalUsd)}.`,
   );
   const monthlyUsd = (line: ModelResult['lines'][number]) =>
-    ((line.writeUnitsPerSecond * SECONDS_PER_MONTH) / 1e6) * p.writeRequestUnitUsdPerMillion + ((line.readUnitsPerSecond * SECONDS_PER_MONTH) / 1e6) * p.readRequestUnitUsdPerMillion;
+    ((line.writeUnitsPerSecond * SECONDS_PER_MONTH) / 1e6) * p.writeRequestUnitUsdPerMillion +
+    ((line.readUnitsPerSecond * SECONDS_PER_MONTH) / 1e6) * p.readRequestUnitUsdPerMillion;
   const drivers = [...result.lines].sort((a, b) => monthlyUsd(b) - monthlyUsd(a)).slice(0, 3);
   out.push(`Largest costs: ${drivers.map((line) => `${line.item} ${usd(monthlyUsd(line))}`).join(', ')}.`);
   out.push('');

@@ -1,13 +1,14 @@
 /** A record a user wrote on a post, with what undoing it needs. */
-export type Activity = { postId: string; counterShards: number } & (
+export type Activity = { postId: string; counterShards: number } &
   /** `atMs` names the like's likers list entry (absent on likes from before the list). */
-  | { kind: 'like'; atMs?: number }
-  | { kind: 'view' }
-  /** Undone by the repost use case (unrepost), which also takes it out of timelines. */
-  | { kind: 'repost' }
-  | { kind: 'reaction'; reaction: string }
-  | { kind: 'comment'; commentId: string }
-);
+  (
+    | { kind: 'like'; atMs?: number }
+    | { kind: 'view' }
+    /** Undone by the repost use case (unrepost), which also takes it out of timelines. */
+    | { kind: 'repost' }
+    | { kind: 'reaction'; reaction: string }
+    | { kind: 'comment'; commentId: string }
+  );
 
 /**
  * What a user wrote on posts (likes, views, reactions, comments, reposts), listed so that deleting the

@@ -111,7 +111,8 @@ export async function hydratePosts(
     rules,
   );
   const reposterIds = [...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy])))];
-  const reposters = needs.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, needs.repostedBy, hydrator)]) : null;
+  const reposters =
+    needs.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, needs.repostedBy, hydrator)]) : null;
   // The rules hide a repost entry whose reposter is hidden: its relations join this wave too.
   const reposterRules = rules && reposterIds.length > 0 ? settled([hiddenUsers(viewerId, reposterIds, rules.hidesMuted, hydrator)]) : null;
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
@@ -155,7 +156,14 @@ function hydrateUserRelations(userIds: readonly string[], viewerId: string | nul
     needs.followCounts ? hydrator.followCounts(userIds) : null,
     flags && needs.viewerFollows ? hydrator.follows(userIds.map((id) => ({ from: viewerId, to: id }))) : null,
     flags && needs.followsViewer ? hydrator.follows(userIds.map((id) => ({ from: id, to: viewerId }))) : null,
-    flags && needs.blocks ? hydrator.relations(blocksBetween(viewerId, userIds.filter((id) => id !== viewerId))) : null,
+    flags && needs.blocks
+      ? hydrator.relations(
+          blocksBetween(
+            viewerId,
+            userIds.filter((id) => id !== viewerId),
+          ),
+        )
+      : null,
     flags && needs.viewerMutes ? hydrator.relations(userIds.filter((id) => id !== viewerId).map((id) => ({ kind: 'mutes' as const, from: viewerId, to: id }))) : null,
   ]);
 }
@@ -179,7 +187,12 @@ export async function postRules(page: HydratedPost[], viewerId: string | null, r
 
 /** The rules step for comments: a comment whose author is in a block with the viewer is left out (null). */
 export async function commentRules(page: Hydrated<CommentRecord>[], viewerId: string | null, hydrator: Hydrator): Promise<Hydrated<CommentRecord>[]> {
-  const hidden = await hiddenUsers(viewerId, page.flatMap((entry) => (entry.node ? [entry.node.authorId] : [])), false, hydrator);
+  const hidden = await hiddenUsers(
+    viewerId,
+    page.flatMap((entry) => (entry.node ? [entry.node.authorId] : [])),
+    false,
+    hydrator,
+  );
   return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
 }
 

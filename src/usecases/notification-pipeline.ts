@@ -28,7 +28,12 @@ export async function notificationRules(skeleton: readonly GroupSkeleton[], view
   const actorIds = [...new Set(skeleton.flatMap((entry) => entry.actorIds))];
   const [posts, users, hidden] = await Promise.all([hydrator.posts(postIds), hydrator.users(actorIds), hiddenUsers(viewerId, actorIds, true, hydrator)]);
   // A group about a post whose author is in a block with the viewer (a mention under it, say) is left out like the post.
-  const blockedAuthors = await hiddenUsers(viewerId, posts.flatMap((post) => (post ? [post.authorId] : [])), false, hydrator);
+  const blockedAuthors = await hiddenUsers(
+    viewerId,
+    posts.flatMap((post) => (post ? [post.authorId] : [])),
+    false,
+    hydrator,
+  );
   const postById = new Map(postIds.map((id, i) => [id, posts[i] && !blockedAuthors.has(posts[i].authorId) ? posts[i] : null]));
   const userById = new Map(actorIds.map((id, i) => [id, users[i] ?? null]));
   return skeleton.map((entry) => {

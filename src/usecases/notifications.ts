@@ -106,6 +106,6 @@ export class NotificationUseCases {
 
   private requireOwner(viewerId: string | null, userId: string): void {
     if (!viewerId) throw unauthenticated();
-    if (viewerId !== userId) throw forbidden("Only the user may read their notifications");
+    if (viewerId !== userId) throw forbidden('Only the user may read their notifications');
   }
 }

@@ -55,7 +55,12 @@ export class TimelineUseCases {
   async home(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isFeedPosition);
-    return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position), (lists) => toSkeleton(mergeNewestFirst(lists, size)));
+    return this.homePage(
+      viewerId,
+      userId,
+      (authorIds) => this.timelines.homeLists(userId, authorIds, size, position),
+      (lists) => toSkeleton(mergeNewestFirst(lists, size)),
+    );
   }
 
   /** User.timeline: forwards (`first`/`after`) or backwards (`last`/`before`), not both. */
@@ -75,10 +80,15 @@ export class TimelineUseCases {
     const size = pageSize(last, 'last');
     const position = decodeCursor(before, 'before', isFeedPosition);
     if (position === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
-    return this.homePage(viewerId, userId, (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position), (lists) => {
-      const page = mergeOldestFirst(lists, size);
-      return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
-    });
+    return this.homePage(
+      viewerId,
+      userId,
+      (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position),
+      (lists) => {
+        const page = mergeOldestFirst(lists, size);
+        return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
+      },
+    );
   }
 
   /** A page of the home partition merged with the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */

@@ -33,7 +33,12 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
   const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
-  const live = new LiveUpdates(stores.pubsub, (userId) => timelines.followedOutboxAuthors(userId), { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS }, logger.child({ component: 'live' }));
+  const live = new LiveUpdates(
+    stores.pubsub,
+    (userId) => timelines.followedOutboxAuthors(userId),
+    { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS },
+    logger.child({ component: 'live' }),
+  );
   const fanOut = new FanOut(stores.tasks, taskEnqueued);
   const notificationEvents = new NotificationEvents(taskEnqueued);
   // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
@@ -66,7 +71,15 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     posts,
     reposts,
     comments: new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents),
-    counters: new CounterUseCases(posts, stores.counters, config.reactionKinds, relationships, notificationEvents, new CounterHeat(config), logger.child({ component: 'counters' })),
+    counters: new CounterUseCases(
+      posts,
+      stores.counters,
+      config.reactionKinds,
+      relationships,
+      notificationEvents,
+      new CounterHeat(config),
+      logger.child({ component: 'counters' }),
+    ),
     notifications: new NotificationUseCases(stores.notifications),
     timelines,
     fanOutProgress: stores.fanOutProgress,

@@ -129,15 +129,17 @@ export class Worker {
     log.debug('task claimed', { attempts: task.attempts, checkpoint: task.checkpoint });
     const observed = observeTaskRun(task);
     try {
-      const outcome = await observed.inSpan(() => this.runner.run(
-        task,
-        async (checkpoint) => {
-          const held = await this.queue.saveCheckpoint(task, checkpoint, this.settings.leaseMs);
-          log.debug('task checkpoint', { checkpoint, held });
-          return held;
-        },
-        () => this.stopping,
-      ));
+      const outcome = await observed.inSpan(() =>
+        this.runner.run(
+          task,
+          async (checkpoint) => {
+            const held = await this.queue.saveCheckpoint(task, checkpoint, this.settings.leaseMs);
+            log.debug('task checkpoint', { checkpoint, held });
+            return held;
+          },
+          () => this.stopping,
+        ),
+      );
       observed.ended(outcome);
       if (outcome === 'done') await this.queue.complete(task);
       if (outcome === 'stopped') await this.queue.release(task, 0, false);

@@ -88,7 +88,6 @@ async function neighbourhood(app: TestApp) {
   return { others, posts };
 }
 
-
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
 async function expectGone(app: TestApp, doomed: Account, own: string[], before: Awaited<ReturnType<typeof observe>>, others: Account[], otherPosts: string[], tag: string) {
   await eventually(async () => {
@@ -136,7 +135,9 @@ describe('deleteAccount', () => {
       expect({ status: result.status, codes: errorCodes(result) }).toEqual({ status: 401, codes: ['UNAUTHENTICATED'] });
     }
     expect(errorCodes(await t.gql('mutation($r: String!) { refreshSession(refreshToken: $r) { token } }', { r: doomed.refreshToken }))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql('mutation($h: String!, $p: String!) { signIn(input: { handle: $h, password: $p }) { token } }', { h: doomed.handle, p: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes(await t.gql('mutation($h: String!, $p: String!) { signIn(input: { handle: $h, password: $p }) { token } }', { h: doomed.handle, p: TEST_PASSWORD }))).toEqual(
+      ['UNAUTHENTICATED'],
+    );
 
     await expectGone(t, doomed, own, before, others, posts, tag);
   });
@@ -166,7 +167,9 @@ describe('deleteAccount with its worker killed mid-way', () => {
 
       // Batches of two records (FANOUT_PAGE_SIZE): the deletion checkpoints many times; the worker dies as it starts on the activities.
       expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-      const checkpoint = await running.logLine((entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity' && entry.held === true);
+      const checkpoint = await running.logLine(
+        (entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity' && entry.held === true,
+      );
       running.child.kill('SIGKILL');
       await running.exited;
       expect(checkpoint.held).toBe(true);

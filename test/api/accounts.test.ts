@@ -28,7 +28,6 @@ interface SessionResult {
   user: { id: string; handle: string };
 }
 
-
 function signIn(handle: string, password = TEST_PASSWORD): Promise<GraphQLResponse<{ signIn: SessionResult }>> {
   return t.gql(SIGN_IN, { input: { handle, password } });
 }
@@ -73,7 +72,10 @@ describe('passwords', () => {
     const items = await scanTable(t);
     const dump = JSON.stringify(items);
     expect(dump).not.toContain(password);
-    const hashes = items.filter((item) => item.userId === a.id || item.userId === b.id).map((item) => item.passwordHash).filter(Boolean) as string[];
+    const hashes = items
+      .filter((item) => item.userId === a.id || item.userId === b.id)
+      .map((item) => item.passwordHash)
+      .filter(Boolean) as string[];
     expect(hashes).toHaveLength(2);
     for (const hash of hashes) expect(hash).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(hashes[0]).not.toBe(hashes[1]);
@@ -180,7 +182,12 @@ describe('refreshSession', () => {
     try {
       for (const item of stored) {
         await client.send(
-          new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: { pk: item.pk, sk: item.sk }, UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': Math.floor(now) - 1 } }),
+          new UpdateCommand({
+            TableName: tableName(t.tablePrefix),
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET expiresAt = :past',
+            ExpressionAttributeValues: { ':past': Math.floor(now) - 1 },
+          }),
         );
       }
     } finally {

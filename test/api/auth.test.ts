@@ -51,10 +51,10 @@ describe('a validly signed token whose account does not exist', () => {
     const operations = readExampleOperations()
       .filter((o) => !/^subscription\b/m.test(o.document))
       .map((o) => ({
-      name: o.name,
-      query: o.document,
-      variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, author.id)),
-    }));
+        name: o.name,
+        query: o.document,
+        variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, author.id)),
+      }));
     operations.push(
       { name: 'viewer', query: '{ viewer { id } }', variables: {} },
       { name: 'unlike', query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', variables: { id: postId } },

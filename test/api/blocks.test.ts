@@ -32,7 +32,11 @@ async function ok(query: string, variables: Record<string, unknown>, token?: str
 
 /** Every post id of a tag timeline as `viewer` reads it, page by page. */
 function tagIdsAs(viewer: Account, tag: string, first = 100): Promise<string[]> {
-  return walk(async (after) => (await ok(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after }, viewer.token)).tagTimeline);
+  return walk(
+    async (after) =>
+      (await ok(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after }, viewer.token))
+        .tagTimeline,
+  );
 }
 
 function publicIdsAs(viewer: Account): Promise<string[]> {
@@ -40,7 +44,10 @@ function publicIdsAs(viewer: Account): Promise<string[]> {
 }
 
 function authorIdsAs(viewer: Account, authorId: string): Promise<string[]> {
-  return walk(async (after) => (await ok(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts);
+  return walk(
+    async (after) =>
+      (await ok(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts,
+  );
 }
 
 async function commentAuthors(viewer: Account, postId: string): Promise<string[]> {
@@ -129,7 +136,7 @@ describe('blocks and mutes', () => {
     expect(anonymous.user).toEqual({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
   });
 
-  it("lists whom a user blocks and mutes to that user alone, newest first", async () => {
+  it('lists whom a user blocks and mutes to that user alone, newest first', async () => {
     const LISTS = 'query($id: ID!) { user(id: $id) { blockedUsers { totalCount edges { node { id } } } mutedUsers { totalCount edges { node { id } } } } }';
     const own = await ok(LISTS, { id: V.id }, V.token);
     expect(own.user.blockedUsers).toEqual({ totalCount: 1, edges: [{ node: { id: B.id } }] });
@@ -144,7 +151,7 @@ describe('blocks and mutes', () => {
     }
   });
 
-  it('hides posts both ways in home, tag and public timelines and author pages; mutes only from the muter\'s timelines', async () => {
+  it("hides posts both ways in home, tag and public timelines and author pages; mutes only from the muter's timelines", async () => {
     // V: no B or C (blocks), no M (muted) in home, tag and public; N is not muted by V.
     expect(await homeIds(t, V)).toEqual(newestFirst(mine(V, N, F)));
     expect(await tagIdsAs(V, tag)).toEqual(newestFirst(mine(V, N, F)));
@@ -276,7 +283,9 @@ describe('blocks and mutes', () => {
     expect(second.pageInfo.hasNextPage).toBe(false);
     expect(second.pageInfo.endCursor).toBe(second.edges.at(-1).cursor);
     // Pages of 1 run out of extra reads inside the noise: an empty page that leads on, and nothing lost or repeated.
-    const empty = (await ok(`query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 1, after: $after) { ${PAGE} } }`, { tag: fullTag, after: first.edges[2].cursor }, reader.token)).tagTimeline;
+    const empty = (
+      await ok(`query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 1, after: $after) { ${PAGE} } }`, { tag: fullTag, after: first.edges[2].cursor }, reader.token)
+    ).tagTimeline;
     expect(empty.edges).toEqual([]);
     expect(empty.pageInfo.hasNextPage).toBe(true);
     for (const size of [1, 2, 3, 100]) expect(await tagIdsAs(reader, fullTag, size), `pages of ${size}`).toEqual(newestFirst(visible));
@@ -363,7 +372,10 @@ describe('blocks and mutes', () => {
     ] as const) {
       const result = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: post }, actor.token);
       expect(errorCodes(result)).toEqual(['FORBIDDEN']);
-      expect((await ok('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0 } });
+      expect((await ok('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({
+        repostCount: 0,
+        repostedBy: { totalCount: 0 },
+      });
     }
 
     // Mentioning across a block, in a post or a comment, either way, is refused and writes nothing.
@@ -372,7 +384,11 @@ describe('blocks and mutes', () => {
     expect(errorCodes(mentionPost)).toEqual(['FORBIDDEN']);
     expect((await ok('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(postsBefore);
     const open = await createPost(t, author.token, 'open to all');
-    const mentionComment = await t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: open, text: `@${viewer.handle} look` }, blocker.token);
+    const mentionComment = await t.gql(
+      'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
+      { id: open, text: `@${viewer.handle} look` },
+      blocker.token,
+    );
     expect(errorCodes(mentionComment)).toEqual(['FORBIDDEN']);
     expect((await postState(open)).commentCount).toBe(0);
 
@@ -390,7 +406,7 @@ describe('blocks and mutes', () => {
     expect(await homeIds(t, viewer)).toContain(shared);
   });
 
-  it('keeps a page that the rules emptied leading on, and leaves out a notification about a blocked account\'s post', async () => {
+  it("keeps a page that the rules emptied leading on, and leaves out a notification about a blocked account's post", async () => {
     const [viewer, friend, muted, poster, commenter] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
     await follow(t, viewer.token, friend.id);
     await follow(t, viewer.token, muted.id);
@@ -398,9 +414,16 @@ describe('blocks and mutes', () => {
     const newer = await createPost(t, muted.token, 'newer, by a muted account');
     await queueDrained(t);
     await ok(MUTE, { id: muted.id }, viewer.token);
-    const cursor = (await ok('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline.edges[0].cursor;
+    const cursor = (await ok('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline.edges[0]
+      .cursor;
     // Pull-to-refresh from the older post: the one newer entry is muted, yet the page says where it got to.
-    const refreshed = (await ok('query($id: ID!, $before: String) { user(id: $id) { timeline(last: 1, before: $before) { edges { node { id } } pageInfo { startCursor hasPreviousPage } } } }', { id: viewer.id, before: cursor }, viewer.token)).user.timeline;
+    const refreshed = (
+      await ok(
+        'query($id: ID!, $before: String) { user(id: $id) { timeline(last: 1, before: $before) { edges { node { id } } pageInfo { startCursor hasPreviousPage } } } }',
+        { id: viewer.id, before: cursor },
+        viewer.token,
+      )
+    ).user.timeline;
     expect(refreshed.edges).toEqual([]);
     expect(refreshed.pageInfo.startCursor).not.toBeNull();
     expect(refreshed.pageInfo.startCursor).not.toBe(cursor);
@@ -411,7 +434,8 @@ describe('blocks and mutes', () => {
     const post = await createPost(t, poster.token, 'a post the viewer must not see');
     await ok('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `@${viewer.handle} look` }, commenter.token);
     await queueDrained(t);
-    const groups = (await ok('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user.notifications.edges;
+    const groups = (await ok('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user
+      .notifications.edges;
     expect(groups.filter((e: any) => e.node.post?.id === post)).toEqual([]);
   });
 });

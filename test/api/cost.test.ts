@@ -81,7 +81,12 @@ describe('per-request cost', () => {
     expect(liked.every((e: any) => e.node.likeCount === 1 && e.node.commentCount === 1 && e.node.reactionCounts[0].kind === 'wow')).toBe(true);
     const [reposted, original] = [large.data!.user.timeline.edges.filter((e: any) => e.repostedBy), large.data!.user.timeline.edges.filter((e: any) => !e.repostedBy)];
     expect(reposted.map((e: any) => e.repostedBy.handle).sort()).toEqual(sharers.map((a) => a.handle).sort());
-    expect(reposted.every((e: any) => e.repostedBy.viewerFollows && e.repostedBy.followerCount === 1 && e.node.repostCount === 1 && e.node.author.handle === outsider.handle && !e.node.author.viewerFollows)).toBe(true);
+    expect(
+      reposted.every(
+        (e: any) =>
+          e.repostedBy.viewerFollows && e.repostedBy.followerCount === 1 && e.node.repostCount === 1 && e.node.author.handle === outsider.handle && !e.node.author.viewerFollows,
+      ),
+    ).toBe(true);
     expect(original.every((e: any) => e.node.author.viewerFollows && e.node.author.followerCount === 1)).toBe(true);
     expect(small.data!.user.timeline.edges.filter((e: any) => e.repostedBy)).toHaveLength(3);
 
@@ -146,7 +151,8 @@ describe('per-request cost', () => {
     const author = await t.signUp();
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, viewer.token);
     const tag = `wave${Date.now()}`;
-    for (let i = 0; i < 25; i++) await t.gql('mutation($text: String!, $tag: String!) { createPost(input: { text: $text, tags: [$tag] }) { post { id } } }', { text: `p${i}`, tag }, author.token);
+    for (let i = 0; i < 25; i++)
+      await t.gql('mutation($text: String!, $tag: String!) { createPost(input: { text: $text, tags: [$tag] }) { post { id } } }', { text: `p${i}`, tag }, author.token);
     const node = 'edges { node { id author { handle followerCount viewerFollows } likeCount viewerHasLiked } }';
     const pages = {
       author: `query($id: ID!, $first: Int!) { user(id: $id) { posts(first: $first) { ${node} } } }`,
@@ -163,7 +169,9 @@ describe('per-request cost', () => {
     const authorPage = await t.gql(pages.author, { id: author.id, first: 25 }, viewer.token);
     const edges = authorPage.data!.user.posts.edges;
     expect(edges).toHaveLength(25);
-    expect(edges.every((e: any) => e.node.author.handle === author.handle && e.node.author.followerCount === 1 && e.node.author.viewerFollows && e.node.likeCount === 0)).toBe(true);
+    expect(edges.every((e: any) => e.node.author.handle === author.handle && e.node.author.followerCount === 1 && e.node.author.viewerFollows && e.node.likeCount === 0)).toBe(
+      true,
+    );
   });
 
   it('costs one request per field lookup with batching turned off (the naive baseline)', async () => {
@@ -176,7 +184,11 @@ describe('per-request cost', () => {
       expect(result.errors).toBeUndefined();
       expect(result.data!.publicTimeline.edges).toHaveLength(3);
       // A viewer of the batched service's own: a token is only good where its account exists.
-      const batched = await t.gql('{ publicTimeline(first: 3) { edges { node { author { handle followerCount viewerFollows } likeCount commentCount } } } }', {}, (await t.signUp()).token);
+      const batched = await t.gql(
+        '{ publicTimeline(first: 3) { edges { node { author { handle followerCount viewerFollows } likeCount commentCount } } } }',
+        {},
+        (await t.signUp()).token,
+      );
       expect(result.extensions!.cost.dynamodb.requests).toBeGreaterThan(batched.extensions!.cost.dynamodb.requests);
       // Three posts, each looked up alone: its author, its counters (read once per counter field) and the author's graph
       // data (2), and for the rules the blocks both ways and the viewer's mute of each author (3).

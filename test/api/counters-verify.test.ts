@@ -41,7 +41,9 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
     const stray = { ...keys.counterShard(postId, 7), likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: {} };
     try {
-      await client.send(new UpdateCommand({ TableName: table, Key: keys.counterShard(postId, 3), UpdateExpression: 'ADD likeCount :two', ExpressionAttributeValues: { ':two': 2 } }));
+      await client.send(
+        new UpdateCommand({ TableName: table, Key: keys.counterShard(postId, 3), UpdateExpression: 'ADD likeCount :two', ExpressionAttributeValues: { ':two': 2 } }),
+      );
       await client.send(new PutCommand({ TableName: table, Item: stray }));
       const found = await verify();
       expect(found.code).toBe(1);
@@ -125,7 +127,12 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
     const shard = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: keys.counterShard(postId, 0).pk }, sk: { S: keys.counterShard(postId, 0).sk } } }));
     client.destroy();
     const reactions = shard.Item!.reactions!.M!;
-    expect(Object.entries(reactions).map(([kind, count]) => [kind, count.N])).toEqual(expect.arrayContaining([['__proto__', '1'], ['constructor', '2']]));
+    expect(Object.entries(reactions).map(([kind, count]) => [kind, count.N])).toEqual(
+      expect.arrayContaining([
+        ['__proto__', '1'],
+        ['constructor', '2'],
+      ]),
+    );
     // Neither is a configured kind, so neither is shown.
     const read = await t.gql('query($id: ID!) { post(id: $id) { reactionCounts { kind count } } }', { id: postId });
     expect(read.data!.post.reactionCounts).toEqual([]);
@@ -139,9 +146,7 @@ describe('npm run counters:verify', { timeout: 180_000 }, () => {
     const table = tableName(t.tablePrefix);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
     const [entry] = (
-      await client.send(
-        new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingList(follower.id) } }),
-      )
+      await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingList(follower.id) } }))
     ).Items!;
     const stray = { pk: keys.followersList(followee.id), sk: keys.followListPosition(1, follower.id), userId: follower.id };
     // The follower's following list loses its entry, the followee's followers list gains one without an edge,

@@ -58,7 +58,7 @@ describe('likes', () => {
     const postId = await createPost(author.token);
     const fans = await signUpMany(30);
     const calls = fans.flatMap((fan, i) =>
-      Array.from({ length: 6 }, (_, k) => (k + i) % 2 === 0 ? 'likePost' : 'unlikePost').map((mutation) =>
+      Array.from({ length: 6 }, (_, k) => ((k + i) % 2 === 0 ? 'likePost' : 'unlikePost')).map((mutation) =>
         t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, fan.token),
       ),
     );
@@ -103,9 +103,7 @@ describe('unique views', () => {
     const postId = await createPost(author.token);
     const viewers = await signUpMany(5);
     await Promise.all(
-      viewers.flatMap((viewer) =>
-        Array.from({ length: 4 }, () => t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId }, viewer.token)),
-      ),
+      viewers.flatMap((viewer) => Array.from({ length: 4 }, () => t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId }, viewer.token))),
     );
     expect((await counts(postId)).viewCount).toBe(5);
     const anonymous = await t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
@@ -174,7 +172,7 @@ describe('reactions', () => {
 });
 
 describe('hot posts', () => {
-  it('spreads the counter writes of a popular author\'s post over several shards and sums them on read', async () => {
+  it("spreads the counter writes of a popular author's post over several shards and sums them on read", async () => {
     const author = await t.signUp();
     const fan = await t.signUp();
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);

@@ -34,7 +34,13 @@ async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise
   const { tasks: fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
   const tasks = await claimAll();
   for (const task of order(tasks)) {
-    expect(await fanOut.run(task, async () => true, () => false)).toBe('done');
+    expect(
+      await fanOut.run(
+        task,
+        async () => true,
+        () => false,
+      ),
+    ).toBe('done');
     await t.app.stores.tasks.complete(task);
   }
 }
@@ -43,9 +49,7 @@ async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise
 async function rawPartition(pk: string): Promise<string[]> {
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
   try {
-    const result = await client.send(
-      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }),
-    );
+    const result = await client.send(new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }));
     return (result.Items ?? []).map((item) => item.sk as string);
   } finally {
     client.destroy();
@@ -95,7 +99,13 @@ describe('task order', () => {
     const checkpoints: string[] = [];
     const { tasks: fanOut } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
     for (const task of await claimAll()) {
-      expect(await fanOut.run(task, async (checkpoint) => (checkpoints.push(checkpoint), true), () => false)).toBe('done');
+      expect(
+        await fanOut.run(
+          task,
+          async (checkpoint) => (checkpoints.push(checkpoint), true),
+          () => false,
+        ),
+      ).toBe('done');
       await t.app.stores.tasks.complete(task);
     }
     expect(checkpoints.filter((c) => c === 'traces').length).toBeGreaterThan(0);

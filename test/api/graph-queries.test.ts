@@ -149,7 +149,14 @@ describe('on a generated graph', () => {
         }
       }
       const expected = [...counts]
-        .map(([id, via]) => ({ user: { id }, mutualCount: via.length, via: via.sort(byId).slice(0, 3).map((v) => ({ id: v })) }))
+        .map(([id, via]) => ({
+          user: { id },
+          mutualCount: via.length,
+          via: via
+            .sort(byId)
+            .slice(0, 3)
+            .map((v) => ({ id: v })),
+        }))
         .sort((a, b) => b.mutualCount - a.mutualCount || byId(a.user.id, b.user.id))
         .slice(0, 15);
       const result = await t.gql('{ suggestedFollows(first: 15) { user { id } mutualCount via { id } } }', {}, viewer.token);
@@ -185,10 +192,7 @@ describe('on a generated graph', () => {
     for (const from of froms) {
       const reach = distances(from.id, 4);
       for (const to of tos) {
-        const result = await t.gql(
-          'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }',
-          { from: from.id, to: to.id },
-        );
+        const result = await t.gql('query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }', { from: from.id, to: to.id });
         expect(result.errors).toBeUndefined();
         const { degrees, path } = result.data!.degreesOfSeparation as { degrees: number | null; path: { id: string }[] };
         expect(degrees).toBe(reach.get(to.id) ?? null);
@@ -276,7 +280,11 @@ describe('suggestions after follows and unfollows', () => {
         expect(result.errors).toBeUndefined();
         return result.data!.suggestedFollows as { user: { id: string }; mutualCount: number; via: { id: string }[] }[];
       };
-      const entry = (user: { id: string }, ...via: { id: string }[]) => ({ user: { id: user.id }, mutualCount: via.length, via: via.map((v) => ({ id: v.id })).sort((x, y) => byId(x.id, y.id)) });
+      const entry = (user: { id: string }, ...via: { id: string }[]) => ({
+        user: { id: user.id },
+        mutualCount: via.length,
+        via: via.map((v) => ({ id: v.id })).sort((x, y) => byId(x.id, y.id)),
+      });
       const ranked = (...entries: ReturnType<typeof entry>[]) => entries.sort((x, y) => y.mutualCount - x.mutualCount || byId(x.user.id, y.user.id));
 
       await act(FOLLOW, viewer!, a!);
@@ -406,7 +414,12 @@ describe('the graph budget of a request', () => {
       const refused = await app.gql(query(100), { id: hub.id }, hub.token);
       expect(errorCodes(refused)).toEqual(['QUERY_TOO_EXPENSIVE']);
       expect(refused.errors![0]!.extensions).toMatchObject({ maxCost: 10_000 });
-      expect(refused.extensions!.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0, cache: { hits: 0, misses: 0 } });
+      expect(refused.extensions!.cost).toEqual({
+        dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 },
+        graph: { requests: 0 },
+        waves: 0,
+        cache: { hits: 0, misses: 0 },
+      });
       // `mutuals` and `knownFollowers` cost 100 each: user + followers + 20 × (edges + node + 2 × (100 + totalCount)).
       const allowed = await app.gql(query(20), { id: hub.id }, hub.token);
       expect(allowed.errors).toBeUndefined();

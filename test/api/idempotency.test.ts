@@ -15,9 +15,7 @@ const COMMENT = 'mutation($id: ID!, $text: String!, $key: String) { addComment(p
 describe('idempotency keys', () => {
   it('turn retried createPost calls, even concurrent ones, into one post', async () => {
     const author = await t.signUp();
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => t.gql(CREATE, { input: { text: 'once', idempotencyKey: 'draft-42' } }, author.token)),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => t.gql(CREATE, { input: { text: 'once', idempotencyKey: 'draft-42' } }, author.token)));
     expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
     const ids = new Set(results.map((r) => r.data!.createPost.post.id));
     expect(ids.size).toBe(1);
@@ -30,7 +28,7 @@ describe('idempotency keys', () => {
     expect(posts.data!.user.posts.edges.map((e: any) => e.node.text)).toEqual(['twice', 'once']);
   });
 
-  it('are per user: another author\'s same key creates their own post', async () => {
+  it("are per user: another author's same key creates their own post", async () => {
     const [a, b] = await Promise.all([t.signUp(), t.signUp()]);
     const first = await t.gql(CREATE, { input: { text: 'a', idempotencyKey: 'same' } }, a.token);
     const second = await t.gql(CREATE, { input: { text: 'b', idempotencyKey: 'same' } }, b.token);

@@ -93,7 +93,9 @@ describe('a provider token', () => {
 
     // One account per identity; and the account has no password to sign in or change with.
     expect(errorCodes(await t.gql(SIGN_UP, { input: { handle: uniqueHandle('idp') } }, token))).toEqual(['FORBIDDEN']);
-    expect(errorCodes(await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', { input: { handle, password: 'any password at all' } }))).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes(await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', { input: { handle, password: 'any password at all' } }))).toEqual([
+      'UNAUTHENTICATED',
+    ]);
     expect(errorCodes(await t.gql('mutation { changePassword(currentPassword: "whatever it is", newPassword: "a brand new passphrase") }', {}, token))).toEqual(['FORBIDDEN']);
   });
 

@@ -80,10 +80,7 @@ describe('ids', () => {
   it('checks ids written into the document and in fragments, at any depth', async () => {
     const inline = await t.gql(`{ viewer { id } user(id: "${'x'.repeat(65)}") { id } }`);
     expect(refusal(inline)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
-    const spread = await t.gql(
-      'query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }',
-      { id: HUGE_ID },
-    );
+    const spread = await t.gql('query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }', { id: HUGE_ID });
     expect(refusal(spread)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
   });
 
@@ -163,7 +160,11 @@ describe('cursors', () => {
     // Every list of the schema is here: a new one must be added to this test.
     const withCursor = Object.values(schema.getTypeMap())
       .filter(isObjectType)
-      .flatMap((type) => Object.values(type.getFields()).filter((f) => f.args.some((a) => a.name === 'after')).map((f) => `${type.name}.${f.name}`));
+      .flatMap((type) =>
+        Object.values(type.getFields())
+          .filter((f) => f.args.some((a) => a.name === 'after'))
+          .map((f) => `${type.name}.${f.name}`),
+      );
     expect(lists.map(([name]) => name).sort()).toEqual(withCursor.sort());
 
     for (const [name, query] of lists) {
@@ -233,7 +234,9 @@ describe('text', () => {
     // "é" written as e + combining acute accent; a CRLF line break.
     const decomposed = 'Cafe\u0301\r\nline\ttab 👩‍💻 \u200Bx';
     const stored = 'Caf\u00E9\nline\ttab 👩‍💻 \u200Bx';
-    const signedUp = await t.gql(SIGN_UP, { input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed, password: TEST_PASSWORD } });
+    const signedUp = await t.gql(SIGN_UP, {
+      input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed, password: TEST_PASSWORD },
+    });
     expect(signedUp.data!.signUp.user).toMatchObject({ displayName: 'Zo\u00EB', bio: stored });
     const user = await t.signUp();
     const updated = await t.gql(UPDATE, { input: { displayName: 'A\u030A', bio: decomposed } }, user.token);

@@ -68,7 +68,9 @@ describe('embedded default', () => {
     const first = await startApp({ config, logger });
     const [enginePid] = await javaPidsFor(dataDir);
     expect(enginePid).toBeDefined();
-    const created = await gql(first.url, 'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }', { password: TEST_PASSWORD });
+    const created = await gql(first.url, 'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }', {
+      password: TEST_PASSWORD,
+    });
     const id = created.data.signUp.user.id;
     await first.stop();
     expect(alive(enginePid!)).toBe(false);
@@ -115,9 +117,7 @@ describe('/healthz', () => {
 
       // The failing store call is an internal error: logged, and masked for the client.
       const result = await gql(app.url, '{ user(id: "usr_00000000000000000000000000") { id } }');
-      expect(result.errors).toEqual([
-        { message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
-      ]);
+      expect(result.errors).toEqual([{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
     } finally {
       await app.stop();
       await engine.stop();
@@ -186,7 +186,9 @@ describe('npm start process', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-restart-'));
     dirs.push(dataDir);
     const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '3' });
-    const created = await gql(service.url, 'mutation($password: String!) { signUp(input: { handle: "survivor", password: $password }) { user { id } } }', { password: TEST_PASSWORD });
+    const created = await gql(service.url, 'mutation($password: String!) { signUp(input: { handle: "survivor", password: $password }) { user { id } } }', {
+      password: TEST_PASSWORD,
+    });
     const [engine] = await javaPidsFor(dataDir);
     process.kill(engine!, 'SIGKILL');
 

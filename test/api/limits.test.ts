@@ -33,14 +33,17 @@ async function refused(query: string, variables?: Record<string, unknown>): Prom
   const result = await withoutStoreRequests(() => t.gql(query, variables, token));
   expect(result.data).toBeUndefined();
   expect(result.status).toBe(400);
-  expect(result.extensions?.cost).toEqual({ dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0, cache: { hits: 0, misses: 0 } });
+  expect(result.extensions?.cost).toEqual({
+    dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 },
+    graph: { requests: 0 },
+    waves: 0,
+    cache: { hits: 0, misses: 0 },
+  });
   return result;
 }
 
-const FOLLOWING_11_LEVELS =
-  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } } }';
-const FOLLOWING_10_LEVELS =
-  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { pageInfo { endCursor } } } } } } } } } }';
+const FOLLOWING_11_LEVELS = '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } } }';
+const FOLLOWING_10_LEVELS = '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { pageInfo { endCursor } } } } } } } } } }';
 
 describe('query depth', () => {
   it(`refuses an operation deeper than 10 levels with QUERY_TOO_DEEP before any store request`, async () => {
@@ -300,9 +303,7 @@ describe('production', () => {
       await client.send(new DeleteTableCommand({ TableName: tableName(production.tablePrefix) }));
       client.destroy();
       const broken = await production.gql('{ user(handle: "someone") { id } }');
-      expect(broken.errors).toEqual([
-        { message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
-      ]);
+      expect(broken.errors).toEqual([{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
       expect(JSON.stringify(broken)).not.toMatch(/stack|at .*\.ts/i);
     } finally {
       // The table is gone, so there are no counters left to audit: stop the service alone.

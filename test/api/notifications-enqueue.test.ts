@@ -37,7 +37,14 @@ async function queuedNotifications(recipientId: string): Promise<NotificationCau
   try {
     const causes: NotificationCause[] = [];
     for (let shard = 0; shard < t.app.config.queueShards; shard++) {
-      const result = await client.send(new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, ConsistentRead: true }));
+      const result = await client.send(
+        new QueryCommand({
+          TableName: tableName(t.tablePrefix),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': partitions.queue(shard) },
+          ConsistentRead: true,
+        }),
+      );
       for (const item of result.Items ?? []) {
         const payload = item.payload as TaskPayload;
         if (payload.kind === 'notify' && payload.cause.recipientId === recipientId) causes.push(payload.cause);
@@ -56,7 +63,13 @@ async function runQueue(): Promise<void> {
     const batch: ClaimedTask[] = await t.app.stores.tasks.claim(50, 60_000);
     if (batch.length === 0) return;
     for (const task of batch) {
-      expect(await tasks.run(task, async () => true, () => false)).toBe('done');
+      expect(
+        await tasks.run(
+          task,
+          async () => true,
+          () => false,
+        ),
+      ).toBe('done');
       await t.app.stores.tasks.complete(task);
     }
   }
@@ -80,7 +93,10 @@ async function notifications(user: Account) {
     { id: user.id },
     user.token,
   );
-  return { unread: data.user.unreadNotificationCount as number, groups: (data.user.notifications.edges as { node: { kind: string; actorCount: number; actors: { id: string }[] } }[]).map((e) => e.node) };
+  return {
+    unread: data.user.unreadNotificationCount as number,
+    groups: (data.user.notifications.edges as { node: { kind: string; actorCount: number; actors: { id: string }[] } }[]).map((e) => e.node),
+  };
 }
 
 const like = (token: string, postId: string, mutation = 'likePost') => ok(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
@@ -136,7 +152,8 @@ describe('a notification is enqueued with its action', () => {
     await runQueue();
     // The three newest posts are deleted; their cleanup tasks (which drop their groups) have not run yet, so their groups are read and left out.
     for (const post of posts.slice(2)) await ok('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
-    const query = 'query($id: ID!, $after: String) { user(id: $id) { notifications(first: 2, after: $after) { edges { node { post { id } } } pageInfo { hasNextPage endCursor } } } }';
+    const query =
+      'query($id: ID!, $after: String) { user(id: $id) { notifications(first: 2, after: $after) { edges { node { post { id } } } pageInfo { hasNextPage endCursor } } } }';
     const page = (await ok(query, { id: author!.id }, author!.token)).user.notifications;
     expect(page.edges.map((e: { node: { post: { id: string } } }) => e.node.post.id)).toEqual([posts[1], posts[0]]);
     const rest = (await ok(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user.notifications;

@@ -47,7 +47,10 @@ const NOTIFICATIONS = `query($id: ID!, $first: Int, $after: String, $last: Int, 
 async function notifications(user: Account, args: Record<string, unknown> = { first: 100 }) {
   await queueDrained(t);
   const data = await ok(NOTIFICATIONS, { id: user.id, ...args }, user.token);
-  const connection = data.user.notifications as { edges: { cursor: string; node: Group }[]; pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null } };
+  const connection = data.user.notifications as {
+    edges: { cursor: string; node: Group }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null };
+  };
   return { groups: connection.edges.map((edge) => edge.node), edges: connection.edges, pageInfo: connection.pageInfo, unread: data.user.unreadNotificationCount as number };
 }
 
@@ -168,7 +171,11 @@ describe('notifications', () => {
     await ok(comment, { id: post }, blocked!.token);
     await follow(t, muted!.token, author!.id);
     let { groups, unread } = await notifications(author!);
-    expect(groups.map((g) => [g.kind, g.actorCount])).toEqual([['FOLLOW', 1], ['COMMENT', 2], ['LIKE', 4]]);
+    expect(groups.map((g) => [g.kind, g.actorCount])).toEqual([
+      ['FOLLOW', 1],
+      ['COMMENT', 2],
+      ['LIKE', 4],
+    ]);
     expect(unread).toBe(3);
     await ok('mutation { markNotificationsRead { id } }', {}, author!.token);
 
@@ -221,7 +228,11 @@ describe('notifications', () => {
     const before = await notifications(author!);
     const { relationships } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
     const handler = new NotificationDelivery(t.app.stores, relationships, MAX, () => {});
-    const payload: Extract<TaskPayload, { kind: 'notify' }> = { kind: 'notify', cause: { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: liker!.id }, atMs: Date.now() };
+    const payload: Extract<TaskPayload, { kind: 'notify' }> = {
+      kind: 'notify',
+      cause: { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: liker!.id },
+      atMs: Date.now(),
+    };
     const run = () => handler.run({ payload, checkpoint: null, save: async () => true, stopping: () => false });
     await Promise.all([run(), run()]);
     await run();
@@ -274,6 +285,8 @@ describe('notifications', () => {
     expect(errorCodes(await t.gql(query, { id: owner!.id }))).toEqual(['UNAUTHENTICATED']);
     expect(errorCodes(await t.gql('query($id: ID!) { user(id: $id) { unreadNotificationCount } }', { id: owner!.id }, other!.token))).toEqual(['FORBIDDEN']);
     expect(errorCodes(await t.gql('mutation { markNotificationsRead { id } }', {}))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql('query($id: ID!) { user(id: $id) { notifications(after: "nope") { edges { cursor } } } }', { id: owner!.id }, owner!.token))).toEqual(['BAD_USER_INPUT']);
+    expect(errorCodes(await t.gql('query($id: ID!) { user(id: $id) { notifications(after: "nope") { edges { cursor } } } }', { id: owner!.id }, owner!.token))).toEqual([
+      'BAD_USER_INPUT',
+    ]);
   });
 });

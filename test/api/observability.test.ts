@@ -70,7 +70,7 @@ async function scrape(url = `${t.url}/metrics`): Promise<string> {
 }
 
 describe('request ids', () => {
-  it("keeps a well-formed x-request-id and returns it; replaces a malformed or missing one with a new id", async () => {
+  it('keeps a well-formed x-request-id and returns it; replaces a malformed or missing one with a new id', async () => {
     const kept = await post({ query: '{ __typename }' }, { 'x-request-id': 'lb-7f3a.42:req/1' });
     expect(kept.headers.get('x-request-id')).toBe('lb-7f3a.42:req/1');
 
@@ -165,7 +165,11 @@ describe('GET /metrics', () => {
       expect(total(text, 'worker_task_run_duration_seconds_count', { kind: 'fanOut' })).toBeGreaterThanOrEqual(1);
       expect(total(text, 'store_requests_total', { store: 'dynamodb', origin: 'background' })).toBeGreaterThan(0);
       // The queue is read at the scrape: drained, every shard is empty; the poisoned task waits in DEADLETTER.
-      expect(samples(text, 'task_queue_depth').map((sample) => sample.labels.shard).sort()).toEqual(['0', '1', '2', '3']);
+      expect(
+        samples(text, 'task_queue_depth')
+          .map((sample) => sample.labels.shard)
+          .sort(),
+      ).toEqual(['0', '1', '2', '3']);
       expect(total(text, 'task_queue_depth')).toBe(0);
       expect(total(text, 'task_queue_oldest_task_age_seconds')).toBe(0);
       expect(total(text, 'task_dead_letters')).toBe(1);

@@ -114,7 +114,8 @@ describe('deletePost', () => {
 
 describe('comments', () => {
   const ADD = 'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text author { id } createdAt } post { id commentCount } } }';
-  const LIST = 'query($id: ID!, $first: Int, $after: String) { post(id: $id) { commentCount comments(first: $first, after: $after) { edges { cursor node { id text author { handle } } } pageInfo { hasNextPage endCursor } } } }';
+  const LIST =
+    'query($id: ID!, $first: Int, $after: String) { post(id: $id) { commentCount comments(first: $first, after: $after) { edges { cursor node { id text author { handle } } } pageInfo { hasNextPage endCursor } } } }';
 
   it('adds comments, lists them oldest first in keyset pages, and counts them exactly', async () => {
     const author = await t.signUp();

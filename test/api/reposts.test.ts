@@ -186,7 +186,10 @@ async function homePage(user: User, args: { first?: number; after?: string | nul
   );
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   const page = result.data!.user.timeline;
-  return { ...page.pageInfo, entries: page.edges.map((e: any) => ({ id: e.node.id as string, repostedBy: (e.repostedBy?.handle ?? null) as string | null, cursor: e.cursor as string })) };
+  return {
+    ...page.pageInfo,
+    entries: page.edges.map((e: any) => ({ id: e.node.id as string, repostedBy: (e.repostedBy?.handle ?? null) as string | null, cursor: e.cursor as string })),
+  };
 }
 
 const shown = (entries: { id: string; repostedBy: string | null }[]) => entries.map(({ id, repostedBy }) => ({ id, repostedBy }));
@@ -377,17 +380,17 @@ describe('mentions', () => {
   it('resolve @handles of existing users when a post or comment is written, in order of first mention', async () => {
     const [author, named, other] = await signUps(3);
     const text = `hi @${named!.handle.toUpperCase()} and @${other!.handle}, again @${named!.handle}; not @nobody_${Date.now()} nor me@${other!.handle}`;
-    const created = await t.gql(
-      'mutation($text: String!) { createPost(input: { text: $text }) { post { id mentions { id handle } } } }',
-      { text },
-      author!.token,
-    );
+    const created = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id mentions { id handle } } } }', { text }, author!.token);
     expect(created.data!.createPost.post.mentions).toEqual([
       { id: named!.id, handle: named!.handle },
       { id: other!.id, handle: other!.handle },
     ]);
     const postId = created.data!.createPost.post.id;
-    const comment = await t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { mentions { id } } } }', { id: postId, text: `@${author!.handle} thanks` }, other!.token);
+    const comment = await t.gql(
+      'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { mentions { id } } } }',
+      { id: postId, text: `@${author!.handle} thanks` },
+      other!.token,
+    );
     expect(comment.data!.addComment.comment.mentions).toEqual([{ id: author!.id }]);
     const read = await t.gql('query($id: ID!) { post(id: $id) { mentions { id } comments { edges { node { mentions { id } } } } } }', { id: postId });
     expect(read.data!.post.mentions).toEqual([{ id: named!.id }, { id: other!.id }]);

@@ -100,7 +100,9 @@ async function profile(s: Seeded, user: number): Promise<{ followerCount: number
   const answer = await s.t.gql(`query($handle: String!) { user(handle: $handle) { id followerCount followingCount postCount } }`, { handle });
   const { id, ...counts } = answer.data!.user;
   expect(s.indexOf.get(id)).toBe(user);
-  const posts = await allPosts(s, `query($handle: String!, $after: String) { user(handle: $handle) { posts(first: 7, after: $after) { ${POST_FIELDS} } } }`, ['user', 'posts'], { handle });
+  const posts = await allPosts(s, `query($handle: String!, $after: String) { user(handle: $handle) { posts(first: 7, after: $after) { ${POST_FIELDS} } } }`, ['user', 'posts'], {
+    handle,
+  });
   return { ...counts, posts: posts.map(described(s)) };
 }
 
@@ -169,9 +171,7 @@ describe('npm run seed', () => {
       expect(fromBulk).toEqual(fromService);
       expect(fromBulk.followerCount).toBe(bulk.network.followerCounts[user]);
       expect(fromBulk.postCount).toBe(bulk.network.posts.filter((p) => p.author === user).length);
-      expect(fromBulk.posts.map((p) => p.post)).toEqual(
-        bulk.network.posts.flatMap((p, i) => (p.author === user ? [i] : [])).reverse(),
-      );
+      expect(fromBulk.posts.map((p) => p.post)).toEqual(bulk.network.posts.flatMap((p, i) => (p.author === user ? [i] : [])).reverse());
     }
   });
 

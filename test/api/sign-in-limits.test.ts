@@ -25,7 +25,11 @@ function gqlFrom(app: TestApp, localAddress: string, query: string, variables: R
   return new Promise((resolve, reject) => {
     const req = request(
       `${app.url}/graphql`,
-      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) } },
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -74,10 +78,22 @@ describe('failed sign-ins', () => {
   it('count wrong current passwords of changePassword too', async () => {
     const user = await t.signUp(uniqueHandle('chg'));
     for (let i = 0; i < 10; i++) {
-      const wrong = await gqlFrom(t, '127.0.0.6', 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }', { c: `wrong ${i}` }, user.token);
+      const wrong = await gqlFrom(
+        t,
+        '127.0.0.6',
+        'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }',
+        { c: `wrong ${i}` },
+        user.token,
+      );
       expect(errorCodes(wrong)).toEqual(['BAD_USER_INPUT']);
     }
-    const right = await gqlFrom(t, '127.0.0.7', 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }', { c: TEST_PASSWORD }, user.token);
+    const right = await gqlFrom(
+      t,
+      '127.0.0.7',
+      'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }',
+      { c: TEST_PASSWORD },
+      user.token,
+    );
     expect(refusal(right).codes).toEqual(['RATE_LIMITED']);
     expect(refusal(await signInFrom(t, '127.0.0.7', user.handle, TEST_PASSWORD)).codes).toEqual(['RATE_LIMITED']);
   });

@@ -289,7 +289,11 @@ describe('one instance, in-process events', () => {
     const posts: string[] = [];
     for (let i = 0; i < 5; i++) posts.push(await createPost(t, ada.token, `post ${i}`));
     const home = (args: string) =>
-      t.gql(`query($id: ID!) { user(id: $id) { timeline(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, { id: bob.id }, bob.token);
+      t.gql(
+        `query($id: ID!) { user(id: $id) { timeline(${args}) { edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`,
+        { id: bob.id },
+        bob.token,
+      );
     await vi.waitFor(async () => expect((await home('first: 10')).data!.user.timeline.edges).toHaveLength(5), { timeout: 10_000 });
     const edges = (await home('first: 10')).data!.user.timeline.edges as { cursor: string; node: { id: string } }[];
     expect(edges.map((edge) => edge.node.id)).toEqual([...posts].reverse());
@@ -347,13 +351,17 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
 
   /** Waits until some instance listens on the channel: graphql-ws does not say when a subscription is ready. */
   async function listening(channel: string) {
-    await vi.waitFor(async () => {
-      const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}${channel}`)) as [string, number];
-      expect(count).toBeGreaterThan(0);
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      async () => {
+        const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}${channel}`)) as [string, number];
+        expect(count).toBeGreaterThan(0);
+      },
+      { timeout: 10_000 },
+    );
   }
 
-  const fanOut = async (token: string, postId: string) => (await gqlAt(b.url, 'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post.fanOut;
+  const fanOut = async (token: string, postId: string) =>
+    (await gqlAt(b.url, 'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post.fanOut;
   const postOnB = async (token: string, text: string) => {
     const result = await gqlAt(b.url, 'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text }, token);
     return result.data!.createPost.post.id as string;
@@ -439,10 +447,13 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
 
     const unfollowed = await gqlAt(b.url, 'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: star.id }, newcomer.token);
     expect(unfollowed.errors).toBeUndefined();
-    await vi.waitFor(async () => {
-      const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}author:${star.id}`)) as [string, number];
-      expect(count).toBe(0);
-    }, { timeout: 10_000 });
+    await vi.waitFor(
+      async () => {
+        const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}author:${star.id}`)) as [string, number];
+        expect(count).toBe(0);
+      },
+      { timeout: 10_000 },
+    );
   });
 
   it('stops cleanly', async () => {

@@ -75,13 +75,33 @@ describe('TaskHandlers', () => {
   it('runs each task by its kind’s handler and fails a kind it has none for', async () => {
     const ran: string[] = [];
     const handler = (kind: TaskKind) => ({ kind, run: async () => (ran.push(kind), 'done' as const) });
-    const all = Object.fromEntries((['fanOut', 'deletePost', 'backfill', 'unfollow', 'repost', 'unrepost', 'deleteAccount'] as const).map((k) => [k, handler(k)])) as unknown as HandlerSet;
+    const all = Object.fromEntries(
+      (['fanOut', 'deletePost', 'backfill', 'unfollow', 'repost', 'unrepost', 'deleteAccount'] as const).map((k) => [k, handler(k)]),
+    ) as unknown as HandlerSet;
     const tasks = new TaskHandlers(all);
     const claimed = (payload: unknown) => ({ id: 'tsk_x', payload, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'l' }) as ClaimedTask;
-    expect(await tasks.run(claimed({ kind: 'unrepost', postId: 'p', reposterId: 'u' } satisfies TaskPayload), async () => true, () => false)).toBe('done');
+    expect(
+      await tasks.run(
+        claimed({ kind: 'unrepost', postId: 'p', reposterId: 'u' } satisfies TaskPayload),
+        async () => true,
+        () => false,
+      ),
+    ).toBe('done');
     expect(ran).toEqual(['unrepost']);
-    await expect(tasks.run(claimed({ kind: 'toString' }), async () => true, () => false)).rejects.toThrow('unknown task kind "toString"');
-    await expect(tasks.run(claimed({}), async () => true, () => false)).rejects.toThrow('unknown task kind');
+    await expect(
+      tasks.run(
+        claimed({ kind: 'toString' }),
+        async () => true,
+        () => false,
+      ),
+    ).rejects.toThrow('unknown task kind "toString"');
+    await expect(
+      tasks.run(
+        claimed({}),
+        async () => true,
+        () => false,
+      ),
+    ).rejects.toThrow('unknown task kind');
   });
 });
 
@@ -172,7 +192,9 @@ describe('one handler per task kind, run alone', () => {
     expect(resumeAt).toMatch(/^redeliver:./);
     const missing = async () => (await Promise.all(followers.map(async (f) => (await home(f.id)).get(postId)))).filter((reason) => reason !== reposter!.id);
     expect((await missing()).length).toBeGreaterThan(0);
-    expect(await unrepost.run({ payload: { kind: 'unrepost', postId, reposterId: reposter!.id }, checkpoint: resumeAt, save: async () => true, stopping: () => false })).toBe('done');
+    expect(await unrepost.run({ payload: { kind: 'unrepost', postId, reposterId: reposter!.id }, checkpoint: resumeAt, save: async () => true, stopping: () => false })).toBe(
+      'done',
+    );
     expect(await missing()).toEqual([]);
     expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
   });
@@ -223,7 +245,9 @@ describe('home entries of reposts', () => {
     const positions = ['usr_first', 'usr_second'].map((reposterId) => ({ reposterId, position: repostPosition(reposterId) }));
     // Both read the timeline before either writes: the marker's condition lets one place the entry and makes the other a reason.
     await Promise.all(
-      positions.map(({ reposterId, position }) => timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position }])),
+      positions.map(({ reposterId, position }) =>
+        timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position }]),
+      ),
     );
     const [entries] = await timelines.homeLists('usr_raced', [], 100, null);
     expect(entries).toHaveLength(1);
@@ -254,7 +278,11 @@ describe('home entries written before feed positions', () => {
       counterShards: 1,
       ...(reasons.length > 0 ? { repostedBy: reasons[0], reposters: new Set(reasons) } : {}),
     });
-    for (const [userId, reasons] of [['usr_legacy_one', ['usr_r']], ['usr_legacy_two', ['usr_r', 'usr_s']], ['usr_legacy_original', []]] as const) {
+    for (const [userId, reasons] of [
+      ['usr_legacy_one', ['usr_r']],
+      ['usr_legacy_two', ['usr_r', 'usr_s']],
+      ['usr_legacy_original', []],
+    ] as const) {
       await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: legacy(userId, [...reasons]) }));
     }
     client.destroy();

@@ -123,13 +123,35 @@ describe('paging', () => {
     await eventually(async () => expect(await homeIds(t, reader!)).toHaveLength(23));
 
     const walks: Record<string, (after: string | null) => Promise<any>> = {
-      home: async (after) => (await t.gql('query($id: ID!, $after: String) { user(id: $id) { timeline(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', { id: reader!.id, after }, reader!.token)).data!.user.timeline,
-      tag: async (after) => (await t.gql('query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }', { tag, after })).data!.tagTimeline,
-      author: async (after) => (await t.gql('query($id: ID!, $after: String) { user(id: $id) { posts(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', { id: author!.id, after })).data!.user.posts,
+      home: async (after) =>
+        (
+          await t.gql(
+            'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }',
+            { id: reader!.id, after },
+            reader!.token,
+          )
+        ).data!.user.timeline,
+      tag: async (after) =>
+        (
+          await t.gql(
+            'query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } }',
+            { tag, after },
+          )
+        ).data!.tagTimeline,
+      author: async (after) =>
+        (
+          await t.gql('query($id: ID!, $after: String) { user(id: $id) { posts(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', {
+            id: author!.id,
+            after,
+          })
+        ).data!.user.posts,
     };
     for (const [name, fetchPage] of Object.entries(walks)) {
       const before = await walk(fetchPage);
-      expect(before.filter((id) => existing.includes(id)), name).toEqual(name === 'author' ? newestFirst(existing.filter((_, i) => i % 3)) : newestFirst(existing));
+      expect(
+        before.filter((id) => existing.includes(id)),
+        name,
+      ).toEqual(name === 'author' ? newestFirst(existing.filter((_, i) => i % 3)) : newestFirst(existing));
       const during: string[] = [];
       const pages: string[][] = [];
       await walk(async (after) => {
@@ -140,9 +162,18 @@ describe('paging', () => {
         return page;
       });
       const seen = pages.flat();
-      expect(seen.filter((id) => !during.includes(id)), name).toEqual(before);
+      expect(
+        seen.filter((id) => !during.includes(id)),
+        name,
+      ).toEqual(before);
       // A post created during the walk can only show up on the first page, ahead of everything the walk started with.
-      expect(pages.slice(1).flat().filter((id) => during.includes(id)), name).toEqual([]);
+      expect(
+        pages
+          .slice(1)
+          .flat()
+          .filter((id) => during.includes(id)),
+        name,
+      ).toEqual([]);
     }
   });
 
@@ -306,8 +337,7 @@ describe('entries written before they carried their author and counter shards', 
 
     // As entries were stored before: the post id and (not every kind) the author, no counter shards.
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const strip = (key: Key, attributes: string) =>
-      client.send(new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: key, UpdateExpression: `REMOVE ${attributes}` }));
+    const strip = (key: Key, attributes: string) => client.send(new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: key, UpdateExpression: `REMOVE ${attributes}` }));
     try {
       await strip(keys.homeEntry(reader.id, old), 'counterShards');
       await strip(keys.authorPost(author.id, old), 'counterShards, authorId');

@@ -99,7 +99,13 @@ describe('traces', () => {
       service: 'traced-api',
       name: 'POST /graphql',
       parentSpanId: CALLER_SPAN_ID,
-      attributes: expect.objectContaining({ 'request.id': 'traced-1', 'http.route': '/graphql', 'http.response.status_code': 200, 'graphql.operation.name': 'TracedHome', 'graphql.operation.type': 'query' }),
+      attributes: expect.objectContaining({
+        'request.id': 'traced-1',
+        'http.route': '/graphql',
+        'http.response.status_code': 200,
+        'graphql.operation.name': 'TracedHome',
+        'graphql.operation.type': 'query',
+      }),
     });
     const byName = (name: string) => ofRequest.filter((span) => span.name === name);
     // Resolver spans: one per path without list indices, each under its nearest traced ancestor.

@@ -15,10 +15,9 @@ afterAll(async () => {
 describe('signUp', () => {
   it('creates a user and returns a token that signs requests in', async () => {
     const handle = uniqueHandle('Alice').toUpperCase();
-    const result = await t.gql(
-      `mutation($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`,
-      { input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'], password: TEST_PASSWORD } },
-    );
+    const result = await t.gql(`mutation($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`, {
+      input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'], password: TEST_PASSWORD },
+    });
     expect(result.errors).toBeUndefined();
     const { user, token } = result.data!.signUp;
     expect(user).toMatchObject({ handle: handle.toLowerCase(), displayName: 'Alice', bio: 'hi', interests: ['rust', 'go'], postCount: 0 });

@@ -11,7 +11,10 @@ const operations = Object.fromEntries(readExampleOperations().map((o) => [o.name
 interface TimelinePage {
   viewer: {
     id: string;
-    timeline: { edges: { cursor: string; node: { id: string; text: string; author: { id: string; handle: string } } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+    timeline: {
+      edges: { cursor: string; node: { id: string; text: string; author: { id: string; handle: string } } }[];
+      pageInfo: { hasNextPage: boolean; endCursor: string | null };
+    };
   };
 }
 
@@ -74,7 +77,12 @@ describe('Apollo Client', () => {
     // The payload landed in the normalized cache under the author's id.
     const cachedAuthor = readerClient.cache.readFragment<{ viewerFollows: boolean; followerCount: number }>({
       id: readerClient.cache.identify({ __typename: 'User', id: author.id }),
-      fragment: gql`fragment FollowState on User { viewerFollows followerCount }`,
+      fragment: gql`
+        fragment FollowState on User {
+          viewerFollows
+          followerCount
+        }
+      `,
     });
     expect(cachedAuthor).toEqual({ __typename: 'User', viewerFollows: true, followerCount: 1 });
 

@@ -102,7 +102,16 @@ function contract(backend: Backend) {
     const [a, b] = await users(2);
     expect(await graph.follow(a!, b!, nextAt())).toBe(true);
     expect(await graph.follow(a!, b!, nextAt())).toBe(false);
-    expect(await graph.follows([{ from: a!, to: b! }, { from: b!, to: a! }, { from: a!, to: b! }], UNMETERED)).toEqual([true, false, true]);
+    expect(
+      await graph.follows(
+        [
+          { from: a!, to: b! },
+          { from: b!, to: a! },
+          { from: a!, to: b! },
+        ],
+        UNMETERED,
+      ),
+    ).toEqual([true, false, true]);
     expect(await graph.followsAmong(a!, [b!, newId('usr'), b!], UNMETERED)).toEqual([true, false, true]);
     expect(await graph.followsAmong(b!, [a!], UNMETERED)).toEqual([false]);
     expect(await graph.followsAmong(a!, [], UNMETERED)).toEqual([]);
@@ -123,7 +132,12 @@ function contract(backend: Backend) {
 
   it("removes a deleted account's node with every follow it still has, and the others' counts go down exactly", async () => {
     const [gone, a, b, c] = await users(4);
-    await follow([[a!, gone!], [gone!, b!], [c!, gone!], [a!, b!]]);
+    await follow([
+      [a!, gone!],
+      [gone!, b!],
+      [c!, gone!],
+      [a!, b!],
+    ]);
     await graph.removeUser(gone!);
     await graph.removeUser(gone!);
     expect(await graph.counts([a!, b!, c!, gone!], UNMETERED)).toEqual([
@@ -165,7 +179,13 @@ function contract(backend: Backend) {
     const ids = Array.from({ length: 6 }, () => newId('usr'));
     const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
     const nodes = ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: i % 2 === 1 ? ['chess'] : [] }));
-    const edges = [[a, b], [c, b], [d, b], [b, a], [e, f]].map(([from, to]) => ({ from: from!, to: to!, at: nextAt() }));
+    const edges = [
+      [a, b],
+      [c, b],
+      [d, b],
+      [b, a],
+      [e, f],
+    ].map(([from, to]) => ({ from: from!, to: to!, at: nextAt() }));
     let written = 0;
     await graph.importGraph(nodes, edges, (n) => (written += n));
     expect(written).toBe(edges.length);
@@ -178,7 +198,15 @@ function contract(backend: Backend) {
       { followers: 1, following: 0 },
     ]);
     expect(await walk((p) => graph.followers(b, p, UNMETERED), 2)).toEqual([d, c, a]);
-    expect(await graph.follows([{ from: a, to: b }, { from: b, to: c }], UNMETERED)).toEqual([true, false]);
+    expect(
+      await graph.follows(
+        [
+          { from: a, to: b },
+          { from: b, to: c },
+        ],
+        UNMETERED,
+      ),
+    ).toEqual([true, false]);
     expect((await graph.network({ origin: e, maxDepth: 1, interest: 'chess', first: 10, after: null }, UNMETERED)).items.map((i) => i.id)).toEqual([f]);
     expect(await graph.follow(a, b, nextAt())).toBe(false);
     expect(await graph.unfollow(c, b)).toBe(true);
@@ -433,7 +461,16 @@ function contract(backend: Backend) {
       ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }, 3],
       ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }, 1],
       ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }, 1],
-      ['follows', () => (b) => graph.follows(spokes.map((s) => ({ from: hub, to: s })), b), { reads: 1, items: 11 }, 1],
+      [
+        'follows',
+        () => (b) =>
+          graph.follows(
+            spokes.map((s) => ({ from: hub, to: s })),
+            b,
+          ),
+        { reads: 1, items: 11 },
+        1,
+      ],
       // The hub's node, whose following set answers for all 11.
       ['followsAmong', () => (b) => graph.followsAmong(hub, spokes, b), { reads: 1, items: 1 }, 1],
     ];

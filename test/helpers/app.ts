@@ -56,7 +56,15 @@ const TEST_SCRYPT_LOG2_N = '10';
 export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
   const tablePrefix = env.TABLE_PREFIX ?? `t${randomBytes(5).toString('hex')}_`;
-  const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', TABLE_PREFIX: tablePrefix, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, PASSWORD_SCRYPT_LOG2_N: TEST_SCRYPT_LOG2_N, ...env });
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TABLE_PREFIX: tablePrefix,
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    PASSWORD_SCRYPT_LOG2_N: TEST_SCRYPT_LOG2_N,
+    ...env,
+  });
   const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
   const url = app.url;
 
@@ -103,9 +111,11 @@ export interface LogEntry {
 
 /** A logger that keeps every entry, at every level, for assertions. */
 export function capturingLogger(entries: LogEntry[] = [], base: Record<string, unknown> = {}): Logger & { entries: LogEntry[] } {
-  const at = (level: LogEntry['level']) => (msg: string, fields: Record<string, unknown> = {}) => {
-    entries.push({ level, msg, fields: { ...base, ...fields }, at: Date.now() });
-  };
+  const at =
+    (level: LogEntry['level']) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      entries.push({ level, msg, fields: { ...base, ...fields }, at: Date.now() });
+    };
   return {
     entries,
     debug: at('debug'),

@@ -55,7 +55,11 @@ const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage endCursor }';
 /** Every post id in the user's home timeline, newest first. */
 export function homeIds(t: TestApp, user: { id: string; token: string }, first = 100): Promise<string[]> {
   return walk(async (after) => {
-    const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { ${PAGE} } } }`, { id: user.id, first, after }, user.token);
+    const result = await t.gql(
+      `query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { ${PAGE} } } }`,
+      { id: user.id, first, after },
+      user.token,
+    );
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.user.timeline;
   });

@@ -50,7 +50,10 @@ describe('BatchReader', () => {
       reader.get([key('A', '1')], { attributes: [] }),
       reader.get([key('A', '2')], { attributes: [], consistent: true }),
       reader.get([key('A', '3')]),
-      reader.get(Array.from({ length: 150 }, (_, i) => key('B', String(i))), { attributes: [] }),
+      reader.get(
+        Array.from({ length: 150 }, (_, i) => key('B', String(i))),
+        { attributes: [] },
+      ),
     ]);
     expect(calls.map((c) => [c.keys, c.consistent, c.projection ?? 'whole']).sort()).toEqual(
       [

@@ -29,7 +29,11 @@ describe('InProcessPubSub', () => {
     const pubsub = new InProcessPubSub();
     const heard: string[] = [];
     const stop = await pubsub.subscribe(['a', 'b'], (channel, payload) => heard.push(`${channel}:${payload}`));
-    await pubsub.publish([{ channel: 'a', payload: '1' }, { channel: 'c', payload: '2' }, { channel: 'b', payload: '3' }]);
+    await pubsub.publish([
+      { channel: 'a', payload: '1' },
+      { channel: 'c', payload: '2' },
+      { channel: 'b', payload: '3' },
+    ]);
     stop();
     await pubsub.publish([{ channel: 'a', payload: '4' }]);
     expect(heard).toEqual(['a:1', 'b:3']);

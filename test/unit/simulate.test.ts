@@ -166,7 +166,7 @@ describe('the cost model, on a network computed by hand', () => {
     expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
   });
 
-  it("finds the hot partitions and what relieves them", () => {
+  it('finds the hot partitions and what relieves them', () => {
     // A's followers read 3/4 of the 2 pages/s, each showing A's newest post; a quarter of a post view is a like (1 like / (2 reads × 2 posts)).
     expect(spot('OUTBOX#<most followed author>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 0 });
     // The post, 4 shards, a like record and a repost record (0.5 each) a page; a like writes its record, likers entry and a shard (2 each).
@@ -191,7 +191,11 @@ describe('the cost model, on a network computed by hand', () => {
     // The post, 8 shards, a like record and a repost record (0.5 each) on 1.5 pages/s.
     expect(hotSpot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 8.25, writeUnitsPerSecond: 2.25 });
     expect(hotSpot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 8: 4 at creation');
-    expect(runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05, counterShardsMax: 6 } }).hotSpots.find((s) => s.partition === 'POST#<viral post> COUNT#<n>')!.writeUnitsPerSecond).toBe(0.125);
+    expect(
+      runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05, counterShardsMax: 6 } }).hotSpots.find(
+        (s) => s.partition === 'POST#<viral post> COUNT#<n>',
+      )!.writeUnitsPerSecond,
+    ).toBe(0.125);
     expect(spot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 4: 4 at creation');
   });
 
@@ -227,7 +231,15 @@ describe('item sizes', () => {
 
   it("are measured on the stores' own items", () => {
     const config = loadConfig({});
-    const sizes = measureItems({ postChars: 120, tagsPerPost: 1, mentionsPerPost: 0, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
+    const sizes = measureItems({
+      postChars: 120,
+      tagsPerPost: 1,
+      mentionsPerPost: 0,
+      followsPerUser: 100,
+      followingSetMax: 1000,
+      reactionKinds: config.reactionKinds,
+      counterShards: 8,
+    });
     const entry = homeEntryItem({ userId: newId('usr'), postId: newId('pst'), authorId: newId('usr'), counterShards: 8 });
     expect(sizes.homeEntry).toBe(itemSize(entry));
     // 120 characters of text and the post's other fields; a following set of 100 ids of 30 bytes.
@@ -235,7 +247,15 @@ describe('item sizes', () => {
     expect(sizes.graphNode).toBeGreaterThan(3000);
     // A repost's home entry carries its reason; a mention adds its id to the post.
     expect(sizes.repostHomeEntry).toBeGreaterThan(sizes.homeEntry);
-    const mentioning = measureItems({ postChars: 120, tagsPerPost: 1, mentionsPerPost: 2, followsPerUser: 100, followingSetMax: 1000, reactionKinds: config.reactionKinds, counterShards: 8 });
+    const mentioning = measureItems({
+      postChars: 120,
+      tagsPerPost: 1,
+      mentionsPerPost: 2,
+      followsPerUser: 100,
+      followingSetMax: 1000,
+      reactionKinds: config.reactionKinds,
+      counterShards: 8,
+    });
     expect(mentioning.post).toBeGreaterThan(sizes.post + 2 * 26);
     // Every counter shard fits one write unit (see Counters in the README).
     expect(sizes.counterShard).toBeLessThanOrEqual(1024);

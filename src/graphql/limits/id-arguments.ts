@@ -53,12 +53,7 @@ function overLongIdArgument(field: GraphQLField<unknown, unknown>, node: FieldNo
 }
 
 /** The first over-long ID argument of the operation or of a fragment it spreads (directly or not), or null. */
-function firstOverLongId(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operation: OperationDefinitionNode,
-  variables: Record<string, unknown>,
-): string | null {
+function firstOverLongId(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): string | null {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -86,7 +81,12 @@ function firstOverLongId(
 }
 
 /** BAD_USER_INPUT naming the first over-long ID argument of the operation, or null (variables that do not coerce are execution's to refuse). */
-export function overLongIdRefusal(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, requestVariables: Record<string, unknown> | undefined): GraphQLError | null {
+export function overLongIdRefusal(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  requestVariables: Record<string, unknown> | undefined,
+): GraphQLError | null {
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], requestVariables ?? {});
   if (variables.errors) return null;
   const found = firstOverLongId(schema, document, operation, variables.coerced);

@@ -80,10 +80,7 @@ export function measureOperation(
           measure = measureField(selection, parentType);
           break;
         case Kind.INLINE_FRAGMENT:
-          measure = measureSelections(
-            selection.selectionSet,
-            selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType,
-          );
+          measure = measureSelections(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType);
           break;
         case Kind.FRAGMENT_SPREAD:
           measure = measureFragment(selection.name.value);

@@ -18,15 +18,21 @@ export const User: UserResolvers = {
   followerCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).followers,
   followingCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).following,
   followers: async (user, { first, after }, context, info) =>
-    userConnection(await context.useCases.follows.followers(user.id, first, after, context.graphBudget), context, info, async () => (await context.loaders.followCounts.load(user.id)).followers),
-  following: async (user, { first, after }, context, info) =>
-    userConnection(await context.useCases.follows.following(user.id, first, after, context.graphBudget), context, info, async () => (await context.loaders.followCounts.load(user.id)).following),
-  knownFollowers: async (user, { first, after }, context, info) =>
-    countedUserConnection(
-      await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget, blockedAccounts(context)),
+    userConnection(
+      await context.useCases.follows.followers(user.id, first, after, context.graphBudget),
       context,
       info,
+      async () => (await context.loaders.followCounts.load(user.id)).followers,
     ),
+  following: async (user, { first, after }, context, info) =>
+    userConnection(
+      await context.useCases.follows.following(user.id, first, after, context.graphBudget),
+      context,
+      info,
+      async () => (await context.loaders.followCounts.load(user.id)).following,
+    ),
+  knownFollowers: async (user, { first, after }, context, info) =>
+    countedUserConnection(await context.useCases.follows.knownFollowers(context.viewerId, user.id, first, after, context.graphBudget, blockedAccounts(context)), context, info),
   mutuals: async (user, { first, after }, context, info) =>
     countedUserConnection(await context.useCases.follows.mutuals(user.id, first, after, context.graphBudget, blockedAccounts(context)), context, info),
   posts: (user, args, context, info) => userTimelineConnection(context, info, 'posts', user.id, args),

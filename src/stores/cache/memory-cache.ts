@@ -20,7 +20,10 @@ export class MemoryItemCache implements ItemCache {
   private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Pending>();
 
-  constructor(private readonly maxEntries: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   lookup(keys: readonly string[], variant: string): Promise<CacheLookup[]> {
     const now = this.now();

@@ -43,7 +43,10 @@ export class CachedReader implements ItemReader {
     if (cachedAt.length === 0) return this.reader.get(keys, options);
     const variant = options.attributes ? JSON.stringify(options.attributes) : '*';
     const flightKeys = new Map<number, string>(cachedAt.map((n) => [n, `${cacheKeyOf(keys[n]!)}\u0000${variant}`]));
-    const found = await this.cache.lookup(cachedAt.map((n) => cacheKeyOf(keys[n]!)), variant);
+    const found = await this.cache.lookup(
+      cachedAt.map((n) => cacheKeyOf(keys[n]!)),
+      variant,
+    );
     const lookups = new Map<number, CacheLookup>(cachedAt.map((n, i) => [n, found[i]!]));
     // A miss whose item another request is reading already, since the same version, waits for that read:
     // at most one read per item per instance at a time, even when an expiry finds many readers.
@@ -57,7 +60,13 @@ export class CachedReader implements ItemReader {
     this.count(kinds, lookups, joined);
     // A fill is read strongly consistent: an eventually consistent read right after a write could bring back the
     // item as it was before it, and keep it cached for the whole TTL (a signed-out token generation, say).
-    const reading = toRead.length > 0 ? this.reader.get(toRead.map((n) => keys[n]!), { ...options, consistent: true }) : Promise.resolve([]);
+    const reading =
+      toRead.length > 0
+        ? this.reader.get(
+            toRead.map((n) => keys[n]!),
+            { ...options, consistent: true },
+          )
+        : Promise.resolve([]);
     const flights = toRead.flatMap((n, i) => {
       const lookup = lookups.get(n);
       if (!lookup || lookup.hit) return [];

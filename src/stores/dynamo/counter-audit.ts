@@ -147,9 +147,7 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
       let start: RawItem | undefined;
       do {
         // The SDK's own ScanCommand, sent through the document client, answers in the wire format.
-        const page = await client.send(
-          new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true }),
-        );
+        const page = await client.send(new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true }));
         for (const item of page.Items ?? []) visit(item);
         start = page.LastEvaluatedKey;
       } while (start);
@@ -232,10 +230,16 @@ function findShardMismatches(census: Census): RecordMismatch[] {
       continue;
     }
     for (const shard of found) {
-      if (shard >= counterShards) mismatches.push({ records: 'counter shard', problem: `counter shard past the post's counterShards ${counterShards}: its counts are never read`, key: keys.counterShard(postId, shard) });
+      if (shard >= counterShards)
+        mismatches.push({
+          records: 'counter shard',
+          problem: `counter shard past the post's counterShards ${counterShards}: its counts are never read`,
+          key: keys.counterShard(postId, shard),
+        });
     }
     for (let shard = 0; shard < counterShards; shard++) {
-      if (!found.has(shard)) mismatches.push({ records: 'counter shard', problem: `counter shard missing (the post's counterShards is ${counterShards})`, key: keys.counterShard(postId, shard) });
+      if (!found.has(shard))
+        mismatches.push({ records: 'counter shard', problem: `counter shard missing (the post's counterShards is ${counterShards})`, key: keys.counterShard(postId, shard) });
     }
     if (layout.raisedTo !== null && layout.raisedTo !== counterShards) {
       mismatches.push({ records: 'counter shard', problem: `shard 0 names ${layout.raisedTo} shards, the post ${counterShards}`, key: keys.counterShard(postId, 0) });
@@ -261,11 +265,7 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
 }
 
 /** With `repair`, fixes the drift; mismatches are only reported. */
-export async function auditCounters(
-  client: DynamoDBDocumentClient,
-  tableName: string,
-  options: { repair?: boolean; includeGraph: boolean },
-): Promise<Audit> {
+export async function auditCounters(client: DynamoDBDocumentClient, tableName: string, options: { repair?: boolean; includeGraph: boolean }): Promise<Audit> {
   const census = await takeCensus(client, tableName);
   const drift = findDrift(census, options.includeGraph);
   if (options.repair) for (const item of drift) await repair(client, tableName, item);

@@ -130,7 +130,13 @@ export class DynamoAccountStore implements AccountStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.session(session.userId, session.sessionId), sessionId: session.sessionId, userId: session.userId, generation: session.generation, expiresAt: token.expiresAt },
+            Item: {
+              ...keys.session(session.userId, session.sessionId),
+              sessionId: session.sessionId,
+              userId: session.userId,
+              generation: session.generation,
+              expiresAt: token.expiresAt,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -265,12 +271,22 @@ export class DynamoAccountStore implements AccountStore {
   async removeRemnants(userId: string): Promise<boolean> {
     const page = (pk: string) =>
       this.client.send(
-        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: REMNANTS_PER_CALL }),
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'pk, sk',
+          Limit: REMNANTS_PER_CALL,
+        }),
       );
-    const pages = await Promise.all([partitions.home(userId), partitions.homeMarkers(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page));
+    const pages = await Promise.all(
+      [partitions.home(userId), partitions.homeMarkers(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page),
+    );
     const items = pages.flatMap((result) => (result.Items ?? []) as unknown as Key[]);
     // Each of its notifications' member items has a mirror in its actor's partition.
-    const mirrors = items.filter((key) => key.pk === partitions.notifications(userId) && key.sk.startsWith(notificationPrefixes.member)).map((key) => keys.notifiedByOfMember(userId, key.sk));
+    const mirrors = items
+      .filter((key) => key.pk === partitions.notifications(userId) && key.sk.startsWith(notificationPrefixes.member))
+      .map((key) => keys.notifiedByOfMember(userId, key.sk));
     await batchWrite(this.client, this.tableName, [del(keys.homeSize(userId)), del(keys.outboxAuthor(userId)), ...[...items, ...mirrors].map(del)]);
     return pages.some((result) => result.LastEvaluatedKey !== undefined);
   }

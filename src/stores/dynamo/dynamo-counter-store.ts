@@ -67,7 +67,10 @@ export class DynamoCounterStore implements CounterStore {
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
     const read = { attributes: this.attributes, consistent: options.consistent };
     const shardRange = (post: CountedPost, from: number, to: number) => Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
-    const shards = await this.reader.get(posts.flatMap((post) => shardRange(post, 0, post.counterShards)), read);
+    const shards = await this.reader.get(
+      posts.flatMap((post) => shardRange(post, 0, post.counterShards)),
+      read,
+    );
     const counts = posts.map(() => emptyCounts());
     const raised: { at: number; post: CountedPost; shards: number }[] = [];
     let next = 0;
@@ -81,7 +84,10 @@ export class DynamoCounterStore implements CounterStore {
       if (current > post.counterShards) raised.push({ at, post, shards: current });
     });
     if (raised.length > 0) {
-      const more = await this.reader.get(raised.flatMap((r) => shardRange(r.post, r.post.counterShards, r.shards)), read);
+      const more = await this.reader.get(
+        raised.flatMap((r) => shardRange(r.post, r.post.counterShards, r.shards)),
+        read,
+      );
       next = 0;
       for (const r of raised) {
         for (let n = r.post.counterShards; n < r.shards; n++) {
@@ -114,10 +120,16 @@ export class DynamoCounterStore implements CounterStore {
 
   like(post: CountedPost, userId: string, tasks: readonly Task[] = []): Promise<CounterChange> {
     const atMs = Date.now();
-    return this.addRecord(post, userId, keys.like(post.id, userId), { kind: 'like', atMs }, counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1), {}, [
-      { Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } },
-      ...tasks.map((task) => this.tasks.enqueueItem(task)),
-    ], atMs);
+    return this.addRecord(
+      post,
+      userId,
+      keys.like(post.id, userId),
+      { kind: 'like', atMs },
+      counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1),
+      {},
+      [{ Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } }, ...tasks.map((task) => this.tasks.enqueueItem(task))],
+      atMs,
+    );
   }
 
   async importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void> {
@@ -142,7 +154,9 @@ export class DynamoCounterStore implements CounterStore {
   async unlike(post: CountedPost, userId: string, tasks: readonly Task[] = []): Promise<CounterChange> {
     const record = keys.like(post.id, userId);
     // The like's time names its likers list entry; the delete is conditioned on it, so a like and unlike racing this one cannot leave a stray entry.
-    const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true, ProjectionExpression: '#at', ExpressionAttributeNames: { '#at': 'at' } }));
+    const found = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true, ProjectionExpression: '#at', ExpressionAttributeNames: { '#at': 'at' } }),
+    );
     if (!found.Item) return { changed: false };
     const at = found.Item.at as string;
     return this.change(post, [

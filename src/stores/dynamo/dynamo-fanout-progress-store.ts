@@ -29,10 +29,11 @@ export class DynamoFanOutProgressStore implements FanOutProgressStore {
   ) {}
 
   async getMany(postIds: readonly string[]): Promise<(FanOutProgress | null)[]> {
-    const items = await this.reader.get(postIds.map((postId) => keys.fanOutProgress(postId)), { attributes: ['state', 'delivered', 'total'] });
-    return items.map((item) =>
-      item ? { state: item.state as FanOutState, delivered: Number(item.delivered), total: Number(item.total) } : null,
+    const items = await this.reader.get(
+      postIds.map((postId) => keys.fanOutProgress(postId)),
+      { attributes: ['state', 'delivered', 'total'] },
     );
+    return items.map((item) => (item ? { state: item.state as FanOutState, delivered: Number(item.delivered), total: Number(item.total) } : null));
   }
 
   async advance(postId: string, from: string | null, to: string | null, delivered: number): Promise<void> {

@@ -67,7 +67,12 @@ function listEntryKeys(followerId: string, followeeId: string, atMs: number): [K
 }
 
 /** A user's graph node as importGraph writes it: its counts, and its following set when that fits (see DynamoGraphStore). */
-export function graphNodeItem(user: GraphUser, counts: { followerCount: number; followingCount: number }, followingIds: readonly string[], followingSetMax = FOLLOWING_SET_MAX): Item {
+export function graphNodeItem(
+  user: GraphUser,
+  counts: { followerCount: number; followingCount: number },
+  followingIds: readonly string[],
+  followingSetMax = FOLLOWING_SET_MAX,
+): Item {
   // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
   const set = followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
   return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set };
@@ -280,9 +285,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     // The list entries' keys hold the follow time, so read the edge first; the condition on
     // that time makes a concurrent unfollow-and-follow-again retry instead of deleting the wrong entries.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const edge = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: keys.followEdge(followerId, followeeId), ConsistentRead: true }),
-      );
+      const edge = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.followEdge(followerId, followeeId), ConsistentRead: true }));
       if (!edge.Item) return false;
       const atMs = edge.Item.atMs as number;
       try {
@@ -349,7 +352,10 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, pairs.length);
     // Strongly consistent, so that a follow is visible to the same request's payload.
-    const items = await this.reader.get(pairs.map((p) => keys.followEdge(p.from, p.to)), { attributes: [], consistent: true });
+    const items = await this.reader.get(
+      pairs.map((p) => keys.followEdge(p.from, p.to)),
+      { attributes: [], consistent: true },
+    );
     return items.map((item) => item !== undefined);
   }
 
@@ -359,7 +365,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
     const [node] = await this.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true });
     const set = completeFollowingSet(node);
-    if (!set) return this.follows(followeeIds.map((to) => ({ from: followerId, to })), budget);
+    if (!set)
+      return this.follows(
+        followeeIds.map((to) => ({ from: followerId, to })),
+        budget,
+      );
     const followed = new Set(set);
     return followeeIds.map((id) => followed.has(id));
   }
@@ -389,8 +399,20 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     // Ordered by when each followed the user: the user's followers list holds those positions;
     // from the viewer's side they come from the edges checked.
     return viewer!.following <= user!.followers
-      ? this.intersection({ pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true }, after, page.first, budget, excluding)
-      : this.intersection({ pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false }, after, page.first, budget, excluding);
+      ? this.intersection(
+          { pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true },
+          after,
+          page.first,
+          budget,
+          excluding,
+        )
+      : this.intersection(
+          { pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false },
+          after,
+          page.first,
+          budget,
+          excluding,
+        );
   }
 
   async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
@@ -400,8 +422,20 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     // Ordered by when the user followed each: the user's following list holds those positions;
     // from the followers side they come from the edges checked.
     return counts!.following <= counts!.followers
-      ? this.intersection({ pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false }, after, page.first, budget, excluding)
-      : this.intersection({ pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true }, after, page.first, budget, excluding);
+      ? this.intersection(
+          { pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false },
+          after,
+          page.first,
+          budget,
+          excluding,
+        )
+      : this.intersection(
+          { pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true },
+          after,
+          page.first,
+          budget,
+          excluding,
+        );
   }
 
   /**
@@ -419,9 +453,14 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     if (list.size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
     chargeIntersection(budget, list.size);
     const entries = (await this.readList(list.pk, null, null)).filter((entry) => !excluding.has(entry.id));
-    const edges = await batchGet(this.client, this.tableName, entries.map((e) => list.edge(e.id)), {
-      projection: list.edgeIsOrder ? 'pk, sk, atMs' : 'pk, sk',
-    });
+    const edges = await batchGet(
+      this.client,
+      this.tableName,
+      entries.map((e) => list.edge(e.id)),
+      {
+        projection: list.edgeIsOrder ? 'pk, sk, atMs' : 'pk, sk',
+      },
+    );
     const kept = entries
       .flatMap((entry, i) => {
         const edge = edges[i];
@@ -491,7 +530,10 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   async relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, relations.length);
     // Same shape as the follow and count lookups, so that a page's flags and relations share one call.
-    const items = await this.reader.get(relations.map((r) => keys.relationEdge(r.kind, r.from, r.to)), { attributes: [], consistent: true });
+    const items = await this.reader.get(
+      relations.map((r) => keys.relationEdge(r.kind, r.from, r.to)),
+      { attributes: [], consistent: true },
+    );
     return items.map((item) => item !== undefined);
   }
 

@@ -133,13 +133,23 @@ export class DynamoHomeEntries {
 
   /** Originals of a post with no repost: an entry already there can only be the same original (a retry, a backfill), so they are put as they are. */
   async putOriginals(entries: readonly HomeEntry[]): Promise<void> {
-    await writeItems(this.client, this.tableName, entries.map((entry) => put(homeEntryItem(entry))), this.writeApi);
+    await writeItems(
+      this.client,
+      this.tableName,
+      entries.map((entry) => put(homeEntryItem(entry))),
+      this.writeApi,
+    );
   }
 
   async addOriginals(entries: readonly HomeEntry[]): Promise<void> {
     const holdings = await this.read(entries);
     // Most receivers have no entry of the post yet: their entries go out in bulk, unconditioned.
-    await writeItems(this.client, this.tableName, entries.flatMap((entry, i) => (holdings[i]!.length === 0 ? [put(homeEntryItem(entry))] : [])), this.writeApi);
+    await writeItems(
+      this.client,
+      this.tableName,
+      entries.flatMap((entry, i) => (holdings[i]!.length === 0 ? [put(homeEntryItem(entry))] : [])),
+      this.writeApi,
+    );
     const held = entries.flatMap((entry, i) => (holdings[i]!.length > 0 ? [{ entry, holdings: holdings[i]! }] : []));
     await mapConcurrently(held, CHANGE_CONCURRENCY, ({ entry, holdings: known }) => this.addReason({ ...entry, reposterId: null, position: entry.postId }, known));
   }
@@ -156,7 +166,12 @@ export class DynamoHomeEntries {
 
   /** Takes the posts out whatever brought them: the original entry, the marker and the entry it points to. */
   async removeAll(pairs: readonly { userId: string; postId: string }[]): Promise<void> {
-    const markers = await batchGet(this.client, this.tableName, pairs.map(({ userId, postId }) => keys.homeMarker(userId, postId)), { consistent: true, projection: 'pk, sk, #position', names: { '#position': 'position' } });
+    const markers = await batchGet(
+      this.client,
+      this.tableName,
+      pairs.map(({ userId, postId }) => keys.homeMarker(userId, postId)),
+      { consistent: true, projection: 'pk, sk, #position', names: { '#position': 'position' } },
+    );
     const doomed = new Map<string, Key>();
     const add = (key: Key) => doomed.set(`${key.pk}\u0000${key.sk}`, key);
     pairs.forEach(({ userId, postId }, i) => {
@@ -228,10 +243,7 @@ export class DynamoHomeEntries {
     });
     if (!reasons.original && reasons.reposters.size === 0) {
       if (!holding.isMarker) return conditionally(this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key, ...conditioned({}) })));
-      return this.transact([
-        { Delete: { TableName: this.tableName, Key: holding.key, ...conditioned({}) } },
-        { Delete: { TableName: this.tableName, Key: holding.entryKey } },
-      ]);
+      return this.transact([{ Delete: { TableName: this.tableName, Key: holding.key, ...conditioned({}) } }, { Delete: { TableName: this.tableName, Key: holding.entryKey } }]);
     }
     const shown = shownReason(reasons, holding.shown);
     const set = ['original = :original', 'version = :next'];
@@ -245,11 +257,19 @@ export class DynamoHomeEntries {
       set.push('repostedBy = :shown');
       values[':shown'] = shown;
     } else remove.push('repostedBy');
-    const update = { TableName: this.tableName, Key: holding.key, UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`, ...conditioned(values) };
+    const update = {
+      TableName: this.tableName,
+      Key: holding.key,
+      UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ...conditioned(values),
+    };
     // The entry itself, or a marker whose entry shows the same reason as before: one conditional update.
     if (!holding.isMarker || shown === holding.shown) return conditionally(this.client.send(new UpdateCommand(update)));
     const showing = shown === null ? { UpdateExpression: 'REMOVE repostedBy' } : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
-    const failed = await this.failedConditions([{ Update: update }, { Update: { TableName: this.tableName, Key: holding.entryKey, ConditionExpression: 'attribute_exists(pk)', ...showing } }]);
+    const failed = await this.failedConditions([
+      { Update: update },
+      { Update: { TableName: this.tableName, Key: holding.entryKey, ConditionExpression: 'attribute_exists(pk)', ...showing } },
+    ]);
     // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
     if (failed?.[1] === 'ConditionalCheckFailed') await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key })).catch(ignoreFailedCondition);
     return failed === null;

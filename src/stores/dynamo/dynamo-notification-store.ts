@@ -70,7 +70,17 @@ export class DynamoNotificationStore implements NotificationStore {
 
   private stateChange(userId: string, unread: number, groups: number): TransactItem[] {
     if (unread === 0 && groups === 0) return [];
-    return [{ Update: { TableName: this.tableName, Key: keys.notificationState(userId), UpdateExpression: 'ADD unread :unread, #groups :groups', ExpressionAttributeNames: { '#groups': 'groups' }, ExpressionAttributeValues: { ':unread': unread, ':groups': groups } } }];
+    return [
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.notificationState(userId),
+          UpdateExpression: 'ADD unread :unread, #groups :groups',
+          ExpressionAttributeNames: { '#groups': 'groups' },
+          ExpressionAttributeValues: { ':unread': unread, ':groups': groups },
+        },
+      },
+    ];
   }
 
   private async retrying<T>(attempt: () => Promise<T>): Promise<T> {
@@ -145,7 +155,9 @@ export class DynamoNotificationStore implements NotificationStore {
       const generation = member.generation as string;
       const group = await this.get(keys.notificationGroup(userId, groupKey));
       const actorEntry = this.delete(keys.notificationActorEntry(userId, groupKey, generation, Number(member.atMs), actorId));
-      const memberGone = { Delete: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'generation = :generation', ExpressionAttributeValues: { ':generation': generation } } };
+      const memberGone = {
+        Delete: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'generation = :generation', ExpressionAttributeValues: { ':generation': generation } },
+      };
       const mirrorGone = this.delete(notifiedBy);
       if (!group || group.generation !== generation) {
         // Left behind by a group that was trimmed away.
@@ -220,7 +232,11 @@ export class DynamoNotificationStore implements NotificationStore {
     });
     const kind = group.kind as string;
     const postId = (group.postId as string | undefined) ?? null;
-    await batchWrite(this.client, this.tableName, entries.map((entry) => del(entry as unknown as Key)));
+    await batchWrite(
+      this.client,
+      this.tableName,
+      entries.map((entry) => del(entry as unknown as Key)),
+    );
     // A member is deleted only while it still names this group's generation: the actor may have acted again meanwhile, into a new group.
     // Its mirror with it (on the same condition; a group written before mirrors existed has none).
     await mapConcurrently(entries, MEMBER_DELETE_CONCURRENCY, async (entry) => {
@@ -229,8 +245,22 @@ export class DynamoNotificationStore implements NotificationStore {
       try {
         await transactWrite(this.client, {
           TransactItems: [
-            { Delete: { TableName: this.tableName, Key: keys.notificationMember(userId, kind, postId, actorId), ConditionExpression: 'generation = :generation', ...sameGeneration } },
-            { Delete: { TableName: this.tableName, Key: keys.notifiedBy(actorId, userId, kind, postId), ConditionExpression: 'attribute_not_exists(pk) OR generation = :generation', ...sameGeneration } },
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: keys.notificationMember(userId, kind, postId, actorId),
+                ConditionExpression: 'generation = :generation',
+                ...sameGeneration,
+              },
+            },
+            {
+              Delete: {
+                TableName: this.tableName,
+                Key: keys.notifiedBy(actorId, userId, kind, postId),
+                ConditionExpression: 'attribute_not_exists(pk) OR generation = :generation',
+                ...sameGeneration,
+              },
+            },
           ],
         });
       } catch (error) {

@@ -160,11 +160,9 @@ export class DynamoPostStore implements PostStore {
    * shards a raise adds meanwhile are never left behind; after a raise it tries again with the new number.
    */
   async delete(post: PostRecord, cleanup: Task): Promise<boolean> {
-    for (let shards = post.counterShards; ; ) {
+    for (let shards = post.counterShards; ;) {
       if ((await this.deleteWithShards(post, shards, cleanup)) === 'deleted') return true;
-      const found = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: keys.post(post.id), ConsistentRead: true, ProjectionExpression: 'counterShards' }),
-      );
+      const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.post(post.id), ConsistentRead: true, ProjectionExpression: 'counterShards' }));
       if (!found.Item) return false;
       const raised = Number(found.Item.counterShards ?? 1);
       // Shards only grow: anything else is a fault to report, not to retry forever.
@@ -215,7 +213,9 @@ export class DynamoPostStore implements PostStore {
       this.put({ ...keys.comment(comment.id), ...comment }),
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
-      this.put(activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id })),
+      this.put(
+        activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id }),
+      ),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {

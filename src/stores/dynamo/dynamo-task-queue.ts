@@ -149,24 +149,28 @@ export class DynamoTaskQueue implements TaskQueue, TaskItems {
 
   async complete(task: ClaimedTask): Promise<void> {
     await this.ifStillHeld(() =>
-      this.client.send(new DeleteCommand({
-        TableName: this.tableName,
-        Key: this.keyOf(task),
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeValues: { ':token': task.leaseToken },
-      })),
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: this.keyOf(task),
+          ConditionExpression: 'leaseToken = :token',
+          ExpressionAttributeValues: { ':token': task.leaseToken },
+        }),
+      ),
     );
   }
 
   async release(task: ClaimedTask, delayMs: number, failed: boolean): Promise<void> {
     await this.ifStillHeld(() =>
-      this.client.send(new UpdateCommand({
-        TableName: this.tableName,
-        Key: this.keyOf(task),
-        UpdateExpression: `SET leaseUntil = :until REMOVE leaseToken${failed ? ' ADD failures :one' : ''}`,
-        ConditionExpression: 'leaseToken = :token',
-        ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken, ...(failed ? { ':one': 1 } : {}) },
-      })),
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.keyOf(task),
+          UpdateExpression: `SET leaseUntil = :until REMOVE leaseToken${failed ? ' ADD failures :one' : ''}`,
+          ConditionExpression: 'leaseToken = :token',
+          ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken, ...(failed ? { ':one': 1 } : {}) },
+        }),
+      ),
     );
   }
 

@@ -1,6 +1,15 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import { type EntryPage, type HomeEntry, type HomeReason, type RepostEntry, type TimelineEntry, type TimelineStore, type HomeSizeAddition, mergeNewestFirst } from '../timeline-store.js';
+import {
+  type EntryPage,
+  type HomeEntry,
+  type HomeReason,
+  type RepostEntry,
+  type TimelineEntry,
+  type TimelineStore,
+  type HomeSizeAddition,
+  mergeNewestFirst,
+} from '../timeline-store.js';
 import { type WriteApi, batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -111,7 +120,11 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   tag(tag: string, first: number, after: string | null): Promise<EntryPage> {
-    return this.mergedPage(this.shardList().map((shard) => partitions.tag(tag, shard)), first, after);
+    return this.mergedPage(
+      this.shardList().map((shard) => partitions.tag(tag, shard)),
+      first,
+      after,
+    );
   }
 
   public(first: number, after: string | null): Promise<EntryPage> {
@@ -235,14 +248,17 @@ export class DynamoTimelineStore implements TimelineStore {
 
   async removePostTraces(postId: string, tags: readonly string[]): Promise<boolean> {
     // Every shard, not just the one the post hashed to, so that a changed TIMELINE_SHARDS leaves nothing behind.
-    const timelineKeys: Key[] = this.shardList().flatMap((shard) => [
-      keys.publicEntry(shard, postId),
-      ...tags.map((tag) => keys.tagEntry(tag, shard, postId)),
-    ]);
+    const timelineKeys: Key[] = this.shardList().flatMap((shard) => [keys.publicEntry(shard, postId), ...tags.map((tag) => keys.tagEntry(tag, shard, postId))]);
     // A bounded batch per call: a popular post's likes and comments can run into the millions.
     const page = (pk: string) =>
       this.client.send(
-        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'pk, sk', Limit: TRACES_PER_CALL }),
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'pk, sk',
+          Limit: TRACES_PER_CALL,
+        }),
       );
     const [comments, records] = await Promise.all([page(partitions.comments(postId)), page(partitions.post(postId))]);
     await batchWrite(this.client, this.tableName, [

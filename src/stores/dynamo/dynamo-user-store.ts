@@ -37,7 +37,10 @@ const USER_ATTRIBUTES = Object.keys({
 
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
 export function userItems(user: UserRecord): [Item, Item] {
-  return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }];
+  return [
+    { ...keys.handle(user.handle), userId: user.id },
+    { ...keys.user(user.id), ...user },
+  ];
 }
 
 export class DynamoUserStore implements UserStore {

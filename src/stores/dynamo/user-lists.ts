@@ -24,7 +24,9 @@ export async function newestUserList(
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: after ? 'pk = :pk AND sk BETWEEN :start AND :before' : 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: after ? { ':pk': partitions.post(postId), ':start': prefix, ':before': `${prefix}${after}` } : { ':pk': partitions.post(postId), ':prefix': prefix },
+      ExpressionAttributeValues: after
+        ? { ':pk': partitions.post(postId), ':start': prefix, ':before': `${prefix}${after}` }
+        : { ':pk': partitions.post(postId), ':prefix': prefix },
       ProjectionExpression: 'sk',
       ScanIndexForward: false,
       ConsistentRead: consistent,

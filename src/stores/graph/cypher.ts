@@ -20,8 +20,7 @@ const KEYSET = '($afterAt IS NULL OR r.at < $afterAt OR (r.at = $afterAt AND f.i
 const PAGE_RETURN = 'RETURN f.id AS id, r.at AS at ORDER BY at DESC, id DESC LIMIT $limit';
 const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
 /** The keyset page of an ordered list of {id, at} maps. */
-const COUNTED_PAGE = (list: string) =>
-  `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
+const COUNTED_PAGE = (list: string) => `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
 
 /** As `follow`: MERGE on the two bound nodes, with the flag telling whether this transaction created it. */
 const RELATE = (type: string) =>
@@ -44,10 +43,7 @@ export const CYPHER = {
   userHandleUnique: cypher('CREATE CONSTRAINT user_handle_unique IF NOT EXISTS FOR (u:User) REQUIRE u.handle IS UNIQUE'),
   ping: cypher('RETURN 1 AS ok'),
 
-  upsertUsers: cypher(
-    'UNWIND $users AS user MERGE (u:User {id: user.id}) SET u.handle = user.handle, u.interests = user.interests',
-    'users',
-  ),
+  upsertUsers: cypher('UNWIND $users AS user MERGE (u:User {id: user.id}) SET u.handle = user.handle, u.interests = user.interests', 'users'),
   // MERGE on two bound nodes locks them, so concurrent follows of one pair create one edge;
   // the transient flag tells this transaction whether it was the one that created it.
   follow: cypher(
@@ -137,10 +133,7 @@ export const CYPHER = {
   ),
   // Charged to the budget before the suggestion query runs: the follows of the accounts the
   // viewer follows, which is what the second hop of the expansion reads.
-  suggestionCost: cypher(
-    'MATCH (v:User {id: $viewerId}) RETURN COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges',
-    'viewerId',
-  ),
+  suggestionCost: cypher('MATCH (v:User {id: $viewerId}) RETURN COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges', 'viewerId'),
   suggestions: cypher(
     `MATCH (v:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(s:User)
      WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0 AND ${NOT_EXCLUDED('s')} AND ${NOT_EXCLUDED('f')}

@@ -182,7 +182,10 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
     if (followeeIds.length === 0) return [];
     chargeLookup(budget, 1);
-    return this.follows(followeeIds.map((to) => ({ from: followerId, to })), UNMETERED);
+    return this.follows(
+      followeeIds.map((to) => ({ from: followerId, to })),
+      UNMETERED,
+    );
   }
 
   async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {

@@ -55,11 +55,15 @@ export class GraphBudget implements ReadBudget {
       });
     }
     if (this.items + items > maxEdges) {
-      throw new AppError('QUERY_TOO_EXPENSIVE', `This request would read more than ${maxEdges} graph entries (follow edges and users); ask for fewer hops, fewer users or smaller pages`, {
-        budget: 'GRAPH_MAX_EDGES',
-        maxReads,
-        maxEdges,
-      });
+      throw new AppError(
+        'QUERY_TOO_EXPENSIVE',
+        `This request would read more than ${maxEdges} graph entries (follow edges and users); ask for fewer hops, fewer users or smaller pages`,
+        {
+          budget: 'GRAPH_MAX_EDGES',
+          maxReads,
+          maxEdges,
+        },
+      );
     }
   }
 }

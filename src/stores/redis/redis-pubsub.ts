@@ -18,7 +18,10 @@ export class RedisPubSub implements PubSub {
     // Commands wait for a reconnect rather than fail at once; publishes are dropped after a few tries.
     this.publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
     this.subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-    for (const [role, connection] of [['publisher', this.publisher], ['subscriber', this.subscriber]] as const) {
+    for (const [role, connection] of [
+      ['publisher', this.publisher],
+      ['subscriber', this.subscriber],
+    ] as const) {
       connection.on('error', (error: Error) => logger.warn('redis connection error', { role, error: error.message }));
     }
     this.subscriber.on('message', (channel: string, payload: string) => this.listeners.deliver(channel, payload));

@@ -18,7 +18,7 @@ export class ActorReconcile implements TaskHandler<'reconcileActor'> {
   ) {}
 
   async run({ payload: { recipientId, actorId }, checkpoint, save, stopping }: TaskRun<'reconcileActor'>): Promise<RunOutcome> {
-    for (let after = checkpoint; ; ) {
+    for (let after = checkpoint; ;) {
       const { causes, next } = await this.notifications.groupsOfActor(actorId, recipientId, this.pageSize, after);
       for (const cause of causes) await this.delivery.takeOutUnlessStands(cause);
       if (next === null) return 'done';
