@@ -237,7 +237,8 @@ export const SETTINGS = {
       return kinds;
     },
   } satisfies Setting<readonly string[]>,
-  counterShards: int('COUNTER_SHARDS', 8, 1, 64, 'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.'),
+  // At most 61: a post's creating transaction holds its shards beside up to 39 other items (tags, mention tasks, ...) within DynamoDB's 100.
+  counterShards: int('COUNTER_SHARDS', 8, 1, 61, 'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.'),
   hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
   counterShardsMax: int('COUNTER_SHARDS_MAX', 64, 1, 64, 'Most counter shards a post that turns hot after creation is raised to (doubling; 1: never raised). See Counters.'),
   counterShardWritesPerSecond: int(

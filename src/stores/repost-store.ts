@@ -34,6 +34,8 @@ export interface RepostStore {
    * none. A post that is gone (being deleted) has no counters left to count down.
    */
   remove(postId: string, userId: string, undo: Task, tasks?: readonly Task[]): Promise<RemovedRepost | null>;
+  /** The feed position of the user's repost of the post (the post id for a repost made before positions); null when there is none. */
+  positionOf(postId: string, userId: string, options?: { consistent?: boolean }): Promise<string | null>;
   /** For each pair: does the user repost the post? */
   hasReposted(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
   /** Who reposted the post, newest first: a page of user ids after `after` (a cursor of this list); `consistent` after removals. */

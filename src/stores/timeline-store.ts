@@ -81,11 +81,12 @@ const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.posi
 /**
  * Merges newest-first entry lists into one page by position: every list was read with first + 1
  * entries, so the merge knows if more follow. A post in several lists (or twice in one) is
- * shown once (oncePerPost).
+ * shown once (oncePerPost); a list that came back full may hold more even when the entries left
+ * after that fit the page.
  */
 export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
   const merged = oncePerPost(lists).sort(newestFirst);
-  return { entries: merged.slice(0, first), hasNextPage: merged.length > first };
+  return { entries: merged.slice(0, first), hasNextPage: merged.length > first || lists.some((list) => list.length > first) };
 }
 
 /**
@@ -94,7 +95,7 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
  */
 export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
   const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
-  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last };
+  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last || lists.some((list) => list.length > last) };
 }
 
 export interface HomeSizeAddition {

@@ -81,7 +81,7 @@ export interface TaskHandlerStores {
   timelines: TimelineStore;
   graph: GraphStore;
   posts: Pick<PostStore, 'getMany' | 'comments'>;
-  reposts: Pick<RepostStore, 'hasReposted' | 'reposters'>;
+  reposts: Pick<RepostStore, 'hasReposted' | 'reposters' | 'positionOf'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;
   notifications: NotificationStore;

@@ -109,23 +109,27 @@ export class LiveUpdates {
         if (ended) authors.get(authorId)!();
       }
     };
-    // One re-read at a time, in the order the changes came.
+    // One re-read at a time, in the order the changes came; the first read is the head of that queue.
     let settled = Promise.resolve();
     const followsChanged = () => {
       settled = settled.then(listenToFollowed).catch((error: unknown) => this.logger.warn('could not follow the outbox authors of a live timeline', { error }));
     };
-    // The control channel before the first read, so that no follow falls in between.
-    const unsubscribe = await this.pubsub.subscribe([this.channel('timeline', userId), this.channel('author', userId)], events);
-    const unsubscribeControl = await this.pubsub.subscribe([this.channel('following', userId)], followsChanged);
+    const unsubscribes: (() => void)[] = [];
+    // A subscription made after the stream ended (a client gone while it was being made) is released at once.
+    const keep = (unsubscribe: () => void) => (ended ? unsubscribe() : unsubscribes.push(unsubscribe));
     stream.onEnd(() => {
       ended = true;
-      unsubscribe();
-      unsubscribeControl();
+      for (const unsubscribe of unsubscribes) unsubscribe();
       for (const unsubscribeAuthor of authors.values()) unsubscribeAuthor();
       authors.clear();
     });
     try {
-      await listenToFollowed();
+      keep(await this.pubsub.subscribe([this.channel('timeline', userId), this.channel('author', userId)], events));
+      // The control channel before the first read, so that no follow falls in between.
+      keep(await this.pubsub.subscribe([this.channel('following', userId)], followsChanged));
+      const first = listenToFollowed();
+      settled = first.catch(() => {});
+      await first;
     } catch (error) {
       await stream.return();
       throw error;

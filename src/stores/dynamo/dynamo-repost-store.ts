@@ -132,6 +132,12 @@ export class DynamoRepostStore implements RepostStore {
     return { delivery };
   }
 
+  async positionOf(postId: string, userId: string, options: { consistent?: boolean } = {}): Promise<string | null> {
+    const [record] = await this.reader.get([keys.repost(postId, userId)], { attributes: ['position'], consistent: options.consistent });
+    if (!record) return null;
+    return (record.position as string | undefined) ?? postId;
+  }
+
   async hasReposted(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {
     const records = await this.reader.get(
       pairs.map((p) => keys.repost(p.postId, p.userId)),

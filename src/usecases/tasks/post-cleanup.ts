@@ -1,3 +1,4 @@
+import { mapConcurrently } from '../../lib/collections.js';
 import type { NotificationStore } from '../../stores/notification-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
@@ -14,6 +15,8 @@ const MENTIONS_PHASE = 'mentions';
 const TRACES_PHASE = 'traces';
 /** Comments read per batch of the mentions phase. */
 const COMMENTS_PER_BATCH = 100;
+/** Mention groups removed at once: each removal is a few requests, and a batch of comments may mention hundreds of users. */
+const GROUP_REMOVAL_CONCURRENCY = 8;
 
 type Phase = 'followers' | typeof REPOSTS_PHASE | typeof MENTIONS_PHASE | typeof TRACES_PHASE;
 
@@ -63,7 +66,7 @@ export class PostCleanup implements TaskHandler<'deletePost'> {
       for (;;) {
         const page = await this.comments.comments(postId, COMMENTS_PER_BATCH, after);
         const mentioned = new Set(page.items.flatMap((comment) => comment.mentionIds));
-        await Promise.all([...mentioned].map((userId) => this.notifications.removeGroup(userId, 'MENTION', postId)));
+        await mapConcurrently([...mentioned], GROUP_REMOVAL_CONCURRENCY, (userId) => this.notifications.removeGroup(userId, 'MENTION', postId));
         if (!page.hasNextPage) break;
         after = page.items.at(-1)!.id;
         if (!(await save(`${MENTIONS_PHASE}:${after}`))) return 'lost';

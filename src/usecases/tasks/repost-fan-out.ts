@@ -31,7 +31,7 @@ export class RepostFanOut implements TaskHandler<'repost'> {
     const { postId, reposterId } = payload;
     const [post, firstPage] = await settleAll([this.stillReposted(postId, reposterId), this.followers.page(reposterId, checkpoint)] as const);
     if (!post) return 'done';
-    // A task queued before positions (or an unrepost's redelivery) has none: the repost is placed at the time it runs.
+    // A task queued before positions has none: the repost is placed at the time it runs.
     const position = payload.position ?? repostPosition(reposterId);
     const entries = (userIds: readonly string[]) =>
       userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, position }));

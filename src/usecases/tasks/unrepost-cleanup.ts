@@ -18,7 +18,7 @@ export class UnrepostCleanup implements TaskHandler<'unrepost'> {
   readonly kind = 'unrepost';
 
   constructor(
-    private readonly reposts: Pick<RepostStore, 'hasReposted'>,
+    private readonly reposts: Pick<RepostStore, 'positionOf'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
     private readonly fanOut: RepostFanOut,
@@ -38,15 +38,19 @@ export class UnrepostCleanup implements TaskHandler<'unrepost'> {
     return this.redeliver(run, null);
   }
 
-  /** The repost's fan-out from `cursor` (null: from the start, the reposter's own entry included). */
-  private redeliver(run: TaskRun<'unrepost'>, cursor: string | null): Promise<RunOutcome> {
+  /**
+   * The repost's fan-out from `cursor` (null: from the start, the reposter's own entry included),
+   * at the new repost's own position, where its task places it too.
+   */
+  private async redeliver(run: TaskRun<'unrepost'>, cursor: string | null): Promise<RunOutcome> {
     const { postId, reposterId } = run.payload;
-    const save = (position: string) => run.save(`${REDELIVERY}${position}`);
-    return this.fanOut.run({ ...run, payload: { kind: 'repost', postId, reposterId }, checkpoint: cursor, save });
+    const position = await this.reposts.positionOf(postId, reposterId, { consistent: true });
+    if (position === null) return 'done';
+    const save = (checkpoint: string) => run.save(`${REDELIVERY}${checkpoint}`);
+    return this.fanOut.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
   }
 
   private async reposted(postId: string, reposterId: string): Promise<boolean> {
-    const [reposted] = await this.reposts.hasReposted([{ postId, userId: reposterId }], { consistent: true });
-    return reposted === true;
+    return (await this.reposts.positionOf(postId, reposterId, { consistent: true })) !== null;
   }
 }
