@@ -253,9 +253,11 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'home entry',
-      by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads",
+      by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page",
       writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry) + repostEntries * writeUnits(sizes.repostHomeEntry),
-      readUnitsPerSecond: homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry),
+      // A post's own fan-out reads its reposters (Limit 1) per page and, finding none as nearly always, skips the holdings read.
+      readUnitsPerSecond:
+        homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry) + (repostEntries + followsMade * backfilled) * 2 * readUnits(0, true) + posts * pagesPerPost * readUnits(0, true),
     },
     {
       item: 'home entry trims',
