@@ -8,7 +8,8 @@ import type { Task } from '../stores/task-queue.js';
 /**
  * Where the actions that notify someone hand it over: each action writes `notify` tasks, made
  * here, in the same transaction as its own change (the stores take them with the write), so an
- * action is never written without its notification and a write that changes nothing (a retry,
+ * action is never written without its notification (except a follow or block on the Neo4j graph,
+ * enqueued right after it: see README, Notifications) and a write that changes nothing (a retry,
  * a failed condition) enqueues none. The worker runs them (NotificationDelivery), never inline.
  * A task brings the actor's place in the group in line with what is true when it runs, so one
  * kind of task serves both the action and its undo, and a repeat changes nothing. Your own
