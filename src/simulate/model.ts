@@ -1,6 +1,5 @@
 import { type CounterHeatSettings, shardsForWriteRate } from '../usecases/counter-heat.js';
 import { type PostSettings, placePost } from '../usecases/posts.js';
-import { visibilityRelations } from '../usecases/feed-pipeline.js';
 import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
 import type { ItemSizes } from './items.js';
@@ -208,8 +207,8 @@ export function runModel(input: ModelInput): ModelResult {
   // The share of home entries that are reposts: each brings its reposter to the page, to hydrate and to check.
   const repostShare = deliveredEntries + posts === 0 ? 0 : repostEntries / (deliveredEntries + posts);
   const pageUsers = w.pageSize * (1 + repostShare);
-  // The rules' relation lookups per user on a home page (blocks both ways, the viewer's mutes), and the block check of a repost or mention.
-  const relationsPerPageUser = visibilityRelations('viewer', ['user'], true).length;
+  // The block check of a repost or mention, per user; a home page's rules (blocks both ways and the viewer's mutes of
+  // every user on it) are answered by the viewer's graph node, whose relation sets hold them (one read).
   const blockChecksPerUser = blocksBetween('actor', ['other']).length;
   // A relation edge is mostly missing: a strongly consistent read of nothing, the minimum.
   const relationRead = readUnits(0, true);
@@ -303,9 +302,15 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'block and mute edges',
-      by: "home reads (the rules: blocks both ways and the viewer's mute, per author and reposter); repost and mentions (blocks both ways); strongly consistent",
+      by: 'repost and mentions (blocks both ways); strongly consistent',
       writeUnitsPerSecond: 0,
-      readUnitsPerSecond: (homeReads * pageUsers * relationsPerPageUser + (reposts + posts * w.mentionsPerPost) * blockChecksPerUser) * relationRead,
+      readUnitsPerSecond: (reposts + posts * w.mentionsPerPost) * blockChecksPerUser * relationRead,
+    },
+    {
+      item: "graph node: the viewer's relation sets",
+      by: "home reads: the rules' blocks either way and mutes of every author and reposter, from the reader's relation sets (one item, strongly consistent)",
+      writeUnitsPerSecond: 0,
+      readUnitsPerSecond: homeReads * readUnits(sizes.graphNode, true),
     },
     {
       item: 'graph node: outbox check',
@@ -383,13 +388,6 @@ export function runModel(input: ModelInput): ModelResult {
     readUnitsPerSecond: topReaders * readUnits(sizes.user),
     writeUnitsPerSecond: 0,
     relief: 'the hot-key cache',
-  });
-  hot({
-    partition: 'GNODE#<most followed author>',
-    what: 'their blocks of each reader (BLOCK#<reader>, missing: the minimum, strongly), checked by the rules on every page showing their post',
-    readUnitsPerSecond: topReaders * relationRead,
-    writeUnitsPerSecond: 0,
-    relief: 'each reader asks a different item, so split for heat spreads them; or a cache of who a hot author blocks (one list, invalidated by block)',
   });
   hot({
     partition: 'PUBLIC#<n>',

@@ -45,7 +45,10 @@ export class GraphQueryUseCases {
   async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<SuggestedUser[]> {
     if (!viewerId) throw unauthenticated();
     const size = pageSize(first);
-    return this.graph.suggestions(viewerId, size, budget, await blocked());
+    // The viewer's blocks are read beside the first hops: only the candidates need them.
+    const excluding = blocked();
+    excluding.catch(() => {});
+    return this.graph.suggestions(viewerId, size, budget, excluding);
   }
 
   async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
 const HOME_PAGE = `query($id: ID!, $first: Int!) {
@@ -16,6 +21,8 @@ const HOME_PAGE = `query($id: ID!, $first: Int!) {
     }
   }
 }`;
+
+const run = promisify(execFile);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -94,8 +101,8 @@ describe('per-request cost', () => {
     const largeCost = large.extensions!.cost;
     const requests = (cost: typeof smallCost) => cost.dynamodb.requests + cost.graph.requests;
     // The goal for a home page of 20: the account check beside the skeleton Query, then one wave of
-    // hydration (posts, authors, reposters, counters, likes and reposts in one BatchGetItem; follow counts and
-    // flags in one graph lookup).
+    // hydration (posts, authors, reposters, counters, likes and reposts in one BatchGetItem; follow counts, and
+    // the viewer's node for the flags and the rules, in the graph).
     expect(smallCost.waves).toBeLessThanOrEqual(2);
     expect(requests(smallCost)).toBeLessThanOrEqual(5);
     // Constant in page size: as many waves for 100 posts as for 20. Requests grow only where the
@@ -106,8 +113,10 @@ describe('per-request cost', () => {
     const hydrationCalls = (posts: number) => Math.ceil((4 * posts + userCount) / 100);
     expect(requests(largeCost) - requests(smallCost)).toBe(hydrationCalls(100) - hydrationCalls(20));
     expect(largeCost.graph.requests).toBe(smallCost.graph.requests);
-    // The rules' lookup of the blocks and mutes of every author (3 × 12 keys) joins the follow counts and flags in one graph call.
-    expect(smallCost.graph.requests).toBe(1);
+    // The graph's part is two calls in the hydration wave: the follow counts of the authors and reposters, and the
+    // viewer's node, whose sets answer the follow flags and the rules' blocks either way and mutes of every author
+    // (4 × 15 lookups) at once.
+    expect(smallCost.graph.requests).toBe(2);
     expect(largeCost.dynamodb.readCapacityUnits).toBeGreaterThan(smallCost.dynamodb.readCapacityUnits);
 
     // A mute that leaves posts out of the page: it reads one skeleton more (and hydrates it), and stays full.
@@ -138,12 +147,48 @@ describe('per-request cost', () => {
       const cost = page.extensions!.cost;
       expect(cost.waves).toBe(2);
       // First wave: the account check, the home Query, a Query per outbox (3), and the viewer's graph node, whose
-      // following set tells which outboxes to merge. Second: the hydration's BatchGetItem and its graph lookup.
-      expect(cost.dynamodb.requests + cost.graph.requests).toBe(2 + 3 + 1 + 2);
-      expect(cost.graph.requests).toBe(2);
+      // following set tells which outboxes to merge. Second: the hydration's BatchGetItem and its two graph calls
+      // (the follow counts; the viewer's node for the flags and the rules).
+      expect(cost.dynamodb.requests + cost.graph.requests).toBe(2 + 3 + 1 + 3);
+      expect(cost.graph.requests).toBe(3);
     } finally {
       await hybrid.stop();
     }
+  });
+
+  it('reads the edges of a viewer whose graph node is from before the relation sets, one wave later, until the migration writes them', { timeout: 60_000 }, async () => {
+    const [viewer, author, blocker] = [await t.signUp(), await t.signUp(), await t.signUp()];
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, viewer.token);
+    await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: viewer.id }, blocker.token);
+    const tag = `old${Date.now()}`;
+    const post = 'mutation($text: String!, $tag: String!) { createPost(input: { text: $text, tags: [$tag] }) { post { id } } }';
+    await t.gql(post, { text: 'hello', tag }, author.token);
+    await t.gql(post, { text: 'hidden', tag }, blocker.token);
+    const page = () => t.gql('query($tag: String!) { tagTimeline(tag: $tag, first: 20) { edges { node { text author { handle viewerFollows } } } } }', { tag }, viewer.token);
+    const shows = (result: Awaited<ReturnType<typeof page>>) => {
+      const edges = result.data!.tagTimeline.edges as { node: { text: string; author: { handle: string; viewerFollows: boolean } } }[];
+      return { hello: edges.find((e) => e.node.author.handle === author.handle)?.node.author.viewerFollows, hidden: edges.some((e) => e.node.author.handle === blocker.handle) };
+    };
+    const complete = await page();
+    expect(shows(complete)).toEqual({ hello: true, hidden: false });
+    expect(complete.extensions!.cost.waves).toBe(2);
+
+    // As a node written before the relation sets existed: no mark, no sets.
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    await client.send(new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: keys.graphNode(viewer.id), UpdateExpression: 'REMOVE relationSetsComplete, blockedByIds' }));
+    client.destroy();
+    const old = await page();
+    expect(shows(old)).toEqual({ hello: true, hidden: false });
+    expect(old.extensions!.cost.waves).toBe(3);
+
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'NEO4J_URI'].includes(k)));
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/graph-relation-sets.ts'], {
+      env: { ...clean, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' },
+    });
+    expect(stdout).toMatch(/^relation sets written on 1 graph nodes$/m);
+    const migrated = await page();
+    expect(shows(migrated)).toEqual({ hello: true, hidden: false });
+    expect(migrated.extensions!.cost.waves).toBe(2);
   });
 
   it('reads an author page, a tag timeline and the public timeline in two waves, whatever their size', async () => {

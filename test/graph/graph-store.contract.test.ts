@@ -625,3 +625,110 @@ describe('the embedded backend: following sets', () => {
     expect(network.items.map((item) => item.id)).toEqual([...followed].sort());
   });
 });
+
+/**
+ * The embedded backend's relation sets, with room for 2 ids a set: the lookups about one user
+ * that a page makes (the viewer's follows, blocks either way and mutes) are one read of that
+ * user's node while its sets hold every relation, and the edges otherwise, with the same answers.
+ */
+describe('the embedded backend: relation sets', () => {
+  const table = tableName(`r${randomBytes(5).toString('hex')}_`);
+  const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
+  const graph = new DynamoGraphStore(client, table, 'transactWrite', new BatchReader(client, table, true), 3, null, 2);
+  let clock = Date.parse('2026-03-01T00:00:00.000Z');
+  const nextAt = () => new Date((clock += 1000)).toISOString();
+  const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
+  const mute = (from: string, to: string) => ({ kind: 'mutes' as const, from, to });
+  beforeAll(async () => ensureTable(client, table));
+  afterAll(() => client.destroy());
+
+  async function users(count: number): Promise<string[]> {
+    const ids = Array.from({ length: count }, () => newId('usr'));
+    await graph.upsertUsers(ids.map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })));
+    return ids;
+  }
+
+  /** What a page's rules ask about `viewer` and `others` (blocks either way, the viewer's mutes) and its follow flags, in one tick; and the requests that took. */
+  async function pageLookups(viewer: string, others: readonly string[]) {
+    const before = totals.graph.requests;
+    const [relations, follows] = await Promise.all([
+      graph.relations(
+        others.flatMap((id) => [block(viewer, id), block(id, viewer), mute(viewer, id)]),
+        UNMETERED,
+      ),
+      graph.follows(
+        others.map((to) => ({ from: viewer, to })),
+        UNMETERED,
+      ),
+    ]);
+    const each = others.map((_, i) => ({ blocks: relations[3 * i]!, blockedBy: relations[3 * i + 1]!, mutes: relations[3 * i + 2]!, follows: follows[i]! }));
+    return { each, requests: totals.graph.requests - before };
+  }
+
+  const none = { blocks: false, blockedBy: false, mutes: false, follows: false };
+
+  it("answers a viewer's follows, blocks either way and mutes from the viewer's node, kept in step with every relation made and ended", async () => {
+    const [viewer, a, b, c] = await users(4);
+    expect(await graph.follow(viewer!, a!, nextAt())).toBe(true);
+    expect(await graph.relate(block(viewer!, b!), nextAt())).toBe(true);
+    expect(await graph.relate(block(c!, viewer!), nextAt())).toBe(true);
+    expect(await graph.relate(mute(viewer!, a!), nextAt())).toBe(true);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [
+        { ...none, follows: true, mutes: true },
+        { ...none, blocks: true },
+        { ...none, blockedBy: true },
+      ],
+      requests: 1,
+    });
+    expect(await graph.unrelate(block(c!, viewer!))).toBe(true);
+    expect(await graph.unrelate(mute(viewer!, a!))).toBe(true);
+    expect(await graph.unfollow(viewer!, a!)).toBe(true);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, none], requests: 1 });
+    // A single lookup reads its edge, as before.
+    expect(await graph.relations([block(viewer!, b!)], UNMETERED)).toEqual([true]);
+  });
+
+  it('reads the edges of a user whose relation set had no room, for good, with the same answers', async () => {
+    const [viewer, a, b, c] = await users(4);
+    expect(await graph.relate(block(viewer!, a!), nextAt())).toBe(true);
+    expect(await graph.relate(block(viewer!, b!), nextAt())).toBe(true);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toMatchObject({ requests: 1 });
+    // The third block does not fit: the block is made, and the viewer's node no longer answers.
+    expect(await graph.relate(block(viewer!, c!), nextAt())).toBe(true);
+    const full = await pageLookups(viewer!, [a!, b!, c!]);
+    expect(full).toEqual({ each: [a, b, c].map(() => ({ ...none, blocks: true })), requests: 2 });
+    // Nor once the relations fit again: the set may have missed one made while it was full.
+    expect(await graph.unrelate(block(viewer!, a!))).toBe(true);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, { ...none, blocks: true }], requests: 2 });
+    // The other side's node had room: c's lookups about the viewer still come from c's node.
+    expect((await pageLookups(c!, [viewer!])).each).toEqual([{ ...none, blockedBy: true }]);
+  });
+
+  it('reads the edges of a node from before the relation sets, which a profile change does not mark complete and the migration does', async () => {
+    const [viewer, a, b, c] = await users(4);
+    expect(await graph.relate(mute(viewer!, a!), nextAt())).toBe(true);
+    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(viewer!), UpdateExpression: 'REMOVE relationSetsComplete, mutesIds' }));
+    await graph.upsertUsers([{ id: viewer!, handle: `h${randomBytes(6).toString('hex')}`, interests: ['chess'] }]);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, none, none], requests: 2 });
+    // The migration writes its sets from the relation lists, received blocks too, and marks it complete.
+    expect(await graph.relate(block(b!, viewer!), nextAt())).toBe(true);
+    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(viewer!), UpdateExpression: 'REMOVE relationSetsComplete, blockedByIds' }));
+    const waiting = [];
+    for await (const ids of graph.nodesWithoutRelationSets()) waiting.push(...ids);
+    expect(waiting).toContain(viewer);
+    expect(waiting).not.toContain(a);
+    expect(await graph.completeRelationSets(viewer!)).toBe(true);
+    expect(await graph.completeRelationSets(viewer!)).toBe(false);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, { ...none, blockedBy: true }, none], requests: 1 });
+    expect(await graph.unrelate(mute(viewer!, a!))).toBe(true);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blockedBy: true }, none], requests: 1 });
+    // A node the bulk import wrote is complete.
+    const [imported, other] = [newId('usr'), newId('usr')];
+    await graph.importGraph(
+      [imported, other].map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })),
+      [{ from: imported, to: other, at: nextAt() }],
+    );
+    expect(await pageLookups(imported, [other, viewer!, a!])).toEqual({ each: [{ ...none, follows: true }, none, none], requests: 1 });
+  });
+});

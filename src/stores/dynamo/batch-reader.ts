@@ -13,6 +13,12 @@ export interface ReadOptions {
   consistent?: boolean;
   /** The attributes the caller uses (pk and sk always come along); all of the item when absent. */
   attributes?: readonly AttributePath[];
+  /**
+   * Lookups of a group are combined only with each other. Projected lookups share the union of
+   * their attributes, so a read of a few large attributes (a graph node's id sets) keeps out of
+   * the batch of many small ones (follow counts) that would otherwise carry them too.
+   */
+  group?: string;
 }
 
 /** What the stores read items through: the BatchReader, or the cache in front of it (CachedReader). */
@@ -62,7 +68,7 @@ export class BatchReader implements ItemReader {
     if (!this.coalesce) return batchGet(this.client, this.tableName, keys, { consistent, ...projectionOf(options.attributes && pathsOf(options.attributes)) });
     const meter: Cost | object = currentCostMeter() ?? NO_METER;
     const batches = this.pending.get(meter) ?? this.pending.set(meter, new Map()).get(meter)!;
-    const shape = `${consistent}/${options.attributes ? 'projected' : 'whole'}`;
+    const shape = `${consistent}/${options.attributes ? 'projected' : 'whole'}/${options.group ?? ''}`;
     let batch = batches.get(shape);
     if (!batch) {
       batch = { waiters: [], paths: options.attributes ? new Map() : null, consistent };

@@ -1,4 +1,5 @@
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import {
@@ -24,11 +25,12 @@ import {
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
 import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
-import { type Key, type RelationDirection, keys } from './keys.js';
+import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
 import type { TaskItems } from './dynamo-task-queue.js';
 
 type Item = Record<string, unknown>;
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** How many list queries one traversal hop runs at once. */
 const HOP_CONCURRENCY = 16;
@@ -43,6 +45,47 @@ const POSITION = /^\d{15}#\S+$/;
  * counted but not added to the set, and the user's hops read the following list instead.
  */
 export const FOLLOWING_SET_MAX = 1000;
+/**
+ * Most ids each of a graph node's relation sets holds: past it the node is marked as not
+ * holding every relation, and lookups about its user read the edges instead.
+ */
+export const RELATION_SET_MAX = 1000;
+
+/**
+ * The sets a graph node keeps of its user's blocks and mutes, in the transactions that write the
+ * edges: the ids the user blocks or mutes (`made`) and, for blocks, the ids that block the user
+ * (`received`: the rules hide blocks either way, while a mute matters only to whoever made it).
+ */
+const RELATION_SETS: Record<RelationKind, { made: string; received: string | null }> = {
+  blocks: { made: 'blocksIds', received: 'blockedByIds' },
+  mutes: { made: 'mutesIds', received: null },
+};
+/** Moved on by every change of a node's relation sets. */
+const RELATIONS_VERSION = 'relationsVersion';
+/** Present on a node whose relation sets hold every relation of its user: written with a new node, removed for good when a set has no room. */
+const RELATION_SETS_COMPLETE = 'relationSetsComplete';
+/** What a node read answers lookups from: the following set and its count, and the relation sets. */
+const NODE_SET_ATTRIBUTES = [
+  'followingCount',
+  'followingIds',
+  RELATION_SETS_COMPLETE,
+  ...Object.values(RELATION_SETS).flatMap((sets) => (sets.received === null ? [sets.made] : [sets.made, sets.received])),
+];
+/** The reads of nodes' sets: kept out of the call of the follow counts, whose nodes would otherwise carry the sets too. */
+const NODE_SETS_GROUP = 'node sets';
+/**
+ * A node is read for the lookups of one call that it can answer once they are at least this many
+ * (the viewer's flags and rules on a page of several authors); fewer (a profile's flags, an author
+ * page's blocks) read their edges, which then share the call of the follow counts instead of
+ * costing one request more.
+ */
+const ANCHOR_MIN_LOOKUPS = 3;
+
+/** A user whose graph node answers a lookup, and how (null: the set it needs is not complete). */
+interface Anchor {
+  userId: string;
+  answer: (node: Item | undefined) => boolean | null;
+}
 
 /**
  * The items of one follow: the edge (first), then the entries in the follower's following list
@@ -75,7 +118,8 @@ export function graphNodeItem(
 ): Item {
   // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
   const set = followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
-  return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set };
+  // A new node has no relations yet: its (empty) relation sets are complete.
+  return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set, [RELATION_SETS_COMPLETE]: true };
 }
 
 /**
@@ -99,10 +143,48 @@ function relationEntryKeys({ kind, from, to }: Relation, atMs: number): [Key, Ke
   ];
 }
 
+/** One id added to or deleted from one node's relation set. */
+interface RelationSetChange {
+  userId: string;
+  attribute: string;
+  id: string;
+  action: 'ADD' | 'DELETE';
+}
+
+/** The relation set changes of a relation made (ADD) or ended (DELETE): the maker's `made` set, and the `received` set of the user it is about. */
+function relationSetChanges({ kind, from, to }: Relation, action: 'ADD' | 'DELETE'): RelationSetChange[] {
+  const sets = RELATION_SETS[kind];
+  return [{ userId: from, attribute: sets.made, id: to, action }, ...(sets.received === null ? [] : [{ userId: to, attribute: sets.received, id: from, action }])];
+}
+
 /** A node's following set, when it holds every account the user follows: its size equals the node's followingCount. */
-function completeFollowingSet(node: Item | undefined): string[] | null {
+function completeFollowingIds(node: Item | undefined): ReadonlySet<string> | null {
   const ids = (node?.followingIds as Set<string> | undefined) ?? new Set<string>();
-  return ids.size === Number(node?.followingCount ?? 0) ? [...ids] : null;
+  return ids.size === Number(node?.followingCount ?? 0) ? ids : null;
+}
+
+function completeFollowingSet(node: Item | undefined): string[] | null {
+  const ids = completeFollowingIds(node);
+  return ids && [...ids];
+}
+
+/** Whether the node's relation set `attribute` holds `id`; null when the node's relation sets are not complete (or there is no node). */
+function inRelationSet(node: Item | undefined, attribute: string, id: string): boolean | null {
+  if (node?.[RELATION_SETS_COMPLETE] !== true) return null;
+  return ((node[attribute] as Set<string> | undefined) ?? new Set<string>()).has(id);
+}
+
+/** The nodes that can answer a follow lookup: the follower's, from its following set. */
+function followAnchors(pair: FollowPair): Anchor[] {
+  return [{ userId: pair.from, answer: (node) => completeFollowingIds(node)?.has(pair.to) ?? null }];
+}
+
+/** The nodes that can answer a relation lookup: the maker's, and for a block the node of the user it is about. */
+function relationAnchors({ kind, from, to }: Relation): Anchor[] {
+  const sets = RELATION_SETS[kind];
+  const made: Anchor = { userId: from, answer: (node) => inRelationSet(node, sets.made, to) };
+  const received = sets.received;
+  return received === null ? [made] : [made, { userId: to, answer: (node) => inRelationSet(node, received, from) }];
 }
 
 /**
@@ -119,6 +201,13 @@ function completeFollowingSet(node: Item | undefined): string[] | null {
  * staleness. A node whose set is not complete — past `followingSetMax` accounts, or written
  * before the set existed — has its hops read from the following list instead, and becomes
  * complete again once unfollows bring its count down to the set's size.
+ *
+ * A node also keeps its user's blocks and mutes as sets (RELATION_SETS), written in the
+ * transactions of the relations, so that the lookups a page makes about its viewer — whom they
+ * follow, block, are blocked by and mute, for every author — are one node read instead of an
+ * edge each (see anchoredLookups). Those sets are complete while the node is marked so: a new
+ * node is; a node from before the sets is not until `npm run graph:relation-sets` writes them;
+ * one whose set ran out of room is not for good.
  */
 export class DynamoGraphStore implements GraphStore, Adjacency {
   readonly backend = 'dynamodb' as const;
@@ -132,6 +221,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     private readonly followingSetMax = FOLLOWING_SET_MAX,
     /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */
     private readonly taskItems: TaskItems | null = null,
+    private readonly relationSetMax = RELATION_SET_MAX,
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -141,18 +231,28 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async upsertUsers(users: readonly GraphUser[]): Promise<void> {
     // An update, not a put, so that the node's follow counts survive a profile change.
-    await Promise.all(
-      users.map((u) =>
+    const upsert = async (u: GraphUser) => {
+      const update = (marked: boolean) =>
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: keys.graphNode(u.id),
-            UpdateExpression: 'SET id = :id, handle = :handle, interests = :interests',
-            ExpressionAttributeValues: { ':id': u.id, ':handle': u.handle, ':interests': u.interests },
+            UpdateExpression: `SET id = :id, handle = :handle, interests = :interests${marked ? ', #complete = :complete' : ''}`,
+            // A new node (or one marked already) holds every relation; a node from before the relation sets existed may not.
+            ...(marked
+              ? { ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#complete)', ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE } }
+              : {}),
+            ExpressionAttributeValues: { ':id': u.id, ':handle': u.handle, ':interests': u.interests, ...(marked ? { ':complete': true } : {}) },
           }),
-        ),
-      ),
-    );
+        );
+      try {
+        await update(true);
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        await update(false);
+      }
+    };
+    await Promise.all(users.map(upsert));
   }
 
   /** The tasks as items of this store's transactions. */
@@ -351,12 +451,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, pairs.length);
-    // Strongly consistent, so that a follow is visible to the same request's payload.
-    const items = await this.reader.get(
+    // Strongly consistent (the nodes too), so that a follow is visible to the same request's payload.
+    return this.anchoredLookups(
       pairs.map((p) => keys.followEdge(p.from, p.to)),
-      { attributes: [], consistent: true },
+      pairs.map(followAnchors),
     );
-    return items.map((item) => item !== undefined);
   }
 
   async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
@@ -365,11 +464,10 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
     const [node] = await this.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true });
     const set = completeFollowingSet(node);
-    if (!set)
-      return this.follows(
-        followeeIds.map((to) => ({ from: followerId, to })),
-        budget,
-      );
+    if (!set) {
+      chargeLookup(budget, followeeIds.length);
+      return this.edgesExist(followeeIds.map((to) => keys.followEdge(followerId, to)));
+    }
     const followed = new Set(set);
     return followeeIds.map((id) => followed.has(id));
   }
@@ -476,7 +574,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded): Promise<SuggestedUser[]> {
+  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]> {
     return friendsOfFriends(this, viewerId, first, budget, excluding);
   }
 
@@ -490,19 +588,126 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async relate(relation: Relation, at: string, tasks: readonly Task[] = []): Promise<boolean> {
     const [edge, ...entries] = relationItems(relation, at);
-    try {
-      await transactWrite(this.client, {
-        TransactItems: [
-          { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
-          ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
-          ...this.enqueueItems(tasks),
-        ],
-      });
-      return true;
-    } catch (error) {
-      if (cancellationReasons(error)?.[0] === 'ConditionalCheckFailed') return false;
-      throw error;
+    // First with the ids added to the nodes' relation sets; a node whose set has no room is marked incomplete instead.
+    const full = new Set<string>();
+    for (;;) {
+      const changes = relationSetChanges(relation, 'ADD');
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            { Put: { TableName: this.tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ...entries.map((Item) => ({ Put: { TableName: this.tableName, Item } })),
+            ...changes.map((change) => this.relationSetChange(change, full.has(change.userId))),
+            ...this.enqueueItems(tasks),
+          ],
+        });
+        return true;
+      } catch (error) {
+        const reasons = cancellationReasons(error);
+        if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+        const overflowing = changes.filter((change, i) => !full.has(change.userId) && reasons?.[1 + entries.length + i] === 'ConditionalCheckFailed');
+        if (overflowing.length === 0) throw error;
+        for (const change of overflowing) full.add(change.userId);
+      }
     }
+  }
+
+  /**
+   * The update of one node's relation set: ADD within the set's room (the condition fails when
+   * full), or with `full` the node marked as not holding every relation; DELETE always.
+   */
+  private relationSetChange(change: RelationSetChange, full: boolean): TransactItem {
+    // Every change moves the node's relations version on, which completeRelationSets is conditioned on.
+    const names = { '#version': RELATIONS_VERSION, ...(full ? { '#complete': RELATION_SETS_COMPLETE } : { '#set': change.attribute }) };
+    const values = { ':one': 1, ...(full ? {} : { ':ids': new Set([change.id]) }), ...(!full && change.action === 'ADD' ? { ':room': this.relationSetMax } : {}) };
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.graphNode(change.userId),
+        UpdateExpression: full ? 'REMOVE #complete ADD #version :one' : change.action === 'ADD' ? 'ADD #set :ids, #version :one' : 'DELETE #set :ids ADD #version :one',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ...(!full && change.action === 'ADD' ? { ConditionExpression: 'attribute_not_exists(#set) OR size(#set) < :room' } : {}),
+      },
+    };
+  }
+
+  /**
+   * Writes the relation sets of a node from before they existed (a data migration: `npm run
+   * graph:relation-sets`), from the user's relation lists, and marks it complete. Conditioned on
+   * the node's relations version, so that a relation made or ended meanwhile makes it read
+   * again. False when there is nothing to do: the node is complete already, has no room for
+   * the user's relations, or is gone.
+   */
+  async completeRelationSets(userId: string): Promise<boolean> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const { Item: node } = await this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: keys.graphNode(userId),
+          ConsistentRead: true,
+          ProjectionExpression: '#complete, #version',
+          ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE, '#version': RELATIONS_VERSION },
+        }),
+      );
+      if (!node || node[RELATION_SETS_COMPLETE] === true) return false;
+      const sets = new Map<string, Set<string>>();
+      for (const kind of ['blocks', 'mutes'] as const) {
+        for (const entry of await this.relationEntries(kind, userId, null)) {
+          const attribute = entry.direction === 'OUT' ? RELATION_SETS[kind].made : RELATION_SETS[kind].received;
+          if (attribute !== null) (sets.get(attribute) ?? sets.set(attribute, new Set()).get(attribute)!).add(entry.id);
+        }
+      }
+      if ([...sets.values()].some((set) => set.size > this.relationSetMax)) return false;
+      // Sets cannot be empty: an attribute left out is an empty set.
+      const attributes = Object.values(RELATION_SETS).flatMap((each) => (each.received === null ? [each.made] : [each.made, each.received]));
+      const names = Object.fromEntries(attributes.map((attribute, i) => [`#s${i}`, attribute]));
+      const assigned = attributes.flatMap((attribute, i) => (sets.has(attribute) ? [`#s${i} = :s${i}`] : []));
+      const removed = attributes.flatMap((attribute, i) => (sets.has(attribute) ? [] : [`#s${i}`]));
+      const version = node[RELATIONS_VERSION] as number | undefined;
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: keys.graphNode(userId),
+            UpdateExpression: `SET ${['#complete = :complete', ...assigned].join(', ')}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
+            ConditionExpression: `attribute_exists(pk) AND ${version === undefined ? 'attribute_not_exists(#version)' : '#version = :version'}`,
+            ExpressionAttributeNames: { ...names, '#complete': RELATION_SETS_COMPLETE, '#version': RELATIONS_VERSION },
+            ExpressionAttributeValues: {
+              ':complete': true,
+              ...Object.fromEntries(attributes.flatMap((attribute, i) => (sets.has(attribute) ? [[`:s${i}`, sets.get(attribute)!]] : []))),
+              ...(version === undefined ? {} : { ':version': version }),
+            },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    throw new Error(`the relation sets of ${userId} kept racing with relation changes`);
+  }
+
+  /** The ids of the graph nodes that are not marked as holding every relation (nodes from before the relation sets, or past their room): a whole-table scan. */
+  async *nodesWithoutRelationSets(): AsyncGenerator<string[]> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
+          ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
+          ExpressionAttributeValues: { ':node': 'NODE' },
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      yield (page.Items ?? []).flatMap((item) => {
+        const node = classifyKey(item as Key);
+        return node?.kind === 'graphNode' ? [node.userId] : [];
+      });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
   }
 
   async unrelate(relation: Relation): Promise<boolean> {
@@ -517,6 +722,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
           TransactItems: [
             { Delete: { TableName: this.tableName, Key: edgeKey, ConditionExpression: 'atMs = :atMs', ExpressionAttributeValues: { ':atMs': atMs } } },
             ...relationEntryKeys(relation, atMs).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
+            ...relationSetChanges(relation, 'DELETE').map((change) => this.relationSetChange(change, false)),
           ],
         });
         return true;
@@ -529,12 +735,55 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, relations.length);
-    // Same shape as the follow and count lookups, so that a page's flags and relations share one call.
-    const items = await this.reader.get(
+    return this.anchoredLookups(
       relations.map((r) => keys.relationEdge(r.kind, r.from, r.to)),
-      { attributes: [], consistent: true },
+      relations.map(relationAnchors),
     );
+  }
+
+  /** Whether each edge (a follow, a block, a mute) exists: strongly consistent, so that the request that wrote one sees it. */
+  private async edgesExist(edgeKeys: readonly Key[], group?: string): Promise<boolean[]> {
+    const items = await this.reader.get(edgeKeys, { attributes: [], consistent: true, group });
     return items.map((item) => item !== undefined);
+  }
+
+  /**
+   * Whether each edge exists. A user whose node can answer several of the lookups (the viewer
+   * of a page: whom they follow, block, are blocked by, mute) has that one node read instead of
+   * their edges, while its sets are complete; the other lookups read their edges in the same
+   * tick, and so does a lookup whose node turned out incomplete, after it. The nodes and the
+   * edges beside them are one call, apart from the follow counts of the tick, so that the
+   * counts' nodes do not carry the sets.
+   */
+  private async anchoredLookups(edgeKeys: readonly Key[], anchors: readonly (readonly Anchor[])[]): Promise<boolean[]> {
+    const coverage = new Map<string, number>();
+    for (const options of anchors) for (const anchor of options) coverage.set(anchor.userId, (coverage.get(anchor.userId) ?? 0) + 1);
+    // Each lookup goes to the node that answers the most of them (the viewer's), so that as few nodes as possible are read.
+    const chosen = anchors.map((options) => {
+      const best = options.reduce<Anchor | null>((a, b) => (a === null || coverage.get(b.userId)! > coverage.get(a.userId)! ? b : a), null);
+      return best && coverage.get(best.userId)! >= ANCHOR_MIN_LOOKUPS ? best : null;
+    });
+    const nodeIds = [...new Set(chosen.flatMap((anchor) => (anchor ? [anchor.userId] : [])))];
+    const edgesOf = async (indexes: number[], group?: string) => {
+      const found = await this.edgesExist(
+        indexes.map((i) => edgeKeys[i]!),
+        group,
+      );
+      return new Map(indexes.map((index, i) => [index, found[i]!]));
+    };
+    // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone they join the counts'.
+    const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
+    const [nodes, direct] = await Promise.all([
+      this.reader.get(nodeIds.map(keys.graphNode), { attributes: NODE_SET_ATTRIBUTES, consistent: true, group: NODE_SETS_GROUP }),
+      edgesOf(
+        chosen.flatMap((anchor, i) => (anchor ? [] : [i])),
+        group,
+      ),
+    ]);
+    const nodeOf = new Map(nodeIds.map((id, i) => [id, nodes[i]]));
+    const answers = chosen.map((anchor, i) => (anchor ? anchor.answer(nodeOf.get(anchor.userId)) : direct.get(i)!));
+    const unanswered = await edgesOf(answers.flatMap((answer, i) => (answer === null ? [i] : [])));
+    return answers.map((answer, i) => answer ?? unanswered.get(i)!);
   }
 
   async related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {

@@ -171,7 +171,8 @@ export interface GraphStore {
   mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded): Promise<CountedPage>;
 
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
-  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded): Promise<SuggestedUser[]>;
+  /** `excluding` may still be arriving: it is awaited only when the candidates are filtered, so that its read overlaps the first hops. */
+  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]>;
   /** The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth. */
   shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */

@@ -246,13 +246,13 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  async suggestions(viewerId: string, first: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<SuggestedUser[]> {
+  async suggestions(viewerId: string, first: number, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<SuggestedUser[]> {
     // Charged hop by hop as the shared traversal charges the embedded backend, then answered by one aggregate.
     let following = 0;
     await chargeHop(budget, 1, async () => (following = (await this.degrees([viewerId]))[0]!.following));
     if (following === 0) return [];
     await chargeHop(budget, following, async () => Number((await this.read('suggestionCost', { viewerId }))[0]?.edges ?? 0));
-    const rows = await this.read('suggestions', { viewerId, excluding: [...excluding], limit: neo4j.int(first) });
+    const rows = await this.read('suggestions', { viewerId, excluding: [...(await excluding)], limit: neo4j.int(first) });
     return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
   }
 

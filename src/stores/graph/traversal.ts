@@ -223,10 +223,16 @@ function joinPath(forward: Map<string, string | null>, backward: Map<string, str
  * nor already followed nor `excluding`, ranked by how many of the viewer's follows lead there
  * (ties by id); `viaIds` are the (up to 3) smallest of those connecting ids.
  */
-export async function friendsOfFriends(graph: Adjacency, viewerId: string, first: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<SuggestedUser[]> {
+export async function friendsOfFriends(
+  graph: Adjacency,
+  viewerId: string,
+  first: number,
+  budget: ReadBudget,
+  arriving: Excluded | Promise<Excluded> = NOBODY,
+): Promise<SuggestedUser[]> {
   const [followed = []] = await expand(graph, [viewerId], 'out', budget);
   const followedSet = new Set(followed);
-  const lists = await expand(graph, followed, 'out', budget);
+  const [lists, excluding] = await Promise.all([expand(graph, followed, 'out', budget), arriving]);
   const connecting = new Map<string, string[]>();
   followed.forEach((via, i) => {
     if (excluding.has(via)) return;

@@ -1,0 +1,39 @@
+/**
+ * `npm run graph:relation-sets`: a data migration for the embedded graph backend. Writes the
+ * relation sets (blocks made and received, mutes made) of every graph node from before they
+ * existed, from the users' relation lists, on the configured DynamoDB (the embedded one by
+ * default). Until then a page's lookups about such a user read the edges, one wave later.
+ * Idempotent, and safe beside a running service: each node's write is conditioned on its
+ * relations not having changed since they were read.
+ */
+import { openStores } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { mapConcurrently } from '../src/lib/collections.js';
+import { createLogger } from '../src/logger.js';
+import { DynamoGraphStore } from '../src/stores/dynamo/dynamo-graph-store.js';
+
+let config;
+try {
+  config = loadConfig();
+} catch (error) {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+}
+const opened = await openStores({ config, logger: createLogger('warn') });
+try {
+  const graph = opened.stores.graph;
+  if (!(graph instanceof DynamoGraphStore)) {
+    console.log('the graph is on Neo4j: nothing to migrate');
+  } else {
+    let completed = 0;
+    let left = 0;
+    for await (const userIds of graph.nodesWithoutRelationSets()) {
+      const done = await mapConcurrently(userIds, 8, (userId) => graph.completeRelationSets(userId));
+      completed += done.filter(Boolean).length;
+      left += done.filter((ok) => !ok).length;
+    }
+    console.log(`relation sets written on ${completed} graph nodes${left > 0 ? `; ${left} left to their edges (more relations than a set holds, or gone)` : ''}`);
+  }
+} finally {
+  await opened.close();
+}
