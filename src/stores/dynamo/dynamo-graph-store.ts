@@ -855,17 +855,31 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return entries;
   }
 
-  /**
-   * Each list sorted by id. Following lists come from the nodes' following sets, up to 100 in
-   * one BatchGetItem; only users whose set is not complete have their list read (one Query each),
-   * as followers lists always are.
-   */
+  /** Each list sorted by id. */
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {
-    const byId = (lists: string[][]) => lists.map((list) => list.sort(compareIds));
-    if (direction === 'in') return byId(await mapConcurrently(ids, HOP_CONCURRENCY, (id) => this.wholeList(keys.followersList(id))));
+    return direction === 'in' ? this.followersLists(ids) : this.countedNeighbours(ids, 'out', () => {});
+  }
+
+  /**
+   * Following lists come with their counts: the nodes' following sets (at most followingSetMax
+   * ids each) are read in the request that looks up the counts, up to 100 nodes in one
+   * BatchGetItem, and only users whose set is not
+   * complete have their list read (one Query each). Followers lists have no such bound: they are
+   * read after their counts.
+   */
+  async countedNeighbours(ids: readonly string[], direction: Direction, chargeEdges: (degreeSum: number) => void): Promise<string[][]> {
+    if (direction === 'in') {
+      chargeEdges((await this.degrees(ids)).reduce((sum, counts) => sum + counts.followers, 0));
+      return this.followersLists(ids);
+    }
     const nodes = await batchGet(this.client, this.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, followingCount, followingIds' });
+    chargeEdges(nodes.reduce((sum, node) => sum + Number(node?.followingCount ?? 0), 0));
     const sets = nodes.map(completeFollowingSet);
-    return byId(await mapConcurrently(ids, HOP_CONCURRENCY, async (id, i) => sets[i] ?? this.wholeList(keys.followingList(id))));
+    return sortedById(await mapConcurrently(ids, HOP_CONCURRENCY, async (id, i) => sets[i] ?? this.wholeList(keys.followingList(id))));
+  }
+
+  private async followersLists(ids: readonly string[]): Promise<string[][]> {
+    return sortedById(await mapConcurrently(ids, HOP_CONCURRENCY, (id) => this.wholeList(keys.followersList(id))));
   }
 
   async interests(ids: readonly string[]): Promise<string[][]> {
@@ -911,6 +925,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 }
 
 const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const sortedById = (lists: string[][]) => lists.map((list) => list.sort(compareIds));
 
 function checkedPosition(after: string | null): string | null {
   if (after !== null && !POSITION.test(after)) throw badInput('after', 'is not a cursor this API gave out');

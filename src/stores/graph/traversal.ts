@@ -10,6 +10,9 @@ import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, t
  * frontier's counts are looked up, its list reads (one per user) are charged, and before its
  * lists are read, their exact degree sum: a query the budget cannot afford is refused before
  * the reads that would pass it, and a hop it can afford reads exactly what was charged.
+ * A backend that keeps bounded lists with the counts (the embedded backend's following sets)
+ * reads both at once (`countedNeighbours`): the sum is then charged as soon as the counts
+ * arrive, before any list read of its own and before the lists are used.
  */
 export type Direction = 'out' | 'in';
 
@@ -18,6 +21,12 @@ export interface Adjacency {
   degrees(ids: readonly string[]): Promise<FollowCounts[]>;
   /** Aligned with `ids`: whom each follows ('out') or who follows each ('in'). */
   neighbours(ids: readonly string[], direction: Direction): Promise<string[][]>;
+  /**
+   * `neighbours`, for a backend that can read lists in the request that looks up their counts:
+   * it calls `chargeEdges` with the degree sum of `ids` when the counts arrive, before any other
+   * read (a throw ends the hop there). Such lists must be bounded, as they are read before the charge.
+   */
+  countedNeighbours?(ids: readonly string[], direction: Direction, chargeEdges: (degreeSum: number) => void): Promise<string[][]>;
   /** Aligned with `ids`: each user's interests ([] when unknown). */
   interests(ids: readonly string[]): Promise<string[][]>;
 }
@@ -76,17 +85,26 @@ export const UNMETERED: ReadBudget = { charge() {}, ensure() {} };
  * their counts, then the degree sum that `lookUpDegreeSum` reads (the edges the lists hold).
  */
 export async function chargeHop(budget: ReadBudget, users: number, lookUpDegreeSum: () => Promise<number>): Promise<void> {
-  budget.charge(users + lookupReads(users), users);
+  chargeListsAndCounts(budget, users);
   budget.charge(0, await lookUpDegreeSum());
+}
+
+/** A hop's first charge, before anything is read: a list read per user, and the lookup of their counts. */
+function chargeListsAndCounts(budget: ReadBudget, users: number): void {
+  budget.charge(users + lookupReads(users), users);
 }
 
 const degreeSum = (counts: FollowCounts[], direction: Direction) => counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
 
-/** Reads one hop from a frontier after charging it. */
+/** Reads one hop from a frontier after charging it (its degree sum as soon as it is known: see countedNeighbours). */
 export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: ReadBudget): Promise<string[][]> {
   if (frontier.length === 0) return [];
-  await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), direction));
-  return graph.neighbours(frontier, direction);
+  if (!graph.countedNeighbours) {
+    await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), direction));
+    return graph.neighbours(frontier, direction);
+  }
+  chargeListsAndCounts(budget, frontier.length);
+  return graph.countedNeighbours(frontier, direction, (sum) => budget.charge(0, sum));
 }
 
 /** Follow lists read per call by a hop that more reads are certain to follow, so that it can stop between calls. */
@@ -124,9 +142,12 @@ export async function reachable(
     if (last && !lookUpAll) {
       visit(await expand(graph, frontier, 'out', budget));
     } else {
-      await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
+      // Backends with countedNeighbours charge each part's degree sum as its counts arrive, instead of the whole frontier's first.
+      const counted = graph.countedNeighbours?.bind(graph);
+      if (counted) chargeListsAndCounts(budget, frontier.length);
+      else await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
       for (const part of chunk(frontier, HOP_CHUNK)) {
-        visit(await graph.neighbours(part, 'out'));
+        visit(await (counted ? counted(part, 'out', (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')));
         const nextHop = last ? 0 : next.length;
         const reached = lookUpAll ? distance.size - 1 : 0;
         budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
