@@ -611,6 +611,24 @@ describe('the embedded backend: following sets', () => {
     expect(await among()).toEqual({ followed: [false, true, true, false, false], requests: 1, items: 1 });
   });
 
+  it("charges a hop's entries when its counts arrive with the sets, before querying a list its set cannot answer", async () => {
+    const [viewer, hub, ...others] = await users(7);
+    expect(await graph.importFollows([{ from: viewer!, to: hub!, at: nextAt() }, ...others.map((to) => ({ from: hub!, to, at: nextAt() }))])).toBe(6);
+    // Charged: the viewer's hop, 2 reads and 1 user + its 1 entry; the hub's hop, 2 reads and 1 user + its 5 entries (8).
+    const run = async (maxEdges: number) => {
+      const before = totals.graph.requests;
+      const outcome = await graph.suggestions(viewer!, 10, new GraphBudget({ maxReads: 100, maxEdges })).catch((error: unknown) => error);
+      return { outcome, requests: totals.graph.requests - before };
+    };
+    const refused = await run(7);
+    expect((refused.outcome as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_EDGES' });
+    // Both nodes were read, with their counts; the hub's list, past its set, was not.
+    expect(refused.requests).toBe(2);
+    const answered = await run(8);
+    expect((answered.outcome as { userId: string }[]).map((s) => s.userId).sort()).toEqual([...others].sort());
+    expect(answered.requests).toBe(3);
+  });
+
   it('imports follows past a full set as counted only, and reads the list of a node written without a set', async () => {
     const [viewer, hub, ...others] = await users(7);
     expect(await graph.importFollows([{ from: viewer!, to: hub!, at: nextAt() }, ...others.map((to) => ({ from: hub!, to, at: nextAt() }))])).toBe(6);

@@ -1,6 +1,7 @@
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { classifyKey, keys, type Key } from './keys.js';
+import { SCAN_PAGE_ITEMS } from './batch.js';
 
 /**
  * Recomputes every counter from the records it counts and reports (and on request repairs)
@@ -147,7 +148,9 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
       let start: RawItem | undefined;
       do {
         // The SDK's own ScanCommand, sent through the document client, answers in the wire format.
-        const page = await client.send(new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true }));
+        const page = await client.send(
+          new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true, Limit: SCAN_PAGE_ITEMS }),
+        );
         for (const item of page.Items ?? []) visit(item);
         start = page.LastEvaluatedKey;
       } while (start);

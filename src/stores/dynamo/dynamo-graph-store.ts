@@ -23,7 +23,7 @@ import {
   chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { SCAN_PAGE_ITEMS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
@@ -700,6 +700,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
           ExpressionAttributeValues: { ':node': 'NODE' },
           ProjectionExpression: 'pk, sk',
           ExclusiveStartKey: startKey,
+          Limit: SCAN_PAGE_ITEMS,
         }),
       );
       yield (page.Items ?? []).flatMap((item) => {
