@@ -1,7 +1,7 @@
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { classifyKey, keys, type Key } from './keys.js';
-import { SCAN_PAGE_ITEMS } from './batch.js';
+import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from './batch.js';
 
 /**
  * Recomputes every counter from the records it counts and reports (and on request repairs)
@@ -63,8 +63,6 @@ interface Census {
 type RawItem = Record<string, AttributeValue>;
 const numberOf = (item: RawItem, name: string) => Number(item[name]?.N ?? 0);
 const entryKey = (key: Key) => `${key.pk}\u0000${key.sk}`;
-
-const SCAN_SEGMENTS = 4;
 
 async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Promise<Census> {
   const census: Census = {

@@ -23,7 +23,7 @@ import {
   chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { SCAN_PAGE_ITEMS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
@@ -690,25 +690,30 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   /** The ids of the graph nodes that are not marked as holding every relation (nodes from before the relation sets, or past their room): a whole-table scan. */
   async *nodesWithoutRelationSets(): AsyncGenerator<string[]> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
-          ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
-          ExpressionAttributeValues: { ':node': 'NODE' },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: startKey,
-          Limit: SCAN_PAGE_ITEMS,
-        }),
-      );
-      yield (page.Items ?? []).flatMap((item) => {
-        const node = classifyKey(item as Key);
-        return node?.kind === 'graphNode' ? [node.userId] : [];
-      });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    // One segment after another: the pages stay short (see SCAN_SEGMENTS), and the caller's writes keep pace.
+    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
+            ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
+            ExpressionAttributeValues: { ':node': 'NODE' },
+            ProjectionExpression: 'pk, sk',
+            Segment: segment,
+            TotalSegments: SCAN_SEGMENTS,
+            ExclusiveStartKey: startKey,
+            Limit: SCAN_PAGE_ITEMS,
+          }),
+        );
+        yield (page.Items ?? []).flatMap((item) => {
+          const node = classifyKey(item as Key);
+          return node?.kind === 'graphNode' ? [node.userId] : [];
+        });
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
   }
 
   async unrelate(relation: Relation): Promise<boolean> {
