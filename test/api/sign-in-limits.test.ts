@@ -10,7 +10,8 @@ let t: TestApp;
 /**
  * Windows are fixed (they start at multiples of their length): with the default 60 s, a test's
  * failures could straddle a boundary and be counted in two windows. These tests count, so they use
- * a day (each app has a table of its own); the window's end is tested on its own with 2 s.
+ * a day, which only a run across midnight UTC can straddle (the tables are new for every run); the
+ * window's end is tested on its own with 2 s.
  */
 const COUNTING_WINDOW = { SIGNIN_WINDOW_SECONDS: String(24 * 3600) };
 

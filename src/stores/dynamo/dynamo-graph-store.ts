@@ -23,7 +23,7 @@ import {
   chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
@@ -863,21 +863,19 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   /** Each list sorted by id. */
   async neighbours(ids: readonly string[], direction: Direction): Promise<string[][]> {
-    return direction === 'in' ? this.followersLists(ids) : this.countedNeighbours(ids, 'out', () => {});
+    return direction === 'in' ? this.followersLists(ids) : this.countedFollowing(ids, () => {});
   }
 
+  /** One BatchGetItem: the traversals ask countedFollowing for at most this many users, so at most this many sets are read before a charge. */
+  readonly countedFollowingMax = BATCH_GET_LIMIT;
+
   /**
-   * Following lists come with their counts: the nodes' following sets (at most followingSetMax
-   * ids each) are read in the request that looks up the counts, up to 100 nodes in one
-   * BatchGetItem, and only users whose set is not
-   * complete have their list read (one Query each). Followers lists have no such bound: they are
-   * read after their counts.
+   * Following lists with their counts: the nodes' following sets (at most followingSetMax ids
+   * each) are read in the request that looks up the counts, and only users whose set is not
+   * complete have their list read (one Query each), after the charge. Eventually consistent, as
+   * the sets always were: the charge and the lists come from the same items.
    */
-  async countedNeighbours(ids: readonly string[], direction: Direction, chargeEdges: (degreeSum: number) => void): Promise<string[][]> {
-    if (direction === 'in') {
-      chargeEdges((await this.degrees(ids)).reduce((sum, counts) => sum + counts.followers, 0));
-      return this.followersLists(ids);
-    }
+  async countedFollowing(ids: readonly string[], chargeEdges: (degreeSum: number) => void): Promise<string[][]> {
     const nodes = await batchGet(this.client, this.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, followingCount, followingIds' });
     chargeEdges(nodes.reduce((sum, node) => sum + Number(node?.followingCount ?? 0), 0));
     const sets = nodes.map(completeFollowingSet);

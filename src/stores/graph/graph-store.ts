@@ -84,7 +84,8 @@ export interface NetworkArgs {
  * (counts, edges, interests); `items` are the list entries, edges and nodes read. A backend that
  * answers several of these in one statement (Neo4j's UNWIND) is charged the same, so both
  * backends obey one budget. `charge` throws (QUERY_TOO_EXPENSIVE) instead of charging when either
- * total would pass its bound, so a read is refused before it is sent.
+ * total would pass its bound, so a read is refused before it is sent (bounded following sets that
+ * ride on a count lookup aside: see Adjacency.countedFollowing).
  */
 export interface ReadBudget {
   charge(reads: number, items: number): void;

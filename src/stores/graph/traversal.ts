@@ -5,28 +5,34 @@ import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, t
 /**
  * Multi-hop traversals written once over a small batched adjacency interface, so both
  * backends give the same answers and obey the same budget. Each hop is one batched call
- * per frontier (one UNWIND query on Neo4j, parallel list queries on DynamoDB), or one per 64
- * users where the hop may have to stop early (see `reachable`). Before a
- * frontier's counts are looked up, its list reads (one per user) are charged, and before its
- * lists are read, their exact degree sum: a query the budget cannot afford is refused before
- * the reads that would pass it, and a hop it can afford reads exactly what was charged.
- * A backend that keeps bounded lists with the counts (the embedded backend's following sets)
- * reads both at once (`countedNeighbours`): the sum is then charged as soon as the counts
- * arrive, before any list read of its own and before the lists are used.
+ * per frontier (one UNWIND query on Neo4j; on DynamoDB one BatchGetItem of up to 100 nodes'
+ * following sets, or a Query per list), or one per 64 users where the hop may have to stop early
+ * (see `reachable`). Before a frontier's counts are looked up, its list reads (one per user) are
+ * charged, and before its lists are read, their exact degree sum: a query the budget cannot
+ * afford is refused before the reads that would pass it, and a hop it can afford reads exactly
+ * what was charged. A backend that keeps bounded following lists with the counts (the embedded
+ * backend's sets) reads both at once (`countedFollowing`) for a frontier that fits one such read:
+ * the sum is then charged in the same order, as soon as the counts arrive, before the lists are used.
  */
 export type Direction = 'out' | 'in';
 
-/** Reads without a charge of their own: the traversals charge each call before making it. */
+/**
+ * Reads without a charge of their own: the traversals charge each call before making it
+ * (`countedFollowing` through its callback, between its read and any other).
+ */
 export interface Adjacency {
   degrees(ids: readonly string[]): Promise<FollowCounts[]>;
   /** Aligned with `ids`: whom each follows ('out') or who follows each ('in'). */
   neighbours(ids: readonly string[], direction: Direction): Promise<string[][]>;
   /**
-   * `neighbours`, for a backend that can read lists in the request that looks up their counts:
-   * it calls `chargeEdges` with the degree sum of `ids` when the counts arrive, before any other
-   * read (a throw ends the hop there). Such lists must be bounded, as they are read before the charge.
+   * Whom each follows, for a backend that reads following lists in the request that looks up
+   * their counts: it calls `chargeEdges` with the sum of the counts when they arrive, before any
+   * other read (a throw ends the hop there). What rides along before the charge must be bounded:
+   * at most `countedFollowingMax` users' lists of a bounded size.
    */
-  countedNeighbours?(ids: readonly string[], direction: Direction, chargeEdges: (degreeSum: number) => void): Promise<string[][]>;
+  countedFollowing?(ids: readonly string[], chargeEdges: (degreeSum: number) => void): Promise<string[][]>;
+  /** The most users `countedFollowing` is asked for at once. */
+  readonly countedFollowingMax?: number;
   /** Aligned with `ids`: each user's interests ([] when unknown). */
   interests(ids: readonly string[]): Promise<string[][]>;
 }
@@ -96,15 +102,21 @@ function chargeListsAndCounts(budget: ReadBudget, users: number): void {
 
 const degreeSum = (counts: FollowCounts[], direction: Direction) => counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
 
-/** Reads one hop from a frontier after charging it (its degree sum as soon as it is known: see countedNeighbours). */
+/** Reads one hop from a frontier after charging it (its degree sum as soon as it is known: see countedFollowing). */
 export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: ReadBudget): Promise<string[][]> {
   if (frontier.length === 0) return [];
-  if (!graph.countedNeighbours) {
+  const counted = direction === 'out' ? countedReader(graph, frontier.length) : null;
+  if (!counted) {
     await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), direction));
     return graph.neighbours(frontier, direction);
   }
   chargeListsAndCounts(budget, frontier.length);
-  return graph.countedNeighbours(frontier, direction, (sum) => budget.charge(0, sum));
+  return counted(frontier, (sum) => budget.charge(0, sum));
+}
+
+/** The backend's countedFollowing, when it has one and `users` fit one call of it. */
+function countedReader(graph: Adjacency, users: number): Adjacency['countedFollowing'] | null {
+  return graph.countedFollowing && users <= (graph.countedFollowingMax ?? 0) ? graph.countedFollowing.bind(graph) : null;
 }
 
 /** Follow lists read per call by a hop that more reads are certain to follow, so that it can stop between calls. */
@@ -142,12 +154,12 @@ export async function reachable(
     if (last && !lookUpAll) {
       visit(await expand(graph, frontier, 'out', budget));
     } else {
-      // Backends with countedNeighbours charge each part's degree sum as its counts arrive, instead of the whole frontier's first.
-      const counted = graph.countedNeighbours?.bind(graph);
+      // A frontier of one part can be read with its counts: its whole degree sum is still charged before the check below.
+      const counted = frontier.length <= HOP_CHUNK ? countedReader(graph, frontier.length) : null;
       if (counted) chargeListsAndCounts(budget, frontier.length);
       else await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
       for (const part of chunk(frontier, HOP_CHUNK)) {
-        visit(await (counted ? counted(part, 'out', (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')));
+        visit(await (counted ? counted(part, (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')));
         const nextHop = last ? 0 : next.length;
         const reached = lookUpAll ? distance.size - 1 : 0;
         budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
