@@ -12,7 +12,7 @@ import { ensureTable } from '../../src/stores/dynamo/tables.js';
 import type { GraphStore, IdPage, PageArgs, ReadBudget } from '../../src/stores/graph/graph-store.js';
 import { Neo4jGraphStore } from '../../src/stores/graph/neo4j-graph-store.js';
 import { GraphBudget, UNMETERED } from '../../src/stores/graph/traversal.js';
-import { totals } from '../../src/observability/cost.js';
+import { emptyCost, totals, withCostMeter } from '../../src/observability/cost.js';
 
 /**
  * One contract, every backend: the embedded DynamoDB backend always, Neo4j when NEO4J_URI is
@@ -596,19 +596,22 @@ describe('the embedded backend: following sets', () => {
     const [user, ...others] = await users(6);
     const [a, b, c, d, e] = others as [string, string, string, string, string];
     const among = async () => {
-      const before = totals.graph.requests;
       const meter = new Meter();
-      const followed = await graph.followsAmong(user!, [a, b, c, d, e], meter);
-      return { followed, requests: totals.graph.requests - before, items: meter.items };
+      const cost = emptyCost();
+      const followed = await withCostMeter(cost, () => graph.followsAmong(user!, [a, b, c, d, e], meter));
+      return { followed, requests: cost.graph.requests, waves: cost.waves, items: meter.items };
     };
     for (const to of [a, b, c]) expect(await graph.follow(user!, to, nextAt())).toBe(true);
-    expect(await among()).toEqual({ followed: [true, true, true, false, false], requests: 1, items: 1 });
-    // Past the set's room: the edges, after the node.
+    expect(await among()).toEqual({ followed: [true, true, true, false, false], requests: 1, waves: 1, items: 1 });
+    // Past the set's room: the edges, after the node; from then on beside it (this store does not coalesce: two requests).
     expect(await graph.follow(user!, d, nextAt())).toBe(true);
-    expect(await among()).toEqual({ followed: [true, true, true, true, false], requests: 2, items: 6 });
+    expect(await among()).toEqual({ followed: [true, true, true, true, false], requests: 2, waves: 2, items: 6 });
+    expect(await among()).toEqual({ followed: [true, true, true, true, false], requests: 2, waves: 1, items: 6 });
+    // Complete again: answered from the node, which the edges beside it stop being read for once it has been seen so.
     expect(await graph.unfollow(user!, d)).toBe(true);
     expect(await graph.unfollow(user!, a)).toBe(true);
-    expect(await among()).toEqual({ followed: [false, true, true, false, false], requests: 1, items: 1 });
+    expect(await among()).toEqual({ followed: [false, true, true, false, false], requests: 2, waves: 1, items: 6 });
+    expect(await among()).toEqual({ followed: [false, true, true, false, false], requests: 1, waves: 1, items: 1 });
   });
 
   it("charges a hop's entries when its counts arrive with the sets, before querying a list its set cannot answer", async () => {
@@ -675,21 +678,26 @@ describe('the embedded backend: relation sets', () => {
     return ids;
   }
 
+  /** Sequential requests of the last pageLookups. */
+  let lastWaves = 0;
   /** What a page's rules ask about `viewer` and `others` (blocks either way, the viewer's mutes) and its follow flags, in one tick; and the requests that took. */
   async function pageLookups(viewer: string, others: readonly string[]) {
-    const before = totals.graph.requests;
-    const [relations, follows] = await Promise.all([
-      graph.relations(
-        others.flatMap((id) => [block(viewer, id), block(id, viewer), mute(viewer, id)]),
-        UNMETERED,
-      ),
-      graph.follows(
-        others.map((to) => ({ from: viewer, to })),
-        UNMETERED,
-      ),
-    ]);
+    const cost = emptyCost();
+    const [relations, follows] = await withCostMeter(cost, () =>
+      Promise.all([
+        graph.relations(
+          others.flatMap((id) => [block(viewer, id), block(id, viewer), mute(viewer, id)]),
+          UNMETERED,
+        ),
+        graph.follows(
+          others.map((to) => ({ from: viewer, to })),
+          UNMETERED,
+        ),
+      ]),
+    );
     const each = others.map((_, i) => ({ blocks: relations[3 * i]!, blockedBy: relations[3 * i + 1]!, mutes: relations[3 * i + 2]!, follows: follows[i]! }));
-    return { each, requests: totals.graph.requests - before };
+    lastWaves = cost.waves;
+    return { each, requests: cost.graph.requests };
   }
 
   const none = { blocks: false, blockedBy: false, mutes: false, follows: false };
@@ -721,13 +729,17 @@ describe('the embedded backend: relation sets', () => {
     expect(await graph.relate(block(viewer!, a!), nextAt())).toBe(true);
     expect(await graph.relate(block(viewer!, b!), nextAt())).toBe(true);
     expect(await pageLookups(viewer!, [a!, b!, c!])).toMatchObject({ requests: 1 });
-    // The third block does not fit: the block is made, and the viewer's node no longer answers.
+    // The third block does not fit: the block is made, and the viewer's node no longer answers. Its edges are read
+    // after the node once, then in the node's call.
     expect(await graph.relate(block(viewer!, c!), nextAt())).toBe(true);
     const full = await pageLookups(viewer!, [a!, b!, c!]);
     expect(full).toEqual({ each: [a, b, c].map(() => ({ ...none, blocks: true })), requests: 2 });
+    expect(lastWaves).toBe(2);
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: full.each, requests: 1 });
+    expect(lastWaves).toBe(1);
     // Nor once the relations fit again: the set may have missed one made while it was full.
     expect(await graph.unrelate(block(viewer!, a!))).toBe(true);
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, { ...none, blocks: true }], requests: 2 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, { ...none, blocks: true }], requests: 1 });
     // The other side's node had room: c's lookups about the viewer still come from c's node.
     expect((await pageLookups(c!, [viewer!])).each).toEqual([{ ...none, blockedBy: true }]);
   });

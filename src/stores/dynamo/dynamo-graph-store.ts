@@ -25,6 +25,7 @@ import {
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
 import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
+import { IncompleteSets, type NodeSet } from './incomplete-sets.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
 import type { TaskItems } from './dynamo-task-queue.js';
@@ -81,9 +82,10 @@ const NODE_SETS_GROUP = 'node sets';
  */
 const ANCHOR_MIN_LOOKUPS = 3;
 
-/** A user whose graph node answers a lookup, and how (null: the set it needs is not complete). */
+/** A user whose graph node answers a lookup from one of its sets, and how (null: that set is not complete). */
 interface Anchor {
   userId: string;
+  set: NodeSet;
   answer: (node: Item | undefined) => boolean | null;
 }
 
@@ -176,15 +178,15 @@ function inRelationSet(node: Item | undefined, attribute: string, id: string): b
 
 /** The nodes that can answer a follow lookup: the follower's, from its following set. */
 function followAnchors(pair: FollowPair): Anchor[] {
-  return [{ userId: pair.from, answer: (node) => completeFollowingIds(node)?.has(pair.to) ?? null }];
+  return [{ userId: pair.from, set: 'following', answer: (node) => completeFollowingIds(node)?.has(pair.to) ?? null }];
 }
 
 /** The nodes that can answer a relation lookup: the maker's, and for a block the node of the user it is about. */
 function relationAnchors({ kind, from, to }: Relation): Anchor[] {
   const sets = RELATION_SETS[kind];
-  const made: Anchor = { userId: from, answer: (node) => inRelationSet(node, sets.made, to) };
+  const made: Anchor = { userId: from, set: 'relations', answer: (node) => inRelationSet(node, sets.made, to) };
   const received = sets.received;
-  return received === null ? [made] : [made, { userId: to, answer: (node) => inRelationSet(node, received, from) }];
+  return received === null ? [made] : [made, { userId: to, set: 'relations', answer: (node) => inRelationSet(node, received, from) }];
 }
 
 /**
@@ -211,6 +213,8 @@ function relationAnchors({ kind, from, to }: Relation): Anchor[] {
  */
 export class DynamoGraphStore implements GraphStore, Adjacency {
   readonly backend = 'dynamodb' as const;
+  /** Nodes that could not answer from a set when last read: their lookups read the edges beside them. */
+  private readonly incompleteSets = new IncompleteSets();
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -460,16 +464,21 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
     if (followeeIds.length === 0) return [];
-    chargeLookup(budget, 1);
+    const edgeKeys = followeeIds.map((to) => keys.followEdge(followerId, to));
+    // A node whose set could not answer last time has the edges read beside it, in the same call.
+    const beside = this.incompleteSets.has(followerId, 'following');
+    chargeLookup(budget, beside ? 1 + followeeIds.length : 1);
     // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
-    const [node] = await this.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true });
-    const set = completeFollowingSet(node);
-    if (!set) {
-      chargeLookup(budget, followeeIds.length);
-      return this.edgesExist(followeeIds.map((to) => keys.followEdge(followerId, to)));
-    }
-    const followed = new Set(set);
-    return followeeIds.map((id) => followed.has(id));
+    const [[node], besideAnswers] = await Promise.all([
+      this.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true }),
+      beside ? this.edgesExist(edgeKeys) : null,
+    ]);
+    const set = completeFollowingIds(node);
+    this.incompleteSets.record(followerId, 'following', set !== null);
+    if (set) return followeeIds.map((id) => set.has(id));
+    if (besideAnswers) return besideAnswers;
+    chargeLookup(budget, followeeIds.length);
+    return this.edgesExist(edgeKeys);
   }
 
   async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
@@ -757,7 +766,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
    * Whether each edge exists. A user whose node can answer several of the lookups (the viewer
    * of a page: whom they follow, block, are blocked by, mute) has that one node read instead of
    * their edges, while its sets are complete; the other lookups read their edges in the same
-   * tick, and so does a lookup whose node turned out incomplete, after it. The nodes and the
+   * tick, and so does a lookup whose node turned out incomplete, after it (or beside it, when
+   * this process found that node incomplete before: see IncompleteSets). The nodes and the
    * edges beside them are one call, apart from the follow counts of the tick, so that the
    * counts' nodes do not carry the sets.
    */
@@ -778,16 +788,22 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       return new Map(indexes.map((index, i) => [index, found[i]!]));
     };
     // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone they join the counts'.
+    // So do the edges of lookups whose node's set could not answer last time, rather than one wave after it.
     const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
     const [nodes, direct] = await Promise.all([
       this.reader.get(nodeIds.map(keys.graphNode), { attributes: NODE_SET_ATTRIBUTES, consistent: true, group: NODE_SETS_GROUP }),
       edgesOf(
-        chosen.flatMap((anchor, i) => (anchor ? [] : [i])),
+        chosen.flatMap((anchor, i) => (anchor && !this.incompleteSets.has(anchor.userId, anchor.set) ? [] : [i])),
         group,
       ),
     ]);
     const nodeOf = new Map(nodeIds.map((id, i) => [id, nodes[i]]));
-    const answers = chosen.map((anchor, i) => (anchor ? anchor.answer(nodeOf.get(anchor.userId)) : direct.get(i)!));
+    const answers = chosen.map((anchor, i) => {
+      if (!anchor) return direct.get(i)!;
+      const answer = anchor.answer(nodeOf.get(anchor.userId));
+      this.incompleteSets.record(anchor.userId, anchor.set, answer !== null);
+      return answer ?? direct.get(i) ?? null;
+    });
     const unanswered = await edgesOf(answers.flatMap((answer, i) => (answer === null ? [i] : [])));
     return answers.map((answer, i) => answer ?? unanswered.get(i)!);
   }

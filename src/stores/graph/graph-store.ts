@@ -152,8 +152,9 @@ export interface GraphStore {
    * Which of `followeeIds` `followerId` follows, strongly consistent like `follows`: one user's own
    * follows among a few accounts (the home page's outbox authors). The embedded backend answers
    * from the follower's node (a lookup of one key) while its following set is complete, and looks
-   * the edges up otherwise (followeeIds.length keys more, after it); Neo4j looks the edges up in
-   * one statement, charged as one key.
+   * the edges up otherwise (followeeIds.length keys more: after it, or in the same call when the
+   * node was found incomplete before); Neo4j looks the edges up in one statement, charged as
+   * one key.
    */
   followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]>;
   /** A lookup of userIds.length keys. */
