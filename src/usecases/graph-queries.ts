@@ -1,5 +1,6 @@
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
 import { requireIdOf } from '../domain/ids.js';
+import { settleAll } from '../lib/collections.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { CountedPage, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
@@ -53,8 +54,11 @@ export class GraphQueryUseCases {
 
   async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
-    const [excluding] = await Promise.all([blocked(), this.requireUsers({ from, to })]);
-    const path = await this.graph.shortestPath(from, to, hops, budget, excluding);
+    const wanted = this.wantedUsers({ from, to });
+    // The users are checked, and the viewer's blocks read, beside the first hop.
+    const excluding = blocked();
+    excluding.catch(() => {});
+    const [, path] = await settleAll([this.requireUsers(wanted), this.graph.shortestPath(wanted[0]!, wanted[1]!, hops, budget, excluding)] as const);
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
@@ -66,14 +70,21 @@ export class GraphQueryUseCases {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
     const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
-    const [excluding] = await Promise.all([blocked(), this.requireUsers({ userId: args.userId })]);
-    if (excluding.has(args.userId)) return { items: [], hasNextPage: false, totalCount: 0 };
-    return withOpaqueCursors(await this.graph.network({ origin: args.userId, maxDepth: hops, interest, excluding, ...page }, budget));
+    const [origin] = this.wantedUsers({ userId: args.userId });
+    // The user is checked, and the viewer's blocks read, beside the first hop; a blocked origin reaches nobody.
+    const excluding = blocked();
+    excluding.catch(() => {});
+    const [, found] = await settleAll([this.requireUsers([origin!]), this.graph.network({ origin: origin!, maxDepth: hops, interest, excluding, ...page }, budget)] as const);
+    return withOpaqueCursors(found);
   }
 
-  /** BAD_USER_INPUT for the first argument that is not a user id, NOT_FOUND for the first that names no user. */
-  private async requireUsers(ids: Record<string, string>): Promise<void> {
-    const wanted = Object.entries(ids).map(([field, id]) => requireIdOf('usr', id, field));
+  /** The ids, checked in order: BAD_USER_INPUT for the first argument that is not a user id. */
+  private wantedUsers(ids: Record<string, string>): string[] {
+    return Object.entries(ids).map(([field, id]) => requireIdOf('usr', id, field));
+  }
+
+  /** NOT_FOUND for the first id that names no user. */
+  private async requireUsers(wanted: readonly string[]): Promise<void> {
     const found = await this.users.getMany(wanted);
     const missing = wanted.find((_, i) => !found[i]);
     if (missing !== undefined) throw notFound('User', missing);

@@ -5,9 +5,9 @@ import { AppError } from '../../src/domain/errors.js';
 import { newId } from '../../src/domain/ids.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BatchReader } from '../../src/stores/dynamo/batch-reader.js';
+import { BatchReader, type ReadOptions } from '../../src/stores/dynamo/batch-reader.js';
 import { DynamoGraphStore } from '../../src/stores/dynamo/dynamo-graph-store.js';
-import { keys, tableName } from '../../src/stores/dynamo/keys.js';
+import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { ensureTable } from '../../src/stores/dynamo/tables.js';
 import type { GraphStore, IdPage, PageArgs, ReadBudget } from '../../src/stores/graph/graph-store.js';
 import { Neo4jGraphStore } from '../../src/stores/graph/neo4j-graph-store.js';
@@ -45,6 +45,16 @@ const backends: Backend[] = [
 ];
 
 /** A budget that never refuses and adds up what it is charged. */
+/** The store's own BatchReader, counting the keys it is asked for. */
+class CountingReader extends BatchReader {
+  keys = 0;
+
+  override get(keys: readonly Key[], options?: ReadOptions) {
+    this.keys += keys.length;
+    return super.get(keys, options);
+  }
+}
+
 class Meter implements ReadBudget {
   reads = 0;
   items = 0;
@@ -664,7 +674,8 @@ describe('the embedded backend: following sets', () => {
 describe('the embedded backend: relation sets', () => {
   const table = tableName(`r${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', new BatchReader(client, table, true), 3, null, 2);
+  const reader = new CountingReader(client, table, true);
+  const graph = new DynamoGraphStore(client, table, 'transactWrite', reader, 3, null, 2);
   let clock = Date.parse('2026-03-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
@@ -678,11 +689,12 @@ describe('the embedded backend: relation sets', () => {
     return ids;
   }
 
-  /** Sequential requests of the last pageLookups. */
-  let lastWaves = 0;
+  /** The sequential requests of the last pageLookups, and the keys it asked its reader for. */
+  let lastRead = { waves: 0, keys: 0 };
   /** What a page's rules ask about `viewer` and `others` (blocks either way, the viewer's mutes) and its follow flags, in one tick; and the requests that took. */
   async function pageLookups(viewer: string, others: readonly string[]) {
     const cost = emptyCost();
+    const keysBefore = reader.keys;
     const [relations, follows] = await withCostMeter(cost, () =>
       Promise.all([
         graph.relations(
@@ -696,7 +708,7 @@ describe('the embedded backend: relation sets', () => {
       ]),
     );
     const each = others.map((_, i) => ({ blocks: relations[3 * i]!, blockedBy: relations[3 * i + 1]!, mutes: relations[3 * i + 2]!, follows: follows[i]! }));
-    lastWaves = cost.waves;
+    lastRead = { waves: cost.waves, keys: reader.keys - keysBefore };
     return { each, requests: cost.graph.requests };
   }
 
@@ -734,9 +746,9 @@ describe('the embedded backend: relation sets', () => {
     expect(await graph.relate(block(viewer!, c!), nextAt())).toBe(true);
     const full = await pageLookups(viewer!, [a!, b!, c!]);
     expect(full).toEqual({ each: [a, b, c].map(() => ({ ...none, blocks: true })), requests: 2 });
-    expect(lastWaves).toBe(2);
+    expect(lastRead.waves).toBe(2);
     expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: full.each, requests: 1 });
-    expect(lastWaves).toBe(1);
+    expect(lastRead.waves).toBe(1);
     // Nor once the relations fit again: the set may have missed one made while it was full.
     expect(await graph.unrelate(block(viewer!, a!))).toBe(true);
     expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, { ...none, blocks: true }], requests: 1 });
@@ -759,9 +771,13 @@ describe('the embedded backend: relation sets', () => {
     expect(waiting).not.toContain(a);
     expect(await graph.completeRelationSets(viewer!)).toBe(true);
     expect(await graph.completeRelationSets(viewer!)).toBe(false);
+    // This store found the node incomplete before: its 9 relation lookups' edges are read beside it (and the node, asked
+    // for the relations and for the follows), once; that read finds the sets complete, and the next reads the node alone.
     expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, { ...none, blockedBy: true }, none], requests: 1 });
+    expect(lastRead.keys).toBe(2 + 9);
     expect(await graph.unrelate(mute(viewer!, a!))).toBe(true);
     expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blockedBy: true }, none], requests: 1 });
+    expect(lastRead.keys).toBe(2);
     // A node the bulk import wrote is complete.
     const [imported, other] = [newId('usr'), newId('usr')];
     await graph.importGraph(

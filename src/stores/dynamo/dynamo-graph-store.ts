@@ -465,7 +465,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   async followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]> {
     if (followeeIds.length === 0) return [];
     const edgeKeys = followeeIds.map((to) => keys.followEdge(followerId, to));
-    // A node whose set could not answer last time has the edges read beside it, in the same call.
+    // A node whose set could not answer last time has the edges read beside it, in the same call: no wave after it.
     const beside = this.incompleteSets.has(followerId, 'following');
     chargeLookup(budget, beside ? 1 + followeeIds.length : 1);
     // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
@@ -587,7 +587,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return friendsOfFriends(this, viewerId, first, budget, excluding);
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null> {
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null> {
     return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 
@@ -788,7 +788,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       return new Map(indexes.map((index, i) => [index, found[i]!]));
     };
     // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone they join the counts'.
-    // So do the edges of lookups whose node's set could not answer last time, rather than one wave after it.
+    // So do the edges of lookups whose node's set could not answer last time: a page about such a viewer keeps its two waves.
     const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
     const [nodes, direct] = await Promise.all([
       this.reader.get(nodeIds.map(keys.graphNode), { attributes: NODE_SET_ATTRIBUTES, consistent: true, group: NODE_SETS_GROUP }),

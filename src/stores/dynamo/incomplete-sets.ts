@@ -1,16 +1,17 @@
 /** Which of a graph node's sets a lookup is answered from: its following set, or its block and mute sets. */
 export type NodeSet = 'following' | 'relations';
 
-/** Most nodes remembered per process (about a megabyte of ids): past it, the longest-remembered is forgotten first. */
+/** Most (node, set) entries remembered (about a megabyte of ids): past it, the longest-remembered is forgotten first. */
 export const INCOMPLETE_SETS_MAX = 10_000;
 
 /**
- * The graph nodes whose sets could not answer a lookup when this process last read them: a
- * user following more accounts than the following set holds, or with more blocks than a
- * relation set holds, stays so for a long time. Lookups about such a user read their edges
- * beside the node, in its call, instead of one wave after it. Only a hint about where to read:
- * every read of the node records what it found, and an answer never comes from a set that is
- * not complete, so a stale entry costs a few keys and never a wrong answer.
+ * The graph nodes whose sets could not answer a lookup when this store last read them. A user
+ * following more accounts than the following set holds stays so until unfollows bring the count
+ * back; a relation set that ran out of room, for good; an old node, until the migration. So the
+ * lookups about such a user read their edges beside the node, in its call, instead of one wave
+ * after it, and a page keeps its two waves. Only a hint about where to read: every read of the
+ * node records what it found, and an answer never comes from a set that is not complete, so a
+ * stale entry costs a few keys and never a wrong answer.
  */
 export class IncompleteSets {
   /** `${set} ${userId}`, oldest record first (a Map keeps insertion order). */

@@ -71,7 +71,8 @@ export const NOBODY: Excluded = new Set();
 
 export interface NetworkArgs {
   origin: string;
-  excluding?: Excluded;
+  /** May still be arriving, as with `suggestions`: awaited once the first hop is read; an excluded origin reaches nobody. */
+  excluding?: Excluded | Promise<Excluded>;
   maxDepth: number;
   interest: string | null;
   first: number;
@@ -152,9 +153,8 @@ export interface GraphStore {
    * Which of `followeeIds` `followerId` follows, strongly consistent like `follows`: one user's own
    * follows among a few accounts (the home page's outbox authors). The embedded backend answers
    * from the follower's node (a lookup of one key) while its following set is complete, and looks
-   * the edges up otherwise (followeeIds.length keys more: after it, or in the same call when the
-   * node was found incomplete before); Neo4j looks the edges up in one statement, charged as
-   * one key.
+   * the edges up otherwise (followeeIds.length keys more); Neo4j looks the edges up in one
+   * statement, charged as one key.
    */
   followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]>;
   /** A lookup of userIds.length keys. */
@@ -175,8 +175,11 @@ export interface GraphStore {
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
   /** `excluding` may still be arriving: it is awaited only when the candidates are filtered, so that its read overlaps the first hops. */
   suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]>;
-  /** The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth. */
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null>;
+  /**
+   * The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth.
+   * `excluding` may still be arriving, as with `suggestions`: it is awaited once the first hop is read.
+   */
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage>;
 

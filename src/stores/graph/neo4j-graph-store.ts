@@ -256,7 +256,7 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded): Promise<string[] | null> {
+  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null> {
     return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 

@@ -137,29 +137,36 @@ export async function reachable(
   maxDepth: number,
   lookUpAll: boolean,
   budget: ReadBudget,
-  excluding: Excluded = NOBODY,
+  arriving: Excluded | Promise<Excluded> = NOBODY,
 ): Promise<Map<string, number>> {
   const distance = new Map<string, number>([[origin, 0]]);
   let frontier = [origin];
+  // Awaited once the first lists are read, so that a caller still reading the excluded users overlaps the first hop.
+  let excluding: Excluded | null = null;
   for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
     const last = depth === maxDepth;
     const next: string[] = [];
-    const visit = (lists: string[][]) => {
+    /** Adds the users first reached in `lists`; false when the origin itself is excluded, which reaches nobody. */
+    const visit = async (reading: Promise<string[][]>) => {
+      const lists = await reading;
+      excluding ??= await arriving;
+      if (excluding.has(origin)) return false;
       for (const id of lists.flat()) {
         if (distance.has(id) || excluding.has(id)) continue;
         distance.set(id, depth);
         next.push(id);
       }
+      return true;
     };
     if (last && !lookUpAll) {
-      visit(await expand(graph, frontier, 'out', budget));
+      if (!(await visit(expand(graph, frontier, 'out', budget)))) return new Map();
     } else {
       // A frontier of one part can be read with its counts: its whole degree sum is still charged before the check below.
       const counted = frontier.length <= HOP_CHUNK ? countedReader(graph, frontier.length) : null;
       if (counted) chargeListsAndCounts(budget, frontier.length);
       else await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
       for (const part of chunk(frontier, HOP_CHUNK)) {
-        visit(await (counted ? counted(part, (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')));
+        if (!(await visit(counted ? counted(part, (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')))) return new Map();
         const nextHop = last ? 0 : next.length;
         const reached = lookUpAll ? distance.size - 1 : 0;
         budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
@@ -202,11 +209,19 @@ const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * Shortest directed path by bidirectional BFS: forwards along follows from `from`, backwards
  * along followers from `to`, always growing the side whose next hop reads fewer edges. A path
- * never starts, ends or passes at an `excluding` user.
+ * never starts, ends or passes at an `excluding` user; those may still be arriving, and are
+ * awaited once the first hop is read, so that their read overlaps it.
  */
-export async function shortestPath(graph: Adjacency, from: string, to: string, maxDepth: number, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<string[] | null> {
-  if (excluding.has(from) || excluding.has(to)) return null;
-  if (from === to) return [from];
+export async function shortestPath(
+  graph: Adjacency,
+  from: string,
+  to: string,
+  maxDepth: number,
+  budget: ReadBudget,
+  arriving: Excluded | Promise<Excluded> = NOBODY,
+): Promise<string[] | null> {
+  if (from === to) return (await arriving).has(from) ? null : [from];
+  let excluding: Excluded | null = null;
   const sides = {
     out: { parent: new Map<string, string | null>([[from, null]]), distance: new Map([[from, 0]]), frontier: [from], depth: 0 },
     in: { parent: new Map<string, string | null>([[to, null]]), distance: new Map([[to, 0]]), frontier: [to], depth: 0 },
@@ -223,6 +238,8 @@ export async function shortestPath(graph: Adjacency, from: string, to: string, m
     const other = sides[direction === 'out' ? 'in' : 'out'];
     budget.charge(side.frontier.length - fewestLists, Math.min(outCost, inCost));
     const lists = await graph.neighbours(side.frontier, direction);
+    excluding ??= await arriving;
+    if (excluding.has(from) || excluding.has(to)) return null;
     side.depth += 1;
     const next: string[] = [];
     let best: { id: string; total: number } | null = null;
