@@ -1,8 +1,8 @@
 import { badInput, notFound, unauthenticated } from '../domain/errors.js';
 import { requireIdOf } from '../domain/ids.js';
-import { settleAll } from '../lib/collections.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
-import type { CountedPage, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
+import { settleAll } from '../lib/collections.js';
+import type { CountedPage, Excluded, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
@@ -54,11 +54,8 @@ export class GraphQueryUseCases {
 
   async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
-    const wanted = this.wantedUsers({ from, to });
-    // The users are checked, and the viewer's blocks read, beside the first hop.
-    const excluding = blocked();
-    excluding.catch(() => {});
-    const [, path] = await settleAll([this.requireUsers(wanted), this.graph.shortestPath(wanted[0]!, wanted[1]!, hops, budget, excluding)] as const);
+    const ends = [requireIdOf('usr', from, 'from'), requireIdOf('usr', to, 'to')] as const;
+    const path = await this.besideFirstHop(ends, blocked, null, (excluding) => this.graph.shortestPath(...ends, hops, budget, excluding));
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
@@ -70,17 +67,30 @@ export class GraphQueryUseCases {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
     const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
-    const [origin] = this.wantedUsers({ userId: args.userId });
-    // The user is checked, and the viewer's blocks read, beside the first hop; a blocked origin reaches nobody.
-    const excluding = blocked();
-    excluding.catch(() => {});
-    const [, found] = await settleAll([this.requireUsers([origin!]), this.graph.network({ origin: origin!, maxDepth: hops, interest, excluding, ...page }, budget)] as const);
+    const origin = requireIdOf('usr', args.userId, 'userId');
+    const found = await this.besideFirstHop([origin], blocked, { items: [], hasNextPage: false, totalCount: 0 }, (excluding) =>
+      this.graph.network({ origin, maxDepth: hops, interest, excluding, ...page }, budget),
+    );
     return withOpaqueCursors(found);
   }
 
-  /** The ids, checked in order: BAD_USER_INPUT for the first argument that is not a user id. */
-  private wantedUsers(ids: Record<string, string>): string[] {
-    return Object.entries(ids).map(([field, id]) => requireIdOf('usr', id, field));
+  /**
+   * A traversal from or between `users`, started at once: the check that they exist and the read of the viewer's
+   * blocks go beside its first hop instead of before it, and all three are awaited. About a blocked user it answers
+   * `ifBlocked` whatever the traversal did, even when its first hop, read before the blocks arrived, did not fit the
+   * budget. NOT_FOUND comes first, then a failed read of the blocks, then the traversal's own error.
+   */
+  private async besideFirstHop<T>(users: readonly string[], blocked: BlockedAccounts, ifBlocked: T, traverse: (excluding: Promise<Excluded>) => Promise<T>): Promise<T> {
+    const excluding = blocked();
+    excluding.catch(() => {});
+    const traversal = traverse(excluding).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    const [, outcome, excluded] = await settleAll([this.requireUsers(users), traversal, excluding] as const);
+    if (users.some((id) => excluded.has(id))) return ifBlocked;
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value;
   }
 
   /** NOT_FOUND for the first id that names no user. */

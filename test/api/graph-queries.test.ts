@@ -335,6 +335,15 @@ describe('the graph budget of a request', () => {
       expect(errorCodes(await app.gql('{ suggestedFollows { mutualCount } }', {}, hub.token))).toEqual(['QUERY_TOO_EXPENSIVE']);
       const small = await app.gql('query($id: ID!) { network(userId: $id, maxDepth: 1) { totalCount } }', { id: spokes[0]!.id });
       expect(small.data!.network.totalCount).toBe(1);
+      // About an account blocked by the viewer, the answer is empty even though its first hop, read beside the
+      // viewer's blocks, did not fit.
+      await app.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: hub.id }, spokes[1]!.token);
+      const blocked = await app.gql(NETWORK, { id: hub.id }, spokes[1]!.token);
+      expect(blocked.errors).toBeUndefined();
+      expect(blocked.data!.network.totalCount).toBe(0);
+      const path = await app.gql('query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to) { degrees } }', { from: hub.id, to: spokes[2]!.id }, spokes[1]!.token);
+      expect(path.errors).toBeUndefined();
+      expect(path.data!.degreesOfSeparation.degrees).toBeNull();
     } finally {
       await app.stop();
     }

@@ -44,7 +44,6 @@ const backends: Backend[] = [
   },
 ];
 
-/** A budget that never refuses and adds up what it is charged. */
 /** The store's own BatchReader, counting the keys it is asked for. */
 class CountingReader extends BatchReader {
   keys = 0;
@@ -55,6 +54,7 @@ class CountingReader extends BatchReader {
   }
 }
 
+/** A budget that never refuses and adds up what it is charged. */
 class Meter implements ReadBudget {
   reads = 0;
   items = 0;
@@ -437,6 +437,24 @@ function contract(backend: Backend) {
     expect(await graph.shortestPath(f2!, s1!, 3, UNMETERED, excluding)).toBeNull();
     const network = await graph.network({ origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding }, UNMETERED);
     expect({ ids: network.items.map((i) => i.id).sort(), total: network.totalCount }).toEqual({ ids: [f1!, user!, s1!].sort(), total: 3 });
+
+    // The same, with the excluded users still arriving when the traversal starts (the caller reads them beside the first hop).
+    let arrive: (ids: ReadonlySet<string>) => void = () => {};
+    const arriving = new Promise<ReadonlySet<string>>((resolve) => (arrive = resolve));
+    const late = graph.network({ origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding: arriving }, UNMETERED);
+    arrive(excluding);
+    expect((await late).items.map((i) => i.id).sort()).toEqual([f1!, user!, s1!].sort());
+    const later = (ids: string[]) => Promise.resolve(new Set(ids));
+    expect(await graph.shortestPath(viewer!, s2!, 3, UNMETERED, later([f2!, s2!]))).toBeNull();
+    expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, later([f2!]))).toEqual([viewer, f1, s1]);
+    // An excluded origin or end reaches nobody, however short the way.
+    expect(await graph.network({ origin: f2!, maxDepth: 2, interest: null, first: 10, after: null, excluding: later([f2!]) }, UNMETERED)).toEqual({
+      items: [],
+      hasNextPage: false,
+      totalCount: 0,
+    });
+    expect(await graph.shortestPath(viewer!, f1!, 3, UNMETERED, later([f1!]))).toBeNull();
+    expect(await graph.shortestPath(f1!, f1!, 3, UNMETERED, later([f1!]))).toBeNull();
   });
 
   describe('the read budget', () => {

@@ -123,8 +123,9 @@ function countedReader(graph: Adjacency, users: number): Adjacency['countedFollo
 const HOP_CHUNK = 64;
 
 /**
- * Every user within maxDepth hops of the origin (origin excluded) with its distance, never
- * reaching or passing through an `excluding` user. With
+ * Every user within maxDepth hops of the origin (not the origin itself) with its distance, never
+ * reaching or passing through an `excluding` user: an excluded origin reaches nobody. `excluding`
+ * may still be arriving; it is awaited once the first hop is read. With
  * `lookUpAll` the caller will then look up every user reached (network's interest filter).
  * A hop that more reads are certain to follow — the next hop's list and counts for every user
  * found so far, the caller's lookup of every user reached — reads its lists HOP_CHUNK users at
@@ -149,8 +150,10 @@ export async function reachable(
     /** Adds the users first reached in `lists`; false when the origin itself is excluded, which reaches nobody. */
     const visit = async (reading: Promise<string[][]>) => {
       const lists = await reading;
-      excluding ??= await arriving;
-      if (excluding.has(origin)) return false;
+      if (excluding === null) {
+        excluding = await arriving;
+        if (excluding.has(origin)) return false;
+      }
       for (const id of lists.flat()) {
         if (distance.has(id) || excluding.has(id)) continue;
         distance.set(id, depth);
@@ -238,8 +241,10 @@ export async function shortestPath(
     const other = sides[direction === 'out' ? 'in' : 'out'];
     budget.charge(side.frontier.length - fewestLists, Math.min(outCost, inCost));
     const lists = await graph.neighbours(side.frontier, direction);
-    excluding ??= await arriving;
-    if (excluding.has(from) || excluding.has(to)) return null;
+    if (excluding === null) {
+      excluding = await arriving;
+      if (excluding.has(from) || excluding.has(to)) return null;
+    }
     side.depth += 1;
     const next: string[] = [];
     let best: { id: string; total: number } | null = null;
