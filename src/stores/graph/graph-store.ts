@@ -71,7 +71,7 @@ export const NOBODY: Excluded = new Set();
 
 export interface NetworkArgs {
   origin: string;
-  /** May still be arriving, as with `suggestions`: awaited once the first hop is read; an excluded origin reaches nobody. */
+  /** May still be arriving (the caller reads it beside the first hop): awaited once the first hop is read; an excluded origin reaches nobody. */
   excluding?: Excluded | Promise<Excluded>;
   maxDepth: number;
   interest: string | null;
@@ -177,7 +177,7 @@ export interface GraphStore {
   suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]>;
   /**
    * The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth.
-   * `excluding` may still be arriving, as with `suggestions`: it is awaited once the first hop is read.
+   * `excluding` may still be arriving (the caller reads it beside the first hop): it is awaited once the first hop is read.
    */
   shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
