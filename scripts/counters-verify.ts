@@ -4,20 +4,11 @@
  * and records that disagree with each other (follows, a post's counter shards). Exits 1 when there is either (even
  * after repairing the drift), 0 when there is none.
  */
-import { openStores } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
 import { auditCounters } from '../src/stores/dynamo/counter-audit.js';
+import { openConfiguredStores } from './configured-stores.js';
 
 const repair = process.argv.includes('--repair');
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-}
-const opened = await openStores({ config, logger: createLogger('warn') });
+const opened = await openConfiguredStores();
 try {
   const { drift, mismatches } = await auditCounters(opened.client, opened.table, { repair, includeGraph: opened.stores.graph.backend === 'dynamodb' });
   for (const d of drift) {

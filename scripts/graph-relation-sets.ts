@@ -2,24 +2,15 @@
  * `npm run graph:relation-sets`: a data migration for the embedded graph backend. Writes the
  * relation sets (blocks made and received, mutes made) of every graph node from before they
  * existed, from the users' relation lists, on the configured DynamoDB (the embedded one by
- * default). Until then a page's lookups about such a user read the edges, one wave later.
+ * default). Until then a page's lookups about such a user read its edges as well as its node.
  * Idempotent, and safe beside a running service: each node's write is conditioned on its
  * relations not having changed since they were read.
  */
-import { openStores } from '../src/app.js';
-import { ConfigError, loadConfig } from '../src/config.js';
 import { mapConcurrently } from '../src/lib/collections.js';
-import { createLogger } from '../src/logger.js';
 import { DynamoGraphStore } from '../src/stores/dynamo/dynamo-graph-store.js';
+import { openConfiguredStores } from './configured-stores.js';
 
-let config;
-try {
-  config = loadConfig();
-} catch (error) {
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
-}
-const opened = await openStores({ config, logger: createLogger('warn') });
+const opened = await openConfiguredStores();
 try {
   const graph = opened.stores.graph;
   if (!(graph instanceof DynamoGraphStore)) {

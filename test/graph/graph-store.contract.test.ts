@@ -44,6 +44,13 @@ const backends: Backend[] = [
   },
 ];
 
+/** `count` new users in the graph, with unique handles and the interests given for each. */
+async function newUsers(graph: GraphStore, count: number, interests: (i: number) => string[] = () => []): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => newId('usr'));
+  await graph.upsertUsers(ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: interests(i) })));
+  return ids;
+}
+
 /** The store's own BatchReader, counting the keys it is asked for. */
 class CountingReader extends BatchReader {
   keys = 0;
@@ -86,11 +93,7 @@ function contract(backend: Backend) {
     await graph.close();
   });
 
-  async function users(count: number, interests: (i: number) => string[] = () => []): Promise<string[]> {
-    const ids = Array.from({ length: count }, () => newId('usr'));
-    await graph.upsertUsers(ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: interests(i) })));
-    return ids;
-  }
+  const users = (count: number, interests?: (i: number) => string[]) => newUsers(graph, count, interests);
 
   async function follow(edges: [string, string][]) {
     for (const [from, to] of edges) expect(await graph.follow(from, to, nextAt())).toBe(true);
@@ -588,11 +591,7 @@ describe('the embedded backend: following sets', () => {
   beforeAll(async () => ensureTable(client, table));
   afterAll(() => client.destroy());
 
-  async function users(count: number): Promise<string[]> {
-    const ids = Array.from({ length: count }, () => newId('usr'));
-    await graph.upsertUsers(ids.map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })));
-    return ids;
-  }
+  const users = (count: number) => newUsers(graph, count);
 
   /** What one suggestions call sends: 2 requests (each hop's counts with their sets) while every list comes from a set, one more per list read instead. */
   async function suggested(viewer: string) {
@@ -701,11 +700,7 @@ describe('the embedded backend: relation sets', () => {
   beforeAll(async () => ensureTable(client, table));
   afterAll(() => client.destroy());
 
-  async function users(count: number): Promise<string[]> {
-    const ids = Array.from({ length: count }, () => newId('usr'));
-    await graph.upsertUsers(ids.map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })));
-    return ids;
-  }
+  const users = (count: number) => newUsers(graph, count);
 
   /** The sequential requests of the last pageLookups, and the keys it asked its reader for. */
   let lastRead = { waves: 0, keys: 0 };

@@ -1,0 +1,16 @@
+/** The stores of the configured DynamoDB (the embedded one by default), as the maintenance scripts open them. */
+import { type OpenStores, openStores } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+
+/** Opens the stores the environment configures; a configuration error is printed and the process exits 1. */
+export async function openConfiguredStores(): Promise<OpenStores> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    console.error(error instanceof ConfigError ? error.message : error);
+    process.exit(1);
+  }
+  return openStores({ config, logger: createLogger('warn') });
+}
