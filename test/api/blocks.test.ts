@@ -274,6 +274,10 @@ describe('blocks and mutes', () => {
     expect(await graphCost(NETWORK, { id: F.id })).toEqual({ requests: 4, waves: 3 });
     // F follows N: both ends' counts, then one side's list; the blocks beside the counts.
     expect(await graphCost(PATH, { from: F.id, to: N.id })).toEqual({ requests: 3, waves: 2 });
+    // Mutuals and known followers: the counts with the blocks beside them, then the shorter list, then an edge per entry.
+    expect(await graphCost(MUTUALS, { id: F.id })).toEqual({ requests: 4, waves: 3 });
+    const KNOWN_FOLLOWERS = 'query($id: ID!) { user(id: $id) { knownFollowers(first: 100) { totalCount edges { node { id } } } } }';
+    expect(await graphCost(KNOWN_FOLLOWERS, { id: M.id })).toEqual({ requests: 4, waves: 3 });
   });
 
   it('keeps pages full when the rules leave entries out, reading on at most three times', async () => {

@@ -450,6 +450,12 @@ function contract(backend: Backend) {
     const later = (ids: string[]) => Promise.resolve(new Set(ids));
     expect(await graph.shortestPath(viewer!, s2!, 3, UNMETERED, later([f2!, s2!]))).toBeNull();
     expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, later([f2!]))).toEqual([viewer, f1, s1]);
+    // The intersections, with the excluded users arriving after the counts were asked for (the caller reads them beside).
+    let arriveForKnown: (ids: ReadonlySet<string>) => void = () => {};
+    const lateKnown = graph.knownFollowers(viewer!, user!, { first: 5, after: null }, UNMETERED, new Promise((resolve) => (arriveForKnown = resolve)));
+    arriveForKnown(excluding);
+    expect(await lateKnown).toMatchObject({ items: [{ id: f1 }], totalCount: 1 });
+    expect(await graph.mutuals(user!, { first: 5, after: null }, UNMETERED, later([f2!]))).toMatchObject({ items: [{ id: f1 }], totalCount: 1 });
     // An excluded origin or end reaches nobody, however short the way.
     expect(await graph.network({ origin: f2!, maxDepth: 2, interest: null, first: 10, after: null, excluding: later([f2!]) }, UNMETERED)).toEqual({
       items: [],

@@ -499,7 +499,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.listPage(keys.followingList(userId), page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
@@ -522,7 +522,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
         );
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
@@ -555,11 +555,13 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     after: string | null,
     first: number,
     budget: ReadBudget,
-    excluding: Excluded,
+    excluding: Excluded | Promise<Excluded>,
   ): Promise<CountedPage> {
     if (list.size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
     chargeIntersection(budget, list.size);
-    const entries = (await this.readList(list.pk, null, null)).filter((entry) => !excluding.has(entry.id));
+    const listed = await this.readList(list.pk, null, null);
+    const excluded = await excluding;
+    const entries = listed.filter((entry) => !excluded.has(entry.id));
     const edges = await batchGet(
       this.client,
       this.tableName,

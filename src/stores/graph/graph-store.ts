@@ -166,11 +166,12 @@ export interface GraphStore {
   /**
    * Accounts `viewerId` follows that follow `userId`, newest follow of `userId` first, with their
    * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of
-   * the two counts, then that whole list and a lookup of an edge per entry.
+   * the two counts, then that whole list and a lookup of an edge per entry. `excluding` may still be
+   * arriving (the caller reads it beside the counts): it is awaited once the list is read.
    */
-  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded): Promise<CountedPage>;
-  /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number. */
-  mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded): Promise<CountedPage>;
+  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
+  /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number; `excluding` as with knownFollowers. */
+  mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
 
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
   /** `excluding` may still be arriving: it is awaited only when the candidates are filtered, so that its read overlaps the first hops. */

@@ -218,19 +218,19 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return this.page('following', userId, page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
+  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
-    const params = { viewerId, userId, excluding: [...excluding], ...keyset };
+    const params = { viewerId, userId, excluding: [...(await excluding)], ...keyset };
     return this.countedPage('knownFollowers', params, Math.min(viewer!.following, user!.followers), page.first, budget);
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded = NOBODY): Promise<CountedPage> {
+  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
-    return this.countedPage('mutuals', { userId, excluding: [...excluding], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
+    return this.countedPage('mutuals', { userId, excluding: [...(await excluding)], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
   }
 
   /** A page of an intersection of two follow lists and its size, charged as the embedded backend reads it: from the shorter list, of `size` entries. */
