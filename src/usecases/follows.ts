@@ -122,6 +122,8 @@ export class FollowUseCases {
  */
 async function besideCounts(blocked: BlockedAccounts, intersect: (excluding: Promise<Excluded>) => Promise<CountedPage>): Promise<CountedPage> {
   const excluding = blocked();
+  // Handled here too, in case intersect throws before it is awaited.
+  excluding.catch(() => {});
   const [, page] = await settleAll([excluding, intersect(excluding)] as const);
   return page;
 }

@@ -383,7 +383,8 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     await worker.logLine((entry) => entry.msg === 'worker started');
     await vi.waitFor(() => expect(postIds(posts)).toEqual([first]), { timeout: 30_000 });
     expect(posts.data[0]!.timelinePostAdded.node.author.handle).toBe(ada.handle);
-    expect(await fanOut(ada.token, first)).toEqual({ state: 'DONE', delivered: 1, total: 1 });
+    // The entries are announced as they are written; the fan-out's progress record follows them (its page's finish step).
+    await vi.waitFor(async () => expect(await fanOut(ada.token, first)).toEqual({ state: 'DONE', delivered: 1, total: 1 }), { timeout: 10_000 });
     const seenCursor = posts.data[0]!.timelinePostAdded.cursor as string;
 
     // The connection drops; meanwhile two posts are delivered.

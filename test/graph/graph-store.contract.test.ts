@@ -450,7 +450,7 @@ function contract(backend: Backend) {
     const later = (ids: string[]) => Promise.resolve(new Set(ids));
     expect(await graph.shortestPath(viewer!, s2!, 3, UNMETERED, later([f2!, s2!]))).toBeNull();
     expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, later([f2!]))).toEqual([viewer, f1, s1]);
-    // The intersections, with the excluded users arriving after the counts were asked for (the caller reads them beside).
+    // The intersections, with the excluded users passed as a promise, as the caller passes its read of them (beside the counts).
     let arriveForKnown: (ids: ReadonlySet<string>) => void = () => {};
     const lateKnown = graph.knownFollowers(viewer!, user!, { first: 5, after: null }, UNMETERED, new Promise((resolve) => (arriveForKnown = resolve)));
     arriveForKnown(excluding);

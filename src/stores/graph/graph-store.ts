@@ -167,7 +167,7 @@ export interface GraphStore {
    * Accounts `viewerId` follows that follow `userId`, newest follow of `userId` first, with their
    * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of
    * the two counts, then that whole list and a lookup of an edge per entry. `excluding` may still be
-   * arriving (the caller reads it beside the counts): it is awaited once the list is read.
+   * arriving (the caller reads it beside the counts): it is awaited before the list is filtered.
    */
   knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
   /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number; `excluding` as with knownFollowers. */
