@@ -116,7 +116,7 @@ export class FollowUseCases {
 }
 
 /**
- * An intersection of follow lists with the viewer's blocks read beside its first read (the two counts)
+ * An intersection of follow lists with the viewer's blocks read beside its first read (the counts lookup)
  * instead of before it: one wave less. Both are awaited, so that neither fails unhandled; a failed
  * read of the blocks comes first.
  */
