@@ -116,14 +116,17 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
-  // The embedded graph backend gets a client of its own so that its requests count as graph requests.
+  // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
+  const batchReader = new BatchReader(client, table, config.batching);
+  // The embedded graph backend gets a client of its own so that its requests count as graph requests;
+  // only its follow counts, items shown beside the others, are read through the shared reader.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword, tasks })
-      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks);
+      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, batchReader);
   } catch (error) {
     graphClient.destroy();
     client.destroy();
@@ -140,8 +143,6 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
-  // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
-  const batchReader = new BatchReader(client, table, config.batching);
   let cache: ItemCache | null;
   try {
     cache = await openItemCache(config);

@@ -28,8 +28,8 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
   const batched = batching ? { maxBatchSize: MAX_BATCH } : { batch: false, cache: false };
   return {
     user: new DataLoader<string, UserRecord | null>((ids) => stores.users.getMany(ids, { consistent: reads.strong }), batched),
-    /** User id → follower and following counts. */
-    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids, graphBudget), batched),
+    /** User id → follower and following counts, consistent as the request's other reads (so a page's join its hydration call). */
+    followCounts: new DataLoader<string, FollowCounts>((ids) => stores.graph.counts(ids, graphBudget, { consistent: reads.strong }), batched),
     /** Does `from` follow `to`? viewerFollows and followsViewer of a whole page share one graph call. */
     follows: new DataLoader<FollowPair, boolean, string>((pairs) => stores.graph.follows(pairs, graphBudget), {
       ...batched,

@@ -24,7 +24,7 @@ import {
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
 import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
-import { BatchReader } from './batch-reader.js';
+import { BatchReader, type ItemReader } from './batch-reader.js';
 import { IncompleteSets, type NodeSet } from './incomplete-sets.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
 import type { Task } from '../task-queue.js';
@@ -72,7 +72,7 @@ const NODE_SET_ATTRIBUTES = [
   RELATION_SETS_COMPLETE,
   ...Object.values(RELATION_SETS).flatMap((sets) => (sets.received === null ? [sets.made] : [sets.made, sets.received])),
 ];
-/** The reads of nodes' sets: kept out of the call of the follow counts, whose nodes would otherwise carry the sets too. */
+/** The reads of nodes' sets: kept out of the call of other node reads (a traversal's counts), whose nodes would otherwise carry the sets too. */
 const NODE_SETS_GROUP = 'node sets';
 /**
  * A node is read for the lookups of one call that it can answer once they are at least this many
@@ -220,12 +220,18 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
     private readonly importApi: WriteApi = 'batchWrite',
-    /** Coalesces the count and edge lookups of one tick (a page's follow counts and flags) into one call. */
+    /** Coalesces this store's lookups of one tick (a page's follow flags, a hop's nodes) into one call. */
     private readonly reader = new BatchReader(client, tableName, false),
     private readonly followingSetMax = FOLLOWING_SET_MAX,
     /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */
     private readonly taskItems: TaskItems | null = null,
     private readonly relationSetMax = RELATION_SET_MAX,
+    /**
+     * The reader of the table's other stores (not a cache: follow counts are never cached). Follow
+     * counts go through it, so that a page's counts join its posts, authors and counters in one
+     * BatchGetItem; the traversals' reads keep this store's own reader, counted as graph requests.
+     */
+    private readonly tableReader: ItemReader = reader,
   ) {}
 
   /** The table is pinged with the rest of DynamoDB; this backend has nothing of its own to check. */
@@ -481,13 +487,17 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.edgesExist(edgeKeys);
   }
 
-  async counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]> {
+  async counts(userIds: readonly string[], budget: ReadBudget, options: { consistent?: boolean } = {}): Promise<FollowCounts[]> {
     chargeLookup(budget, userIds.length);
-    return this.degrees(userIds);
+    return this.readCounts(this.tableReader, userIds, options.consistent !== false);
   }
 
   async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
-    const items = await this.reader.get(userIds.map(keys.graphNode), { attributes: ['followerCount', 'followingCount'], consistent: true });
+    return this.readCounts(this.reader, userIds, true);
+  }
+
+  private async readCounts(reader: ItemReader, userIds: readonly string[], consistent: boolean): Promise<FollowCounts[]> {
+    const items = await reader.get(userIds.map(keys.graphNode), { attributes: ['followerCount', 'followingCount'], consistent });
     return items.map((item) => ({ followers: Number(item?.followerCount ?? 0), following: Number(item?.followingCount ?? 0) }));
   }
 
@@ -770,8 +780,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
    * their edges, while its sets are complete; the other lookups read their edges in the same
    * tick, and so does a lookup whose node turned out incomplete, after it (or beside it, when
    * this process found that node incomplete before: see IncompleteSets). The nodes and the
-   * edges beside them are one call, apart from the follow counts of the tick, so that the
-   * counts' nodes do not carry the sets.
+   * edges beside them are one call, apart from the tick's other reads of nodes (a traversal's
+   * counts), so that those nodes do not carry the sets.
    */
   private async anchoredLookups(edgeKeys: readonly Key[], anchors: readonly (readonly Anchor[])[]): Promise<boolean[]> {
     const coverage = new Map<string, number>();
@@ -789,7 +799,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       );
       return new Map(indexes.map((index, i) => [index, found[i]!]));
     };
-    // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone they join the counts'.
+    // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone, the tick's other edge reads.
     // So do the edges of lookups whose node's set could not answer last time: a page about such a viewer keeps its two waves.
     const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
     const [nodes, direct] = await Promise.all([

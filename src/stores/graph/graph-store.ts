@@ -157,8 +157,12 @@ export interface GraphStore {
    * statement, charged as one key.
    */
   followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]>;
-  /** A lookup of userIds.length keys. */
-  counts(userIds: readonly string[], budget: ReadBudget): Promise<FollowCounts[]>;
+  /**
+   * A lookup of userIds.length keys; strongly consistent unless `consistent` is false (a query's
+   * counts, which, like its other items, may trail a write by up to a second on DynamoDB). The
+   * embedded backend reads them through the table's reader, with the page's other items of the tick.
+   */
+  counts(userIds: readonly string[], budget: ReadBudget, options?: { consistent?: boolean }): Promise<FollowCounts[]>;
 
   /** Newest follow first; one list read of up to first + 1 entries. `first` may exceed 100 here: fan-out reads followers in large pages. */
   followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
