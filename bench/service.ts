@@ -85,5 +85,5 @@ export async function gql(url: string, query: string, variables: Record<string, 
 export function describeCost(cost: Cost | undefined): string {
   if (!cost) return '—';
   const waves = cost.waves === undefined ? '' : `, ${cost.waves} sequential waves`;
-  return `${cost.dynamodb.requests} DynamoDB (${cost.dynamodb.readCapacityUnits} RCU) + ${cost.graph.requests} graph requests${waves}`;
+  return `${cost.dynamodb.requests} DynamoDB (${cost.dynamodb.readCapacityUnits} RCU) + ${cost.graph.requests} graph request${cost.graph.requests === 1 ? '' : 's'}${waves}`;
 }
