@@ -119,7 +119,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const batchReader = new BatchReader(client, table, config.batching);
   // The embedded graph backend gets a client of its own so that its requests count as graph requests;
-  // only its follow counts, items shown beside the others, are read through the shared reader.
+  // only a query's follow counts (eventually consistent, shown beside the other items) go through the shared reader.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   let graph: GraphStore;

@@ -11,6 +11,7 @@ import {
   isShown,
   hiddenUsers,
   hydratePosts,
+  hydrateUserRelations,
   hydrateUsers,
   postRules,
   userRules,
@@ -18,7 +19,7 @@ import {
 import type { SkeletonItem, TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
-import { childFieldArguments, postEdgeNeeds, postNeeds, userListNeeds } from './lookahead.js';
+import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListNeeds, userNeeds } from './lookahead.js';
 import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
@@ -27,7 +28,7 @@ import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './
  */
 
 const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
-const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, blocks: false, viewerMutes: false };
+const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
 
 /** Presentation: a page of what the rules kept, starting and ending where the skeleton did (so that a page that lost entries still leads on). */
 function present<I extends { cursor: string }>(
@@ -151,7 +152,7 @@ interface PageArguments {
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
   JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null, args.includeReposts ?? true]);
 
-/** The skeleton of one of the user's timelines: the one started early (see startUserTimelines) or a new one. */
+/** The skeleton of one of the user's timelines: the one started early (see startUserReads) or a new one. */
 export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {
   const key = skeletonKey(field, userId, args);
   const started = context.feeds.skeletons.get(key);
@@ -162,13 +163,15 @@ export function userTimelineSkeleton(context: GraphQLContext, field: UserTimelin
 }
 
 /**
- * Starts the skeletons of the user's timelines that the selection asks for, beside the user's
- * own lookup instead of after it: a page's skeleton then goes out in the request's first wave,
- * with the account check. A skeleton nobody reads (the user does not exist, or the field is
- * skipped) cost a read, and its failure is reported only by the field that reads it.
+ * Starts what the selection shows of the user beside the user's own lookup instead of after it:
+ * its follow counts (in the user's BatchGetItem), the viewer's flags and relations with it, and
+ * the skeletons of its timelines, so that a profile's header and a page's skeleton go out in the
+ * request's first wave, with the account check. A read nobody uses (the user does not exist, or
+ * the field is skipped) cost a lookup, and its failure is reported only by the field that reads it.
  */
-export function startUserTimelines(context: GraphQLContext, info: GraphQLResolveInfo, userId: string): void {
+export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo, userId: string): void {
   if (!context.feeds.hydrate) return;
+  void hydrateUserRelations([userId], context.viewerId, userNeeds(selectionTree(info, 1)), hydratorOf(context.loaders));
   for (const field of Object.keys(USER_TIMELINES) as UserTimeline[]) {
     let selections: Record<string, unknown>[];
     try {

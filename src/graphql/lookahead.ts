@@ -59,7 +59,8 @@ export function userNeeds(node: SelectionTree | undefined): UserNeeds {
     followCounts: has(node, 'followerCount', 'followingCount'),
     viewerFollows: has(node, 'viewerFollows'),
     followsViewer: has(node, 'followsViewer'),
-    blocks: has(node, 'viewerBlocks', 'blocksViewer'),
+    viewerBlocks: has(node, 'viewerBlocks'),
+    blocksViewer: has(node, 'blocksViewer'),
     viewerMutes: has(node, 'viewerMutes'),
   };
 }

@@ -62,8 +62,8 @@ export interface UserNeeds {
   followCounts: boolean;
   viewerFollows: boolean;
   followsViewer: boolean;
-  /** viewerBlocks or blocksViewer. */
-  blocks: boolean;
+  viewerBlocks: boolean;
+  blocksViewer: boolean;
   viewerMutes: boolean;
 }
 
@@ -149,22 +149,22 @@ export async function hydrateUsers(page: IdPage, viewerId: string | null, needs:
   return page.items.map((item, i) => ({ cursor: item.cursor, node: users[i] ?? null }));
 }
 
-function hydrateUserRelations(userIds: readonly string[], viewerId: string | null, needs: UserNeeds, hydrator: Hydrator): Promise<unknown> {
+/** The users' follow counts and the viewer's flags and relations with them, as far as `needs` asks; never fails (the fields report their own errors). */
+export function hydrateUserRelations(userIds: readonly string[], viewerId: string | null, needs: UserNeeds, hydrator: Hydrator): Promise<unknown> {
   // Anonymous, the flags are false without a lookup (see the User resolvers).
   const flags = viewerId !== null && userIds.length > 0;
+  // Nobody blocks or mutes themselves: no lookup for the viewer's own account. Only the directions shown are asked.
+  const others = flags ? userIds.filter((id) => id !== viewerId) : [];
+  const relations: Relation[] = [
+    ...(needs.viewerBlocks ? others.map((id) => ({ kind: 'blocks' as const, from: viewerId!, to: id })) : []),
+    ...(needs.blocksViewer ? others.map((id) => ({ kind: 'blocks' as const, from: id, to: viewerId! })) : []),
+    ...(needs.viewerMutes ? others.map((id) => ({ kind: 'mutes' as const, from: viewerId!, to: id })) : []),
+  ];
   return settled([
     needs.followCounts ? hydrator.followCounts(userIds) : null,
     flags && needs.viewerFollows ? hydrator.follows(userIds.map((id) => ({ from: viewerId, to: id }))) : null,
     flags && needs.followsViewer ? hydrator.follows(userIds.map((id) => ({ from: id, to: viewerId }))) : null,
-    flags && needs.blocks
-      ? hydrator.relations(
-          blocksBetween(
-            viewerId,
-            userIds.filter((id) => id !== viewerId),
-          ),
-        )
-      : null,
-    flags && needs.viewerMutes ? hydrator.relations(userIds.filter((id) => id !== viewerId).map((id) => ({ kind: 'mutes' as const, from: viewerId, to: id }))) : null,
+    relations.length > 0 ? hydrator.relations(relations) : null,
   ]);
 }
 

@@ -238,7 +238,7 @@ describe('per-request cost', () => {
     expect(after.extensions!.cost.waves).toBe(2);
   });
 
-  it('reads an author page, a tag timeline and the public timeline in two waves, whatever their size', async () => {
+  it('reads an author page, a tag timeline and the public timeline in two waves and as many requests, whatever their size', async () => {
     const viewer = await t.signUp();
     const author = await t.signUp();
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, viewer.token);
@@ -251,11 +251,19 @@ describe('per-request cost', () => {
       tag: `query($tag: String!, $first: Int!) { tagTimeline(tag: $tag, first: $first) { ${node} } }`,
       public: `query($first: Int!) { publicTimeline(first: $first) { ${node} } }`,
     };
+    // DynamoDB: the account check (the author with it), the skeleton (its posts and reposts, one Query each; a Query per each of the
+    // 4 timeline shards) and the hydration. Graph: an author page's flag and blocks are 3 edges, one call; a tag or
+    // public page's rules add the viewer's mute, and 3 lookups about the viewer read its node, beside the flag's edge.
+    const requests = { author: { dynamodb: 4, graph: 1 }, tag: { dynamodb: 6, graph: 2 }, public: { dynamodb: 6, graph: 2 } };
     for (const [name, query] of Object.entries(pages)) {
       for (const first of [5, 25]) {
         const result = await t.gql(query, { id: author.id, tag, first }, viewer.token);
         expect(result.errors, name).toBeUndefined();
-        expect(result.extensions!.cost.waves, `${name}, ${first} posts`).toBe(2);
+        const cost = result.extensions!.cost;
+        expect({ dynamodb: cost.dynamodb.requests, graph: cost.graph.requests, waves: cost.waves }, `${name}, ${first} posts`).toEqual({
+          ...requests[name as keyof typeof pages],
+          waves: 2,
+        });
       }
     }
     const authorPage = await t.gql(pages.author, { id: author.id, first: 25 }, viewer.token);
@@ -264,6 +272,35 @@ describe('per-request cost', () => {
     expect(edges.every((e: any) => e.node.author.handle === author.handle && e.node.author.followerCount === 1 && e.node.author.viewerFollows && e.node.likeCount === 0)).toBe(
       true,
     );
+  });
+
+  it("reads a profile's counts and flags beside the user's own lookup, and a follow's payload in one wave after the write", async () => {
+    const [viewer, author, fan] = await Promise.all([t.signUp(), t.signUp(), t.signUp()]);
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
+    const profile = 'user(id: $id) { handle followerCount followingCount viewerFollows followsViewer viewerBlocks viewerMutes }';
+    const byId = await t.gql(`query($id: ID!) { ${profile} }`, { id: author.id }, viewer.token);
+    expect(byId.errors).toBeUndefined();
+    expect(byId.data!.user).toMatchObject({ handle: author.handle, followerCount: 1, followingCount: 0, viewerFollows: false, followsViewer: false });
+    // One wave: the account check, the user and the user's graph node (its counts) are one BatchGetItem; the flags
+    // and the viewer's block and mute of the user (only the directions selected) are one graph request beside it.
+    expect(byId.extensions!.cost).toMatchObject({ dynamodb: { requests: 1 }, graph: { requests: 1 }, waves: 1 });
+
+    // A follow's payload after the write: the two users, then their counts and the flags, strongly consistent, in one
+    // graph request — one request and one wave more than a payload that shows none of them.
+    const other = await t.signUp();
+    const plain = await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } viewer { id } } }', { id: other.id }, viewer.token);
+    const followed = await t.gql(
+      'mutation($id: ID!) { follow(userId: $id) { user { followerCount viewerFollows followsViewer } viewer { followingCount } } }',
+      { id: author.id },
+      viewer.token,
+    );
+    expect(followed.data!.follow).toEqual({ user: { followerCount: 2, viewerFollows: true, followsViewer: false }, viewer: { followingCount: 2 } });
+    const [before, after] = [plain, followed].map((answer) => answer.extensions!.cost);
+    expect({ dynamodb: after.dynamodb.requests - before.dynamodb.requests, graph: after.graph.requests - before.graph.requests, waves: after.waves - before.waves }).toEqual({
+      dynamodb: 0,
+      graph: 1,
+      waves: 1,
+    });
   });
 
   it('costs one request per field lookup with batching turned off (the naive baseline)', async () => {

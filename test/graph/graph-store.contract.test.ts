@@ -811,3 +811,46 @@ describe('the embedded backend: relation sets', () => {
     expect(await pageLookups(imported, [other, viewer!, a!])).toEqual({ each: [{ ...none, follows: true }, none, none], requests: 1 });
   });
 });
+
+/** A reader that records what it was asked, and passes it on. */
+class RecordingReader extends BatchReader {
+  asked: { keys: number; consistent: boolean }[] = [];
+
+  override get(keys: readonly Key[], options?: ReadOptions) {
+    this.asked.push({ keys: keys.length, consistent: options?.consistent === true });
+    return super.get(keys, options);
+  }
+}
+
+/**
+ * The embedded backend's follow counts: a query's (eventually consistent) go through the table's
+ * shared reader, to join the page's other items in one BatchGetItem; strongly consistent ones (a
+ * mutation's payload) and the traversals' stay on the graph's own reader, with the follow flags.
+ */
+describe('the embedded backend: where follow counts are read', () => {
+  const table = tableName(`c${randomBytes(5).toString('hex')}_`);
+  const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
+  const own = new RecordingReader(client, table, true);
+  const shared = new RecordingReader(client, table, true);
+  const graph = new DynamoGraphStore(client, table, 'transactWrite', own, undefined, null, undefined, shared);
+  beforeAll(async () => ensureTable(client, table));
+  afterAll(() => client.destroy());
+
+  it('reads eventually consistent counts through the table reader and the others through its own', async () => {
+    const [a, b] = await newUsers(graph, 2);
+    expect(await graph.follow(a!, b!, new Date().toISOString())).toBe(true);
+    const asked = async (read: () => Promise<unknown>) => {
+      [own.asked, shared.asked] = [[], []];
+      await read();
+      return { own: own.asked, shared: shared.asked };
+    };
+    expect(await asked(() => graph.counts([a!, b!], UNMETERED, { consistent: false }))).toEqual({ own: [], shared: [{ keys: 2, consistent: false }] });
+    expect(await asked(() => graph.counts([a!, b!], UNMETERED))).toEqual({ own: [{ keys: 2, consistent: true }], shared: [] });
+    expect(await asked(() => graph.counts([a!], UNMETERED, { consistent: true }))).toEqual({ own: [{ keys: 1, consistent: true }], shared: [] });
+    expect(await asked(() => graph.degrees([a!, b!]))).toEqual({ own: [{ keys: 2, consistent: true }], shared: [] });
+    expect(await graph.counts([a!, b!], UNMETERED, { consistent: false })).toEqual([
+      { followers: 0, following: 1 },
+      { followers: 1, following: 0 },
+    ]);
+  });
+});

@@ -3,7 +3,7 @@ import { idKind } from '../../domain/ids.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { publicConnection, startUserTimelines, tagConnection } from '../feeds.js';
+import { publicConnection, startUserReads, tagConnection } from '../feeds.js';
 import { blockedAccounts, countedUserConnection } from './graph.js';
 import { userById } from './user.js';
 
@@ -12,7 +12,7 @@ const isUserId = (id: string) => idKind(id) === 'usr';
 export const Query: QueryResolvers = {
   viewer: (_parent, _args, context, info) => {
     if (!context.viewerId) return null;
-    startUserTimelines(context, info, context.viewerId);
+    startUserReads(context, info, context.viewerId);
     return userById(context, context.viewerId);
   },
 
@@ -21,7 +21,7 @@ export const Query: QueryResolvers = {
     if ((id == null) === (handle == null)) throw badInput('id', 'give exactly one of id and handle');
     const userId = id != null ? (isUserId(id) ? id : null) : await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
     if (!userId) return null;
-    startUserTimelines(context, info, userId);
+    startUserReads(context, info, userId);
     return userById(context, userId);
   },
 

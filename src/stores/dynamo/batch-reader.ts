@@ -16,7 +16,7 @@ export interface ReadOptions {
   /**
    * Lookups of a group are combined only with each other. Projected lookups share the union of
    * their attributes, so a read of a few large attributes (a graph node's id sets) keeps out of
-   * the batch of many small ones (follow counts) that would otherwise carry them too.
+   * the batch of many small ones (other nodes' follow counts) that would otherwise carry them too.
    */
   group?: string;
 }

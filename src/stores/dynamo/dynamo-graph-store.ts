@@ -72,13 +72,13 @@ const NODE_SET_ATTRIBUTES = [
   RELATION_SETS_COMPLETE,
   ...Object.values(RELATION_SETS).flatMap((sets) => (sets.received === null ? [sets.made] : [sets.made, sets.received])),
 ];
-/** The reads of nodes' sets: kept out of the call of other node reads (a traversal's counts), whose nodes would otherwise carry the sets too. */
+/** The reads of nodes' sets: kept out of the call of other node reads (strongly consistent counts), whose nodes would otherwise carry the sets too. */
 const NODE_SETS_GROUP = 'node sets';
 /**
  * A node is read for the lookups of one call that it can answer once they are at least this many
  * (the viewer's flags and rules on a page of several authors); fewer (a profile's flags, an author
- * page's blocks) read their edges, which then share the call of the follow counts instead of
- * costing one request more.
+ * page's blocks) read their edges, which then share the call of the tick's other edge reads and
+ * strongly consistent counts (a mutation's payload) instead of costing one request more.
  */
 const ANCHOR_MIN_LOOKUPS = 3;
 
@@ -227,9 +227,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     private readonly taskItems: TaskItems | null = null,
     private readonly relationSetMax = RELATION_SET_MAX,
     /**
-     * The reader of the table's other stores (not a cache: follow counts are never cached). Follow
-     * counts go through it, so that a page's counts join its posts, authors and counters in one
-     * BatchGetItem; the traversals' reads keep this store's own reader, counted as graph requests.
+     * The reader of the table's other stores (not a cache: follow counts are never cached). A
+     * query's follow counts, eventually consistent like the rest of its items, go through it, so
+     * that a page's counts join its posts, authors and counters in one BatchGetItem. Strongly
+     * consistent counts (a mutation's payload) stay on this store's reader, with the follow flags
+     * read after the same write; so do the traversals' reads, counted as graph requests.
      */
     private readonly tableReader: ItemReader = reader,
   ) {}
@@ -489,7 +491,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
 
   async counts(userIds: readonly string[], budget: ReadBudget, options: { consistent?: boolean } = {}): Promise<FollowCounts[]> {
     chargeLookup(budget, userIds.length);
-    return this.readCounts(this.tableReader, userIds, options.consistent !== false);
+    const consistent = options.consistent !== false;
+    return this.readCounts(consistent ? this.reader : this.tableReader, userIds, consistent);
   }
 
   async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
@@ -780,8 +783,8 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
    * their edges, while its sets are complete; the other lookups read their edges in the same
    * tick, and so does a lookup whose node turned out incomplete, after it (or beside it, when
    * this process found that node incomplete before: see IncompleteSets). The nodes and the
-   * edges beside them are one call, apart from the tick's other reads of nodes (a traversal's
-   * counts), so that those nodes do not carry the sets.
+   * edges beside them are one call, apart from the tick's other reads of nodes (strongly
+   * consistent counts), so that those nodes do not carry the sets.
    */
   private async anchoredLookups(edgeKeys: readonly Key[], anchors: readonly (readonly Anchor[])[]): Promise<boolean[]> {
     const coverage = new Map<string, number>();
@@ -799,7 +802,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
       );
       return new Map(indexes.map((index, i) => [index, found[i]!]));
     };
-    // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone, the tick's other edge reads.
+    // Beside a node read the other edges join its call (an edge has none of the node's attributes); alone, the tick's other edges and strong counts.
     // So do the edges of lookups whose node's set could not answer last time: a page about such a viewer keeps its two waves.
     const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
     const [nodes, direct] = await Promise.all([
