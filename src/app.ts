@@ -118,16 +118,29 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   }
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const batchReader = new BatchReader(client, table, config.batching);
-  // The embedded graph backend gets a client of its own so that its requests count as graph requests;
-  // only a query's follow counts (eventually consistent, shown beside the other items) go through the shared reader.
+  // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
+  let cache: ItemCache | null;
+  try {
+    cache = await openItemCache(config);
+  } catch (error) {
+    graphClient.destroy();
+    client.destroy();
+    await engine?.stop();
+    throw error;
+  }
+  if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
+  // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
+  const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
       ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword, tasks })
-      : new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, batchReader);
+      : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
+        new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
   } catch (error) {
+    await cache?.close();
     graphClient.destroy();
     client.destroy();
     await engine?.stop();
@@ -138,25 +151,12 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     pubsub = await openPubSub(config, logger);
   } catch (error) {
     await graph.close();
+    await cache?.close();
     graphClient.destroy();
     client.destroy();
     await engine?.stop();
     throw error;
   }
-  let cache: ItemCache | null;
-  try {
-    cache = await openItemCache(config);
-  } catch (error) {
-    await pubsub.close();
-    await graph.close();
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
-  if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
-  // Profiles, posts and counters read through the cache; the cache passes its misses on to the shared reader.
-  const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),

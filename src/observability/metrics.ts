@@ -72,7 +72,7 @@ export const dynamodbCapacity = new Counter({
 
 export const cacheLookups = new Counter({
   name: 'cache_lookups_total',
-  help: 'Item lookups the read-through cache answered (hit) or passed to DynamoDB (miss), by item kind (user, post, counter).',
+  help: 'Item lookups the read-through cache answered (hit) or passed to DynamoDB (miss), by item kind (user, post, counter, graphNode).',
   labelNames: ['kind', 'result'] as const,
   registers: [registry],
 });

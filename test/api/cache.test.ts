@@ -60,6 +60,28 @@ describe('cache in memory (the default)', () => {
     expect((await t.gql<ReadPost>(READ_POST, { id: postId }, author.token)).data!.post!.likeCount).toBe(1);
   });
 
+  it("serves a profile's follow counts from the cache, and shows a follow and an unfollow at the next read", async () => {
+    const [author, viewer, fan] = await Promise.all([t.signUp(), t.signUp(), t.signUp()]);
+    const PROFILE = 'query($id: ID!) { user(id: $id) { followerCount followingCount viewerFollows } }';
+    const read = () => t.gql<{ user: { followerCount: number; followingCount: number; viewerFollows: boolean } }>(PROFILE, { id: author.id }, viewer.token);
+    expect((await read()).data!.user).toEqual({ followerCount: 0, followingCount: 0, viewerFollows: false });
+    const cached = await read();
+    // The viewer's profile (the account check), the author's and the author's graph node: all from the cache. The flag is
+    // read strongly consistent in the graph, never cached.
+    expect(costOf(cached).cache).toEqual({ hits: 3, misses: 0 });
+    expect(costOf(cached).dynamodb.requests).toBe(0);
+    const follow = (token: string, verb: 'follow' | 'unfollow') =>
+      t.gql(`mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: author.id }, token).then((answer) => expect(answer.errors).toBeUndefined());
+    await follow(fan.token, 'follow');
+    expect((await read()).data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: false });
+    await follow(viewer.token, 'follow');
+    expect((await read()).data!.user).toEqual({ followerCount: 2, followingCount: 0, viewerFollows: true });
+    await follow(fan.token, 'unfollow');
+    expect((await read()).data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: true });
+    const metrics = await (await fetch(`${t.url}/metrics`)).text();
+    expect(metrics).toMatch(/cache_lookups_total\{kind="graphNode",result="hit"\} [1-9]/);
+  });
+
   it('shows a profile edit and a deleted post at the next read', async () => {
     const author = await t.signUp();
     const viewer = await t.signUp();
@@ -105,5 +127,10 @@ describe('cache in Redis, shared by two API instances', () => {
     const edited = await b.gql('mutation { updateProfile(input: { displayName: "Shared" }) { displayName } }', {}, author.token);
     expect(edited.errors).toBeUndefined();
     expect((await a.gql<ReadPost>(READ_POST, { id: postId }, fan.token)).data!.post!.author.displayName).toBe('Shared');
+    // A follow through one instance is in the follower count the other had cached.
+    const COUNT = 'query($id: ID!) { user(id: $id) { followerCount } }';
+    expect((await a.gql(COUNT, { id: author.id }, fan.token)).data!.user.followerCount).toBe(0);
+    expect((await b.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token)).errors).toBeUndefined();
+    expect((await a.gql(COUNT, { id: author.id }, fan.token)).data!.user.followerCount).toBe(1);
   });
 });

@@ -251,7 +251,7 @@ describe('per-request cost', () => {
       tag: `query($tag: String!, $first: Int!) { tagTimeline(tag: $tag, first: $first) { ${node} } }`,
       public: `query($first: Int!) { publicTimeline(first: $first) { ${node} } }`,
     };
-    // DynamoDB: the account check (the author with it), the skeleton (its posts and reposts, one Query each; a Query per each of the
+    // DynamoDB: the account check (with the author, on an author page), the skeleton (its posts and reposts, one Query each; a Query per each of the
     // 4 timeline shards) and the hydration. Graph: an author page's flag and blocks are 3 edges, one call; a tag or
     // public page's rules add the viewer's mute, and 3 lookups about the viewer read its node, beside the flag's edge.
     const requests = { author: { dynamodb: 4, graph: 1 }, tag: { dynamodb: 6, graph: 2 }, public: { dynamodb: 6, graph: 2 } };

@@ -167,13 +167,18 @@ export const notificationPrefixes = {
   actors: (groupKey: string, generation: string) => `ACTORS#${groupKey}#${generation}#`,
 };
 
-/** The items the cache keeps (see README, Cache): user profiles, posts and counter shards, read by every page that shows them. */
-export type CachedKind = 'user' | 'post' | 'counter';
+/**
+ * The items the cache keeps (see README, Cache): user profiles, posts, counter shards and graph
+ * nodes, read by every page that shows them. A graph node is read through the cache only for a
+ * query's follow counts; the graph store's other reads of it are its own, uncached.
+ */
+export type CachedKind = 'user' | 'post' | 'counter' | 'graphNode';
 
 export function cachedKindOf(key: Key): CachedKind | null {
   if (key.sk === 'PROFILE' && key.pk.startsWith('USER#')) return 'user';
   if (key.sk === 'POST' && key.pk.startsWith('POST#')) return 'post';
   if (key.sk.startsWith('COUNT#') && key.pk.startsWith('POST#')) return 'counter';
+  if (key.sk === 'NODE' && key.pk.startsWith('GNODE#')) return 'graphNode';
   return null;
 }
 
