@@ -164,7 +164,7 @@ export function userTimelineSkeleton(context: GraphQLContext, field: UserTimelin
 
 /**
  * Starts what the selection shows of the user beside the user's own lookup instead of after it:
- * its follow counts (in the user's BatchGetItem), the viewer's flags and relations with it, and
+ * its follow counts (in the user's BatchGetItem, or from the cache), the viewer's flags and relations with it, and
  * the skeletons of its timelines, so that a profile's header and a page's skeleton go out in the
  * request's first wave, with the account check. A read nobody uses (the user does not exist, or
  * the field is skipped) cost a lookup, and its failure is reported only by the field that reads it.

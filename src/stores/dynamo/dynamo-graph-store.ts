@@ -230,9 +230,9 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
      * The reader of the table's other stores, through the cache when there is one. A query's
      * follow counts, eventually consistent like the rest of its items, go through it, so that a
      * page's counts join its posts, authors and counters in one BatchGetItem (or come from the
-     * cache, like a hot author's profile). Strongly
-     * consistent counts (a mutation's payload) stay on this store's reader, with the follow flags
-     * read after the same write; so do the traversals' reads, counted as graph requests.
+     * cache, like a hot author's profile). Strongly consistent counts (a mutation's payload) stay
+     * on this store's reader, with the follow flags read after the same write; so do the
+     * traversals' reads, counted as graph requests.
      */
     private readonly tableReader: ItemReader = reader,
   ) {}

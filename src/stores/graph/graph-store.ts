@@ -160,8 +160,8 @@ export interface GraphStore {
   /**
    * A lookup of userIds.length keys; strongly consistent unless `consistent` is false (a query's
    * counts, which, like its other items, may trail a write by up to a second on DynamoDB). The
-   * embedded backend reads eventually consistent counts through the table's reader, with the
-   * other items of the tick (a page's posts and authors, a profile's user).
+   * embedded backend reads eventually consistent counts through the table's reader (and its
+   * cache), with the other items of the tick (a page's posts and authors, a profile's user).
    */
   counts(userIds: readonly string[], budget: ReadBudget, options?: { consistent?: boolean }): Promise<FollowCounts[]>;
 
