@@ -1,11 +1,23 @@
-import { type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, Kind, getArgumentValues, isObjectType } from 'graphql';
+import {
+  type FieldNode,
+  type FragmentSpreadNode,
+  type GraphQLResolveInfo,
+  type InlineFragmentNode,
+  type SelectionSetNode,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  getArgumentValues,
+  getDirectiveValues,
+  isObjectType,
+} from 'graphql';
 import type { PostNeeds, UserNeeds } from '../usecases/feed-pipeline.js';
 
 /**
  * What the resolving field's selection asks for, read before its children run, so that a list
  * can hydrate everything its page shows at once and a parent can start its children's reads
- * beside its own. Fields are by name (aliases merged), fragments flattened, directives ignored:
- * a field under @skip is looked ahead for as if it ran, which costs a lookup, never a wrong answer.
+ * beside its own. Fields are by name (aliases merged), fragments flattened; what @skip or @include
+ * leaves out is left out here too, so that a skipped field costs no lookup.
  */
 export interface SelectionTree {
   /** Field name → what is selected under it. */
@@ -26,6 +38,12 @@ export function selectionTree(info: GraphQLResolveInfo, depth: number): Selectio
   return root;
 }
 
+/** Whether execution will run the selection: neither @skip(if: true) nor @include(if: false), with the request's variables. */
+function included(info: GraphQLResolveInfo, selection: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean {
+  if (getDirectiveValues(GraphQLSkipDirective, selection, info.variableValues)?.if === true) return false;
+  return getDirectiveValues(GraphQLIncludeDirective, selection, info.variableValues)?.if !== false;
+}
+
 function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly SelectionSetNode[], depth: number): void {
   if (depth === 0) return;
   // Each fragment is flattened once per level, however often it is spread there.
@@ -33,6 +51,7 @@ function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly S
   const children = new Map<string, SelectionSetNode[]>();
   const walk = (set: SelectionSetNode) => {
     for (const selection of set.selections) {
+      if (!included(info, selection)) continue;
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
         const child = into.fields.get(name) ?? into.fields.set(name, { fields: new Map(), nodes: [] }).get(name)!;

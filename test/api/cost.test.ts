@@ -284,6 +284,15 @@ describe('per-request cost', () => {
     // One wave: the account check, the user and the user's graph node (its counts) are one BatchGetItem; the flags
     // and the viewer's block and mute of the user (only the directions selected) are one graph request beside it.
     expect(byId.extensions!.cost).toMatchObject({ dynamodb: { requests: 1 }, graph: { requests: 1 }, waves: 1 });
+    // What @skip or @include leaves out is not looked ahead for: no counts, no graph request.
+    const skipped = await t.gql(
+      'query($id: ID!, $show: Boolean!) { user(id: $id) { handle followerCount @skip(if: true) ... on User @include(if: $show) { viewerFollows viewerMutes } } }',
+      { id: author.id, show: false },
+      viewer.token,
+    );
+    expect(skipped.errors).toBeUndefined();
+    expect(skipped.data!.user).toEqual({ handle: author.handle });
+    expect(skipped.extensions!.cost).toMatchObject({ dynamodb: { requests: 1, readCapacityUnits: 1 }, graph: { requests: 0 }, waves: 1 });
 
     // A follow's payload after the write: the two users, then their counts and the flags, strongly consistent, in one
     // graph request — one request and one wave more than a payload that shows none of them.
