@@ -284,6 +284,23 @@ describe('per-request cost', () => {
     // One wave: the account check, the user and the user's graph node (its counts) are one BatchGetItem; the flags
     // and the viewer's block and mute of the user (only the directions selected) are one graph request beside it.
     expect(byId.extensions!.cost).toMatchObject({ dynamodb: { requests: 1 }, graph: { requests: 1 }, waves: 1 });
+    const anonymous = await t.gql(`query($id: ID!) { ${profile} }`, { id: author.id });
+    const own = await t.gql('{ viewer { handle followerCount viewerFollows viewerBlocks } }', {}, viewer.token);
+    const byHandle = await t.gql('query($handle: String!) { user(handle: $handle) { followerCount viewerFollows } }', { handle: author.handle }, viewer.token);
+    const shape = (answer: typeof byId) => ({
+      dynamodb: answer.extensions!.cost.dynamodb.requests,
+      graph: answer.extensions!.cost.graph.requests,
+      waves: answer.extensions!.cost.waves,
+    });
+    // Anonymous: the flags are false without a lookup, so the user and its counts are the one request.
+    expect(anonymous.data!.user).toMatchObject({ followerCount: 1, viewerFollows: false, viewerBlocks: false });
+    expect(shape(anonymous)).toEqual({ dynamodb: 1, graph: 0, waves: 1 });
+    // The viewer's own profile: the account check is the user's lookup, its counts join it; no block lookup about oneself.
+    expect(own.data!.viewer).toMatchObject({ followerCount: 0, viewerFollows: false, viewerBlocks: false });
+    expect(shape(own)).toEqual({ dynamodb: 1, graph: 1, waves: 1 });
+    // By handle: the handle's claim first, then the same single wave.
+    expect(byHandle.data!.user).toEqual({ followerCount: 1, viewerFollows: false });
+    expect(shape(byHandle)).toEqual({ dynamodb: 2, graph: 1, waves: 2 });
     // What @skip or @include leaves out is not looked ahead for: no counts, no graph request.
     const skipped = await t.gql(
       'query($id: ID!, $show: Boolean!) { user(id: $id) { handle followerCount @skip(if: true) ... on User @include(if: $show) { viewerFollows viewerMutes } } }',
