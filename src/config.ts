@@ -197,9 +197,9 @@ export const SETTINGS = {
     10,
     1,
     10_000,
-    'Failed password checks per handle, and per client address, in one SIGNIN_WINDOW_SECONDS window; past them every attempt is RATE_LIMITED until the window ends.',
+    'Failed password checks per handle, and per client address, within the last SIGNIN_WINDOW_SECONDS (a sliding window); past them every attempt is RATE_LIMITED until enough of them have aged out.',
   ),
-  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The window SIGNIN_MAX_FAILURES counts in.'),
+  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES counts in.'),
   trustedProxyHops: int(
     'TRUSTED_PROXY_HOPS',
     0,

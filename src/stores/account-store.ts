@@ -71,8 +71,8 @@ export interface AccountStore {
 
 /** Failed password checks, counted per subject (a handle or a client address) in fixed windows. */
 export interface FailedAttemptStore {
-  /** Aligned with `subjects`: failures counted in the window starting at `windowStart` (epoch seconds). */
-  failures(subjects: readonly AttemptSubject[], windowStart: number): Promise<number[]>;
+  /** For each of `windowStarts` (epoch seconds), aligned with `subjects`: the failures counted in the window starting then. */
+  failures(subjects: readonly AttemptSubject[], windowStarts: readonly number[]): Promise<number[][]>;
   /** Counts one failure for each subject; the counts expire (TTL) at `expiresAt` (epoch seconds). */
   recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void>;
 }

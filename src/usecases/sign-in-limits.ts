@@ -2,18 +2,48 @@ import { rateLimited } from '../domain/errors.js';
 import type { AttemptSubject, FailedAttemptStore } from '../stores/account-store.js';
 
 export interface SignInLimitSettings {
-  /** SIGNIN_MAX_FAILURES: failures per subject and window after which every attempt is refused. */
+  /** SIGNIN_MAX_FAILURES: failures per subject within the last window after which every attempt is refused. */
   maxFailures: number;
   /** SIGNIN_WINDOW_SECONDS. */
   windowSeconds: number;
 }
 
+/** What one subject has failed: in the current fixed window and in the one before it. */
+export interface WindowCounts {
+  current: number;
+  previous: number;
+}
+
+/**
+ * The failures of the last `windowSeconds`, estimated from two fixed windows: the current one
+ * in full, and the previous one in the proportion that still lies within the last `windowSeconds`
+ * (a sliding-window counter). It assumes the previous window's failures were spread evenly.
+ */
+export function slidingFailures(counts: WindowCounts, elapsedFraction: number): number {
+  return counts.current + counts.previous * (1 - elapsedFraction);
+}
+
+/**
+ * Seconds until a refused subject's estimate falls below `maxFailures`, if it fails no more
+ * (refused attempts are not counted): while the current window lasts only the previous
+ * window's share shrinks; if the current window alone is at the limit, its own share must
+ * shrink in the next one.
+ */
+export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number, settings: SignInLimitSettings): number {
+  const { maxFailures, windowSeconds } = settings;
+  const allowedAt =
+    counts.current < maxFailures ? windowSeconds * (1 - (maxFailures - counts.current) / counts.previous) : windowSeconds + windowSeconds * (1 - maxFailures / counts.current);
+  return Math.max(1, Math.ceil(allowedAt - elapsedSeconds));
+}
+
 /**
  * Brute-force protection for every password check: failures are counted per handle and per
- * client address in fixed windows, in the store (so that every service instance sees the same
- * counts); once either subject has `maxFailures` in the current window, every attempt — right
- * password or wrong — is RATE_LIMITED until the window ends. Concurrent attempts that all pass the
- * check before any failure is counted may overshoot the limit by their number.
+ * client address, in the store (so that every service instance sees the same counts), in fixed
+ * windows; a check weighs the current window's count and the previous one's into a sliding
+ * window, so a burst on either side of a window boundary counts as one. Once either subject has
+ * `maxFailures` in the last `windowSeconds`, every attempt — right password or wrong — is
+ * RATE_LIMITED. Concurrent attempts that all pass the check before any failure is counted may
+ * overshoot the limit by their number.
  */
 export class SignInLimits {
   constructor(
@@ -22,23 +52,26 @@ export class SignInLimits {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private window(): { start: number; end: number; nowSeconds: number } {
+  private window(): { start: number; elapsedSeconds: number } {
     const nowSeconds = this.now() / 1000;
     const start = Math.floor(nowSeconds / this.settings.windowSeconds) * this.settings.windowSeconds;
-    return { start, end: start + this.settings.windowSeconds, nowSeconds };
+    return { start, elapsedSeconds: nowSeconds - start };
   }
 
-  /** RATE_LIMITED, with the seconds until the window ends, when a subject has used up its failures. */
+  /** RATE_LIMITED, with the seconds until every subject is below the limit again, when a subject has used up its failures. */
   async check(subjects: readonly AttemptSubject[]): Promise<void> {
-    const { start, end, nowSeconds } = this.window();
-    const failures = await this.store.failures(subjects, start);
-    if (failures.some((count) => count >= this.settings.maxFailures)) throw rateLimited(Math.max(1, Math.ceil(end - nowSeconds)));
+    const { start, elapsedSeconds } = this.window();
+    const { windowSeconds, maxFailures } = this.settings;
+    const [current, previous] = await this.store.failures(subjects, [start, start - windowSeconds]);
+    const counts = subjects.map((_, i): WindowCounts => ({ current: current![i]!, previous: previous![i]! }));
+    const refused = counts.filter((c) => slidingFailures(c, elapsedSeconds / windowSeconds) >= maxFailures);
+    if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => secondsUntilAllowed(c, elapsedSeconds, this.settings))));
   }
 
   async recordFailure(subjects: readonly AttemptSubject[]): Promise<void> {
-    const { start, end } = this.window();
-    // Kept a minute past the window: DynamoDB deletes expired items some time after, and nothing reads an old window.
-    await this.store.recordFailure(subjects, start, end + 60);
+    const { start } = this.window();
+    // Read as the previous window until the next one ends; kept a minute more, since DynamoDB deletes expired items some time after.
+    await this.store.recordFailure(subjects, start, start + 2 * this.settings.windowSeconds + 60);
   }
 }
 

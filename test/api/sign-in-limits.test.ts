@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
@@ -8,10 +8,11 @@ import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResp
 let t: TestApp;
 
 /**
- * Windows are fixed (they start at multiples of their length): with the default 60 s, a test's
- * failures could straddle a boundary and be counted in two windows. These tests count, so they use
- * a day, which only a run across midnight UTC can straddle (the tables are new for every run); the
- * window's end is tested on its own with 2 s.
+ * Failures are counted in fixed windows (they start at multiples of their length), and a check
+ * weighs the previous window's count by how much of it is still within the last window: with the
+ * default 60 s, a test's failures could straddle a boundary and weigh less. These tests count, so
+ * they use a day, which only a run across midnight UTC can straddle (the tables are new for every
+ * run); the window's end is tested on its own with 2 s, the weighing in test/unit/sign-in-limits.test.ts.
  */
 const COUNTING_WINDOW = { SIGNIN_WINDOW_SECONDS: String(24 * 3600) };
 
@@ -125,11 +126,38 @@ describe('failed sign-ins', () => {
       const counter = items.find((item) => item.pk === `FAILS#handle#${user.handle}`)!;
       expect(counter.failures).toBe(10);
       expect(Number(counter.expiresAt)).toBeGreaterThan(Date.now() / 1000);
-      // The window's end, and a minute more.
-      expect(Number(counter.expiresAt)).toBeLessThanOrEqual(Date.now() / 1000 + Number(COUNTING_WINDOW.SIGNIN_WINDOW_SECONDS) + 60);
+      // The next window's end (it is read as the previous window until then), and a minute more.
+      expect(Number(counter.expiresAt)).toBeGreaterThan(Date.now() / 1000 + Number(COUNTING_WINDOW.SIGNIN_WINDOW_SECONDS));
+      expect(Number(counter.expiresAt)).toBeLessThanOrEqual(Date.now() / 1000 + 2 * Number(COUNTING_WINDOW.SIGNIN_WINDOW_SECONDS) + 60);
     } finally {
       client.destroy();
     }
+  });
+});
+
+describe('the previous window', () => {
+  it('still counts after a boundary: a burst just before it holds back the attempts just after it', async () => {
+    const user = await t.signUp(uniqueHandle('boundary'));
+    const day = Number(COUNTING_WINDOW.SIGNIN_WINDOW_SECONDS);
+    const previousWindow = Math.floor(Date.now() / 1000 / day) * day - day;
+    // The failures of the previous window, as the service counts them (a burst far past the limit,
+    // so that even its share late in the current window is): weighed in, they refuse the right password.
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName(t.tablePrefix),
+          Item: { pk: `FAILS#handle#${user.handle}`, sk: String(previousWindow), failures: 100_000, expiresAt: previousWindow + 2 * day + 60 },
+        }),
+      );
+    } finally {
+      client.destroy();
+    }
+    const { codes, retryAfterSeconds } = refusal(await signInFrom(t, '127.0.0.11', user.handle, TEST_PASSWORD));
+    expect(codes).toEqual(['RATE_LIMITED']);
+    // Until the previous window's share has shrunk below the limit: within this window.
+    expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(day);
   });
 });
 
@@ -160,7 +188,7 @@ describe('the sign-in window', () => {
     try {
       const user = await short.signUp(uniqueHandle('window'));
       let limited: GraphQLResponse | undefined;
-      // Windows are fixed: failures may straddle two, so fail until the limit answers.
+      // Failures may straddle a boundary and weigh less, so fail until the limit answers.
       for (let i = 0; i < 20 && !limited; i++) {
         const result = await signInFrom(short, '127.0.0.10', user.handle, `wrong ${i}`);
         if (errorCodes(result)[0] === 'RATE_LIMITED') limited = result;

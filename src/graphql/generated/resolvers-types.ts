@@ -176,7 +176,8 @@ export type Mutation = {
   repost: Maybe<PostPayload>;
   /**
    * Signs in with a handle and password. A wrong handle or password is UNAUTHENTICATED; after SIGNIN_MAX_FAILURES
-   * failures of one handle or client address in a window, every attempt is RATE_LIMITED until it ends.
+   * failures of one handle or client address within the last SIGNIN_WINDOW_SECONDS (a sliding window), every
+   * attempt is RATE_LIMITED until enough of them have aged out (extensions.retryAfterSeconds).
    */
   signIn: Maybe<Session>;
   /**

@@ -318,14 +318,14 @@ export class DynamoFailedAttemptStore implements FailedAttemptStore {
     private readonly tableName: string,
   ) {}
 
-  async failures(subjects: readonly AttemptSubject[], windowStart: number): Promise<number[]> {
+  async failures(subjects: readonly AttemptSubject[], windowStarts: readonly number[]): Promise<number[][]> {
     const items = await batchGet(
       this.client,
       this.tableName,
-      subjects.map((s) => keys.signInFailures(s.scope, s.value, windowStart)),
+      windowStarts.flatMap((start) => subjects.map((s) => keys.signInFailures(s.scope, s.value, start))),
       { consistent: true },
     );
-    return items.map((item) => Number(item?.failures ?? 0));
+    return windowStarts.map((_, w) => subjects.map((_, s) => Number(items[w * subjects.length + s]?.failures ?? 0)));
   }
 
   async recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void> {
