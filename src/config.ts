@@ -283,7 +283,8 @@ export const SETTINGS = {
   cache: {
     name: 'CACHE',
     default: '`redis` when REDIS_URL is set, `memory` otherwise',
-    description: 'The read-through cache of profiles, posts, counters and follow counts (see Cache): `memory` (an LRU in each process), `redis` (shared, needs REDIS_URL) or `off`.',
+    description:
+      'The read-through cache of profiles, posts, counters and follow counts (see Cache): `memory` (an LRU in each process), `redis` (shared, needs REDIS_URL) or `off`.',
     parse(raw: string | undefined, env: Env): CacheMode {
       if (raw === undefined || raw === '') return (env.REDIS_URL ?? '') === '' ? 'memory' : 'redis';
       const mode = CACHE_MODES.find((name) => name === raw) ?? fail('CACHE', `must be memory, redis or off, got "${raw}"`);

@@ -33,6 +33,23 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
   return viewerId;
 }
 
+/**
+ * Run after a write that added something about the viewer and another user (a follow, block or
+ * mute). An account's deletion removes its graph node last, after its profile; a write whose
+ * `checkPair` saw the profile but that landed after that removal has put an edge in the graph, and
+ * its count changes have recreated the node. So if either profile is gone now, `undo` takes the
+ * write back (with the tasks that reconcile its notifications), the graph removal runs again (it is
+ * idempotent, and finds this write's edge through its list entries), and the request fails as
+ * `checkPair` would have failed it.
+ */
+export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<void>): Promise<void> {
+  const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
+  if (viewer && user) return;
+  await undo();
+  await Promise.all([viewer ? null : graph.removeUser(viewerId), user ? null : graph.removeUser(userId)]);
+  throw user ? unauthenticated('The account of this token does not exist') : notFound('User', userId);
+}
+
 /** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
 export class FollowUseCases {
   constructor(
@@ -55,7 +72,9 @@ export class FollowUseCases {
    * FORBIDDEN while a block stands between the two. A block made while this follow is being
    * written is caught by the check after the write: either that check sees the block and takes
    * the follow back, or it ran before the block was written, and then the block's own unfollow
-   * (which comes after that) removes the edge. No follow outlives a block either way.
+   * (which comes after that) removes the edge. No follow outlives a block either way. Nor an
+   * account: the deletion of either one is checked for after the write too, beside the block
+   * (see failIfDeletedMeanwhile).
    */
   async follow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await checkPair(this.users, viewerId, userId, 'follow');
@@ -63,8 +82,12 @@ export class FollowUseCases {
     const notify = this.notifications.follow(followerId, userId);
     const added = await this.graph.follow(followerId, userId, new Date().toISOString(), notify);
     if (added) this.notifications.written(notify);
+    const notBlocked = this.blocks.assertNotBlocked(followerId, [userId]);
+    // Handled below, after the deletion check, which must not race a removeFollow of its own.
+    notBlocked.catch(() => {});
+    if (added) await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () => this.removeFollow(followerId, userId));
     try {
-      await this.blocks.assertNotBlocked(followerId, [userId]);
+      await notBlocked;
     } catch (error) {
       if (added) await this.removeFollow(followerId, userId);
       throw error;

@@ -3,7 +3,7 @@ import type { Excluded, GraphStore, IdPage, ReadBudget, Relation, RelationKind }
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
-import { checkPair, pageArgs, withOpaqueCursors } from './follows.js';
+import { checkPair, failIfDeletedMeanwhile, pageArgs, withOpaqueCursors } from './follows.js';
 import type { NotificationEvents } from './notifications.js';
 
 /**
@@ -55,7 +55,11 @@ export class RelationshipUseCases implements BlockCheck {
     const blockerId = await checkPair(this.users, viewerId, userId, 'block');
     // Each is taken out of the other's notifications, in the block's own write.
     const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
-    if (await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile)) this.notifications.written(reconcile);
+    if (await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile)) {
+      this.notifications.written(reconcile);
+      // The graph removal takes the block back with the account; the reconcile tasks only ever take notifications out.
+      await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, async () => {});
+    }
     for (const [from, to] of [
       [blockerId, userId],
       [userId, blockerId],
@@ -76,7 +80,10 @@ export class RelationshipUseCases implements BlockCheck {
     const muterId = await checkPair(this.users, viewerId, userId, 'mute');
     // The muted account is taken out of the muter's notifications, in the mute's own write.
     const reconcile = [this.notifications.relation(muterId, userId)];
-    if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) this.notifications.written(reconcile);
+    if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
+      this.notifications.written(reconcile);
+      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, async () => {});
+    }
   }
 
   async unmute(viewerId: string | null, userId: string): Promise<void> {

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
-import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import type { UserStore } from '../../src/stores/user-store.js';
+import { createUseCases } from '../../src/usecases/use-cases.js';
+import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { scanTable } from '../helpers/table.js';
 import { createPost, eventually, follow, homeIds, publicIds, queueDrained, tagIds } from '../helpers/posts.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
@@ -151,6 +153,70 @@ describe('deleteAccount', () => {
     expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
     expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
   });
+});
+
+describe('a follow, block or mute racing the deletion of the account it is about', () => {
+  it.each(['follow', 'block', 'mute'] as const)(
+    'checked before the deletion and written after it: refused, and nothing of the account is left behind (%s)',
+    { timeout: 60_000 },
+    async (verb) => {
+      const viewer = await t.signUp(uniqueHandle('racer'));
+      const doomed = await t.signUp(uniqueHandle('leaving'));
+      // The service's use cases on its own stores, but the first profile read (the check before the write)
+      // waits after answering: a request held up between its check and its write while the account is deleted.
+      let checked!: () => void;
+      let release!: () => void;
+      const checkAnswered = new Promise<void>((resolve) => (checked = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let first = true;
+      const stores = t.app.stores;
+      const heldUsers: UserStore = Object.assign(Object.create(stores.users) as UserStore, {
+        getMany: async (ids: readonly string[], options?: { consistent?: boolean }) => {
+          const found = await stores.users.getMany(ids, options);
+          if (first) {
+            first = false;
+            checked();
+            await released;
+          }
+          return found;
+        },
+      });
+      const useCases = createUseCases({ ...stores, users: heldUsers }, t.app.config, capturingLogger());
+      const write =
+        verb === 'follow'
+          ? useCases.follows.follow(viewer.id, doomed.id)
+          : verb === 'block'
+            ? useCases.relationships.block(viewer.id, doomed.id)
+            : useCases.relationships.mute(viewer.id, doomed.id);
+      write.catch(() => {});
+      await checkAnswered;
+
+      expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+      await eventually(async () => {
+        expect((await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull();
+      });
+      await queueDrained(t);
+      release();
+      await expect(write).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await queueDrained(t);
+
+      const seen = await t.gql(
+        '{ viewer { followingCount following(first: 10) { totalCount } blockedUsers(first: 10) { totalCount } mutedUsers(first: 10) { totalCount } } }',
+        {},
+        viewer.token,
+      );
+      expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 }, blockedUsers: { totalCount: 0 }, mutedUsers: { totalCount: 0 } });
+      // Neither its graph node (which the write's count changes recreated) nor an edge, list entry or notification names it.
+      const left = (await scanTable(t)).filter((item) => JSON.stringify(item).includes(doomed.id));
+      expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#'))).toEqual([]);
+      const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+      try {
+        expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: stores.graph.backend === 'dynamodb' })).toEqual({ drift: [], mismatches: [] });
+      } finally {
+        client.destroy();
+      }
+    },
+  );
 });
 
 describe('deleteAccount with its worker killed mid-way', () => {
