@@ -36,18 +36,18 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
 /**
  * Run after a write that added something about the viewer and another user (a follow, block or
  * mute). An account's deletion removes its graph node last, after its profile; a write whose
- * `checkPair` saw the profile but that landed after that removal has put an edge in the graph, and
- * its count changes have recreated the node. So if either profile is gone now, `undo` takes the
- * write back (with the tasks that reconcile its notifications), the graph removal runs again (it is
- * idempotent, and finds this write's edge through its list entries), and the request fails as
- * `checkPair` would have failed it.
+ * `checkPair` saw the profile but that landed after that removal has put an edge back, and its
+ * count changes have recreated the node. So if either profile is gone now, `undo` takes the write
+ * back (with the tasks that reconcile its notifications), the recreated node is removed (the node
+ * alone: a bounded write, whatever the account had), and the request fails as `checkPair` would
+ * have failed it: UNAUTHENTICATED when the viewer's own account is gone, else NOT_FOUND.
  */
 export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<void>): Promise<void> {
   const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
   if (viewer && user) return;
   await undo();
-  await Promise.all([viewer ? null : graph.removeUser(viewerId), user ? null : graph.removeUser(userId)]);
-  throw user ? unauthenticated('The account of this token does not exist') : notFound('User', userId);
+  await Promise.all([viewer ? null : graph.removeNode(viewerId), user ? null : graph.removeNode(userId)]);
+  throw viewer ? notFound('User', userId) : unauthenticated('The account of this token does not exist');
 }
 
 /** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
@@ -83,12 +83,13 @@ export class FollowUseCases {
     const added = await this.graph.follow(followerId, userId, new Date().toISOString(), notify);
     if (added) this.notifications.written(notify);
     const notBlocked = this.blocks.assertNotBlocked(followerId, [userId]);
-    // Handled below, after the deletion check, which must not race a removeFollow of its own.
+    // Awaited after the deletion check, which must not race a removeFollow of its own.
     notBlocked.catch(() => {});
-    if (added) await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () => this.removeFollow(followerId, userId));
     try {
+      if (added) await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () => this.removeFollow(followerId, userId));
       await notBlocked;
     } catch (error) {
+      // Whatever failed, a check after the write did not pass: the follow is taken back (idempotent).
       if (added) await this.removeFollow(followerId, userId);
       throw error;
     }

@@ -55,11 +55,8 @@ export class RelationshipUseCases implements BlockCheck {
     const blockerId = await checkPair(this.users, viewerId, userId, 'block');
     // Each is taken out of the other's notifications, in the block's own write.
     const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
-    if (await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile)) {
-      this.notifications.written(reconcile);
-      // The graph removal takes the block back with the account; the reconcile tasks only ever take notifications out.
-      await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, async () => {});
-    }
+    const related = await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile);
+    if (related) this.notifications.written(reconcile);
     for (const [from, to] of [
       [blockerId, userId],
       [userId, blockerId],
@@ -68,6 +65,9 @@ export class RelationshipUseCases implements BlockCheck {
       if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
       await this.events.unfollowed(from, to);
     }
+    // After the unfollows, so that a failed check leaves no follow beside the block. The reconcile
+    // tasks only ever take notifications out: nothing of them to take back.
+    if (related) await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }).then(() => {}));
   }
 
   /** Idempotent; ends only the viewer's own block, and follows the block ended stay ended. */
@@ -82,7 +82,7 @@ export class RelationshipUseCases implements BlockCheck {
     const reconcile = [this.notifications.relation(muterId, userId)];
     if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
       this.notifications.written(reconcile);
-      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, async () => {});
+      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () => this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }).then(() => {}));
     }
   }
 

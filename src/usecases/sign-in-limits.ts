@@ -33,7 +33,8 @@ export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number
   const { maxFailures, windowSeconds } = settings;
   const allowedAt =
     counts.current < maxFailures ? windowSeconds * (1 - (maxFailures - counts.current) / counts.previous) : windowSeconds + windowSeconds * (1 - maxFailures / counts.current);
-  return Math.max(1, Math.ceil(allowedAt - elapsedSeconds));
+  // Allowed only once the estimate is below the limit, so strictly after allowedAt.
+  return Math.max(1, Math.floor(allowedAt - elapsedSeconds) + 1);
 }
 
 /**

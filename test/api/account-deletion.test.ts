@@ -155,13 +155,19 @@ describe('deleteAccount', () => {
   });
 });
 
-describe('a follow, block or mute racing the deletion of the account it is about', () => {
-  it.each(['follow', 'block', 'mute'] as const)(
-    'checked before the deletion and written after it: refused, and nothing of the account is left behind (%s)',
+describe('a follow, block or mute racing the deletion of an account it is about', () => {
+  it.each([
+    ['follow', 'the other', 'NOT_FOUND'],
+    ['block', 'the other', 'NOT_FOUND'],
+    ['mute', 'the other', 'NOT_FOUND'],
+    ['follow', "the viewer's own", 'UNAUTHENTICATED'],
+  ] as const)(
+    'a %s checked before the deletion of %s account and written after it: %s, and nothing of the account is left behind',
     { timeout: 60_000 },
-    async (verb) => {
+    async (verb, deleted, code) => {
       const viewer = await t.signUp(uniqueHandle('racer'));
-      const doomed = await t.signUp(uniqueHandle('leaving'));
+      const other = await t.signUp(uniqueHandle('other'));
+      const [doomed, stays] = deleted === 'the other' ? [other, viewer] : [viewer, other];
       // The service's use cases on its own stores, but the first profile read (the check before the write)
       // waits after answering: a request held up between its check and its write while the account is deleted.
       let checked!: () => void;
@@ -184,10 +190,10 @@ describe('a follow, block or mute racing the deletion of the account it is about
       const useCases = createUseCases({ ...stores, users: heldUsers }, t.app.config, capturingLogger());
       const write =
         verb === 'follow'
-          ? useCases.follows.follow(viewer.id, doomed.id)
+          ? useCases.follows.follow(viewer.id, other.id)
           : verb === 'block'
-            ? useCases.relationships.block(viewer.id, doomed.id)
-            : useCases.relationships.mute(viewer.id, doomed.id);
+            ? useCases.relationships.block(viewer.id, other.id)
+            : useCases.relationships.mute(viewer.id, other.id);
       write.catch(() => {});
       await checkAnswered;
 
@@ -197,15 +203,22 @@ describe('a follow, block or mute racing the deletion of the account it is about
       });
       await queueDrained(t);
       release();
-      await expect(write).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      await expect(write).rejects.toMatchObject({ code });
       await queueDrained(t);
 
       const seen = await t.gql(
-        '{ viewer { followingCount following(first: 10) { totalCount } blockedUsers(first: 10) { totalCount } mutedUsers(first: 10) { totalCount } } }',
+        '{ viewer { followerCount followingCount following(first: 10) { totalCount } followers(first: 10) { totalCount } blockedUsers(first: 10) { totalCount } mutedUsers(first: 10) { totalCount } } }',
         {},
-        viewer.token,
+        stays.token,
       );
-      expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 }, blockedUsers: { totalCount: 0 }, mutedUsers: { totalCount: 0 } });
+      expect(seen.data!.viewer).toEqual({
+        followerCount: 0,
+        followingCount: 0,
+        following: { totalCount: 0 },
+        followers: { totalCount: 0 },
+        blockedUsers: { totalCount: 0 },
+        mutedUsers: { totalCount: 0 },
+      });
       // Neither its graph node (which the write's count changes recreated) nor an edge, list entry or notification names it.
       const left = (await scanTable(t)).filter((item) => JSON.stringify(item).includes(doomed.id));
       expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#'))).toEqual([]);

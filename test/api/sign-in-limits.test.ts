@@ -139,15 +139,16 @@ describe('the previous window', () => {
   it('still counts after a boundary: a burst just before it holds back the attempts just after it', async () => {
     const user = await t.signUp(uniqueHandle('boundary'));
     const day = Number(COUNTING_WINDOW.SIGNIN_WINDOW_SECONDS);
-    const previousWindow = Math.floor(Date.now() / 1000 / day) * day - day;
-    // The failures of the previous window, as the service counts them (a burst far past the limit,
-    // so that even its share late in the current window is): weighed in, they refuse the right password.
+    const currentWindow = Math.floor(Date.now() / 1000 / day) * day;
+    const previousWindow = currentWindow - day;
+    // The failures of the previous window, as the service counts them: a burst so far past the limit
+    // that its share is too until the last moment of this window. Weighed in, they refuse the right password.
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
     try {
       await client.send(
         new PutCommand({
           TableName: tableName(t.tablePrefix),
-          Item: { pk: `FAILS#handle#${user.handle}`, sk: String(previousWindow), failures: 100_000, expiresAt: previousWindow + 2 * day + 60 },
+          Item: { pk: `FAILS#handle#${user.handle}`, sk: String(previousWindow), failures: 1_000_000_000, expiresAt: previousWindow + 2 * day + 60 },
         }),
       );
     } finally {
@@ -155,9 +156,10 @@ describe('the previous window', () => {
     }
     const { codes, retryAfterSeconds } = refusal(await signInFrom(t, '127.0.0.11', user.handle, TEST_PASSWORD));
     expect(codes).toEqual(['RATE_LIMITED']);
-    // Until the previous window's share has shrunk below the limit: within this window.
-    expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect(retryAfterSeconds).toBeLessThanOrEqual(day);
+    // Until the previous window's share has shrunk below the limit: the end of this window, all but a moment.
+    const untilWindowEnds = currentWindow + day - Date.now() / 1000;
+    expect(retryAfterSeconds).toBeGreaterThanOrEqual(untilWindowEnds - 5);
+    expect(retryAfterSeconds).toBeLessThanOrEqual(untilWindowEnds + 5);
   });
 });
 

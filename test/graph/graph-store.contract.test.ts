@@ -168,6 +168,27 @@ function contract(backend: Backend) {
     expect(await walk((page) => graph.following(a!, page, UNMETERED), 10)).toEqual([b]);
   });
 
+  it('removes a node alone, and leaves a node that still has edges to removeUser with them', async () => {
+    const [gone, a, b] = await users(3);
+    // What a follow that raced the account's deletion leaves once taken back: the node its counts recreated.
+    await follow([[a!, gone!]]);
+    expect(await graph.unfollow(a!, gone!)).toBe(true);
+    await graph.removeNode(gone!);
+    await graph.removeNode(gone!);
+    expect(await graph.counts([gone!, a!], UNMETERED)).toEqual([
+      { followers: 0, following: 0 },
+      { followers: 0, following: 0 },
+    ]);
+    // Not removeUser: the edges of a node are left alone, for the account's removeUser, which is removing them.
+    await follow([[b!, a!]]);
+    await graph.removeNode(b!);
+    expect(await graph.follows([{ from: b!, to: a! }], UNMETERED)).toEqual([true]);
+    expect(await walk((page) => graph.followers(a!, page, UNMETERED), 10)).toEqual([b]);
+    await graph.removeUser(b!);
+    expect(await walk((page) => graph.followers(a!, page, UNMETERED), 10)).toEqual([]);
+    expect(await graph.counts([a!], UNMETERED)).toEqual([{ followers: 0, following: 0 }]);
+  });
+
   it('creates one edge when the same follow races with itself', async () => {
     const [a, b] = await users(2);
     const at = nextAt();

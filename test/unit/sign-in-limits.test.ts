@@ -48,7 +48,8 @@ describe('the sliding sign-in window', () => {
       await limits.check(subjects);
       await limits.recordFailure(subjects);
     }
-    expect(await refusal(limits)).toBe(1);
+    // At 120 s the ten still weigh 10 × (1 - 0): allowed from just after it.
+    expect(await refusal(limits)).toBe(2);
 
     nowMs = 120_500; // the next fixed window, half a second in: ten failures 1.5 s ago still count
     const retryAfter = await refusal(limits);
@@ -82,10 +83,11 @@ describe('the sliding sign-in window', () => {
   });
 
   it('tells how long until the estimate falls below the limit', () => {
-    // Within the current window: 4 + 12 × (1 - t/60) < 10 once t > 30.
-    expect(secondsUntilAllowed({ current: 4, previous: 12 }, 10, settings)).toBe(20);
+    // Within the current window: 4 + 12 × (1 - t/60) < 10 once t > 30; at 30 it is still 10.
+    expect(secondsUntilAllowed({ current: 4, previous: 12 }, 10, settings)).toBe(21);
+    expect(secondsUntilAllowed({ current: 4, previous: 12 }, 10.5, settings)).toBe(20);
     // The current window alone at the limit: the next window, once 12 × (1 - t/60) < 10 (t > 10).
-    expect(secondsUntilAllowed({ current: 12, previous: 0 }, 50, settings)).toBe(20);
+    expect(secondsUntilAllowed({ current: 12, previous: 0 }, 50, settings)).toBe(21);
     expect(secondsUntilAllowed({ current: 10, previous: 40 }, 59.5, settings)).toBe(1);
   });
 });

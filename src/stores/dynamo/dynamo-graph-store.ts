@@ -462,6 +462,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.graphNode(userId) }));
   }
 
+  async removeNode(userId: string): Promise<void> {
+    // Edges are items of their own here: deleting the node's item leaves them to removeUser.
+    await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: keys.graphNode(userId) }));
+  }
+
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     chargeLookup(budget, pairs.length);
     // Strongly consistent (the nodes too), so that a follow is visible to the same request's payload.

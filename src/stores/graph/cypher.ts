@@ -78,6 +78,7 @@ export const CYPHER = {
     'followeeId',
   ),
   removeUser: cypher('MATCH (u:User {id: $userId}) DETACH DELETE u', 'userId'),
+  removeNode: cypher('MATCH (u:User {id: $userId}) WHERE NOT EXISTS { MATCH (u)--() } DELETE u', 'userId'),
   follows: cypher(
     `UNWIND range(0, size($pairs) - 1) AS i
      RETURN i, EXISTS { MATCH (:User {id: $pairs[i].from})-[:FOLLOWS]->(:User {id: $pairs[i].to}) } AS follows`,

@@ -147,6 +147,13 @@ export interface GraphStore {
    * relation (block, mute) it has to or from anyone. Idempotent.
    */
   removeUser(userId: string): Promise<void>;
+  /**
+   * Removes the user's node alone: a write that raced the account's deletion recreated it, and has
+   * been taken back (see failIfDeletedMeanwhile). Bounded, unlike removeUser: the user's edges are
+   * left alone, and so is a node that still has some where edges hang on the node (Neo4j); the
+   * account's removeUser is then still removing them, and removes the node last. Idempotent.
+   */
+  removeNode(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
   follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]>;
   /**

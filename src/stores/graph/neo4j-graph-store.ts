@@ -169,6 +169,10 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     await this.write('removeUser', { userId });
   }
 
+  async removeNode(userId: string): Promise<void> {
+    await this.write('removeNode', { userId });
+  }
+
   async follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]> {
     if (pairs.length === 0) return [];
     chargeLookup(budget, pairs.length);
