@@ -39,14 +39,17 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
  * `checkPair` saw the profile but that landed after that removal has put an edge back, and its
  * count changes have recreated the node. So if either profile is gone now, `undo` takes the write
  * back (with the tasks that reconcile its notifications), the recreated node is removed (the node
- * alone: a bounded write, whatever the account had), and the request fails as `checkPair` would
- * have failed it: UNAUTHENTICATED when the viewer's own account is gone, else NOT_FOUND.
+ * alone: a bounded write, whatever the account had), and the request fails: UNAUTHENTICATED when
+ * the viewer's own account is gone, else NOT_FOUND, as `checkPair` fails it for a missing user.
  */
 export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<void>): Promise<void> {
   const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
   if (viewer && user) return;
-  await undo();
-  await Promise.all([viewer ? null : graph.removeNode(viewerId), user ? null : graph.removeNode(userId)]);
+  try {
+    await undo();
+  } finally {
+    await Promise.all([viewer ? null : graph.removeNode(viewerId), user ? null : graph.removeNode(userId)]);
+  }
   throw viewer ? notFound('User', userId) : unauthenticated('The account of this token does not exist');
 }
 

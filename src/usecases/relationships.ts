@@ -57,17 +57,21 @@ export class RelationshipUseCases implements BlockCheck {
     const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
     const related = await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile);
     if (related) this.notifications.written(reconcile);
-    for (const [from, to] of [
-      [blockerId, userId],
-      [userId, blockerId],
-    ] as const) {
-      const notify = this.notifications.follow(from, to);
-      if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
-      await this.events.unfollowed(from, to);
+    try {
+      for (const [from, to] of [
+        [blockerId, userId],
+        [userId, blockerId],
+      ] as const) {
+        const notify = this.notifications.follow(from, to);
+        if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
+        await this.events.unfollowed(from, to);
+      }
+    } finally {
+      // After the unfollows, so that a failed check leaves no follow beside the block; and also when they
+      // failed. The reconcile tasks only ever take notifications out: nothing of them to take back.
+      if (related)
+        await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }).then(() => {}));
     }
-    // After the unfollows, so that a failed check leaves no follow beside the block. The reconcile
-    // tasks only ever take notifications out: nothing of them to take back.
-    if (related) await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }).then(() => {}));
   }
 
   /** Idempotent; ends only the viewer's own block, and follows the block ended stay ended. */
