@@ -22,7 +22,7 @@ type DeleteAccountPayload = Extract<TaskPayload, { kind: 'deleteAccount' }>;
  * step works in bounded batches from what is still there (so a repeated batch finds its work
  * done), and checkpoints between batches.
  */
-const STEPS = ['posts', 'activity', 'followers', 'following', 'notified', 'remnants', 'profile'] as const;
+const STEPS = ['posts', 'activity', 'followers', 'following', 'notified', 'remnants', 'profile', 'leftovers'] as const;
 type Step = (typeof STEPS)[number];
 
 export interface AccountDeletionSettings {
@@ -43,7 +43,9 @@ export interface AccountDeletionSettings {
  * 5. its place as an actor in other accounts' notification groups (a group left without actors
  *    goes, with its unread count);
  * 6. its home timeline, notifications, sessions and idempotency claims;
- * 7. its profile and handle claim (the handle is free from then on), then its graph node.
+ * 7. its profile and handle claim (the handle is free from then on), then its graph node;
+ * 8. its remnants once more: what the tasks of a follow that reached it after step 6 wrote (a
+ *    notification group, a backfill's home timeline size), now that no follow of it is left.
  * The profile goes last, so that nothing written meanwhile is left without its author.
  */
 export class AccountDeletion implements TaskHandler<'deleteAccount'> {
@@ -145,6 +147,8 @@ export class AccountDeletion implements TaskHandler<'deleteAccount'> {
         // A follow that reached the account while the steps above ran goes with its node.
         await this.graph.removeUser(userId);
         return false;
+      case 'leftovers':
+        return this.accounts.removeRemnants(userId);
     }
   }
 

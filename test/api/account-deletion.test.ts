@@ -232,6 +232,48 @@ describe('a follow, block or mute racing the deletion of an account it is about'
   );
 });
 
+describe('what reaches an account while it is being deleted', () => {
+  it("a follow's notification that arrives after the account's remnants went is swept once its graph node is gone", { timeout: 60_000 }, async () => {
+    const doomed = await t.signUp(uniqueHandle('closing'));
+    const late = await t.signUp(uniqueHandle('late'));
+    // The deletion's own handler on the service's stores, held when it checkpoints its profile step: its remnants are gone by then.
+    const { accountDeletion } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+    let reachedProfile!: () => void;
+    let resume!: () => void;
+    const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
+    const resumed = new Promise<void>((resolve) => (resume = resolve));
+    const steps: string[] = [];
+    const deletion = accountDeletion.run({
+      payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
+      checkpoint: null,
+      save: async (step) => {
+        steps.push(step);
+        if (step === 'profile') {
+          reachedProfile();
+          await resumed;
+        }
+        return true;
+      },
+      stopping: () => false,
+    });
+    deletion.catch(() => {});
+    await atProfile;
+
+    // The profile is still there, so a follow reaches the account; the service's worker gives it a notification group.
+    await follow(t, late.token, doomed.id);
+    const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
+    await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+
+    resume();
+    expect(await deletion).toBe('done');
+    expect(steps.slice(-2)).toEqual(['profile', 'leftovers']);
+    await queueDrained(t);
+    expect(await notifications()).toEqual([]);
+    const seen = await t.gql('{ viewer { followingCount following(first: 10) { totalCount } } }', {}, late.token);
+    expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 } });
+  });
+});
+
 describe('deleteAccount with its worker killed mid-way', () => {
   it('finishes from its checkpoint in the next worker, exactly', { timeout: 240_000 }, async () => {
     const app = await startTestApp({ WORKER_ENABLED: 'false' });
