@@ -42,7 +42,7 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
  * alone: a bounded write, whatever the account had), and the request fails: UNAUTHENTICATED when
  * the viewer's own account is gone, else NOT_FOUND, as `checkPair` fails it for a missing user.
  */
-export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<void>): Promise<void> {
+export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<unknown>): Promise<void> {
   const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
   if (viewer && user) return;
   try {

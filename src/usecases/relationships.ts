@@ -69,8 +69,7 @@ export class RelationshipUseCases implements BlockCheck {
     } finally {
       // After the unfollows, so that a failed check leaves no follow beside the block; and also when they
       // failed. The reconcile tasks only ever take notifications out: nothing of them to take back.
-      if (related)
-        await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }).then(() => {}));
+      if (related) await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }));
     }
   }
 
@@ -86,7 +85,7 @@ export class RelationshipUseCases implements BlockCheck {
     const reconcile = [this.notifications.relation(muterId, userId)];
     if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
       this.notifications.written(reconcile);
-      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () => this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }).then(() => {}));
+      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () => this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }));
     }
   }
 
