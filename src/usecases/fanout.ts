@@ -7,6 +7,7 @@ import type { PostStore } from '../stores/post-store.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task, TaskPayload, TaskQueue } from '../stores/task-queue.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
+import type { UserStore } from '../stores/user-store.js';
 import type { AccountDeletion } from './account-deletion.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationListener } from './notifications.js';
@@ -85,6 +86,7 @@ export interface TaskHandlerStores {
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;
   notifications: NotificationStore;
+  users: Pick<UserStore, 'getMany'>;
 }
 
 /** Every task kind's handler, for the worker (see src/usecases/tasks/): one kind, one handler. */

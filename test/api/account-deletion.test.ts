@@ -272,6 +272,43 @@ describe('what reaches an account while it is being deleted', () => {
     const seen = await t.gql('{ viewer { followingCount following(first: 10) { totalCount } } }', {}, late.token);
     expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 } });
   });
+
+  it("a mention's notification task that runs after the deletion finished writes nothing: the post outlives the account it names", { timeout: 60_000 }, async () => {
+    const doomed = await t.signUp(uniqueHandle('named'));
+    const author = await t.signUp(uniqueHandle('namer'));
+    const postId = await createPost(t, author.token, `hello @${doomed.handle}`);
+    const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
+    await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+
+    expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+    await eventually(async () => expect((await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull());
+    await queueDrained(t);
+    expect(await notifications()).toEqual([]);
+
+    // The mention's task delivered late (a retry, a backlog): the post is still there, its recipient is not.
+    const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+    const late = {
+      id: 'tsk_late_mention',
+      payload: { kind: 'notify' as const, cause: { kind: 'MENTION' as const, recipientId: doomed.id, actorId: author.id, postId }, atMs: Date.now() },
+      checkpoint: null,
+      attempts: 1,
+      failures: 0,
+      shard: 0,
+      leaseToken: 'late',
+    };
+    expect(
+      await tasks.run(
+        late,
+        async () => true,
+        () => false,
+      ),
+    ).toBe('done');
+    expect((await t.gql('query($id: ID!) { post(id: $id) { id mentions { id } } }', { id: postId })).data!.post).toEqual({ id: postId, mentions: [] });
+    expect(await notifications()).toEqual([]);
+    // The post keeps the id it was written with (its mentions are those that still exist); nothing else names the account.
+    const left = (await scanTable(t)).filter((item) => JSON.stringify(item).includes(doomed.id));
+    expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#') && item.pk !== `POST#${postId}`)).toEqual([]);
+  });
 });
 
 describe('deleteAccount with its worker killed mid-way', () => {

@@ -4,6 +4,7 @@ import type { CounterStore } from '../../stores/counter-store.js';
 import type { NotificationCause, NotificationStore } from '../../stores/notification-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
+import type { UserStore } from '../../stores/user-store.js';
 import type { NotificationListener } from '../notifications.js';
 import type { RelationshipUseCases } from '../relationships.js';
 import { stillFollows } from './follow-backfill.js';
@@ -16,12 +17,14 @@ export interface NotificationStores {
   counters: Pick<CounterStore, 'hasLiked'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
   posts: Pick<PostStore, 'getMany'>;
+  users: Pick<UserStore, 'getMany'>;
 }
 
 /**
  * `notify`: a notification is a fan-out of one. The actor is put in the recipient's group while
  * what they did still stands (the like, repost or follow exists; the commented or mentioning
- * post is there), no block stands between the two and the recipient does not mute the actor;
+ * post is there), both accounts exist, no block stands between the two and the recipient does
+ * not mute the actor;
  * otherwise the actor is taken out — the same task serves an action and its undo, and a run
  * repeated changes nothing. What stands is read again after an add, so an undo whose task ran
  * in between (and found nothing to take out) cannot leave the actor behind.
@@ -64,12 +67,15 @@ export class NotificationDelivery implements TaskHandler<'notify'> {
 
   private async stands(cause: NotificationCause): Promise<boolean> {
     const { recipientId, actorId } = cause;
-    const [done, blocked, [muted]] = await Promise.all([
+    const [done, accounts, blocked, [muted]] = await Promise.all([
       this.done(cause),
+      // A task that runs after an account's deletion swept its notifications (a mention, whose post
+      // outlives the account it names) must not leave a group in the gone account's partition.
+      this.stores.users.getMany([recipientId, actorId], { consistent: true }),
       this.blocks.blockedAmong(actorId, [recipientId]),
       this.stores.graph.relations([{ kind: 'mutes', from: recipientId, to: actorId }], UNMETERED),
     ]);
-    return done && blocked.size === 0 && muted !== true;
+    return done && accounts.every((account) => account !== null) && blocked.size === 0 && muted !== true;
   }
 
   /** Whether what the actor did is still there. */
