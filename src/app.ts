@@ -262,12 +262,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     worker = createWorker(stores, useCases, config, logger);
   }
   const production = config.nodeEnv === 'production';
+  const formatError = createErrorFormatter(logger, { hideSchemaDetails: !config.introspection });
   let apiSchema: GraphQLSchema | null = null;
 
   const apollo = new ApolloServer<GraphQLContext>({
     typeDefs: loadTypeDefs(),
     resolvers,
-    formatError: createErrorFormatter(logger),
+    formatError,
     includeStacktraceInErrorResponses: !production,
     introspection: config.introspection,
     csrfPrevention: true,
@@ -369,7 +370,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     limits: { maxDepth: config.maxQueryDepth, maxAliases: config.maxQueryAliases, maxCost: config.maxQueryCost, maxTokens: config.maxQueryTokens },
     maxSubscriptionsPerConnection: config.subscriptionsPerConnection,
     maxConnectionsPerAccount: config.subscriptionConnectionsPerAccount,
-    formatError: createErrorFormatter(logger),
+    formatError,
     logger: logger.child({ component: 'subscriptions' }),
     production,
   });

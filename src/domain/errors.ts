@@ -28,6 +28,10 @@ export function unauthenticated(message = 'Sign in to do this'): AppError {
   return new AppError('UNAUTHENTICATED', message);
 }
 
+export function handleTaken(handle: string): AppError {
+  return new AppError('HANDLE_TAKEN', `The handle "${handle}" is taken`, { field: 'handle' });
+}
+
 export function forbidden(message: string): AppError {
   return new AppError('FORBIDDEN', message);
 }

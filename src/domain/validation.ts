@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { badInput } from './errors.js';
 
 /** Input rules shared by the use cases. Each throws BAD_USER_INPUT naming the field. */
@@ -72,6 +73,28 @@ export function idempotencyKey(value: string | null | undefined, field: string):
   if (value === null || value === undefined) return null;
   if (!IDEMPOTENCY_KEY.test(value)) throw badInput(field, 'must be 1-64 characters of A-Z, a-z, 0-9, _ and -');
   return value;
+}
+
+/** A create's idempotency key, claimed with a digest of the input it came with. */
+export interface IdempotencyClaim {
+  key: string;
+  fingerprint: string;
+}
+
+/**
+ * A key's claim, with a digest of the checked input it came with: a retry sends the same input,
+ * so a key that comes back with another one is a client's mistake, not a retry (see refuseReusedKey).
+ */
+export function idempotencyClaim(key: string | null, input: readonly unknown[]): IdempotencyClaim | null {
+  return key === null ? null : { key, fingerprint: createHash('sha256').update(JSON.stringify(input)).digest('base64url') };
+}
+
+/**
+ * BAD_USER_INPUT when an idempotency key's first use came with other input than this one; claims
+ * made before fingerprints were recorded (null) are taken as a match.
+ */
+export function refuseReusedKey(claim: IdempotencyClaim | null, recorded: string | null, field: string, what: string): void {
+  if (claim !== null && recorded !== null && recorded !== claim.fingerprint) throw badInput(field, `was used within the last 24 hours for ${what} with other input: use a new key`);
 }
 
 export function pageSize(first: number | null | undefined, field = 'first'): number {

@@ -20,11 +20,16 @@ const CLIENT_CODES = new Set([
 
 export const INTERNAL_MESSAGE = 'Internal server error';
 
+/** graphql-js's hint at names the schema has ("Did you mean "viewer"?"), which ends a validation or coercion message. */
+const SUGGESTION = / ?Did you mean .+\?$/s;
+
 /**
  * Shapes every error a client sees: AppErrors keep their message and code; GraphQL's own
- * client errors pass through; anything else is logged with its stack and masked.
+ * client errors pass through; anything else is logged with its stack and masked. With
+ * `hideSchemaDetails` (introspection off), client errors lose graphql-js's suggestions, which
+ * would otherwise let a client walk the schema a name at a time.
  */
-export function createErrorFormatter(logger: Logger) {
+export function createErrorFormatter(logger: Logger, { hideSchemaDetails }: { hideSchemaDetails: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof AppError) {
@@ -40,7 +45,7 @@ export function createErrorFormatter(logger: Logger) {
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
-      return { ...formatted, extensions };
+      return { ...formatted, message: hideSchemaDetails ? formatted.message.replace(SUGGESTION, '') : formatted.message, extensions };
     }
     logger.error('internal error', { error: original, path: formatted.path });
     return {

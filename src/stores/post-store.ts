@@ -1,4 +1,5 @@
 import type { CommentRecord, PostRecord } from '../domain/models.js';
+import type { IdempotencyClaim } from '../domain/validation.js';
 import type { Task } from './task-queue.js';
 
 /**
@@ -23,13 +24,19 @@ export interface CommentPage {
   hasNextPage: boolean;
 }
 
+/** What a create with an idempotency claim wrote: its own id, or what the key's first use created and with what input (null for claims older than fingerprints). */
+export interface Claimed {
+  createdId: string;
+  fingerprint: string | null;
+}
+
 export interface PostStore {
   /**
-   * Creates the post and returns its id. With an idempotency key that this author already
-   * used, creates nothing and returns the id of the post that the key created. `tasks` (its
-   * notifications) are enqueued in the same transaction.
+   * Creates the post. With an idempotency key that this author already used, creates nothing
+   * and returns what the key's claim recorded. `tasks` (its notifications) are enqueued in the
+   * same transaction.
    */
-  create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null, tasks?: readonly Task[]): Promise<string>;
+  create(post: PostRecord, delivery: Delivery, claim: IdempotencyClaim | null, tasks?: readonly Task[]): Promise<Claimed>;
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and
@@ -43,11 +50,11 @@ export interface PostStore {
   /** Aligned with `ids`; null for unknown ids. */
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(PostRecord | null)[]>;
   /**
-   * Adds the comment and counts it, returning its id — or, with an idempotency key the author
-   * already used, the id of the comment that the key created. Null when the post is gone.
-   * `tasks` (its notifications) are enqueued in the same transaction.
+   * Adds the comment and counts it — or, with an idempotency key the author already used,
+   * returns what the key's claim recorded. Null when the post is gone. `tasks` (its
+   * notifications) are enqueued in the same transaction.
    */
-  addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null, tasks?: readonly Task[]): Promise<string | null>;
+  addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks?: readonly Task[]): Promise<Claimed | null>;
   /** Oldest first, after the comment id `after`. */
   comments(postId: string, first: number, after: string | null): Promise<CommentPage>;
   getComments(ids: readonly string[], options?: { consistent?: boolean }): Promise<(CommentRecord | null)[]>;

@@ -2,7 +2,7 @@ import { notFound, unauthenticated } from '../domain/errors.js';
 import { idKind, newId } from '../domain/ids.js';
 import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
-import { cleanText, idempotencyKey, pageSize } from '../domain/validation.js';
+import { cleanText, idempotencyClaim, idempotencyKey, pageSize, refuseReusedKey } from '../domain/validation.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
@@ -31,18 +31,20 @@ export class CommentUseCases {
   async add(viewerId: string | null, postId: string, text: string, key?: string | null): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
-    const checkedKey = idempotencyKey(key, 'idempotencyKey');
+    const claim = idempotencyClaim(idempotencyKey(key, 'idempotencyKey'), [postId, checkedText]);
     const [post, mentionIds] = await Promise.all([this.postUseCases.require(postId, 'postId'), this.mentions.resolve(checkedText)]);
     await this.blocks.assertNotBlocked(viewerId, [post.authorId, ...mentionIds]);
     const comment: CommentRecord = { id: newId('cmt'), postId, authorId: viewerId, text: checkedText, createdAt: new Date().toISOString(), mentionIds };
     const notify = [...this.notifications.post('COMMENT', viewerId, post.id, [post.authorId]), ...this.notifications.post('MENTION', viewerId, post.id, mentionIds)];
-    const createdId = await this.posts.addComment(post, comment, checkedKey, notify);
-    if (createdId === null) throw notFound('Post', postId);
+    const claimed = await this.posts.addComment(post, comment, claim, notify);
+    if (claimed === null) throw notFound('Post', postId);
+    const { createdId, fingerprint } = claimed;
     if (createdId === comment.id) {
       this.notifications.written(notify);
       return { comment, post };
     }
-    // A retry: the key already added a comment, and that comment is the answer.
+    // A retry: the key already added a comment, and that comment is the answer (if it is the same comment).
+    refuseReusedKey(claim, fingerprint, 'idempotencyKey', 'another comment');
     const [earlier] = await this.posts.getComments([createdId], { consistent: true });
     if (!earlier) throw notFound('Comment', createdId);
     return { comment: earlier, post: await this.postUseCases.require(earlier.postId, 'postId') };

@@ -1,7 +1,7 @@
 import { forbidden, notFound, unauthenticated } from '../domain/errors.js';
 import { idKind, newId, requireIdOf } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
-import { cleanText, idempotencyKey, normalizeWords } from '../domain/validation.js';
+import { cleanText, idempotencyClaim, idempotencyKey, normalizeWords, refuseReusedKey } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
@@ -65,16 +65,24 @@ export class PostUseCases {
     if (!viewerId) throw unauthenticated();
     const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
-    const key = idempotencyKey(input.idempotencyKey, 'input.idempotencyKey');
+    const claim = idempotencyClaim(idempotencyKey(input.idempotencyKey, 'input.idempotencyKey'), [text, tags]);
     const [[counts], mentionIds] = await Promise.all([this.graph.counts([viewerId], UNMETERED), this.mentions.resolve(text)]);
     await this.blocks.assertNotBlocked(viewerId, mentionIds);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
     const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards, mentionIds };
     const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
     const notify = this.notifications.post('MENTION', viewerId, post.id, mentionIds);
-    const createdId = await this.posts.create(post, fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' }, key, notify);
-    // A retry: the key already created a post, and that post is the answer.
-    if (createdId !== post.id) return this.require(createdId, 'input.idempotencyKey');
+    const { createdId, fingerprint } = await this.posts.create(
+      post,
+      fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' },
+      claim,
+      notify,
+    );
+    // A retry: the key already created a post, and that post is the answer (if it is the same post).
+    if (createdId !== post.id) {
+      refuseReusedKey(claim, fingerprint, 'input.idempotencyKey', 'another post');
+      return this.require(createdId, 'input.idempotencyKey');
+    }
     if (fanOutTask) this.taskEnqueued(fanOutTask);
     else {
       this.outboxAuthors.invalidate();

@@ -1,5 +1,5 @@
 import { type Passwords, checkNewPassword } from '../auth/passwords.js';
-import { badInput, forbidden, notFound, unauthenticated } from '../domain/errors.js';
+import { badInput, forbidden, handleTaken, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
 import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
@@ -51,7 +51,10 @@ export class UserUseCases {
       postCount: 0,
       tokenGeneration: 0,
     };
-    // Hashed after every other check: the hash is the expensive part.
+    // Hashed after every other check, the handle's too (the transaction still settles a race for
+    // it): the hash is the expensive part, and a taken handle must not make anyone pay for one.
+    const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
+    if (holder !== null) throw handleTaken(user.handle);
     const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password) } : { identity: identity! };
     await this.users.create(user, login);
     try {

@@ -1,4 +1,7 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -44,6 +47,48 @@ describe('idempotency keys', () => {
     expect(new Set(results.map((r) => r.data!.addComment.comment.id)).size).toBe(1);
     const without = await t.gql(COMMENT, { id: postId, text: 'again' }, reader.token);
     expect(without.data!.addComment.post.commentCount).toBe(2);
+  });
+
+  it('refuse a key that comes back with other input (not a retry) and change nothing', async () => {
+    const author = await t.signUp();
+    const first = (await t.gql(CREATE, { input: { text: 'the draft', tags: ['a'], idempotencyKey: 'k1' } }, author.token)).data!.createPost.post;
+    // The same input after normalisation is a retry.
+    const retry = await t.gql(CREATE, { input: { text: 'the draft', tags: ['A', 'a'], idempotencyKey: 'k1' } }, author.token);
+    expect(retry.data!.createPost.post.id).toBe(first.id);
+    for (const input of [{ text: 'another draft', tags: ['a'] }, { text: 'the draft', tags: ['b'] }, { text: 'the draft' }]) {
+      const reused = await t.gql(CREATE, { input: { ...input, idempotencyKey: 'k1' } }, author.token);
+      expect(errorCodes(reused)).toEqual(['BAD_USER_INPUT']);
+      expect(reused.errors![0]!.extensions!.field).toBe('input.idempotencyKey');
+      expect(reused.data!.createPost).toBeNull();
+    }
+    expect((await t.gql('query($id: ID!) { user(id: $id) { postCount } }', { id: author.id })).data!.user.postCount).toBe(1);
+
+    const other = (await t.gql(CREATE, { input: { text: 'second post' } }, author.token)).data!.createPost.post.id;
+    expect((await t.gql(COMMENT, { id: first.id, text: 'a comment', key: 'c1' }, author.token)).errors).toBeUndefined();
+    for (const variables of [
+      { id: other, text: 'a comment', key: 'c1' },
+      { id: first.id, text: 'another comment', key: 'c1' },
+    ]) {
+      const reused = await t.gql(COMMENT, variables, author.token);
+      expect(errorCodes(reused)).toEqual(['BAD_USER_INPUT']);
+      expect(reused.errors![0]!.extensions!.field).toBe('idempotencyKey');
+    }
+    const counts = await t.gql('query($a: ID!, $b: ID!) { a: post(id: $a) { commentCount } b: post(id: $b) { commentCount } }', { a: first.id, b: other });
+    expect(counts.data).toEqual({ a: { commentCount: 1 }, b: { commentCount: 0 } });
+  });
+
+  it('take a claim recorded before fingerprints as a match: its post is the answer', async () => {
+    const author = await t.signUp();
+    const first = (await t.gql(CREATE, { input: { text: 'from before' } }, author.token)).data!.createPost.post;
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      const claim = keys.idempotencyClaim(author.id, 'createPost', 'old-key');
+      await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: { ...claim, createdId: first.id, expiresAt: Math.floor(Date.now() / 1000) + 3600 } }));
+    } finally {
+      client.destroy();
+    }
+    const retry = await t.gql(CREATE, { input: { text: 'whatever it was', idempotencyKey: 'old-key' } }, author.token);
+    expect(retry.data!.createPost.post).toEqual({ id: first.id, text: 'from before', author: { postCount: 1 } });
   });
 
   it('refuse a malformed key and create nothing', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totals } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
-import { errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 
 // The in-process worker polls its queue; without it every store request in this process is one of ours.
 const QUIET = { WORKER_ENABLED: 'false' };
@@ -87,6 +87,36 @@ describe('aliases', () => {
     const result = await t.gql(aliased(15), {}, token);
     expect(result.errors).toBeUndefined();
     expect(result.data!.a14).toEqual(result.data!.a0);
+  });
+});
+
+describe('password checks', () => {
+  const signIn = (alias: string, password: string) => `${alias}: signIn(input: { handle: "${handle}", password: "${password}" }) { token }`;
+  const signUp = (alias: string, newHandle: string) => `${alias}: signUp(input: { handle: "${newHandle}", password: "${TEST_PASSWORD}" }) { token }`;
+
+  it('refuses more than one password mutation in an operation with TOO_MANY_PASSWORD_CHECKS before any store request', async () => {
+    const fresh = [uniqueHandle('never'), uniqueHandle('never')];
+    const cases = [
+      `mutation { ${signIn('a', TEST_PASSWORD)} ${signIn('b', TEST_PASSWORD)} }`,
+      `mutation { ${signUp('a', fresh[0]!)} ${signUp('b', fresh[1]!)} }`,
+      `mutation { ${signIn('a', 'a wrong password')} ${signUp('b', fresh[0]!)} }`,
+      `mutation { ...SignIn other: changePassword(currentPassword: "${TEST_PASSWORD}", newPassword: "another long password") } fragment SignIn on Mutation { ${signIn('a', TEST_PASSWORD)} }`,
+      `mutation { ...SignIn ...SignIn } fragment SignIn on Mutation { ${signIn('a', TEST_PASSWORD)} }`,
+    ];
+    for (const query of cases) {
+      const result = await refused(query);
+      expect(errorCodes(result)).toEqual(['TOO_MANY_PASSWORD_CHECKS']);
+      expect(result.errors![0]!.extensions).toMatchObject({ passwordChecks: 2, maxPasswordChecks: 1 });
+    }
+    // Nothing happened: the handles are free, the password unchanged.
+    for (const free of fresh) expect((await t.gql('query($h: String!) { user(handle: $h) { id } }', { h: free })).data!.user).toBeNull();
+    expect((await t.gql(`mutation { ${signIn('a', TEST_PASSWORD)} }`)).data!.a.token).toEqual(expect.any(String));
+  });
+
+  it('answers one password mutation beside other fields', async () => {
+    const result = await t.gql(`mutation { ${signIn('a', TEST_PASSWORD)} b: updateProfile(input: { bio: "one check" }) { bio } }`, {}, token);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ a: { token: expect.any(String) }, b: { bio: 'one check' } });
   });
 });
 
@@ -280,6 +310,8 @@ describe('HTTP protections', () => {
     const introspection = await t.gql('{ __schema { queryType { name } } }');
     expect(introspection.data!.__schema.queryType.name).toBe('Query');
     expect((await fetch(`${t.url}/graphiql`)).status).toBe(200);
+    // With the schema open anyway, a misspelt name gets graphql-js's suggestion.
+    expect((await t.gql('{ viewr { id } }')).errors![0]!.message).toMatch(/^Cannot query field "viewr" on type "Query"\. Did you mean "viewer"/);
   });
 });
 
@@ -297,6 +329,14 @@ describe('production', () => {
 
       const invalid = await production.gql('{ viewer { nope } }');
       expect(invalid.errors![0]!.extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
+      // Nor is the schema told a name at a time: no suggestions for misspelt fields, arguments or input fields.
+      const misspelt = await production.gql('{ viewr { id } user(handle: "x") { blockedUser { totalCount } } }');
+      expect(misspelt.errors!.map((error) => error.message)).toEqual(['Cannot query field "viewr" on type "Query".', 'Cannot query field "blockedUser" on type "User".']);
+      const misspeltInput = await production.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+        input: { handle: 'nobody_here', pasword: 'long enough password' },
+      });
+      expect(errorCodes(misspeltInput)).toEqual(['BAD_USER_INPUT']);
+      expect(misspeltInput.errors![0]!.message).toMatch(/Field "pasword" is not defined by type "SignUpInput"\.$/);
 
       // With its table gone every store request fails: an internal error, masked, without a stack.
       const client = createDocumentClient({ endpoint: production.endpoint, tableName: tableName(production.tablePrefix) });

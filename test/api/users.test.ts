@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Passwords } from '../../src/auth/passwords.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 
 const USER_FIELDS = 'id handle displayName bio interests createdAt postCount';
@@ -37,6 +38,21 @@ describe('signUp', () => {
     expect(errorCodes(again)).toEqual(['HANDLE_TAKEN']);
     const found = await t.gql(`{ user(handle: "${handle}") { id displayName } }`);
     expect(found.data!.user).toEqual({ id: first.id, displayName: null });
+  });
+
+  it('checks the handle before it hashes the password: a taken handle costs no hash', async () => {
+    const handle = uniqueHandle('taken');
+    await t.signUp(handle);
+    const hashes = vi.spyOn(Passwords.prototype, 'hash');
+    try {
+      const again = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD } });
+      expect(errorCodes(again)).toEqual(['HANDLE_TAKEN']);
+      expect(hashes).not.toHaveBeenCalled();
+      await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle: uniqueHandle('free'), password: TEST_PASSWORD } });
+      expect(hashes).toHaveBeenCalledTimes(1);
+    } finally {
+      hashes.mockRestore();
+    }
   });
 
   it('gives exactly one user when 20 sign-ups race for one handle', async () => {

@@ -67,7 +67,7 @@ export type CreatePostInput = {
   /**
    * A key of the client's choosing (1-64 characters of A-Z, a-z, 0-9, _ and -), unique per post it means to
    * create. A retry with the same key within 24 hours returns the post the first call created instead of
-   * creating another.
+   * creating another; the same key with another text or other tags is BAD_USER_INPUT (a new post needs a new key).
    */
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   /** At most 10, each 1-40 characters of a-z, 0-9 and _ after lower-casing. */

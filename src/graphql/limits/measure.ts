@@ -29,9 +29,17 @@ export interface OperationMeasure {
    * `ids` multiplies everything beneath it by that many.
    */
   cost: number;
+  /** Fields that check or hash a password (PASSWORD_FIELDS), counting a fragment once for every place it is spread. */
+  passwordChecks: number;
 }
 
-const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0 };
+const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0, passwordChecks: 0 };
+
+/**
+ * The mutations that run the password hash (scrypt, hundreds of milliseconds of CPU): the cost
+ * limit counts each as one field, so the one-per-operation limit bounds them instead.
+ */
+const PASSWORD_FIELDS: ReadonlySet<string> = new Set(['Mutation.signUp', 'Mutation.signIn', 'Mutation.changePassword', 'Mutation.deleteAccount']);
 const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
 
 /**
@@ -73,6 +81,7 @@ export function measureOperation(
     let depth = 0;
     let aliases = 0;
     let cost = 0;
+    let passwordChecks = 0;
     for (const selection of selectionSet.selections) {
       let measure: OperationMeasure;
       switch (selection.kind) {
@@ -89,20 +98,22 @@ export function measureOperation(
       depth = Math.max(depth, measure.depth);
       aliases += measure.aliases;
       cost += measure.cost;
+      passwordChecks += measure.passwordChecks;
     }
-    return { depth, aliases, cost };
+    return { depth, aliases, cost, passwordChecks };
   }
 
   function measureField(field: FieldNode, parentType: GraphQLNamedType | undefined | null): OperationMeasure {
     const aliased = field.alias ? 1 : 0;
     // __typename is free; __schema and __type read the schema only, and the INTROSPECTION setting governs them.
-    if (field.name.value.startsWith('__')) return { depth: 0, aliases: aliased, cost: 0 };
+    if (field.name.value.startsWith('__')) return { depth: 0, aliases: aliased, cost: 0, passwordChecks: 0 };
     const definition = fieldDefinition(parentType, field.name.value);
     const children = field.selectionSet && definition ? measureSelections(field.selectionSet, getNamedType(definition.type)) : NOTHING;
     return {
       depth: 1 + children.depth,
       aliases: aliased + children.aliases,
       cost: fieldWeight(parentType, definition) + listSize(field, parentType, definition, variables) * children.cost,
+      passwordChecks: (definition && PASSWORD_FIELDS.has(`${parentType?.name}.${definition.name}`) ? 1 : 0) + children.passwordChecks,
     };
   }
 

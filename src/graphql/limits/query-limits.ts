@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { type OperationMeasure, measureOperation } from './measure.js';
 
-/** The limits an operation must stay within before anything runs (settings MAX_QUERY_DEPTH, _ALIASES, _COST). */
+/** The limits an operation must stay within before anything runs (settings MAX_QUERY_DEPTH, _ALIASES, _COST; MAX_PASSWORD_CHECKS is fixed). */
 export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
@@ -10,7 +10,14 @@ export interface QueryLimits {
 }
 
 /** Stable `extensions.code`s of the refusals; the error formatter passes them to clients. */
-export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE'] as const;
+export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE', 'TOO_MANY_PASSWORD_CHECKS'] as const;
+
+/**
+ * Password mutations an operation may hold. Each runs the password hash, so that aliases of them
+ * would make one request cost seconds of CPU (and `signIn` with a right password is never limited
+ * by the failed-attempt counters); no client needs two in one request.
+ */
+export const MAX_PASSWORD_CHECKS = 1;
 
 function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: Record<string, number>): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...details, http: { status: 400 } } });
@@ -30,6 +37,13 @@ export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): Gr
       maxAliases: limits.maxAliases,
     });
   }
+  if (measure.passwordChecks > MAX_PASSWORD_CHECKS) {
+    return refusal(
+      `The operation has ${measure.passwordChecks} fields that check or set a password; at most ${MAX_PASSWORD_CHECKS} is allowed. Send them one at a time`,
+      'TOO_MANY_PASSWORD_CHECKS',
+      { passwordChecks: measure.passwordChecks, maxPasswordChecks: MAX_PASSWORD_CHECKS },
+    );
+  }
   if (measure.cost > limits.maxCost) {
     return refusal(
       `The operation could resolve ${measure.cost} fields; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
@@ -41,7 +55,7 @@ export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): Gr
 }
 
 /**
- * Refuses an operation that is too deep, has too many aliases or costs too much, after it is
+ * Refuses an operation that is too deep, has too many aliases or password checks or costs too much, after it is
  * parsed and validated and before execution starts, so a refused operation reaches no store.
  * The token limit is enforced by the parser itself (Apollo's `parseOptions.maxTokens`).
  */

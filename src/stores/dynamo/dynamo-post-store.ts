@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
-import type { CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
+import type { IdempotencyClaim } from '../../domain/validation.js';
+import type { Claimed, CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
@@ -104,7 +105,7 @@ export class DynamoPostStore implements PostStore {
     };
   }
 
-  async create(post: PostRecord, delivery: Delivery, idempotencyKey: string | null, tasks: readonly Task[] = []): Promise<string> {
+  async create(post: PostRecord, delivery: Delivery, claim: IdempotencyClaim | null, tasks: readonly Task[] = []): Promise<Claimed> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
     const items: TransactItem[] = [
       this.put(record!, 'attribute_not_exists(pk)'),
@@ -117,7 +118,7 @@ export class DynamoPostStore implements PostStore {
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
-    return this.writeOnce(items, idempotencyKey ? keys.idempotencyClaim(post.authorId, 'createPost', idempotencyKey) : null, post.id);
+    return this.writeOnce(items, claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint }, post.id);
   }
 
   async importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void> {
@@ -137,21 +138,23 @@ export class DynamoPostStore implements PostStore {
   /**
    * Runs the transaction, with the idempotency claim (when there is one) as its last item:
    * the claim and the write it names commit together. A claim that already exists cancels
-   * the transaction, and the id it recorded is the answer.
+   * the transaction, and what it recorded is the answer.
    */
-  private async writeOnce(items: TransactItem[], claim: Key | null, createdId: string): Promise<string> {
+  private async writeOnce(items: TransactItem[], claim: { key: Key; fingerprint: string } | null, createdId: string): Promise<Claimed> {
     if (!claim) {
       await transactWrite(this.client, { TransactItems: items });
-      return createdId;
+      return { createdId, fingerprint: null };
     }
     const expiresAt = Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS;
     try {
-      await transactWrite(this.client, { TransactItems: [...items, this.put({ ...claim, createdId, expiresAt }, 'attribute_not_exists(pk)')] });
-      return createdId;
+      await transactWrite(this.client, {
+        TransactItems: [...items, this.put({ ...claim.key, createdId, fingerprint: claim.fingerprint, expiresAt }, 'attribute_not_exists(pk)')],
+      });
+      return { createdId, fingerprint: claim.fingerprint };
     } catch (error) {
       if (cancellationReasons(error)?.at(-1) !== 'ConditionalCheckFailed') throw error;
-      const existing = await this.client.send(new GetCommand({ TableName: this.tableName, Key: claim, ConsistentRead: true }));
-      return existing.Item!.createdId as string;
+      const existing = await this.client.send(new GetCommand({ TableName: this.tableName, Key: claim.key, ConsistentRead: true }));
+      return { createdId: existing.Item!.createdId as string, fingerprint: typeof existing.Item!.fingerprint === 'string' ? existing.Item!.fingerprint : null };
     }
   }
 
@@ -206,7 +209,7 @@ export class DynamoPostStore implements PostStore {
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
-  async addComment(post: PostRecord, comment: CommentRecord, idempotencyKey: string | null, tasks: readonly Task[] = []): Promise<string | null> {
+  async addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks: readonly Task[] = []): Promise<Claimed | null> {
     const items: TransactItem[] = [
       { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
       this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
@@ -219,8 +222,7 @@ export class DynamoPostStore implements PostStore {
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {
-      const claim = idempotencyKey ? keys.idempotencyClaim(comment.authorId, 'addComment', idempotencyKey) : null;
-      return await this.writeOnce(items, claim, comment.id);
+      return await this.writeOnce(items, claim && { key: keys.idempotencyClaim(comment.authorId, 'addComment', claim.key), fingerprint: claim.fingerprint }, comment.id);
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed') return null;

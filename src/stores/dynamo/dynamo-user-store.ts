@@ -1,6 +1,6 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { AppError, forbidden } from '../../domain/errors.js';
+import { forbidden, handleTaken } from '../../domain/errors.js';
 import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
 import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
@@ -60,7 +60,7 @@ export class DynamoUserStore implements UserStore {
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (reasons?.[0] === 'ConditionalCheckFailed') {
-        throw new AppError('HANDLE_TAKEN', `The handle "${user.handle}" is taken`, { field: 'handle' });
+        throw handleTaken(user.handle);
       }
       // The identity link is the last item: that identity has an account already.
       if (reasons?.at(-1) === 'ConditionalCheckFailed' && login && 'identity' in login) throw forbidden('This identity has an account already');
