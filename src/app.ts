@@ -15,6 +15,7 @@ import { type RequestCredential, RequestCredentials } from './auth/request-crede
 import { Tokens } from './auth/tokens.js';
 import { type Config, usesEmbeddedDynamo } from './config.js';
 import { AppError, unauthenticated } from './domain/errors.js';
+import type { Credential } from './domain/models.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { authenticationPlugin } from './graphql/plugins/authentication.js';
 import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
@@ -343,17 +344,23 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     };
   };
 
+  // A connection's account, read strongly consistent: a sign-out a moment ago counts.
+  const checkSignedIn = async (credential: Credential): Promise<void> => {
+    const loaders = createLoaders(stores, credential.userId, { strong: true }, { batching: config.batching, graphBudget: useCases.graphQueries.budget() });
+    await authenticate(credential, loaders.user, stores.users);
+  };
+
   const subscriptions = createSubscriptionServer({
     schema: () => apiSchema,
     // As a request's: the token, then its account and token generation (authenticate).
     async signIn(token) {
       const { credential } = await credentials.of(token);
       if (!credential) throw unauthenticated('The token names no account');
-      const loaders = createLoaders(stores, credential.userId, { strong: false }, { batching: config.batching, graphBudget: useCases.graphQueries.budget() });
-      await authenticate(credential, loaders.user, stores.users);
+      await checkSignedIn(credential);
       // Verified above; every token the service accepts carries an expiry.
       return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
     },
+    checkSignedIn,
     context(signedIn, request) {
       const proven = { credential: signedIn.credential, identity: null };
       const subscription = operationContext(proven, request, emptyCost());

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, GraphQLError, getOperationAST, parse, validate } from 'graphql';
+import { type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, GraphQLError, getOperationAST, getVariableValues, parse, validate } from 'graphql';
 import { CloseCode, type Context } from 'graphql-ws';
 import { type Extra, useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -24,6 +24,8 @@ export interface SubscriptionServerOptions {
   schema: () => GraphQLSchema | null;
   /** Checks a connection's bearer token and its account, as a request's (token generation included); throws an AppError when refused. */
   signIn(token: string): Promise<SignedIn>;
+  /** Checks again that a signed-in connection's account exists and its token is not signed out; throws an AppError when not. */
+  checkSignedIn(credential: Credential): Promise<void>;
   /** The context of one subscription of a connection signed in as `signedIn`. */
   context(signedIn: SignedIn, request: IncomingMessage): GraphQLContext;
   limits: QueryLimits & { maxTokens: number };
@@ -67,13 +69,47 @@ function clientError(message: string, code: string, details: Record<string, unkn
  */
 export function createSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
-  const connectionsByAccount = new Map<string, number>();
+  const connectionsByAccount = new Map<string, Set<Connection>>();
   const { logger } = options;
 
-  const refuse = (ctx: Context<Record<string, unknown>, Extra & Partial<ConnectionStateExtra>>, reason: string): false => {
+  const refuse = (ctx: Connection, reason: string): false => {
     // A reason of its own instead of graphql-ws's bare "Forbidden"; the close that follows is ignored.
     ctx.extra.socket.close(CloseCode.Forbidden, `Forbidden: ${reason}`.slice(0, 120));
     return false;
+  };
+
+  /** Gives a signed-in connection's place back; once only, whether at its close or when it is closed for being signed out. */
+  const release = (ctx: Connection): void => {
+    const state = ctx.extra.state;
+    if (!state?.signedIn) return;
+    clearTimeout(state.expiry);
+    const userId = state.signedIn.credential.userId;
+    const held = connectionsByAccount.get(userId);
+    held?.delete(ctx);
+    if (held?.size === 0) connectionsByAccount.delete(userId);
+    state.signedIn = undefined;
+  };
+
+  /** Null while the connection's account is signed in as it was; else why not (the connection is then closed, its place given back at once). */
+  const signedOut = async (ctx: Connection, signedIn: SignedIn): Promise<string | null> => {
+    try {
+      await options.checkSignedIn(signedIn.credential);
+      return null;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      release(ctx);
+      refuse(ctx, error.message);
+      return error.message;
+    }
+  };
+
+  /**
+   * Closes those of the account's connections whose token was signed out (or whose account is gone)
+   * since they signed in: they hear no more events anyway, and must not keep the account's own
+   * new connections out. Run when the account has no place left, so it costs nothing otherwise.
+   */
+  const closeSignedOut = async (held: ReadonlySet<Connection>): Promise<void> => {
+    await Promise.all([...held].map((other) => (other.extra.state?.signedIn ? signedOut(other, other.extra.state.signedIn) : null)));
   };
 
   const disposable = useServer<Record<string, unknown>, ConnectionStateExtra>(
@@ -94,9 +130,16 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         // Closed while its sign-in was checked: onClose has run already and would never give the place back.
         if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
         const userId = signedIn.credential.userId;
-        const held = connectionsByAccount.get(userId) ?? 0;
-        if (held >= options.maxConnectionsPerAccount) return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
-        connectionsByAccount.set(userId, held + 1);
+        let held = connectionsByAccount.get(userId);
+        if (held && held.size >= options.maxConnectionsPerAccount) {
+          await closeSignedOut(held);
+          // Closed meanwhile, or another connection took the place freed.
+          if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+          held = connectionsByAccount.get(userId);
+          if (held && held.size >= options.maxConnectionsPerAccount) return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
+        }
+        if (!held) connectionsByAccount.set(userId, (held = new Set()));
+        held.add(ctx);
         ctx.extra.state = { signedIn };
         ctx.extra.state.expiry = setTimeout(
           () => ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired'),
@@ -104,25 +147,20 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         );
         return true;
       },
-      onClose: (ctx) => {
-        const state = ctx.extra.state;
-        if (!state?.signedIn) return;
-        clearTimeout(state.expiry);
-        const userId = state.signedIn.credential.userId;
-        const held = (connectionsByAccount.get(userId) ?? 1) - 1;
-        if (held > 0) connectionsByAccount.set(userId, held);
-        else connectionsByAccount.delete(userId);
-        state.signedIn = undefined;
-      },
-      onSubscribe: (ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] => {
+      onClose: release,
+      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
         const signedIn = ctx.extra.state?.signedIn;
         const schema = options.schema();
         if (!signedIn || !schema) return [clientError('The connection is not signed in', 'UNAUTHENTICATED')];
-        // This subscription is counted already (graphql-ws reserves its id first).
+        // This subscription is counted already (graphql-ws reserves its id first); counted before anything is awaited, so
+        // that subscriptions sent together count one another.
         if (Object.keys(ctx.subscriptions).length > options.maxSubscriptionsPerConnection) {
           const max = options.maxSubscriptionsPerConnection;
           return [clientError(`A connection may hold at most ${max} subscriptions`, 'TOO_MANY_SUBSCRIPTIONS', { maxSubscriptions: max })];
         }
+        // A connection whose token was signed out since is closed, not just refused: it gives its place back.
+        const why = await signedOut(ctx, signedIn);
+        if (why !== null) return [clientError(why, 'UNAUTHENTICATED')];
         let document: DocumentNode;
         try {
           document = parse(payload.query, { maxTokens: options.limits.maxTokens });
@@ -139,6 +177,9 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         const variables = payload.variables ?? undefined;
         const refused = limitRefusal(measureOperation(schema, document, operation, variables), options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
         if (refused) return [refused];
+        // Variables that do not coerce are the client's mistake, as over HTTP: refused here, where execution would report them without a code.
+        const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
+        if (coerced.errors) return coerced.errors.map((error) => clientError(error.message, 'BAD_USER_INPUT'));
         return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
       },
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined),
@@ -163,3 +204,4 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
 
 /** What graphql-ws keeps per connection besides the socket and request: this connection's sign-in. */
 type ConnectionStateExtra = { state?: ConnectionState };
+type Connection = Context<Record<string, unknown>, Extra & Partial<ConnectionStateExtra>>;

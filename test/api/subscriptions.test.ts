@@ -4,7 +4,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tokens } from '../../src/auth/tokens.js';
-import { type GraphQLResponse, type TestApp, errorCodes, startTestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, type GraphQLResponse, type TestApp, errorCodes, startTestApp } from '../helpers/app.js';
 import { type LiveClient, connectLive } from '../helpers/live.js';
 import { createPost, follow } from '../helpers/posts.js';
 import { type RedisServer, startRedis } from '../helpers/redis.js';
@@ -212,8 +212,8 @@ describe('one instance, in-process events', () => {
   it('refuses subscriptions past the query limits, as over HTTP', async () => {
     const user = await t.signUp();
     const live = connect(t.url, user.token);
-    const refused = async (query: string) => {
-      const subscription = live.subscribe(query);
+    const refused = async (query: string, variables?: Record<string, unknown>) => {
+      const subscription = live.subscribe(query, variables);
       await vi.waitFor(() => expect(subscription.ended).toBe(true), { timeout: 10_000 });
       return subscription.errors.map((error) => error.extensions?.code);
     };
@@ -226,6 +226,9 @@ describe('one instance, in-process events', () => {
     const tokens = `subscription { timelinePostAdded { ${'cursor '.repeat(2100)} } }`;
     expect(await refused(tokens)).toEqual(['TOO_MANY_TOKENS']);
     expect(await refused('subscription { timelinePostAdded { nope } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    // Variables that do not coerce are the client's mistake, as over HTTP (not an internal error).
+    const actors = 'subscription($n: Int) { notificationReceived { actors(first: $n) { id } } }';
+    expect(await refused(actors, { n: 'abc' })).toEqual(['BAD_USER_INPUT']);
     // Queries and mutations go over HTTP, where the account check and read consistency apply; subscriptions over WebSocket.
     expect(await refused('{ viewer { id } }')).toEqual(['BAD_REQUEST']);
     expect(live.closes).toEqual([]);
@@ -256,6 +259,32 @@ describe('one instance, in-process events', () => {
     await second.dispose();
     const fourth = connect(t.url, user.token);
     await vi.waitFor(() => expect(fourth.acknowledged).toBe(1), { timeout: 10_000 });
+  });
+
+  it('closes a connection whose token was signed out when it subscribes, or when its account needs the place', async () => {
+    const user = await t.signUp();
+    const [a, b] = [connect(t.url, user.token), connect(t.url, user.token)];
+    await vi.waitFor(() => expect([a.acknowledged, b.acknowledged]).toEqual([1, 1]), { timeout: 10_000 });
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, user.token)).data).toEqual({ signOut: true });
+
+    // A subscription on a signed-out connection: refused, and the connection closed.
+    const refused = a.subscribe(TIMELINE_POSTS);
+    await vi.waitFor(() => expect(a.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(a.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('signed out') });
+    expect(refused.data).toEqual([]);
+
+    // Signed in again, the account gets its places back from the signed-out connection that holds one.
+    const signedIn = await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', { input: { handle: user.handle, password: TEST_PASSWORD } });
+    const token = signedIn.data!.signIn.token as string;
+    const [c, d] = [connect(t.url, token), connect(t.url, token)];
+    await vi.waitFor(() => expect([c.acknowledged, d.acknowledged]).toEqual([1, 1]), { timeout: 10_000 });
+    await vi.waitFor(() => expect(b.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(b.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('signed out') });
+    // Connections that are still signed in keep theirs.
+    const e = connect(t.url, token);
+    await vi.waitFor(() => expect(e.closes).toHaveLength(1), { timeout: 10_000 });
+    expect(e.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('connections per account') });
+    expect([c.closes, d.closes]).toEqual([[], []]);
   });
 
   it('lets only the author read a post’s fan-out, DONE once delivered', async () => {
