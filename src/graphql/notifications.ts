@@ -31,16 +31,7 @@ export async function notificationConnection(
   args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
 ): Promise<NotificationConnectionModel> {
   const { notifications } = context.useCases;
-  const hydrator = hydratorOf(context.loaders);
-  const shown = async (page: Pick<NotificationPage, 'items'>): Promise<Hydrated<NotificationGroup>[]> => {
-    const skeleton = await Promise.all(page.items.map(async (item) => ({ cursor: item.cursor, group: item.node, actorIds: await notifications.actors(item.node, ACTOR_PREVIEW) })));
-    const kept = await notificationRules(skeleton, userId, hydrator);
-    return kept.map((entry, i) => {
-      if (!entry) return { cursor: skeleton[i]!.cursor, node: null };
-      previews.set(entry.group, { actors: entry.actors, complete: skeleton[i]!.actorIds.length < ACTOR_PREVIEW });
-      return { cursor: entry.cursor, node: entry.group };
-    });
-  };
+  const shown = (page: Pick<NotificationPage, 'items'>) => shownGroups(context, userId, page.items);
   const page = await notifications.list(context.viewerId, userId, args);
   const startCursor = page.items[0]?.cursor ?? null;
   if ((args.last ?? null) !== null) {
@@ -50,6 +41,23 @@ export async function notificationConnection(
   const readAfter = (after: string) => notifications.list(context.viewerId, userId, { first: args.first, after });
   const filled = await fillPage(pageSize(args.first), page, readAfter, shown);
   return { items: filled.items, hasNextPage: filled.hasNextPage, hasPreviousPage: false, startCursor, endCursor: filled.endCursor };
+}
+
+/**
+ * The skeleton's groups through hydration and the rules, for `userId` (the recipient): aligned,
+ * null where the rules leave a group out (no actor the viewer sees, or a post that is gone or by
+ * an account in a block with the viewer). A page and a live event (notificationReceived) both
+ * come through here. Each kept group's actors are remembered for its `actors` field.
+ */
+export async function shownGroups(context: GraphQLContext, userId: string, items: readonly { cursor: string; node: NotificationGroup }[]): Promise<Hydrated<NotificationGroup>[]> {
+  const { notifications } = context.useCases;
+  const skeleton = await Promise.all(items.map(async (item) => ({ cursor: item.cursor, group: item.node, actorIds: await notifications.actors(item.node, ACTOR_PREVIEW) })));
+  const kept = await notificationRules(skeleton, userId, hydratorOf(context.loaders));
+  return kept.map((entry, i) => {
+    if (!entry) return { cursor: skeleton[i]!.cursor, node: null };
+    previews.set(entry.group, { actors: entry.actors, complete: skeleton[i]!.actorIds.length < ACTOR_PREVIEW });
+    return { cursor: entry.cursor, node: entry.group };
+  });
 }
 
 /** A group's newest `first` actors that the viewer sees: from the connection's preview when it has them, else read. */

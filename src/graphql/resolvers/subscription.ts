@@ -1,10 +1,12 @@
 import type { GraphQLResolveInfo } from 'graphql';
+import { encodeCursor } from '../../domain/cursor.js';
 import { unauthenticated } from '../../domain/errors.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
 import { toSkeleton } from '../../usecases/timelines.js';
 import type { GraphQLContext } from '../context.js';
 import { postEdge } from '../feeds.js';
+import { shownGroups } from '../notifications.js';
 import type { SubscriptionResolvers } from '../generated/resolvers-types.js';
 import type { PostEdgeModel } from '../models.js';
 
@@ -49,10 +51,14 @@ export const Subscription: SubscriptionResolvers = {
     resolve: (edge: PostEdgeModel) => edge,
   },
   notificationReceived: {
-    // The group as it is after the change; its fields read actors and post through the rules like a page of notifications.
+    // The group as it is after the change, through the rules of a page of notifications: one the page would leave out is not sent.
     subscribe: async (_root, _args, context) => {
-      if (!context.viewerId) throw unauthenticated();
-      return shownEvents(await context.useCases.live.notificationEvents(context.viewerId), context, (group) => Promise.resolve(group));
+      const viewerId = context.viewerId;
+      if (!viewerId) throw unauthenticated();
+      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, async (group) => {
+        const [shown] = await shownGroups(context, viewerId, [{ cursor: encodeCursor(group.position), node: group }]);
+        return shown!.node;
+      });
     },
     resolve: (group: NotificationGroup) => group,
   },

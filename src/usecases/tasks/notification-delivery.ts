@@ -23,8 +23,8 @@ export interface NotificationStores {
 /**
  * `notify`: a notification is a fan-out of one. The actor is put in the recipient's group while
  * what they did still stands (the like, repost or follow exists; the commented or mentioning
- * post is there), both accounts exist, no block stands between the two and the recipient does
- * not mute the actor;
+ * post is there, and is not by an account in a block with the recipient), both accounts exist,
+ * no block stands between the two and the recipient does not mute the actor;
  * otherwise the actor is taken out — the same task serves an action and its undo, and a run
  * repeated changes nothing. What stands is read again after an add, so an undo whose task ran
  * in between (and found nothing to take out) cannot leave the actor behind.
@@ -86,6 +86,10 @@ export class NotificationDelivery implements TaskHandler<'notify'> {
     if (kind === 'LIKE') return (await this.stores.counters.hasLiked(pair, { consistent: true }))[0] === true;
     if (kind === 'REPOST') return (await this.stores.reposts.hasReposted(pair, { consistent: true }))[0] === true;
     // COMMENT and MENTION: comments are never deleted one by one, so the post being there is what stands.
-    return (await currentPost(this.stores.posts, postId)) !== null;
+    const post = await currentPost(this.stores.posts, postId);
+    if (post === null) return false;
+    // A mention in a comment under a post of an account in a block with the recipient: left out like that post (as a page's rules do).
+    if (post.authorId === actorId || post.authorId === recipientId) return true;
+    return (await this.blocks.blockedAmong(recipientId, [post.authorId])).size === 0;
   }
 }
