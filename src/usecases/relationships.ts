@@ -43,6 +43,8 @@ export class RelationshipUseCases implements BlockCheck {
     private readonly graph: GraphStore,
     private readonly events: FollowEvents,
     private readonly notifications: Pick<NotificationEvents, 'follow' | 'relation' | 'written'>,
+    /** Told after a block's unfollows, of each follower, as FollowUseCases tells of an unfollow (live timelines listen to the outbox authors it follows). */
+    private readonly followsChanged: (followerId: string) => void = () => {},
   ) {}
 
   /**
@@ -64,6 +66,7 @@ export class RelationshipUseCases implements BlockCheck {
       ] as const) {
         const notify = this.notifications.follow(from, to);
         if (await this.graph.unfollow(from, to, notify)) this.notifications.written(notify);
+        this.followsChanged(from);
         await this.events.unfollowed(from, to);
       }
     } finally {

@@ -43,7 +43,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const notificationEvents = new NotificationEvents(taskEnqueued);
   // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
   const followEvents: FollowEvents = fanOut;
-  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents);
+  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents, live.followsChanged);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, notificationEvents, live.postedToOutbox);
   const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships, notificationEvents);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);

@@ -520,6 +520,33 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     );
   });
 
+  it('stops listening to an outbox author whose block ended the follow, and does not start again at the unblock', { timeout: 60_000 }, async () => {
+    const star = await a.signUp();
+    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
+    for (const fan of fans) await follow(a, fan.token, star.id);
+    await postOnB(star.token, 'a star already');
+    const follower = await a.signUp();
+    await follow(a, follower.token, star.id);
+    const live = connect(a.url, follower.token);
+    const posts = live.subscribe(TIMELINE_POSTS);
+    await listening(`author:${star.id}`);
+
+    // The star blocks the follower on the second instance, and unblocks: the follow is gone, and so is the subscription's channel.
+    for (const verb of ['block', 'unblock']) {
+      const result = await gqlAt(b.url, `mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: follower.id }, star.token);
+      expect(result.errors).toBeUndefined();
+    }
+    await vi.waitFor(
+      async () => {
+        const [, count] = (await probe.pubsub('NUMSUB', `${a.tablePrefix}author:${star.id}`)) as [string, number];
+        expect(count).toBe(0);
+      },
+      { timeout: 10_000 },
+    );
+    await postOnB(star.token, 'not for a former follower');
+    expect(postIds(posts)).toEqual([]);
+  });
+
   it('stops cleanly', async () => {
     b.child.kill('SIGTERM');
     expect(await b.exited).toBe(0);
