@@ -61,6 +61,12 @@ export class LiveUpdates {
     this.send([{ channel: this.channel('author', post.authorId), payload }]);
   };
 
+  /** A repost by an outbox author: on the reposter's channel, which its followers' subscriptions listen to, with the reposter as its reason. */
+  repostedToOutbox = (post: PostRecord, reposterId: string, position: string): void => {
+    const payload = JSON.stringify({ postId: post.id, position, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId } satisfies TimelineEvent);
+    this.send([{ channel: this.channel('author', reposterId), payload }]);
+  };
+
   /** The user followed or unfollowed someone: its timeline subscriptions (on any instance) listen to the outbox authors it follows now. */
   followsChanged = (userId: string): void => {
     this.send([{ channel: this.channel('following', userId), payload: '{}' }]);

@@ -32,6 +32,8 @@ export class RepostUseCases {
     private readonly taskEnqueued: (task: Task) => void,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
+    /** Told of a repost by an author who is not fanned out: live timelines hear it on the reposter's channel, as an outbox author's post. */
+    private readonly repostedToOutbox: (post: PostRecord, reposterId: string, position: string) => void = () => {},
   ) {}
 
   /** Reposts the post as the viewer (their own post too); NOT_FOUND when it does not exist, FORBIDDEN (nothing written) when its author is in a block with the viewer. */
@@ -53,6 +55,7 @@ export class RepostUseCases {
       // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry finds it there.
       this.outboxAuthors.invalidate();
       await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId, position }]);
+      if (added) this.repostedToOutbox(post, viewerId, position);
     }
     return post;
   }

@@ -45,7 +45,18 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   const followEvents: FollowEvents = fanOut;
   const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents, live.followsChanged);
   const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, notificationEvents, live.postedToOutbox);
-  const reposts = new RepostUseCases(posts, stores.reposts, stores.timelines, stores.graph, config, outboxAuthors, taskEnqueued, relationships, notificationEvents);
+  const reposts = new RepostUseCases(
+    posts,
+    stores.reposts,
+    stores.timelines,
+    stores.graph,
+    config,
+    outboxAuthors,
+    taskEnqueued,
+    relationships,
+    notificationEvents,
+    live.repostedToOutbox,
+  );
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(
     stores.users,

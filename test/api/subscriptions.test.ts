@@ -490,6 +490,20 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     await listening(`author:${star.id}`);
     const next = await postOnB(star.token, 'straight from the outbox');
     await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
+
+    // The star's repost (on the second instance) comes the same way, with the star as its reason, as the home page shows it.
+    const reposts = live.subscribe('subscription { timelinePostAdded { cursor node { id } repostedBy { id } } }');
+    const original = await createPost(a, fans[1]!.token, 'worth a repost');
+    const reposted = await gqlAt(b.url, 'mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: original }, star.token);
+    expect(reposted.errors).toBeUndefined();
+    await vi.waitFor(
+      () => expect(reposts.data.map((data) => data.timelinePostAdded)).toEqual([{ cursor: expect.any(String), node: { id: original }, repostedBy: { id: star.id } }]),
+      {
+        timeout: 30_000,
+      },
+    );
+    const home = await a.gql('{ viewer { timeline(first: 1) { edges { cursor node { id } repostedBy { id } } } } }', {}, fans[0]!.token);
+    expect(home.data!.viewer.timeline.edges).toEqual(reposts.data.map((data) => data.timelinePostAdded));
   });
 
   it('hears an outbox author followed on another instance after the subscription started, and stops on the unfollow', { timeout: 60_000 }, async () => {
