@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, GraphQLError, getOperationAST, getVariableValues, parse, validate } from 'graphql';
-import { CloseCode, type Context } from 'graphql-ws';
+import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { type Extra, useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { AppError } from '../domain/errors.js';
@@ -46,6 +46,13 @@ export interface SubscriptionServer {
 interface ConnectionState {
   signedIn?: SignedIn;
   expiry?: NodeJS.Timeout;
+  /**
+   * Ids whose subscribe has not reached its event stream yet (onSubscribe to onOperation). They
+   * count toward the connection's subscriptions even when a Complete took them out of graphql-ws's
+   * own list meanwhile, and cannot be sent again until they have started: otherwise a Complete and
+   * a new Subscribe of the same id during the awaits would start streams past the limit.
+   */
+  starting: Set<string>;
 }
 
 /** setTimeout's longest delay (about 24.8 days); tokens live far shorter. */
@@ -103,13 +110,47 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
     }
   };
 
+  /** The subscription's execution, or why it is refused: the same checks as a request over HTTP, then the account's (the only read). */
+  const startable = async (ctx: Connection, signedIn: SignedIn, schema: GraphQLSchema, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    let document: DocumentNode;
+    try {
+      document = parse(payload.query, { maxTokens: options.limits.maxTokens });
+    } catch (error) {
+      if (!(error instanceof GraphQLError)) throw error;
+      const tooManyTokens = tokenLimitError({ message: error.message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
+      return [tooManyTokens ? clientError(tooManyTokens.message, 'TOO_MANY_TOKENS', { ...tooManyTokens.extensions }) : clientError(error.message, 'GRAPHQL_PARSE_FAILED')];
+    }
+    const invalid = validate(schema, document);
+    if (invalid.length > 0) return invalid.map((error) => clientError(error.message, 'GRAPHQL_VALIDATION_FAILED'));
+    const operation = getOperationAST(document, payload.operationName);
+    if (!operation) return [clientError('The document names no single operation to run (see operationName)', 'OPERATION_RESOLUTION_FAILURE')];
+    if (operation.operation !== 'subscription') return [clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST')];
+    const variables = payload.variables ?? undefined;
+    const refused = limitRefusal(measureOperation(schema, document, operation, variables), options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
+    if (refused) return [refused];
+    // Variables that do not coerce are the client's mistake, as over HTTP: refused here, where execution would report them without a code.
+    const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
+    if (coerced.errors) return coerced.errors.map((error) => clientError(error.message, 'BAD_USER_INPUT'));
+    // A connection whose token was signed out since is closed, not just refused: it gives its place back. A failed
+    // check fails this subscription alone (logged and masked by onError), not the connection.
+    let why: string | null;
+    try {
+      why = await signedOut(ctx, signedIn);
+    } catch (error) {
+      return [new GraphQLError("could not check the connection's account", { originalError: error instanceof Error ? error : new Error(String(error)) })];
+    }
+    if (why !== null) return [clientError(why, 'UNAUTHENTICATED')];
+    return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
+  };
+
   /**
    * Closes those of the account's connections whose token was signed out (or whose account is gone)
    * since they signed in: they hear no more events anyway, and must not keep the account's own
    * new connections out. Run when the account has no place left, so it costs nothing otherwise.
    */
   const closeSignedOut = async (held: ReadonlySet<Connection>): Promise<void> => {
-    await Promise.all([...held].map((other) => (other.extra.state?.signedIn ? signedOut(other, other.extra.state.signedIn) : null)));
+    const checks = await Promise.allSettled([...held].map((other) => (other.extra.state?.signedIn ? signedOut(other, other.extra.state.signedIn) : null)));
+    for (const check of checks) if (check.status === 'rejected') logger.error('could not check a held subscription connection', { error: check.reason });
   };
 
   const disposable = useServer<Record<string, unknown>, ConnectionStateExtra>(
@@ -140,7 +181,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         }
         if (!held) connectionsByAccount.set(userId, (held = new Set()));
         held.add(ctx);
-        ctx.extra.state = { signedIn };
+        ctx.extra.state = { signedIn, starting: new Set() };
         ctx.extra.state.expiry = setTimeout(
           () => ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired'),
           Math.min(MAX_TIMER_MS, Math.max(0, signedIn.expiresAtMs - Date.now())),
@@ -148,43 +189,38 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         return true;
       },
       onClose: release,
-      onSubscribe: async (ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
-        const signedIn = ctx.extra.state?.signedIn;
+      onSubscribe: async (ctx, id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+        const state = ctx.extra.state;
+        const signedIn = state?.signedIn;
         const schema = options.schema();
-        if (!signedIn || !schema) return [clientError('The connection is not signed in', 'UNAUTHENTICATED')];
-        // This subscription is counted already (graphql-ws reserves its id first); counted before anything is awaited, so
-        // that subscriptions sent together count one another.
-        if (Object.keys(ctx.subscriptions).length > options.maxSubscriptionsPerConnection) {
-          const max = options.maxSubscriptionsPerConnection;
+        if (!state || !signedIn || !schema) return [clientError('The connection is not signed in', 'UNAUTHENTICATED')];
+        if (state.starting.has(id)) return [clientError(`Subscription ${id} is still starting: wait for it before sending its id again`, 'BAD_REQUEST')];
+        // Counted before anything is awaited, so that subscriptions sent together count one another: this one (graphql-ws
+        // reserves its id first), the others held, and those still starting.
+        const max = options.maxSubscriptionsPerConnection;
+        if (new Set([...Object.keys(ctx.subscriptions), ...state.starting, id]).size > max) {
           return [clientError(`A connection may hold at most ${max} subscriptions`, 'TOO_MANY_SUBSCRIPTIONS', { maxSubscriptions: max })];
         }
-        // A connection whose token was signed out since is closed, not just refused: it gives its place back.
-        const why = await signedOut(ctx, signedIn);
-        if (why !== null) return [clientError(why, 'UNAUTHENTICATED')];
-        let document: DocumentNode;
+        state.starting.add(id);
         try {
-          document = parse(payload.query, { maxTokens: options.limits.maxTokens });
+          const started = await startable(ctx, signedIn, schema, payload);
+          if (Array.isArray(started)) state.starting.delete(id);
+          return started;
         } catch (error) {
-          if (!(error instanceof GraphQLError)) throw error;
-          const tooManyTokens = tokenLimitError({ message: error.message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
-          return [tooManyTokens ? clientError(tooManyTokens.message, 'TOO_MANY_TOKENS', { ...tooManyTokens.extensions }) : clientError(error.message, 'GRAPHQL_PARSE_FAILED')];
+          state.starting.delete(id);
+          throw error;
         }
-        const invalid = validate(schema, document);
-        if (invalid.length > 0) return invalid.map((error) => clientError(error.message, 'GRAPHQL_VALIDATION_FAILED'));
-        const operation = getOperationAST(document, payload.operationName);
-        if (!operation) return [clientError('The document names no single operation to run (see operationName)', 'OPERATION_RESOLUTION_FAILURE')];
-        if (operation.operation !== 'subscription') return [clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST')];
-        const variables = payload.variables ?? undefined;
-        const refused = limitRefusal(measureOperation(schema, document, operation, variables), options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
-        if (refused) return [refused];
-        // Variables that do not coerce are the client's mistake, as over HTTP: refused here, where execution would report them without a code.
-        const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
-        if (coerced.errors) return coerced.errors.map((error) => clientError(error.message, 'BAD_USER_INPUT'));
-        return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
+      },
+      onOperation: (ctx, id) => {
+        ctx.extra.state?.starting.delete(id);
+        return undefined;
       },
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined),
       // An error thrown by the event stream reaches here wrapped in a GraphQLError without a path: formatted as what it wraps.
-      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error.toJSON(), error.originalError ?? error)),
+      onError: (ctx, id, _payload, errors) => {
+        ctx.extra.state?.starting.delete(id);
+        return errors.map((error) => options.formatError(error.toJSON(), error.originalError ?? error));
+      },
     },
     sockets,
   );

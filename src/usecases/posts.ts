@@ -65,7 +65,8 @@ export class PostUseCases {
     if (!viewerId) throw unauthenticated();
     const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
-    const claim = idempotencyClaim(idempotencyKey(input.idempotencyKey, 'input.idempotencyKey'), [text, tags]);
+    // Tags in any order are the same post: a client may build them from a set.
+    const claim = idempotencyClaim(idempotencyKey(input.idempotencyKey, 'input.idempotencyKey'), [text, [...tags].sort()]);
     const [[counts], mentionIds] = await Promise.all([this.graph.counts([viewerId], UNMETERED), this.mentions.resolve(text)]);
     await this.blocks.assertNotBlocked(viewerId, mentionIds);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
