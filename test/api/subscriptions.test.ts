@@ -424,6 +424,14 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     );
   }
 
+  /** An author with three followers, past FANOUT_MAX_FOLLOWERS: its first post (`registered`) went to its outbox and registered it as an outbox author. */
+  const outboxStar = async () => {
+    const star = await a.signUp();
+    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
+    for (const fan of fans) await follow(a, fan.token, star.id);
+    return { star, fans, registered: await postOnB(star.token, 'first as a star') };
+  };
+
   const fanOut = async (token: string, postId: string) =>
     (await gqlAt(b.url, 'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post.fanOut;
   const postOnB = async (token: string, text: string) => {
@@ -479,11 +487,7 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
   });
 
   it("delivers an outbox author's post (not fanned out) from the author's channel", { timeout: 60_000 }, async () => {
-    const star = await a.signUp();
-    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
-    for (const fan of fans) await follow(a, fan.token, star.id);
-    // Three followers: past FANOUT_MAX_FOLLOWERS, so the post goes to the star's outbox.
-    const registered = await postOnB(star.token, 'first as a star');
+    const { star, fans, registered } = await outboxStar();
     expect(await fanOut(star.token, registered)).toEqual({ state: 'DONE', delivered: 0, total: 0 });
 
     const live = connect(a.url, fans[0]!.token);
@@ -508,10 +512,7 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
   });
 
   it('hears an outbox author followed on another instance after the subscription started, and stops on the unfollow', { timeout: 60_000 }, async () => {
-    const star = await a.signUp();
-    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
-    for (const fan of fans) await follow(a, fan.token, star.id);
-    await postOnB(star.token, 'a star already');
+    const { star } = await outboxStar();
     const newcomer = await a.signUp();
     const live = connect(a.url, newcomer.token);
     const posts = live.subscribe(TIMELINE_POSTS);
@@ -530,10 +531,7 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
   });
 
   it('stops listening to an outbox author whose block ended the follow, and does not start again at the unblock', { timeout: 60_000 }, async () => {
-    const star = await a.signUp();
-    const fans = await Promise.all([a.signUp(), a.signUp(), a.signUp()]);
-    for (const fan of fans) await follow(a, fan.token, star.id);
-    await postOnB(star.token, 'a star already');
+    const { star } = await outboxStar();
     const follower = await a.signUp();
     await follow(a, follower.token, star.id);
     const live = connect(a.url, follower.token);
