@@ -27,7 +27,12 @@ export interface NotificationGroup {
   read: boolean;
   /** Its place in the recipient's list (a cursor position). */
   position: string;
+  /** Its newest RECENT_ACTORS actors' ids, newest first, kept on the group; null for a group stored without them. */
+  recentActorIds: string[] | null;
 }
+
+/** Actors a group keeps the ids of on its own item, so that a page of groups shows them with no read per group: a page's most. */
+export const RECENT_ACTORS = 100;
 
 export interface GroupPage {
   groups: NotificationGroup[];
@@ -57,7 +62,7 @@ export interface NotificationStore {
   older(userId: string, first: number, after: string | null): Promise<GroupPage>;
   /** The `last` groups newer than `before` (null: the oldest of all), closest to it; returned newest first. */
   newer(userId: string, last: number, before: string | null): Promise<GroupPage>;
-  /** The group's newest `first` actor ids. */
+  /** The group's newest `first` actor ids (at most RECENT_ACTORS): from the group itself, read only for a group stored without them. */
   actors(group: NotificationGroup, first: number): Promise<string[]>;
   /** One read of the recipient's counter item. */
   unreadCount(userId: string): Promise<number>;

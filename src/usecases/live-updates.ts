@@ -3,7 +3,7 @@ import { idKind } from '../domain/ids.js';
 import type { PostRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
-import type { NotificationGroup, NotificationKind } from '../stores/notification-store.js';
+import { type NotificationGroup, type NotificationKind, RECENT_ACTORS } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import { isFeedPosition } from '../stores/timeline-store.js';
 import type { Delivered } from './fanout.js';
@@ -153,6 +153,8 @@ export async function fanOutStatus(viewerId: string | null, post: PostRecord, pr
 
 const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'MENTION']);
 
+const isActorList = (ids: unknown): boolean => Array.isArray(ids) && ids.length <= RECENT_ACTORS && ids.every((id) => typeof id === 'string' && idKind(id) === 'usr');
+
 /** A group as published, if it is one of the recipient's (a payload from another process is checked, never trusted). */
 function parseNotificationGroup(payload: string, recipientId: string): NotificationGroup | null {
   try {
@@ -166,8 +168,9 @@ function parseNotificationGroup(payload: string, recipientId: string): Notificat
       Number.isSafeInteger(group.actorCount) &&
       Number.isSafeInteger(group.updatedAtMs) &&
       typeof group.read === 'boolean' &&
-      typeof group.position === 'string';
-    return wellFormed ? (group as NotificationGroup) : null;
+      typeof group.position === 'string' &&
+      (group.recentActorIds == null || isActorList(group.recentActorIds));
+    return wellFormed ? ({ ...group, recentActorIds: group.recentActorIds ?? null } as NotificationGroup) : null;
   } catch {
     return null;
   }

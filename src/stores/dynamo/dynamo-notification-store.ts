@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import type { ActorGroups, GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../notification-store.js';
-import { batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
+import {
+  type ActorGroups,
+  type GroupPage,
+  type NotificationCause,
+  type NotificationGroup,
+  type NotificationKind,
+  type NotificationStore,
+  RECENT_ACTORS,
+} from '../notification-store.js';
+import { batchGet, batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
 
@@ -11,6 +19,8 @@ type Item = Record<string, unknown>;
 /** Attempts of a group change that lost the race for the group's version to another writer. */
 const MAX_ATTEMPTS = 20;
 const DAY_MS = 86_400_000;
+/** Groups one markNotificationsRead transaction marks, beside the unread count (DynamoDB takes 100 items). */
+const MARK_READ_CHUNK = 99;
 /** Member items of a dropped group deleted at once, one conditional request each. */
 const MEMBER_DELETE_CONCURRENCY = 8;
 
@@ -19,9 +29,19 @@ function groupKeyOf(cause: NotificationCause, atMs: number): string {
   return cause.kind === 'FOLLOW' ? `FOLLOW#${new Date(Math.floor(atMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}` : `${cause.kind}#${cause.postId}`;
 }
 
+/** Recent actors are kept as `<ms, 15 digits>#<actorId>`, newest first, so that they sort as the actor entries do. */
+const actorIdOf = (recent: string) => recent.slice(recent.indexOf('#') + 1);
+
+/** The recent actors after `actorId` acted at `atMs` (moved to its place if it was there). */
+function withRecentActor(recent: readonly string[], actorId: string, atMs: number): string[] {
+  const entry = keys.followListPosition(atMs, actorId);
+  return [...recent.filter((other) => actorIdOf(other) !== actorId), entry].sort((a, b) => (a < b ? 1 : -1)).slice(0, RECENT_ACTORS);
+}
+
 function toGroup(item: Item): NotificationGroup {
   const updatedAtMs = Number(item.updatedAtMs);
   const groupKey = item.groupKey as string;
+  const recent = item.recentActors as string[] | undefined;
   return {
     recipientId: item.recipientId as string,
     groupKey,
@@ -31,6 +51,7 @@ function toGroup(item: Item): NotificationGroup {
     updatedAtMs,
     read: item.unread !== true,
     position: keys.notificationPosition(updatedAtMs, groupKey),
+    recentActorIds: recent ? recent.map(actorIdOf) : null,
   };
 }
 
@@ -109,6 +130,7 @@ export class DynamoNotificationStore implements NotificationStore {
       const oldUpdated = group ? Number(group.updatedAtMs) : null;
       const updatedAtMs = Math.max(oldUpdated ?? 0, atMs);
       const wasUnread = group?.unread === true;
+      const recent = group ? await this.recentActors(userId, group) : [];
       const next: Item = {
         ...keys.notificationGroup(userId, groupKey),
         recipientId: userId,
@@ -117,6 +139,7 @@ export class DynamoNotificationStore implements NotificationStore {
         ...(cause.postId === null ? {} : { postId: cause.postId }),
         generation,
         actorCount: (group ? Number(group.actorCount) : 0) + 1,
+        recentActors: withRecentActor(recent, actorId, atMs),
         updatedAtMs,
         unread: true,
         version: (version ?? 0) + 1,
@@ -181,17 +204,21 @@ export class DynamoNotificationStore implements NotificationStore {
         });
         return 'removed';
       }
-      // The group's time goes back to its newest remaining actor's.
-      const newest = await this.query({
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, generation) },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: 2,
-      });
-      const remaining = newest.find((entry) => entry.actorId !== actorId);
-      const updatedAtMs = remaining ? Number((remaining.sk as string).split('#').at(-2)) : oldUpdated;
-      const next: Item = { ...group, actorCount: Number(group.actorCount) - 1, updatedAtMs, version: version + 1 };
+      // The group's time goes back to its newest remaining actor's; its recent actors are the newest that remain.
+      const newest = await this.query(
+        {
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, generation) },
+          ScanIndexForward: false,
+          ConsistentRead: true,
+          Limit: RECENT_ACTORS + 1,
+        },
+        RECENT_ACTORS + 1,
+      );
+      const remaining = newest.filter((entry) => entry.actorId !== actorId).slice(0, RECENT_ACTORS);
+      const updatedAtMs = remaining[0] ? Number((remaining[0].sk as string).split('#').at(-2)) : oldUpdated;
+      const recentActors = remaining.map((entry) => keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string));
+      const next: Item = { ...group, actorCount: Number(group.actorCount) - 1, recentActors, updatedAtMs, version: version + 1 };
       const moved = updatedAtMs !== oldUpdated;
       await transactWrite(this.client, {
         TransactItems: [
@@ -304,7 +331,12 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   private async groups(userId: string, groupKeys: readonly string[]): Promise<NotificationGroup[]> {
-    const items = await Promise.all(groupKeys.map((groupKey) => this.get(keys.notificationGroup(userId, groupKey))));
+    const items = await batchGet(
+      this.client,
+      this.tableName,
+      groupKeys.map((groupKey) => keys.notificationGroup(userId, groupKey)),
+      { consistent: true },
+    );
     return items.filter((item): item is Item => item !== undefined).map(toGroup);
   }
 
@@ -319,18 +351,25 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   async actors(group: NotificationGroup, first: number): Promise<string[]> {
+    if (group.recentActorIds) return group.recentActorIds.slice(0, first);
     const current = await this.get(keys.notificationGroup(group.recipientId, group.groupKey));
-    if (!current) return [];
+    return current ? (await this.recentActors(group.recipientId, current)).slice(0, first).map(actorIdOf) : [];
+  }
+
+  /** A stored group's recent actors: its own list, or for a group stored without one, read from its actor entries. */
+  private async recentActors(userId: string, group: Item): Promise<string[]> {
+    if (Array.isArray(group.recentActors)) return group.recentActors as string[];
     const entries = await this.query(
       {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partitions.notifications(group.recipientId), ':prefix': notificationPrefixes.actors(group.groupKey, current.generation as string) },
+        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(group.groupKey as string, group.generation as string) },
         ScanIndexForward: false,
-        Limit: first,
+        ConsistentRead: true,
+        Limit: RECENT_ACTORS,
       },
-      first,
+      RECENT_ACTORS,
     );
-    return entries.map((entry) => entry.actorId as string);
+    return entries.map((entry) => keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string));
   }
 
   async unreadCount(userId: string): Promise<number> {
@@ -348,19 +387,41 @@ export class DynamoNotificationStore implements NotificationStore {
       ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.group, ':unread': true, ':until': untilMs },
       ConsistentRead: true,
     });
-    for (const found of unread) {
-      const groupKey = found.groupKey as string;
+    // A transaction per chunk, each group conditioned on its version and the unread count lowered by as many;
+    // a chunk that lost a race reads its groups again and marks those still to mark.
+    for (let start = 0; start < unread.length; start += MARK_READ_CHUNK) {
+      let groups = unread.slice(start, start + MARK_READ_CHUNK);
       await this.retrying(async () => {
-        const group = await this.get(keys.notificationGroup(userId, groupKey));
         // Changed since: gone, read, or updated after `untilMs` (unread again).
-        if (!group || group.unread !== true || Number(group.updatedAtMs) > untilMs) return;
-        const version = Number(group.version);
-        await transactWrite(this.client, {
-          TransactItems: [
-            { Put: { TableName: this.tableName, Item: { ...group, unread: false, version: version + 1 }, ...this.versionCondition(version) } },
-            ...this.stateChange(userId, -1, 0),
-          ],
-        });
+        const toMark = groups.filter((group) => group.unread === true && Number(group.updatedAtMs) <= untilMs);
+        if (toMark.length === 0) return;
+        try {
+          await transactWrite(this.client, {
+            TransactItems: [
+              ...toMark.map((group): TransactItem => ({
+                Update: {
+                  TableName: this.tableName,
+                  Key: keys.notificationGroup(userId, group.groupKey as string),
+                  UpdateExpression: 'SET unread = :false, version = :next',
+                  ConditionExpression: 'version = :read',
+                  ExpressionAttributeValues: { ':false': false, ':read': Number(group.version), ':next': Number(group.version) + 1 },
+                },
+              })),
+              ...this.stateChange(userId, -toMark.length, 0),
+            ],
+          });
+        } catch (error) {
+          if (lostRace(error)) {
+            const fresh = await batchGet(
+              this.client,
+              this.tableName,
+              toMark.map((group) => keys.notificationGroup(userId, group.groupKey as string)),
+              { consistent: true },
+            );
+            groups = fresh.filter((group): group is Item => group !== undefined);
+          }
+          throw error;
+        }
       });
     }
   }
