@@ -126,6 +126,20 @@ export async function postEdge(item: SkeletonItem, context: GraphQLContext, info
   return entry && isShown(entry) ? entry : null;
 }
 
+const NO_PAGE: IdPage = { items: [], hasNextPage: false };
+
+/**
+ * A list's page of ids, read only when the selection shows it (`edges` or `pageInfo`): a connection
+ * asked for its `totalCount` alone answers from the counts, with no read of the list. A page after a
+ * cursor is read anyway: the store is what knows whether the cursor is one of its positions.
+ */
+export function pageIfShown(info: GraphQLResolveInfo, args: { first?: number | null; after?: string | null }, read: () => Promise<IdPage>): Promise<IdPage> {
+  const shown = selectionTree(info, 1).fields;
+  if (shown.has('edges') || shown.has('pageInfo') || args.after != null) return read();
+  pageSize(args.first);
+  return Promise.resolve(NO_PAGE);
+}
+
 /** A follow list's connection: its skeleton (a page of ids from the graph) hydrated, through the rules. */
 export async function userConnection(page: IdPage, context: GraphQLContext, info: GraphQLResolveInfo, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
   const needs = context.feeds.hydrate ? userListNeeds(info) : NO_USER_NEEDS;

@@ -99,7 +99,8 @@ function edgeNeeds(edges: SelectionTree | undefined): PostNeeds {
   const author = node?.fields.get('author');
   const repostedBy = edges?.fields.get('repostedBy');
   return {
-    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'repostCount', 'reactionCounts'),
+    // A likedBy or repostedBy connection's totalCount is the post's count.
+    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'repostCount', 'reactionCounts', 'likedBy', 'repostedBy'),
     viewerLiked: has(node, 'viewerHasLiked'),
     viewerReposted: has(node, 'viewerHasReposted'),
     author: author ? userNeeds(author) : null,

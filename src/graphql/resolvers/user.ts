@@ -1,6 +1,6 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
-import { userConnection, userTimelineConnection } from '../feeds.js';
+import { pageIfShown, userConnection, userTimelineConnection } from '../feeds.js';
 import { notificationConnection } from '../notifications.js';
 import type { UserResolvers } from '../generated/resolvers-types.js';
 import { blockedAccounts, countedUserConnection } from './graph.js';
@@ -17,16 +17,16 @@ export function userById(context: GraphQLContext, id: string): Promise<UserRecor
 export const User: UserResolvers = {
   followerCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).followers,
   followingCount: async (user, _args, { loaders }) => (await loaders.followCounts.load(user.id)).following,
-  followers: async (user, { first, after }, context, info) =>
+  followers: async (user, args, context, info) =>
     userConnection(
-      await context.useCases.follows.followers(user.id, first, after, context.graphBudget),
+      await pageIfShown(info, args, () => context.useCases.follows.followers(user.id, args.first, args.after, context.graphBudget)),
       context,
       info,
       async () => (await context.loaders.followCounts.load(user.id)).followers,
     ),
-  following: async (user, { first, after }, context, info) =>
+  following: async (user, args, context, info) =>
     userConnection(
-      await context.useCases.follows.following(user.id, first, after, context.graphBudget),
+      await pageIfShown(info, args, () => context.useCases.follows.following(user.id, args.first, args.after, context.graphBudget)),
       context,
       info,
       async () => (await context.loaders.followCounts.load(user.id)).following,
