@@ -37,7 +37,7 @@ export default tseslint.config(
       // Objects a client cache normalizes have an `id`; pages, edges, payloads and values have none.
       '@graphql-eslint/strict-id-in-types': [
         'error',
-        { exceptions: { types: ['PageInfo', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'FanOutStatus'], suffixes: ['Connection', 'Edge', 'Payload'] } },
+        { exceptions: { types: ['PageInfo', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'FanOutStatus', 'RateLimit'], suffixes: ['Connection', 'Edge', 'Payload'] } },
       ],
       // Lists page forwards (`first`/`after`; the home timeline backwards too), and short bounded lists are plain lists.
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],

@@ -58,6 +58,8 @@ import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
 import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
 import { RedisPubSub } from './stores/redis/redis-pubsub.js';
+import { RedisRateBuckets } from './stores/redis/redis-rate-buckets.js';
+import { MemoryRateBuckets } from './stores/memory/memory-rate-buckets.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
@@ -158,6 +160,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     await engine?.stop();
     throw error;
   }
+  const memoryBuckets = new MemoryRateBuckets();
+  const rateBuckets = config.redisUrl ? new RedisRateBuckets(config.redisUrl, memoryBuckets, logger.child({ component: 'redis' })) : memoryBuckets;
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),
@@ -172,6 +176,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     tasks,
     fanOutProgress: new DynamoFanOutProgressStore(client, table, batchReader),
     pubsub,
+    rateBuckets,
   };
   return {
     stores,
@@ -191,6 +196,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
+      await rateBuckets.close();
       await pubsub.close();
       await graph.close();
       await cache?.close();
@@ -289,7 +295,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
-      ...(config.costExtensions ? [costExtensionPlugin()] : []),
+      costExtensionPlugin({ details: config.costExtensions }),
       ...(config.metrics ? [metricsPlugin()] : []),
       ...(activeTracer() ? [tracingPlugin()] : []),
       // Subscriptions run over WebSocket outside Apollo, on the schema Apollo built (with the resolvers).
@@ -363,9 +369,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     checkSignedIn,
     context(signedIn, request) {
       const proven = { credential: signedIn.credential, identity: null };
-      const subscription = operationContext(proven, request, emptyCost());
+      const subscription = operationContext(proven, request, emptyCost(config.maxStoreRequests));
       subscription.startEvent = () => {
-        const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost());
+        const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost(config.maxStoreRequests));
         // The account is checked again with each event, in the same wave as its hydration: an account signed
         // out everywhere or deleted since the connection began hears no more.
         const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
@@ -375,6 +381,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       return subscription;
     },
     limits: { maxDepth: config.maxQueryDepth, maxAliases: config.maxQueryAliases, maxCost: config.maxQueryCost, maxTokens: config.maxQueryTokens },
+    charge: (userId, points) => useCases.rateLimits.charge({ viewerId: userId, clientAddress: '' }, points),
     maxSubscriptionsPerConnection: config.subscriptionsPerConnection,
     maxConnectionsPerAccount: config.subscriptionConnectionsPerAccount,
     formatError,
@@ -390,6 +397,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     graphiql: config.graphiql,
     metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    maxStoreRequests: config.maxStoreRequests,
     upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));

@@ -343,7 +343,28 @@ export const SETTINGS = {
     1000,
     'Most WebSocket connections one account may hold on one API instance; past it the connection is closed with 4403.',
   ),
-  maxQueryCost: int('MAX_QUERY_COST', 10_000, 1, 10_000_000, 'Highest computed cost of an operation (`QUERY_TOO_EXPENSIVE`, see Protection).'),
+  maxQueryCost: int(
+    'MAX_QUERY_COST',
+    10_000,
+    1,
+    10_000_000,
+    "Highest estimated cost of an operation, in the schema's `@cost` points (`QUERY_TOO_EXPENSIVE`); at most RATE_LIMIT_POINTS.",
+  ),
+  maxStoreRequests: int(
+    'MAX_STORE_REQUESTS',
+    500,
+    1,
+    1_000_000,
+    'Most store requests (DynamoDB and graph together) one operation may send; past it the fields still to read fail with `BUDGET_EXCEEDED`.',
+  ),
+  rateLimitPoints: int(
+    'RATE_LIMIT_POINTS',
+    20_000,
+    1,
+    1_000_000_000,
+    "Each client's bucket of cost points (a signed-in account's, or an anonymous client address's); an operation whose estimate exceeds what is left is RATE_LIMITED (HTTP 429).",
+  ),
+  rateLimitPointsPerSecond: int('RATE_LIMIT_POINTS_PER_SECOND', 1_000, 1, 1_000_000_000, 'How fast a bucket refills, in points a second.'),
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) => (LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`)),
 } as const;
 
@@ -355,6 +376,7 @@ export function loadConfig(env: Env = process.env): Config {
   for (const [key, setting] of Object.entries(SETTINGS)) {
     config[key] = setting.parse(env[setting.name], env);
   }
+  if (Number(config.maxQueryCost) > Number(config.rateLimitPoints)) fail('MAX_QUERY_COST', 'must not be more than RATE_LIMIT_POINTS: an operation that costs more could never run');
   const oidc = [SETTINGS.oidcIssuer, SETTINGS.oidcAudience, SETTINGS.oidcJwksUri];
   const oidcSet = oidc.filter((setting) => (env[setting.name] ?? '') !== '');
   if (oidcSet.length > 0 && oidcSet.length < oidc.length) {

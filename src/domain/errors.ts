@@ -3,7 +3,7 @@
  * GraphQL errors with a stable `extensions.code`; anything else is an internal error
  * and is masked for clients.
  */
-export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'HANDLE_TAKEN' | 'RATE_LIMITED' | 'QUERY_TOO_EXPENSIVE';
+export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'HANDLE_TAKEN' | 'RATE_LIMITED' | 'QUERY_TOO_EXPENSIVE' | 'BUDGET_EXCEEDED';
 
 export class AppError extends Error {
   constructor(

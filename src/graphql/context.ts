@@ -3,6 +3,7 @@ import type { Credential, ProviderIdentity, UserRecord } from '../domain/models.
 import type { Cost } from '../observability/cost.js';
 import type { ReadBudget } from '../stores/graph/graph-store.js';
 import type { TimelineSkeleton } from '../usecases/timelines.js';
+import type { RateStatus } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';
 
@@ -12,6 +13,13 @@ export interface FeedState {
   hydrate: boolean;
   /** Timeline skeletons started so far, by field, user and page arguments. */
   skeletons: Map<string, Promise<TimelineSkeleton>>;
+}
+
+export interface Demand {
+  estimated: number;
+  maxCost: number;
+  /** Null when the operation was refused before its client's bucket was asked. */
+  rate: RateStatus | null;
 }
 
 export interface GraphQLContext {
@@ -35,6 +43,8 @@ export interface GraphQLContext {
   graphBudget: ReadBudget;
   /** What this operation has cost the backends so far. */
   cost: Cost;
+  /** Its estimate and limit once measured, and its client's bucket once charged (see queryLimitsPlugin). */
+  demand?: Demand;
   feeds: FeedState;
   /**
    * A subscription's: resets what is per operation (loaders, graph budget, cost, skeletons) before

@@ -22,6 +22,8 @@ export interface HttpOptions {
   /** Serve the process's Prometheus metrics at /metrics. */
   metrics: boolean;
   timeouts: HttpTimeouts;
+  /** The store requests one operation may send (MAX_STORE_REQUESTS). */
+  maxStoreRequests: number;
   /** WebSocket upgrades (GraphQL subscriptions, see subscriptions.ts). */
   upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -115,7 +117,7 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
     body,
   };
   // Every backend request made while serving this operation is counted into its meter.
-  const cost = emptyCost();
+  const cost = emptyCost(options.maxStoreRequests);
   const result = await withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }));
   for (const [name, value] of result.headers) response.setHeader(name, value);
   response.statusCode = result.status ?? 200;

@@ -9,8 +9,9 @@ import type { Credential } from '../domain/models.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { overLongIdRefusal } from '../graphql/limits/id-arguments.js';
 import { measureOperation } from '../graphql/limits/measure.js';
-import { type QueryLimits, limitRefusal, tokenLimitError } from '../graphql/limits/query-limits.js';
+import { type QueryLimits, limitRefusal, rateRefusal, tokenLimitError } from '../graphql/limits/query-limits.js';
 import type { Logger } from '../logger.js';
+import type { RateStatus } from '../usecases/rate-limits.js';
 import { MAX_BODY_BYTES } from './server.js';
 
 /** A connection's proven sign-in: its credential and when its token stops working. */
@@ -29,6 +30,8 @@ export interface SubscriptionServerOptions {
   /** The context of one subscription of a connection signed in as `signedIn`. */
   context(signedIn: SignedIn, request: IncomingMessage): GraphQLContext;
   limits: QueryLimits & { maxTokens: number };
+  /** Takes a subscription's estimate out of its account's rate bucket (see RateLimits). */
+  charge(userId: string, points: number): Promise<RateStatus>;
   maxSubscriptionsPerConnection: number;
   maxConnectionsPerAccount: number;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
@@ -126,8 +129,11 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
     if (!operation) return [clientError('The document names no single operation to run (see operationName)', 'OPERATION_RESOLUTION_FAILURE')];
     if (operation.operation !== 'subscription') return [clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST')];
     const variables = payload.variables ?? undefined;
-    const refused = limitRefusal(measureOperation(schema, document, operation, variables), options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
+    const measure = measureOperation(schema, document, operation, variables);
+    const refused = limitRefusal(measure, options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
     if (refused) return [refused];
+    const paid = await options.charge(signedIn.credential.userId, measure.cost);
+    if (!paid.allowed) return [clientError(rateRefusal(paid).message, 'RATE_LIMITED', { retryAfterSeconds: paid.retryAfterSeconds, cost: paid.cost, remaining: paid.remaining })];
     // Variables that do not coerce are the client's mistake, as over HTTP: refused here, where execution would report them without a code.
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
     if (coerced.errors) return coerced.errors.map((error) => clientError(error.message, 'BAD_USER_INPUT'));

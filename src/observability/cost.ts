@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { AppError } from '../domain/errors.js';
 
 /**
  * What one GraphQL operation cost the backends, counted where requests are sent: the
@@ -15,13 +16,26 @@ export interface Cost {
   waves: number;
   /** Lookups of cached items (profiles, posts, counter shards) answered by the cache, and those that went to DynamoDB. */
   cache: { hits: number; misses: number };
+  /** Store requests sent so far, answered or not: what the budget counts. */
+  sent: number;
+  /** The most store requests (DynamoDB and graph) the operation may send (MAX_STORE_REQUESTS); null: unlimited. */
+  maxRequests: number | null;
 }
 
-export function emptyCost(): Cost {
-  return { dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 }, graph: { requests: 0 }, waves: 0, cache: { hits: 0, misses: 0 } };
+export function emptyCost(maxRequests: number | null = null): Cost {
+  return {
+    dynamodb: { requests: 0, readCapacityUnits: 0, writeCapacityUnits: 0 },
+    graph: { requests: 0 },
+    waves: 0,
+    cache: { hits: 0, misses: 0 },
+    sent: 0,
+    maxRequests,
+  };
 }
 
 const scope = new AsyncLocalStorage<Cost>();
+/** Work that must not stop half-way (a mutation's own writes and the reads between them) is counted but never refused. */
+const unbudgeted = new AsyncLocalStorage<true>();
 
 /** Per meter, the deepest wave of a request that has come back. */
 const answeredWave = new WeakMap<Cost, number>();
@@ -39,13 +53,25 @@ export function currentCostMeter(): Cost | undefined {
   return scope.getStore();
 }
 
+/** Runs `fn` outside the operation's budget: its requests are counted, never refused. */
+export function withoutBudget<T>(fn: () => T): T {
+  return unbudgeted.run(true, fn);
+}
+
 /**
  * Marks a store request as sent, returning what to call when its answer arrives: the request
- * belongs to the wave after the deepest one already answered.
+ * belongs to the wave after the deepest one already answered. Throws BUDGET_EXCEEDED instead,
+ * sending nothing, when the operation has sent all it may.
  */
 export function startStoreRequest(): () => void {
   const meter = scope.getStore();
   if (!meter) return () => {};
+  if (meter.maxRequests !== null && meter.sent >= meter.maxRequests && !unbudgeted.getStore()) {
+    throw new AppError('BUDGET_EXCEEDED', `This operation has sent the ${meter.maxRequests} store requests it may send (MAX_STORE_REQUESTS); ask for less`, {
+      maxRequests: meter.maxRequests,
+    });
+  }
+  meter.sent += 1;
   const wave = (answeredWave.get(meter) ?? 0) + 1;
   meter.waves = Math.max(meter.waves, wave);
   return () => answeredWave.set(meter, Math.max(answeredWave.get(meter) ?? 0, wave));

@@ -6,6 +6,7 @@ import type { GraphStore } from './graph/graph-store.js';
 import type { NotificationStore } from './notification-store.js';
 import type { PostStore } from './post-store.js';
 import type { PubSub } from './pubsub.js';
+import type { RateBucketStore } from './rate-bucket-store.js';
 import type { RepostStore } from './repost-store.js';
 import type { TaskQueue } from './task-queue.js';
 import type { TimelineStore } from './timeline-store.js';
@@ -27,4 +28,6 @@ export interface Stores {
   fanOutProgress: FanOutProgressStore;
   /** Live events between processes (subscriptions): in-process, or Redis with REDIS_URL. */
   pubsub: PubSub;
+  /** Each client's bucket of cost points: in-process, or Redis with REDIS_URL. */
+  rateBuckets: RateBucketStore;
 }

@@ -16,6 +16,7 @@ import { MentionResolver } from './mentions.js';
 import { NotificationEvents, NotificationUseCases } from './notifications.js';
 import { OutboxAuthors } from './outbox-authors.js';
 import { PostUseCases } from './posts.js';
+import { RateLimits } from './rate-limits.js';
 import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
@@ -93,6 +94,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     ),
     notifications: new NotificationUseCases(stores.notifications),
     timelines,
+    rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */

@@ -49,6 +49,8 @@ export const TEST_PASSWORD = 'correct horse battery staple';
  */
 const TEST_SCRYPT_LOG2_N = '10';
 
+const TEST_RATE_LIMIT_POINTS = '1000000000';
+
 /**
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
@@ -63,6 +65,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     PASSWORD_SCRYPT_LOG2_N: TEST_SCRYPT_LOG2_N,
+    // A test drives hundreds of operations from one address in seconds; the rate-limit tests set their own buckets.
+    RATE_LIMIT_POINTS: TEST_RATE_LIMIT_POINTS,
+    RATE_LIMIT_POINTS_PER_SECOND: TEST_RATE_LIMIT_POINTS,
     ...env,
   });
   const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });

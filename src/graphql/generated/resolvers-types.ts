@@ -445,7 +445,10 @@ export type Node = {
   id: Scalars['ID']['output'];
 };
 
-/** One notification per kind and post (FOLLOW: per day), with the accounts that caused it. */
+/**
+ * One notification per kind and post (FOLLOW: per day), with the accounts that caused it. Costs its own key and its newest 20
+ * actors', whom the rules look up.
+ */
 export type Notification = Node & {
   __typename?: 'Notification';
   /** How many accounts are in the group. */
@@ -465,7 +468,10 @@ export type Notification = Node & {
 };
 
 
-/** One notification per kind and post (FOLLOW: per day), with the accounts that caused it. */
+/**
+ * One notification per kind and post (FOLLOW: per day), with the accounts that caused it. Costs its own key and its newest 20
+ * actors', whom the rules look up.
+ */
 export type NotificationActorsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -621,6 +627,8 @@ export type Query = {
   post: Maybe<Post>;
   /** Every post, newest first. */
   publicTimeline: Maybe<PostConnection>;
+  /** What this operation cost and what is left of the client's rate bucket (see RateLimit); costs nothing itself. */
+  rateLimit: Maybe<RateLimit>;
   /** Who the viewer may want to follow: friends of friends, most shared connections first. Needs a signed-in viewer. */
   suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. */
@@ -695,6 +703,28 @@ export type QueryUserArgs = {
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryUsersArgs = {
   ids: Array<Scalars['ID']['input']>;
+};
+
+/**
+ * The client's rate of cost, as `extensions.cost.rateLimit` shows it with every response: each operation pays its estimate
+ * (in the schema's `@cost` points) out of its client's bucket before it runs; the bucket refills at `restoreRate` points a
+ * second up to `limit`, and an operation that costs more than is left is refused with RATE_LIMITED (HTTP 429 and
+ * Retry-After). A signed-in account has one bucket for all its tokens; an anonymous client, one per address.
+ */
+export type RateLimit = {
+  __typename?: 'RateLimit';
+  /** What this operation was estimated to cost, in points; it was paid before the operation ran. */
+  cost: Scalars['Int']['output'];
+  /** The bucket's size (RATE_LIMIT_POINTS). */
+  limit: Scalars['Int']['output'];
+  /** The most one operation may cost (MAX_QUERY_COST). */
+  maxCost: Scalars['Int']['output'];
+  /** Points left in the bucket after this operation. */
+  remaining: Scalars['Int']['output'];
+  /** When the bucket will be full again if nothing more is spent. */
+  resetAt: Scalars['DateTime']['output'];
+  /** Points the bucket regains each second (RATE_LIMIT_POINTS_PER_SECOND). */
+  restoreRate: Scalars['Int']['output'];
 };
 
 /** How many users reacted to a post with one kind of reaction. */
@@ -1081,6 +1111,7 @@ export type ResolversTypes = {
   PostEdge: ResolverTypeWrapper<PostEdgeModel>;
   PostPayload: ResolverTypeWrapper<Omit<PostPayload, 'post'> & { post: ResolversTypes['Post'] }>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RateLimit: ResolverTypeWrapper<RateLimit>;
   ReactionCount: ResolverTypeWrapper<ReactionCount>;
   RelationshipPayload: ResolverTypeWrapper<Omit<RelationshipPayload, 'user' | 'viewer'> & { user: ResolversTypes['User'], viewer: ResolversTypes['User'] }>;
   Separation: ResolverTypeWrapper<SeparationModel>;
@@ -1123,6 +1154,7 @@ export type ResolversParentTypes = {
   PostEdge: PostEdgeModel;
   PostPayload: Omit<PostPayload, 'post'> & { post: ResolversParentTypes['Post'] };
   Query: Record<PropertyKey, never>;
+  RateLimit: RateLimit;
   ReactionCount: ReactionCount;
   RelationshipPayload: Omit<RelationshipPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
   Separation: SeparationModel;
@@ -1138,6 +1170,21 @@ export type ResolversParentTypes = {
   UserConnection: UserConnectionModel;
   UserEdge: UserEdgeModel;
 };
+
+export type CostDirectiveArgs = {
+  weight: Scalars['Int']['input'];
+};
+
+export type CostDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = CostDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type ListSizeDirectiveArgs = {
+  assumedSize?: Maybe<Scalars['Int']['input']>;
+  requireOneSlicingArgument?: Maybe<Scalars['Boolean']['input']>;
+  sizedFields?: Maybe<Array<Scalars['String']['input']>>;
+  slicingArguments?: Maybe<Array<Scalars['String']['input']>>;
+};
+
+export type ListSizeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
   author?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
@@ -1286,11 +1333,21 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
   publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
+  rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
   suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
   tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;
   users?: Resolver<Maybe<Array<Maybe<ResolversTypes['User']>>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type RateLimitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RateLimit'] = ResolversParentTypes['RateLimit']> = {
+  cost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  limit?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  maxCost?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  remaining?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  resetAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  restoreRate?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 };
 
 export type ReactionCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ReactionCount'] = ResolversParentTypes['ReactionCount']> = {
@@ -1393,6 +1450,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PostEdge?: PostEdgeResolvers<ContextType>;
   PostPayload?: PostPayloadResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RateLimit?: RateLimitResolvers<ContextType>;
   ReactionCount?: ReactionCountResolvers<ContextType>;
   RelationshipPayload?: RelationshipPayloadResolvers<ContextType>;
   Separation?: SeparationResolvers<ContextType>;
@@ -1405,3 +1463,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   UserEdge?: UserEdgeResolvers<ContextType>;
 };
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = {
+  cost?: CostDirectiveResolver<any, any, ContextType>;
+  listSize?: ListSizeDirectiveResolver<any, any, ContextType>;
+};

@@ -2,20 +2,27 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
+  type InlineFragmentNode,
   type OperationDefinitionNode,
   type SelectionSetNode,
   type ValueNode,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
   Kind,
+  SchemaMetaFieldDef,
+  TypeMetaFieldDef,
+  getDirectiveValues,
   getNamedType,
   isInterfaceType,
+  isLeafType,
   isObjectType,
 } from 'graphql';
-import { MAX_MENTIONS } from '../../domain/mentions.js';
 import { LIMITS } from '../../domain/validation.js';
-import { HOPS } from '../../usecases/graph-queries.js';
+import { type FieldCost, costModel, returnsList } from './cost-directives.js';
 
 /** What executing one operation could take, measured on the document before anything runs. */
 export interface OperationMeasure {
@@ -23,11 +30,7 @@ export interface OperationMeasure {
   depth: number;
   /** Aliased fields, counting a fragment once for every place it is spread. */
   aliases: number;
-  /**
-   * Fields that may be resolved: every field costs 1 each time it may run (a few that read more
-   * of the graph cost more, see FIELD_WEIGHTS), and a field that takes `first` or `last` (default 20) or
-   * `ids` multiplies everything beneath it by that many.
-   */
+  /** The estimate of the schema's declared costs (see docs/design/limits.md). */
   cost: number;
   /** Fields that check or hash a password (PASSWORD_FIELDS), counting a fragment once for every place it is spread. */
   passwordChecks: number;
@@ -37,15 +40,21 @@ const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0, passwordCheck
 
 /**
  * The mutations that run the password hash (scrypt, hundreds of milliseconds of CPU): the cost
- * limit counts each as one field, so the one-per-operation limit bounds them instead.
+ * limit counts store requests, so the one-per-operation limit bounds them instead.
  */
 const PASSWORD_FIELDS: ReadonlySet<string> = new Set(['Mutation.signUp', 'Mutation.signIn', 'Mutation.changePassword', 'Mutation.deleteAccount']);
-const NO_VARIABLES: ReadonlyMap<string, unknown> = new Map();
+
+/** List sizes a parent's `@listSize(sizedFields:)` gives its child fields, by child field name. */
+type SizedFields = ReadonlyMap<string, number>;
+const UNSIZED: SizedFields = new Map();
 
 /**
- * Measures `operation` with the request's variables. Fragments are measured once each and
- * reused (a measure scales linearly), so a document that spreads fragments into each other
- * many times takes time linear in its size, not in its expansion.
+ * Measures `operation` with the request's variables, as execution will run it: every alias
+ * counts, fields left out by `@skip`/`@include` cost nothing, a variable sent as null is null and
+ * only one left out takes its default. A field costs its declared `@cost` weight each time it
+ * runs, plus every object it returns at its type's weight (1 unless declared) with what is
+ * selected under it; a list multiplies by its size: the largest slicing argument given, else
+ * `assumedSize`, or the size its parent's `sizedFields` gives it (a connection's `edges`).
  */
 export function measureOperation(
   schema: GraphQLSchema,
@@ -53,46 +62,58 @@ export function measureOperation(
   operation: OperationDefinitionNode,
   requestVariables: Record<string, unknown> | undefined,
 ): OperationMeasure {
-  // As execution coerces them: a variable sent as null is null (and a null `first` runs at the default
-  // page size); only a variable left out takes its default.
-  const variables = new Map<string, unknown>();
+  const model = costModel(schema);
+  const variables: Record<string, unknown> = Object.create(null);
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
     const sent = requestVariables !== undefined && Object.hasOwn(requestVariables, name);
-    variables.set(name, sent ? requestVariables[name] : valueOf(definition.defaultValue, NO_VARIABLES));
+    variables[name] = sent ? requestVariables[name] : valueOf(definition.defaultValue, variables);
   }
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
+  // A fragment's measure depends only on the sizes given to its fields, so it is measured once per
+  // sizing: linear in the document, not in its expansion.
   const measuredFragments = new Map<string, OperationMeasure>();
 
-  function measureFragment(name: string): OperationMeasure {
-    const known = measuredFragments.get(name);
+  const runs = (selection: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean => {
+    try {
+      return getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+    } catch {
+      // A null condition: execution refuses the operation itself.
+      return true;
+    }
+  };
+
+  function measureFragment(name: string, sized: SizedFields): OperationMeasure {
+    const key = `${name}|${[...sized].join(',')}`;
+    const known = measuredFragments.get(key);
     if (known) return known;
     const fragment = fragments.get(name);
     // Validation has already refused unknown fragments and fragment cycles.
-    const measure = fragment ? measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value)) : NOTHING;
-    measuredFragments.set(name, measure);
+    const measure = fragment ? measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), sized) : NOTHING;
+    measuredFragments.set(key, measure);
     return measure;
   }
 
-  function measureSelections(selectionSet: SelectionSetNode, parentType: GraphQLNamedType | undefined | null): OperationMeasure {
+  function measureSelections(selectionSet: SelectionSetNode, parentType: GraphQLNamedType | undefined | null, sized: SizedFields): OperationMeasure {
     let depth = 0;
     let aliases = 0;
     let cost = 0;
     let passwordChecks = 0;
     for (const selection of selectionSet.selections) {
+      if (!runs(selection)) continue;
       let measure: OperationMeasure;
       switch (selection.kind) {
         case Kind.FIELD:
-          measure = measureField(selection, parentType);
+          measure = measureField(selection, parentType, sized);
           break;
         case Kind.INLINE_FRAGMENT:
-          measure = measureSelections(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType);
+          measure = measureSelections(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType, sized);
           break;
         case Kind.FRAGMENT_SPREAD:
-          measure = measureFragment(selection.name.value);
+          measure = measureFragment(selection.name.value, sized);
           break;
       }
       depth = Math.max(depth, measure.depth);
@@ -103,80 +124,70 @@ export function measureOperation(
     return { depth, aliases, cost, passwordChecks };
   }
 
-  function measureField(field: FieldNode, parentType: GraphQLNamedType | undefined | null): OperationMeasure {
+  function measureField(field: FieldNode, parentType: GraphQLNamedType | undefined | null, sized: SizedFields): OperationMeasure {
     const aliased = field.alias ? 1 : 0;
-    // __typename is free; __schema and __type read the schema only, and the INTROSPECTION setting governs them.
-    if (field.name.value.startsWith('__')) return { depth: 0, aliases: aliased, cost: 0, passwordChecks: 0 };
-    const definition = fieldDefinition(parentType, field.name.value);
-    const children = field.selectionSet && definition ? measureSelections(field.selectionSet, getNamedType(definition.type)) : NOTHING;
+    const name = field.name.value;
+    if (name === '__typename') return { depth: 0, aliases: aliased, cost: 0, passwordChecks: 0 };
+    const definition = fieldDefinition(parentType, name);
+    if (!definition || !parentType) return { depth: 1, aliases: aliased, cost: 0, passwordChecks: 0 };
+    const type = getNamedType(definition.type);
+    // Introspection reads only the schema: it costs nothing, but its depth and aliases count like any other.
+    const declared = name.startsWith('__') ? NO_DECLARED_COST : model.field(parentType, name);
+    const size = returnsList(definition) ? listSize(field, declared, sized.get(name), variables) : 1;
+    const children = field.selectionSet ? measureSelections(field.selectionSet, type, childSizes(field, declared, variables)) : NOTHING;
+    const perItem = isLeafType(type) ? 0 : model.typeWeight(type) + children.cost;
     return {
-      depth: 1 + children.depth,
+      // An `ofType` chain ends at the schema's list and non-null wrappers, however deep a client writes it (GraphiQL's runs nine).
+      depth: (name === 'ofType' && parentType.name === '__Type' ? 0 : 1) + children.depth,
       aliases: aliased + children.aliases,
-      cost: fieldWeight(parentType, definition) + listSize(field, parentType, definition, variables) * children.cost,
-      passwordChecks: (definition && PASSWORD_FIELDS.has(`${parentType?.name}.${definition.name}`) ? 1 : 0) + children.passwordChecks,
+      cost: declared.weight + size * perItem,
+      passwordChecks: (PASSWORD_FIELDS.has(`${parentType.name}.${name}`) ? 1 : 0) + children.passwordChecks,
     };
   }
 
-  return measureSelections(operation.selectionSet, schema.getRootType(operation.operation));
+  return measureSelections(operation.selectionSet, schema.getRootType(operation.operation), UNSIZED);
 }
 
-/** The definition of an object's or an interface's field. */
+const NO_DECLARED_COST: FieldCost = { weight: 0, listSize: null };
+
+/** The definition of an object's or an interface's field, introspection's root fields included. */
 function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
+  if (name === '__schema') return SchemaMetaFieldDef;
+  if (name === '__type') return TypeMetaFieldDef;
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
 }
 
 /**
- * Fields that read more of the graph each time they run than a field of a page, which shares one
- * batched lookup with its siblings: a `mutuals` or `knownFollowers` connection intersects two
- * follow lists for its page and `totalCount` (the two counts, a whole list, an edge per entry).
- * Each costs this many fields, so a page of users that asks every one of them for such a list is
- * refused up front; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the rest.
+ * The size of a list field: the largest slicing argument given (a list argument counts its
+ * items), else what the parent's sizedFields give it, else its `assumedSize`. Slicing values are
+ * clamped to 1-100: resolvers refuse anything else with BAD_USER_INPUT, the clearer answer.
  */
-const FIELD_WEIGHTS: Record<string, number> = {
-  'User.mutuals': 100,
-  'User.knownFollowers': 100,
-};
-
-function fieldWeight(parentType: GraphQLNamedType | undefined | null, definition: GraphQLField<unknown, unknown> | undefined): number {
-  return (definition && FIELD_WEIGHTS[`${parentType?.name}.${definition.name}`]) ?? 1;
+function listSize(field: FieldNode, declared: FieldCost, fromParent: number | undefined, variables: Record<string, unknown>): number {
+  const sliced = slice(field, declared, variables);
+  if (sliced !== null) return sliced;
+  return fromParent ?? declared.listSize?.assumedSize ?? 1;
 }
 
-/** Lists of objects without a `first`, at their most: a path of maxDepth hops, up to 3 `via` users, a text's mentions. */
-const BOUNDED_LISTS: Record<string, number> = {
-  'Separation.path': HOPS.separation.max + 1,
-  'Suggestion.via': 3,
-  'Post.mentions': MAX_MENTIONS,
-  'Comment.mentions': MAX_MENTIONS,
-};
-
-/**
- * How many items a field may return: its `first` or `last` (20 when null or left out, as it runs), or how many `ids` it is given.
- * Values are clamped to 1-100: resolvers refuse anything outside with BAD_USER_INPUT, which is
- * the clearer answer for a client than a cost refusal.
- */
-function listSize(
-  field: FieldNode,
-  parentType: GraphQLNamedType | undefined | null,
-  definition: GraphQLField<unknown, unknown> | undefined,
-  variables: ReadonlyMap<string, unknown>,
-): number {
-  if (!definition) return 1;
-  const bounded = BOUNDED_LISTS[`${parentType?.name}.${definition.name}`];
-  if (bounded !== undefined) return bounded;
-  const argument = (name: string) => field.arguments?.find((a) => a.name.value === name)?.value;
-  if (definition.args.some((a) => a.name === 'first' || a.name === 'last')) {
-    // A field that pages both ways (User.timeline) is measured at the larger of the two.
-    const sizes = ['first', 'last'].map((name) => valueOf(argument(name), variables)).filter((size): size is number => typeof size === 'number');
-    return clampPageSize(sizes.length > 0 ? Math.max(...sizes) : LIMITS.pageSizeDefault);
+/** The largest slicing argument given, clamped to a page; null when none is given (or given as null). */
+function slice(field: FieldNode, declared: FieldCost, variables: Record<string, unknown>): number | null {
+  const sizes: number[] = [];
+  for (const name of declared.listSize?.slicingArguments ?? []) {
+    const value = valueOf(field.arguments?.find((a) => a.name.value === name)?.value, variables);
+    if (typeof value === 'number') sizes.push(value);
+    else if (Array.isArray(value)) sizes.push(value.length);
   }
-  if (definition.args.some((a) => a.name === 'ids')) {
-    const ids = valueOf(argument('ids'), variables);
-    return clampPageSize(Array.isArray(ids) ? ids.length : 1);
-  }
-  return 1;
+  return sizes.length > 0 ? Math.min(Math.max(Math.max(...sizes), 1), LIMITS.pageSizeMax) : null;
 }
 
-function valueOf(node: ValueNode | undefined, variables: ReadonlyMap<string, unknown>): unknown {
+/** The sizes a field with `sizedFields` gives its children: its slice, or its assumed size. */
+function childSizes(field: FieldNode, declared: FieldCost, variables: Record<string, unknown>): SizedFields {
+  const listSize = declared.listSize;
+  if (!listSize || listSize.sizedFields.length === 0) return UNSIZED;
+  const size = slice(field, declared, variables) ?? listSize.assumedSize ?? 1;
+  return new Map(listSize.sizedFields.map((name) => [name, size]));
+}
+
+function valueOf(node: ValueNode | undefined, variables: Record<string, unknown>): unknown {
   if (!node) return undefined;
   switch (node.kind) {
     case Kind.INT:
@@ -184,12 +195,12 @@ function valueOf(node: ValueNode | undefined, variables: ReadonlyMap<string, unk
     case Kind.LIST:
       return node.values;
     case Kind.VARIABLE:
-      return variables.get(node.name.value);
+      return variables[node.name.value];
+    case Kind.BOOLEAN:
+      return node.value;
+    case Kind.NULL:
+      return null;
     default:
       return undefined;
   }
-}
-
-function clampPageSize(size: number): number {
-  return Math.min(Math.max(size, 1), LIMITS.pageSizeMax);
 }

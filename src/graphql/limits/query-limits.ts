@@ -1,5 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
+import type { RateStatus } from '../../usecases/rate-limits.js';
+import type { Demand, GraphQLContext } from '../context.js';
 import { type OperationMeasure, measureOperation } from './measure.js';
 
 /** The limits an operation must stay within before anything runs (settings MAX_QUERY_DEPTH, _ALIASES, _COST; MAX_PASSWORD_CHECKS is fixed). */
@@ -10,7 +12,7 @@ export interface QueryLimits {
 }
 
 /** Stable `extensions.code`s of the refusals; the error formatter passes them to clients. */
-export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE', 'TOO_MANY_PASSWORD_CHECKS'] as const;
+export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE', 'TOO_MANY_PASSWORD_CHECKS', 'RATE_LIMITED'] as const;
 
 /**
  * Password mutations an operation may hold. Each runs the password hash, so that aliases of them
@@ -46,7 +48,7 @@ export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): Gr
   }
   if (measure.cost > limits.maxCost) {
     return refusal(
-      `The operation could resolve ${measure.cost} fields; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
+      `The operation's estimated cost is ${measure.cost} points; at most ${limits.maxCost} are allowed. Ask for smaller pages (first) or fewer nested lists`,
       'QUERY_TOO_EXPENSIVE',
       { cost: measure.cost, maxCost: limits.maxCost },
     );
@@ -54,20 +56,40 @@ export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): Gr
   return null;
 }
 
+/** The refusal of an operation its client's bucket cannot pay for: HTTP 429 with Retry-After. */
+export function rateRefusal(status: RateStatus): GraphQLError {
+  return new GraphQLError(`The operation costs ${status.cost} points and ${status.remaining} are left; try again in ${status.retryAfterSeconds} s`, {
+    extensions: {
+      code: 'RATE_LIMITED',
+      retryAfterSeconds: status.retryAfterSeconds,
+      cost: status.cost,
+      remaining: status.remaining,
+      http: { status: 429, headers: new Map([['retry-after', String(status.retryAfterSeconds)]]) },
+    },
+  });
+}
+
 /**
  * Refuses an operation that is too deep, has too many aliases or password checks or costs too much, after it is
- * parsed and validated and before execution starts, so a refused operation reaches no store.
+ * parsed and validated and before execution starts, so a refused operation reaches no store; then takes its
+ * estimate out of its client's bucket, or refuses it with RATE_LIMITED when the bucket holds less.
  * The token limit is enforced by the parser itself (Apollo's `parseOptions.maxTokens`).
  */
-export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin {
+export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<GraphQLContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ schema, document, operation, request }) {
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
           // Without an operation nothing executes; Apollo answers with the resolution error.
           if (!operation) return;
-          const refused = limitRefusal(measureOperation(schema, document, operation, request.variables), limits);
+          const measure = measureOperation(schema, document, operation, request.variables);
+          const demand: Demand = { estimated: measure.cost, maxCost: limits.maxCost, rate: null };
+          contextValue.demand = demand;
+          const refused = limitRefusal(measure, limits);
           if (refused) throw refused;
+          const { viewerId, clientAddress, useCases } = contextValue;
+          demand.rate = await useCases.rateLimits.charge({ viewerId, clientAddress }, measure.cost);
+          if (!demand.rate.allowed) throw rateRefusal(demand.rate);
         },
       };
     },

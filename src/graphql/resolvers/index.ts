@@ -4,6 +4,7 @@ import type { Resolvers } from '../generated/resolvers-types.js';
 import { connections } from './connections.js';
 import { graph } from './graph.js';
 import { Mutation } from './mutation.js';
+import { withoutBudget } from '../../observability/cost.js';
 import { Notification } from './notification.js';
 import { Comment, Post, PostEdge } from './post.js';
 import { Query } from './query.js';
@@ -31,10 +32,20 @@ const DateTime = new GraphQLScalarType({
   parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDateTime(ast.value) : parseDateTime(null)),
 });
 
+/**
+ * A mutation's own work is never stopped half-way by the store-request budget (a write between its
+ * reads, a check after its write): its declared cost bounds it. What its payload selects is budgeted.
+ */
+function unbudgeted<R extends object>(fields: R): R {
+  return Object.fromEntries(
+    Object.entries(fields).map(([name, resolve]) => [name, (...args: unknown[]) => withoutBudget(() => (resolve as (...a: unknown[]) => unknown)(...args))]),
+  ) as R;
+}
+
 export const resolvers: Resolvers = {
   DateTime,
   Query,
-  Mutation,
+  Mutation: unbudgeted(Mutation),
   Subscription,
   User,
   Post,

@@ -3,10 +3,7 @@ import { notificationActors, notificationId } from '../notifications.js';
 
 export const Notification: NotificationResolvers = {
   id: (group) => notificationId(group),
-  kind: (group) => group.kind,
   post: (group, _args, { loaders }) => (group.postId === null ? null : loaders.post.load(group.postId)),
   actors: (group, { first }, context) => notificationActors(context, group, first),
-  actorCount: (group) => group.actorCount,
   updatedAt: (group) => new Date(group.updatedAtMs).toISOString(),
-  read: (group) => group.read,
 };

@@ -46,6 +46,17 @@ export const Query: QueryResolvers = {
     }
   },
 
+  rateLimit: (_parent, _args, { demand }) =>
+    demand?.rate
+      ? {
+          cost: demand.estimated,
+          maxCost: demand.maxCost,
+          limit: demand.rate.limit,
+          remaining: demand.rate.remaining,
+          restoreRate: demand.rate.restoreRate,
+          resetAt: new Date(demand.rate.resetAtMs).toISOString(),
+        }
+      : null,
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
   tagTimeline: (_parent, { tag, first, after }, context, info) => tagConnection(context, info, tag, first, after),
   publicTimeline: (_parent, { first, after }, context, info) => publicConnection(context, info, first, after),

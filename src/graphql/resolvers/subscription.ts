@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { encodeCursor } from '../../domain/cursor.js';
 import { unauthenticated } from '../../domain/errors.js';
+import { withCostMeter } from '../../observability/cost.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
 import { toSkeleton } from '../../usecases/timelines.js';
@@ -22,7 +23,8 @@ function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLCon
         const event = await events.next();
         if (event.done) return { value: undefined, done: true };
         context.startEvent?.();
-        const value = await shown(event.value);
+        // Each event is metered and budgeted as a query of its own.
+        const value = await withCostMeter(context.cost, () => shown(event.value));
         // A failed account check ends the subscription with its error (UNAUTHENTICATED).
         await context.accountCheck;
         if (value !== null) return { value, done: false };

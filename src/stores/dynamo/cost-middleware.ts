@@ -51,8 +51,8 @@ export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 
       const input = args.input as Record<string, unknown>;
       if (REPORTING.has(command) && input.ReturnConsumedCapacity === undefined) input.ReturnConsumedCapacity = 'TOTAL';
       const operation = command.replace(/Command$/, '') || 'unknown';
+      const answered = startStoreRequest();
       return observeStoreRequest(countAs, 'aws.dynamodb', operation, async (span) => {
-        const answered = startStoreRequest();
         try {
           const result = await next(args);
           answered();

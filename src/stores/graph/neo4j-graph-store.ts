@@ -95,9 +95,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     if (given !== [...statement.params].sort().join(',')) {
       throw new Error(`Cypher ${name} takes parameters [${statement.params.join(', ')}], got [${given}]`);
     }
+    const answered = startStoreRequest();
     recordGraphRequest();
     return observeStoreRequest('graph', 'neo4j', name, async () => {
-      const answered = startStoreRequest();
       // One bookmark manager for every session, so that on a cluster a read sees this process's earlier writes.
       const session = this.driver.session({
         defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
