@@ -26,6 +26,7 @@ import { type GraphQueryTiming, measureGraphQueries, pickGraphViewers } from './
 import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
 import { type Summary, round } from './loops.js';
 import { BENCH_SECRET, ROOT, type Service, describeCost, gql, log, startService, stopService } from './service.js';
+import { type UnderAttackResult, cheapUnderAttack } from './under-attack.js';
 import { type WorstAllowedResult, heaviestAllowed } from './worst-allowed.js';
 
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -42,8 +43,8 @@ const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? 
  * (each with its write floor) and runs of the worst allowed request.
  */
 const plan = flags.quick
-  ? { home: { warmupS: 2, seconds: 8, rounds: 4 }, graphRuns: 30, fanOutRounds: 7, worstRuns: 10 }
-  : { home: { warmupS: 5, seconds: 20, rounds: 4 }, graphRuns: 100, fanOutRounds: 11, worstRuns: 20 };
+  ? { home: { warmupS: 2, seconds: 8, rounds: 4 }, graphRuns: 30, fanOutRounds: 7, worstRuns: 10, attack: { rounds: 2, windowSeconds: 5 } }
+  : { home: { warmupS: 5, seconds: 20, rounds: 4 }, graphRuns: 100, fanOutRounds: 11, worstRuns: 20, attack: { rounds: 4, windowSeconds: 10 } };
 
 interface Manifest {
   size: typeof size;
@@ -205,6 +206,11 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   log('the heaviest graph requests the limits allow');
   const worstAllowed = await heaviestAllowed(batched.url, opened, { size: manifest.size, otherUserId: manifest.typicalIds[0]!, tokens, runs: plan.worstRuns });
 
+  log('an unrelated cheap request, alone and while three clients loop on the heaviest request allowed, with the default rate limits');
+  const limited = await startService(endpoint, { WORKER_ENABLED: 'false', RATE_LIMIT_POINTS: '', RATE_LIMIT_POINTS_PER_SECOND: '' });
+  services.push(limited);
+  const underAttack = await cheapUnderAttack(limited.url, plan.attack);
+
   const suggestions = graph.filter((t) => t.query === 'suggestedFollows');
   return {
     homeTimeline: { postsPerPage: PAGE_SIZE, ...home, costPerRequest: cost },
@@ -215,6 +221,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
       suggestedFollowsMet: suggestions.length > 0 && suggestions.every((t) => t.p50Ms <= SUGGESTIONS_GOAL_MS),
     },
     worstAllowed,
+    underAttack,
   };
 }
 
@@ -224,7 +231,7 @@ function table(report: {
   dataSet: Record<string, unknown>;
   results: Results;
 }): string {
-  const { homeTimeline: home, fanOut, graph, worstAllowed } = report.results;
+  const { homeTimeline: home, fanOut, graph, worstAllowed, underAttack } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
     return `${'service' in s.cpuMsPerOperation ? ms('service') : '—'} / ${ms('engine')} / ${ms('client')}`;
@@ -251,6 +258,7 @@ function table(report: {
         `| ${t.query}, ${t.viewer === 'p99' ? '99th-percentile' : 'median'} viewer (following ${t.following}), 1 connection | | ${t.p50Ms} | ${t.p99Ms} | | ${t.graphRequests} graph requests; ${t.runs} runs${t.query === 'suggestedFollows' ? `; goal p50 ≤ ${SUGGESTIONS_GOAL_MS} ms` : ''} |`,
     ),
     worstRow(worstAllowed),
+    ...attackRows(underAttack),
   ];
   const data = report.dataSet;
   const machine = report.machine;
@@ -264,6 +272,15 @@ function table(report: {
 
 function worstRow(worst: WorstAllowedResult): string {
   return `| worst allowed graph request: ${worst.name}, as a user following ${worst.user.following} and followed by ${worst.user.followers} | | ${worst.p50Ms} | ${worst.maxMs} (max) | | ${describeCost(worst.costPerRequest)}; one at a time, ${worst.runs} runs; slowest of ${worst.tried - worst.refused} allowed, ${worst.refused} of ${worst.tried} refused (slowest refusal ${worst.slowestRefusalMs} ms) |`;
+}
+
+function attackRows(attack: UnderAttackResult): string[] {
+  const { allowed, refused } = attack.underAttack.attacks;
+  return [
+    `| cheap request (public page of 20), alone, 1 connection | | ${attack.alone.p50Ms} | | | ${attack.alone.runs} runs |`,
+    `| same, while 3 anonymous clients loop on the heaviest allowed request | | ${attack.underAttack.p50Ms} | | | ${attack.underAttack.runs} runs; the attackers' ${allowed + refused} requests: ${allowed} answered, ${refused} refused (429); the heaviest estimated at ${attack.heaviest.estimated} points, ${attack.heaviest.requests} store requests |`,
+    `| under attack ÷ alone | | ${attack.ratio}× | | | p50s; goal ${attack.goal}: ${attack.met ? 'met' : '**not met**'} |`,
+  ];
 }
 
 await main();

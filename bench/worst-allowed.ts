@@ -88,7 +88,7 @@ export async function heaviestAllowed(url: string, opened: OpenStores, options: 
       const answer = await gql(url, request.query, variables, token);
       const ms = performance.now() - t0;
       const codes = (answer.errors ?? []).map((e) => e.extensions?.code);
-      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE')) throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
+      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE' && code !== 'BUDGET_EXCEEDED')) throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
       tried.push({ name: request.name, user, token, variables, ms, refused: codes.length > 0 });
     }
   }
