@@ -209,7 +209,7 @@ export const notificationPrefixes = {
 };
 
 /**
- * The items the cache keeps (see README, Cache): user profiles, posts, counter shards and graph
+ * The items the cache keeps (see docs/design/cache.md): user profiles, posts, counter shards and graph
  * nodes, read by every page that shows them. A graph node is read through the cache only for a
  * query's follow counts; the graph store's other reads of it are its own, uncached.
  */
