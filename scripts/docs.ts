@@ -2,7 +2,7 @@
  * Writes the reference pages that are generated from the code (`npm run docs`), or with `--check`
  * (`npm run docs:check`, part of `npm test`) fails when a committed page is not what the code makes.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SETTINGS } from '../src/config.js';
 import { KEY_DESIGN, tableName } from '../src/stores/dynamo/keys.js';
@@ -29,25 +29,34 @@ function codeNames(text: string): string {
     .join('');
 }
 
-/** The topics the settings' descriptions refer to ("see Counters"), and the pages that explain them. */
-const TOPICS: Record<string, string> = {
-  Authentication: '../design/authentication.md',
-  Cache: '../design/cache.md',
-  Counters: '../design/counters.md',
-  Operations: '../running.md',
-  Performance: '../performance.md',
-  'Per-request cost': '../design/limits.md',
-  'Posts and timelines': '../design/timelines.md',
-  Protection: '../design/limits.md',
-  'Social graph': '../design/graph.md',
-  Subscriptions: '../design/notifications.md',
-};
+/** Topics the settings' descriptions refer to ("see Counters") whose page is not docs/design/<topic>.md. */
+const TOPICS = new Map([
+  ['Operations', '../running.md'],
+  ['Performance', '../performance.md'],
+  ['Per-request cost', '../design/limits.md'],
+  ['Posts and timelines', '../design/timelines.md'],
+  ['Protection', '../design/limits.md'],
+  ['Social graph', '../design/graph.md'],
+  ['Subscriptions', '../design/notifications.md'],
+]);
+
+/** The page about a topic: one named above, or the design page of its name ("Blocks and mutes": blocks-and-mutes.md). */
+function topicPage(topic: string): string | undefined {
+  const designPage = `${topic.toLowerCase().replace(/ /g, '-')}.md`;
+  return TOPICS.get(topic) ?? (existsSync(`docs/design/${designPage}`) ? `../design/${designPage}` : undefined);
+}
 
 /** "see Counters" becomes a link to the page about counters; a topic without a page stays text. */
 function linkTopics(text: string): string {
-  return text.replace(/\b([Ss]ee) ([A-Z][a-z-]+(?: [a-z]+)*)/g, (phrase, see: string, topic: string) => {
-    const known = Object.keys(TOPICS).find((name) => topic.startsWith(name));
-    return known ? `${see} [${known}](${TOPICS[known]})${topic.slice(known.length)}` : phrase;
+  return text.replace(/\b([Ss]ee) ([A-Z][a-z-]+(?: [a-z]+)*)/g, (phrase, see: string, words: string) => {
+    // The longest run of words that names a page: "see Counters for more" links "Counters".
+    const all = words.split(' ');
+    for (let n = all.length; n > 0; n--) {
+      const topic = all.slice(0, n).join(' ');
+      const page = topicPage(topic);
+      if (page) return `${see} [${topic}](${page})${words.slice(topic.length)}`;
+    }
+    return phrase;
   });
 }
 
