@@ -18,7 +18,7 @@ try {
   console.log(drift.length === 0 ? 'no drift: every counter matches its records' : `${drift.length} counters drifted${repair ? ', now repaired' : ''}`);
   for (const records of ['follow', 'counter shard'] as const) {
     const disagreeing = mismatches.filter((m) => m.records === records).length;
-    if (disagreeing > 0) console.log(`${disagreeing} ${records} records disagree with each other (not repaired: see the README)`);
+    if (disagreeing > 0) console.log(`${disagreeing} ${records} records disagree with each other (not repaired: see docs/design/counters.md)`);
   }
   process.exitCode = drift.length === 0 && mismatches.length === 0 ? 0 : 1;
 } finally {

@@ -8,7 +8,7 @@ import { createPost } from '../helpers/posts.js';
 import { type RedisServer, startRedis } from '../helpers/redis.js';
 
 /**
- * Posts that turn hot after creation get more counter shards (see Counters in the README). A post
+ * Posts that turn hot after creation get more counter shards (see docs/design/counters.md). A post
  * starts with one shard here (its author has no followers); one write a second a shard is the
  * limit, so a burst of likes raises it at once, while more likes, unlikes, views and reactions run.
  */

@@ -5,7 +5,7 @@ import { readExampleOperations } from '../../src/http/graphiql-operations.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { eventually } from '../helpers/posts.js';
 
-/** The README's example operations, as a client would ship them. */
+/** The example operations in docs/operations, as a client would ship them. */
 const operations = Object.fromEntries(readExampleOperations().map((o) => [o.name, gql(o.document)]));
 
 interface TimelinePage {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 
-/** The README's example operations, as a client would ship them. */
+/** The example operations in docs/operations, as a client would ship them. */
 const operations = new Map(readExampleOperations().map((o) => [o.name, gql(o.document)]));
 const operation = (name: string) => operations.get(name)!;
 
@@ -27,7 +27,7 @@ type HeaderMap = Record<string, string>;
 
 /** urql as it comes: queries as GET, mutations as JSON POST. */
 const URQL_DEFAULTS = (headers: HeaderMap): Partial<ClientOptions> => ({ fetchOptions: () => ({ headers }) });
-/** The README's two ways past CSRF prevention: every operation a JSON POST, or GET with the preflight header. */
+/** The two ways past CSRF prevention (docs/design/limits.md): every operation a JSON POST, or GET with the preflight header. */
 const SEND_QUERIES_AS_POST = (headers: HeaderMap): Partial<ClientOptions> => ({ preferGetMethod: false, fetchOptions: () => ({ headers }) });
 const GET_WITH_PREFLIGHT_HEADER = (headers: HeaderMap): Partial<ClientOptions> => ({
   fetchOptions: () => ({ headers: { 'apollo-require-preflight': 'true', ...headers } }),

@@ -260,7 +260,7 @@ describe('item sizes', () => {
       counterShards: 8,
     });
     expect(mentioning.post).toBeGreaterThan(sizes.post + 2 * 26);
-    // Every counter shard fits one write unit (see Counters in the README).
+    // Every counter shard fits one write unit (see docs/design/counters.md).
     expect(sizes.counterShard).toBeLessThanOrEqual(1024);
   });
 });
