@@ -31,7 +31,15 @@ function post(url: string, query: string, from: string): Promise<Answer> {
   const body = JSON.stringify({ query });
   return new Promise((resolve, reject) => {
     const sent = request(
-      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', localAddress: from, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        localAddress: from,
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
