@@ -26,6 +26,7 @@ import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
+import { DependencyState } from './observability/dependencies.js';
 import { type QueueStats, watchQueue } from './observability/metrics.js';
 import { activeTracer, startTracing } from './observability/tracing.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
@@ -35,7 +36,7 @@ import { createHttpServer } from './http/server.js';
 import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
 import { BatchReader } from './stores/dynamo/batch-reader.js';
-import { createDocumentClient } from './stores/dynamo/client.js';
+import { createDocumentClient, dynamoTimeoutsOf } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
@@ -109,7 +110,9 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     endpoint = engine.endpoint;
   }
   const table = tableName(config.tablePrefix);
-  const client = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table });
+  const dynamoState = new DependencyState('dynamodb', logger);
+  const dynamo = { endpoint, region: config.awsRegion || undefined, tableName: table, timeouts: dynamoTimeoutsOf(config), state: dynamoState };
+  const client = createDocumentClient(dynamo);
   try {
     await ensureTable(client, table);
   } catch (error) {
@@ -120,7 +123,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const batchReader = new BatchReader(client, table, config.batching);
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
-  const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
+  const graphClient = createDocumentClient({ ...dynamo, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
   let cache: ItemCache | null;
   try {
@@ -137,7 +140,14 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   let graph: GraphStore;
   try {
     graph = config.neo4jUri
-      ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword, tasks })
+      ? await Neo4jGraphStore.open({
+          uri: config.neo4jUri,
+          user: config.neo4jUser,
+          password: config.neo4jPassword,
+          tasks,
+          timeoutMs: config.neo4jTimeoutMs,
+          state: new DependencyState('neo4j', logger),
+        })
       : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
         new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { LogLevel } from './logger.js';
 import type { WriteApi } from './stores/dynamo/batch.js';
+import { DYNAMO_TIMEOUT_DEFAULTS } from './stores/dynamo/client.js';
 
 /**
  * Configuration comes from environment variables only. Every variable is declared once
@@ -130,6 +131,34 @@ export const SETTINGS = {
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
+  dynamodbConnectTimeoutMs: int(
+    'DYNAMODB_CONNECT_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.connectMs,
+    10,
+    60_000,
+    'Longest wait for a connection to DynamoDB; past it the attempt fails and is retried.',
+  ),
+  dynamodbAttemptTimeoutMs: int(
+    'DYNAMODB_ATTEMPT_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.attemptMs,
+    10,
+    600_000,
+    'Longest wait for the answer to one DynamoDB request; past it the attempt fails and is retried (see DYNAMODB_TIMEOUT_MS).',
+  ),
+  dynamodbMaxAttempts: int(
+    'DYNAMODB_MAX_ATTEMPTS',
+    DYNAMO_TIMEOUT_DEFAULTS.maxAttempts,
+    1,
+    10,
+    'Attempts at one DynamoDB call (the first and its retries, with backoff) within DYNAMODB_TIMEOUT_MS.',
+  ),
+  dynamodbTimeoutMs: int(
+    'DYNAMODB_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.totalMs,
+    10,
+    600_000,
+    'Longest time one DynamoDB call may take, retries included; past it the call is abandoned and its field fails with SERVICE_UNAVAILABLE.',
+  ),
   bulkWriteApi: {
     name: 'BULK_WRITE_API',
     default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',
@@ -148,6 +177,13 @@ export const SETTINGS = {
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
+  neo4jTimeoutMs: int(
+    'NEO4J_TIMEOUT_MS',
+    5_000,
+    10,
+    600_000,
+    'Longest time one Neo4j statement may take: to get a connection, to run (a transaction timeout), and its retries; past it: SERVICE_UNAVAILABLE.',
+  ),
   graphMaxReads: int(
     'GRAPH_MAX_READS',
     500,

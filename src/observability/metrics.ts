@@ -77,6 +77,27 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const dependencyUp = new Gauge({
+  name: 'dependency_up',
+  help: 'Whether a dependency answered its last call in time (1) or not (0): dynamodb, neo4j, redis (commands), redis_subscriber.',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
+export const dependencyUnavailable = new Counter({
+  name: 'dependency_unavailable_total',
+  help: 'Calls to a dependency that did not answer in time or could not reach it, and Redis calls answered by their fallback while its circuit was open.',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
+export const redisCircuitState = new Gauge({
+  name: 'redis_circuit_state',
+  help: "State of a Redis connection's circuit breaker: 0 closed (commands go to Redis), 1 half-open (one probe out), 2 open (fallbacks).",
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
 export const counterShardRaises = new Counter({
   name: 'counter_shard_raises_total',
   help: 'Posts whose counter shards this process raised because their counter writes ran past COUNTER_SHARD_WRITES_PER_SECOND a shard.',
