@@ -53,12 +53,11 @@ import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
 import type { GraphStore } from './stores/graph/graph-store.js';
 import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
-import type { ItemCache } from './stores/cache/item-cache.js';
 import { openItemCache } from './stores/cache/open-item-cache.js';
 import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
 import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
-import { RedisPubSub } from './stores/redis/redis-pubsub.js';
+import { openRedis } from './stores/redis/open-redis.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
@@ -125,49 +124,31 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ ...dynamo, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
-  let cache: ItemCache | null;
-  try {
-    cache = await openItemCache(config);
-  } catch (error) {
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
+  // What is open so far, closed in reverse order when a later step fails.
+  const opened: (() => Promise<void> | void)[] = [() => engine?.stop(), () => client.destroy(), () => graphClient.destroy()];
+  const failed = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close();
     throw error;
-  }
+  };
+  const redis = await openRedis(config, logger).catch(failed);
+  if (redis) opened.push(() => redis.close());
+  const cache = openItemCache(config, redis?.commands ?? null);
   if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
   // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
   const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
-  let graph: GraphStore;
-  try {
-    graph = config.neo4jUri
-      ? await Neo4jGraphStore.open({
-          uri: config.neo4jUri,
-          user: config.neo4jUser,
-          password: config.neo4jPassword,
-          tasks,
-          timeoutMs: config.neo4jTimeoutMs,
-          state: new DependencyState('neo4j', logger),
-        })
-      : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
-        new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
-  } catch (error) {
-    await cache?.close();
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
-  let pubsub: PubSub;
-  try {
-    pubsub = await openPubSub(config, logger);
-  } catch (error) {
-    await graph.close();
-    await cache?.close();
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
+  const graph: GraphStore = config.neo4jUri
+    ? await Neo4jGraphStore.open({
+        uri: config.neo4jUri,
+        user: config.neo4jUser,
+        password: config.neo4jPassword,
+        tasks,
+        timeoutMs: config.neo4jTimeoutMs,
+        state: new DependencyState('neo4j', logger),
+      }).catch(failed)
+    : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
+      new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
+  // Live events: through Redis when REDIS_URL is set (several processes), else within this process.
+  const pubsub: PubSub = redis?.pubsub ?? new InProcessPubSub();
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),
@@ -201,7 +182,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       return { dynamodb: await dynamodb, graph: await graphState };
     },
     async close() {
-      await pubsub.close();
+      await redis?.close();
       await graph.close();
       await cache?.close();
       graphClient.destroy();
@@ -209,20 +190,6 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       await engine?.stop();
     },
   };
-}
-
-/** Live events: through Redis when REDIS_URL is set (several processes), else within this process. */
-async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
-  if (!config.redisUrl) return new InProcessPubSub();
-  const redis = new RedisPubSub(config.redisUrl, logger.child({ component: 'redis' }));
-  try {
-    await redis.connect();
-  } catch (error) {
-    await redis.close();
-    // Not the URL itself: it may carry a password.
-    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  return redis;
 }
 
 /** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */

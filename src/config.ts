@@ -365,6 +365,21 @@ export const SETTINGS = {
     'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.',
     (v) => (/^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`),
   ),
+  redisConnectTimeoutMs: int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 10, 60_000, 'Longest wait for a connection to Redis, at start and at each reconnect.'),
+  redisCommandTimeoutMs: int(
+    'REDIS_COMMAND_TIMEOUT_MS',
+    1_000,
+    10,
+    60_000,
+    'Longest wait for a Redis command; past it the command falls back (a cache read goes to DynamoDB) and the circuit opens (see REDIS_RETRY_INTERVAL_MS).',
+  ),
+  redisRetryIntervalMs: int(
+    'REDIS_RETRY_INTERVAL_MS',
+    2_000,
+    10,
+    600_000,
+    'How long the Redis circuit stays open after a failure (every command falls back at once) before one probe asks whether Redis answers again.',
+  ),
   subscriptionsPerConnection: int(
     'SUBSCRIPTIONS_PER_CONNECTION',
     5,

@@ -32,6 +32,11 @@ export class DependencyState {
   /** A call that did not answer in time, could not reach it, or was not sent since the dependency is down. */
   unavailable(error?: unknown): void {
     dependencyUnavailable.inc({ dependency: this.name });
+    this.down(error);
+  }
+
+  /** The dependency is known to be down (a lost connection), whether or not a call found out. */
+  down(error?: unknown): void {
     if (!this.up) return;
     this.up = false;
     dependencyUp.set({ dependency: this.name }, 0);
