@@ -29,6 +29,7 @@ import { type Cost, emptyCost } from './observability/cost.js';
 import { DependencyState } from './observability/dependencies.js';
 import { type QueueStats, watchQueue } from './observability/metrics.js';
 import { activeTracer, startTracing } from './observability/tracing.js';
+import { withTimeout } from './lib/deadline.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
@@ -88,13 +89,29 @@ export interface AppOptions {
 /** `restarting` and `failed` are the embedded engine's own states (see EmbeddedEngine). */
 export type StoreState = 'up' | 'down' | 'restarting' | 'failed';
 
+export interface StoreStates {
+  dynamodb: StoreState;
+  graph: StoreState;
+  /** Only with REDIS_URL. */
+  redis?: StoreState;
+}
+
+/** `ok`; `degraded` while Redis does not answer (the service works without it); `unavailable` while a store does not (503). */
+export interface Health {
+  status: 'ok' | 'degraded' | 'unavailable';
+  stores: StoreStates;
+}
+
+/** How long each health check waits for its store, so that /healthz answers within a second whatever the stores do. */
+const HEALTH_CHECK_MS = 800;
+
 /** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
 export interface OpenStores {
   stores: Stores;
   client: DynamoDBDocumentClient;
   table: string;
-  /** Whether DynamoDB and the graph backend answer; the embedded graph backend lives in DynamoDB. */
-  health(): Promise<{ dynamodb: StoreState; graph: StoreState }>;
+  /** Whether each store answers within HEALTH_CHECK_MS; the embedded graph backend lives in DynamoDB. */
+  health(): Promise<Health>;
   /** What the durable queue holds, for the metrics of a process that runs a worker. */
   queueStats(): Promise<QueueStats>;
   close(): Promise<void>;
@@ -170,16 +187,22 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     table,
     queueStats: () => tasks.stats(),
     async health() {
-      const answers = (request: Promise<unknown>): Promise<StoreState> =>
-        request.then(
+      const within = (check: Promise<unknown>): Promise<StoreState> =>
+        withTimeout(check, HEALTH_CHECK_MS, () => new Error('no answer')).then(
           () => 'up' as const,
           () => 'down' as const,
         );
       const engineState = engine?.state();
       const dynamodb =
-        engineState === 'restarting' || engineState === 'failed' ? Promise.resolve(engineState) : answers(client.send(new DescribeTableCommand({ TableName: table })));
-      const graphState = graph.backend === 'dynamodb' ? dynamodb : answers(graph.ping());
-      return { dynamodb: await dynamodb, graph: await graphState };
+        engineState === 'restarting' || engineState === 'failed'
+          ? Promise.resolve(engineState)
+          : within(client.send(new DescribeTableCommand({ TableName: table }), { abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS) }));
+      const graphState = graph.backend === 'dynamodb' ? dynamodb : within(graph.ping());
+      const redisState = redis && redis.commands.answers(HEALTH_CHECK_MS).then((answers): StoreState => (answers ? 'up' : 'down'));
+      const stores: StoreStates = { dynamodb: await dynamodb, graph: await graphState, ...(redisState ? { redis: await redisState } : {}) };
+      // Redis only accelerates: without it the service works, slower.
+      const status = stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
+      return { status, stores };
     },
     async close() {
       await redis?.close();
