@@ -390,6 +390,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     graphiql: config.graphiql,
     metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    operationTimeoutMs: config.operationTimeoutMs,
     upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));

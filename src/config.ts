@@ -395,6 +395,13 @@ export const SETTINGS = {
     'Most WebSocket connections one account may hold on one API instance; past it the connection is closed with 4403.',
   ),
   maxQueryCost: int('MAX_QUERY_COST', 10_000, 1, 10_000_000, 'Highest computed cost of an operation (`QUERY_TOO_EXPENSIVE`, see Protection).'),
+  operationTimeoutMs: int(
+    'OPERATION_TIMEOUT_MS',
+    10_000,
+    100,
+    600_000,
+    'Longest an operation over HTTP may run; past it the request answers 503 SERVICE_UNAVAILABLE with Retry-After and its store calls still running are abandoned.',
+  ),
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) => (LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`)),
 } as const;
 

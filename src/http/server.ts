@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
-import { withTimeout } from '../lib/deadline.js';
+import { RETRY_AFTER_SECONDS } from '../domain/errors.js';
+import { withDeadline, withTimeout } from '../lib/deadline.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
 import { observeHttpRequest } from '../observability/http-requests.js';
 import { registry } from '../observability/metrics.js';
@@ -26,6 +27,8 @@ export interface HttpOptions {
   /** Serve the process's Prometheus metrics at /metrics. */
   metrics: boolean;
   timeouts: HttpTimeouts;
+  /** OPERATION_TIMEOUT_MS: the longest an operation over HTTP may run before it is answered 503. */
+  operationTimeoutMs: number;
   /** WebSocket upgrades (GraphQL subscriptions, see subscriptions.ts). */
   upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -90,6 +93,24 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
+const DEADLINE = Symbol('deadline');
+
+function deadlinePassed(signal: AbortSignal): Promise<typeof DEADLINE> {
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(DEADLINE), { once: true }));
+}
+
+/** What an operation that did not finish within OPERATION_TIMEOUT_MS answers, with HTTP 503 and Retry-After. */
+function deadlineBody(timeoutMs: number) {
+  return {
+    errors: [
+      {
+        message: `The operation did not finish within ${timeoutMs} ms: try again shortly`,
+        extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: RETRY_AFTER_SECONDS, timeoutMs },
+      },
+    ],
+  };
+}
+
 function graphqlErrorBody(message: string, code: string) {
   return { errors: [{ message, extensions: { code } }] };
 }
@@ -120,7 +141,19 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
   };
   // Every backend request made while serving this operation is counted into its meter.
   const cost = emptyCost();
-  const result = await withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }));
+  const deadline = AbortSignal.timeout(options.operationTimeoutMs);
+  const executing = withDeadline(deadline, () =>
+    withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) })),
+  );
+  const result = await Promise.race([executing, deadlinePassed(deadline)]);
+  if (result === DEADLINE) {
+    // Store calls still running see the same signal and are abandoned; what they would have answered goes nowhere.
+    executing.catch(() => {});
+    options.logger.debug('operation deadline passed', { timeoutMs: options.operationTimeoutMs });
+    response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) });
+    response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
+    return;
+  }
   for (const [name, value] of result.headers) response.setHeader(name, value);
   response.statusCode = result.status ?? 200;
   if (result.body.kind === 'complete') {
