@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { withTimeout } from '../lib/deadline.js';
 import { currentCostMeter } from './cost.js';
 
 /**
@@ -148,11 +149,14 @@ export interface QueueStats {
 }
 
 let queueStats: (() => Promise<QueueStats>) | null = null;
+/** A scrape answers without the queue's gauges rather than wait for a store that does not answer. */
+const QUEUE_SCRAPE_TIMEOUT_MS = 1_000;
 /** One read of the queue per scrape, shared by the gauges that show it. */
 let pendingStats: Promise<QueueStats | null> | null = null;
 
 function scrapeQueue(): Promise<QueueStats | null> {
-  pendingStats ??= (queueStats ? queueStats().catch(() => null) : Promise.resolve(null)).finally(() => {
+  const read = queueStats && withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer'));
+  pendingStats ??= (read ? read.catch(() => null) : Promise.resolve(null)).finally(() => {
     setImmediate(() => {
       pendingStats = null;
     });
