@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { dependencyUnavailable } from '../../src/observability/metrics.js';
+import { storeRequests } from '../../src/observability/metrics.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
@@ -293,6 +293,15 @@ describe('DynamoDB Local frozen under a running service', () => {
       const down = await health(app.url);
       expect(down).toMatchObject({ status: 503, body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } } });
       expect(down.ms).toBeLessThan(1_000);
+      // The store has failed calls in a row: the next requests fail fast, but for the one call that tries it again.
+      const fast = await Promise.all(clients.map((client) => send(app.url, HOME, {}, client.token)));
+      report(
+        'dynamodb frozen, failing fast',
+        fast.map((answer) => answer.ms),
+      );
+      expect(fast.flatMap(codes).every((code) => code === 'SERVICE_UNAVAILABLE')).toBe(true);
+      expect(fast.filter((answer) => answer.ms < 1_000).length).toBeGreaterThanOrEqual(clients.length - 1);
+      frozen.push(fast);
     } finally {
       process.kill(java, 'SIGCONT');
     }
@@ -334,7 +343,9 @@ describe('DynamoDB Local frozen under a running service', () => {
       logger: createLogger('silent'),
       dynamodbEndpoint: engine.endpoint,
     });
-    const unavailable = async () => (await dependencyUnavailable.get()).values.find((value) => value.labels.dependency === 'dynamodb')?.value ?? 0;
+    // DynamoDB calls that have ended without an answer, whoever ended them.
+    const unavailable = async () =>
+      (await storeRequests.get()).values.filter((value) => value.labels.store === 'dynamodb' && value.labels.outcome === 'error').reduce((sum, value) => sum + value.value, 0);
     try {
       const before = await unavailable();
       process.kill(java, 'SIGSTOP');

@@ -85,6 +85,40 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   return document;
 }
 
+/** Calls in a row that found DynamoDB unreachable or silent before the client fails fast, and for how long before one call tries again. */
+const FAILURES_TO_OPEN = 5;
+const OPEN_MS = 1_000;
+
+/**
+ * Fails fast while DynamoDB is down (a circuit breaker): after FAILURES_TO_OPEN calls in a row timed
+ * out or could not connect, calls fail at once for OPEN_MS; then one call goes through, and its
+ * answer closes the circuit. Throttling and server faults do not count: they are one partition's
+ * or one request's, not the store's.
+ */
+class FailFast {
+  private failures = 0;
+  private openUntil = 0;
+  private probing = false;
+
+  allows(): boolean {
+    if (this.failures < FAILURES_TO_OPEN) return true;
+    if (this.probing || Date.now() < this.openUntil) return false;
+    this.probing = true;
+    return true;
+  }
+
+  answered(): void {
+    this.failures = 0;
+    this.probing = false;
+  }
+
+  silent(): void {
+    this.failures += 1;
+    this.probing = false;
+    if (this.failures >= FAILURES_TO_OPEN) this.openUntil = Date.now() + OPEN_MS;
+  }
+}
+
 /**
  * Every call gets a total budget, and the deadline of the operation it serves when there is one:
  * the first to pass aborts it, retries included. A call that failed for want of an answer
@@ -92,22 +126,41 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
  */
 function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state: DependencyState | undefined): void {
   const send = document.send.bind(document) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const circuit = new FailFast();
   const guarded = async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
-    const abortSignal = anySignal([AbortSignal.timeout(totalMs), currentDeadline(), options?.abortSignal]);
+    if (!circuit.allows()) {
+      state?.unavailable();
+      throw serviceUnavailable(new Error('DynamoDB is not answering: failing fast'));
+    }
+    const budget = AbortSignal.timeout(totalMs);
+    const abortSignal = anySignal([budget, currentDeadline(), options?.abortSignal]);
     try {
       const output = await send(command, { ...options, abortSignal });
+      circuit.answered();
       state?.answered();
       return output;
     } catch (error) {
       if (!isUnavailability(error)) {
+        circuit.answered();
         state?.answered();
         throw error;
       }
-      state?.unavailable(error);
+      // Abandoned by its caller (the operation's deadline): the store may be fine.
+      const abandoned = abortSignal.aborted && !budget.aborted;
+      if (!abandoned) {
+        if (isSilence(error)) circuit.silent();
+        state?.unavailable(error);
+      }
       throw serviceUnavailable(error);
     }
   };
   document.send = guarded as typeof document.send;
+}
+
+/** No answer at all: a timeout, an abort by the budget, or no connection. */
+function isSilence(error: unknown): boolean {
+  const { name, code } = error as { name?: string; code?: string };
+  return name === 'AbortError' || name === 'TimeoutError' || (code !== undefined && NETWORK_CODES.has(code));
 }
 
 const QUIET = { debug() {}, info() {}, warn() {}, error() {}, trace() {} };
