@@ -58,6 +58,7 @@ import { openItemCache } from './stores/cache/open-item-cache.js';
 import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
 import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
+import type { GuardedRedis } from './stores/redis/guarded-redis.js';
 import { openRedis } from './stores/redis/open-redis.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
@@ -110,6 +111,8 @@ export interface OpenStores {
   stores: Stores;
   client: DynamoDBDocumentClient;
   table: string;
+  /** The Redis command connection (REDIS_URL), for any user that can do without it: see GuardedRedis.run. */
+  redis: GuardedRedis | null;
   /** Whether each store answers within HEALTH_CHECK_MS; the embedded graph backend lives in DynamoDB. */
   health(): Promise<Health>;
   /** What the durable queue holds, for the metrics of a process that runs a worker. */
@@ -185,6 +188,7 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     stores,
     client,
     table,
+    redis: redis?.commands ?? null,
     queueStats: () => tasks.stats(),
     async health() {
       const within = (check: Promise<unknown>): Promise<StoreState> =>
