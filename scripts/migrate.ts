@@ -3,7 +3,7 @@
  * AWS_REGION, or DYNAMODB_ENDPOINT). Idempotent; the service does the same at start.
  */
 import { ConfigError, loadConfig, usesEmbeddedDynamo } from '../src/config.js';
-import { createDocumentClient } from '../src/stores/dynamo/client.js';
+import { createDocumentClient, dynamoTimeoutsOf } from '../src/stores/dynamo/client.js';
 import { tableName } from '../src/stores/dynamo/keys.js';
 import { ensureTable } from '../src/stores/dynamo/tables.js';
 
@@ -14,7 +14,12 @@ try {
     process.exit(1);
   }
   const table = tableName(config.tablePrefix);
-  const client = createDocumentClient({ endpoint: config.dynamodbEndpoint || undefined, region: config.awsRegion || undefined, tableName: table });
+  const client = createDocumentClient({
+    endpoint: config.dynamodbEndpoint || undefined,
+    region: config.awsRegion || undefined,
+    tableName: table,
+    timeouts: dynamoTimeoutsOf(config),
+  });
   await ensureTable(client, table);
   client.destroy();
   console.log(`table ${table} is ready`);

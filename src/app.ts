@@ -26,8 +26,10 @@ import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
+import { DependencyState } from './observability/dependencies.js';
 import { type QueueStats, watchQueue } from './observability/metrics.js';
 import { activeTracer, startTracing } from './observability/tracing.js';
+import { withTimeout } from './lib/deadline.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
@@ -35,7 +37,7 @@ import { createHttpServer } from './http/server.js';
 import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
 import { BatchReader } from './stores/dynamo/batch-reader.js';
-import { createDocumentClient } from './stores/dynamo/client.js';
+import { createDocumentClient, dynamoTimeoutsOf } from './stores/dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
@@ -52,12 +54,12 @@ import { tableName } from './stores/dynamo/keys.js';
 import { ensureTable } from './stores/dynamo/tables.js';
 import type { GraphStore } from './stores/graph/graph-store.js';
 import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
-import type { ItemCache } from './stores/cache/item-cache.js';
 import { openItemCache } from './stores/cache/open-item-cache.js';
 import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
 import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
-import { RedisPubSub } from './stores/redis/redis-pubsub.js';
+import type { GuardedRedis } from './stores/redis/guarded-redis.js';
+import { openRedis } from './stores/redis/open-redis.js';
 import { RedisRateBuckets } from './stores/redis/redis-rate-buckets.js';
 import { MemoryRateBuckets } from './stores/memory/memory-rate-buckets.js';
 import type { Stores } from './stores/stores.js';
@@ -90,13 +92,31 @@ export interface AppOptions {
 /** `restarting` and `failed` are the embedded engine's own states (see EmbeddedEngine). */
 export type StoreState = 'up' | 'down' | 'restarting' | 'failed';
 
+export interface StoreStates {
+  dynamodb: StoreState;
+  graph: StoreState;
+  /** Only with REDIS_URL. */
+  redis?: StoreState;
+}
+
+/** `ok`; `degraded` while Redis does not answer (the service works without it); `unavailable` while a store does not (503). */
+export interface Health {
+  status: 'ok' | 'degraded' | 'unavailable';
+  stores: StoreStates;
+}
+
+/** How long each health check waits for its store, so that /healthz answers within a second whatever the stores do. */
+const HEALTH_CHECK_MS = 800;
+
 /** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
 export interface OpenStores {
   stores: Stores;
   client: DynamoDBDocumentClient;
   table: string;
-  /** Whether DynamoDB and the graph backend answer; the embedded graph backend lives in DynamoDB. */
-  health(): Promise<{ dynamodb: StoreState; graph: StoreState }>;
+  /** The Redis command connection (REDIS_URL), for any user that can do without it: see GuardedRedis.run. */
+  redis: GuardedRedis | null;
+  /** Whether each store answers within HEALTH_CHECK_MS; the embedded graph backend lives in DynamoDB. */
+  health(): Promise<Health>;
   /** What the durable queue holds, for the metrics of a process that runs a worker. */
   queueStats(): Promise<QueueStats>;
   close(): Promise<void>;
@@ -111,7 +131,9 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     endpoint = engine.endpoint;
   }
   const table = tableName(config.tablePrefix);
-  const client = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table });
+  const dynamoState = new DependencyState('dynamodb', logger);
+  const dynamo = { endpoint, region: config.awsRegion || undefined, tableName: table, timeouts: dynamoTimeoutsOf(config), state: dynamoState };
+  const client = createDocumentClient(dynamo);
   try {
     await ensureTable(client, table);
   } catch (error) {
@@ -122,46 +144,35 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
   const batchReader = new BatchReader(client, table, config.batching);
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
-  const graphClient = createDocumentClient({ endpoint, region: config.awsRegion || undefined, tableName: table, countAs: 'graph' });
+  const graphClient = createDocumentClient({ ...dynamo, countAs: 'graph' });
   const tasks = new DynamoTaskQueue(client, table, config.queueShards);
-  let cache: ItemCache | null;
-  try {
-    cache = await openItemCache(config);
-  } catch (error) {
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
+  // What is open so far, closed in reverse order when a later step fails.
+  const opened: (() => Promise<void> | void)[] = [() => engine?.stop(), () => client.destroy(), () => graphClient.destroy()];
+  const failed = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close();
     throw error;
-  }
+  };
+  const redis = await openRedis(config, logger).catch(failed);
+  if (redis) opened.push(() => redis.close());
+  const cache = openItemCache(config, redis?.commands ?? null);
   if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
   // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
   const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
-  let graph: GraphStore;
-  try {
-    graph = config.neo4jUri
-      ? await Neo4jGraphStore.open({ uri: config.neo4jUri, user: config.neo4jUser, password: config.neo4jPassword, tasks })
-      : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
-        new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
-  } catch (error) {
-    await cache?.close();
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
-  let pubsub: PubSub;
-  try {
-    pubsub = await openPubSub(config, logger);
-  } catch (error) {
-    await graph.close();
-    await cache?.close();
-    graphClient.destroy();
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
+  const graph: GraphStore = config.neo4jUri
+    ? await Neo4jGraphStore.open({
+        uri: config.neo4jUri,
+        user: config.neo4jUser,
+        password: config.neo4jPassword,
+        tasks,
+        timeoutMs: config.neo4jTimeoutMs,
+        state: new DependencyState('neo4j', logger),
+      }).catch(failed)
+    : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
+      new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
+  // Live events: through Redis when REDIS_URL is set (several processes), else within this process.
+  const pubsub: PubSub = redis?.pubsub ?? new InProcessPubSub();
   const memoryBuckets = new MemoryRateBuckets();
-  const rateBuckets = config.redisUrl ? new RedisRateBuckets(config.redisUrl, memoryBuckets, logger.child({ component: 'redis' })) : memoryBuckets;
+  const rateBuckets = redis ? new RedisRateBuckets(redis.commands, memoryBuckets) : memoryBuckets;
   const stores: Stores = {
     users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
     accounts: new DynamoAccountStore(client, table, tasks),
@@ -182,22 +193,29 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     stores,
     client,
     table,
+    redis: redis?.commands ?? null,
     queueStats: () => tasks.stats(),
     async health() {
-      const answers = (request: Promise<unknown>): Promise<StoreState> =>
-        request.then(
+      const within = (check: Promise<unknown>): Promise<StoreState> =>
+        withTimeout(check, HEALTH_CHECK_MS, () => new Error('no answer')).then(
           () => 'up' as const,
           () => 'down' as const,
         );
       const engineState = engine?.state();
       const dynamodb =
-        engineState === 'restarting' || engineState === 'failed' ? Promise.resolve(engineState) : answers(client.send(new DescribeTableCommand({ TableName: table })));
-      const graphState = graph.backend === 'dynamodb' ? dynamodb : answers(graph.ping());
-      return { dynamodb: await dynamodb, graph: await graphState };
+        engineState === 'restarting' || engineState === 'failed'
+          ? Promise.resolve(engineState)
+          : within(client.send(new DescribeTableCommand({ TableName: table }), { abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS) }));
+      const graphState = graph.backend === 'dynamodb' ? dynamodb : within(graph.ping());
+      const redisState = redis && redis.commands.answers(HEALTH_CHECK_MS).then((answers): StoreState => (answers ? 'up' : 'down'));
+      const stores: StoreStates = { dynamodb: await dynamodb, graph: await graphState, ...(redisState ? { redis: await redisState } : {}) };
+      // Redis only accelerates: without it the service works, slower.
+      const status = stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
+      return { status, stores };
     },
     async close() {
       await rateBuckets.close();
-      await pubsub.close();
+      await redis?.close();
       await graph.close();
       await cache?.close();
       graphClient.destroy();
@@ -205,20 +223,6 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
       await engine?.stop();
     },
   };
-}
-
-/** Live events: through Redis when REDIS_URL is set (several processes), else within this process. */
-async function openPubSub(config: Config, logger: Logger): Promise<PubSub> {
-  if (!config.redisUrl) return new InProcessPubSub();
-  const redis = new RedisPubSub(config.redisUrl, logger.child({ component: 'redis' }));
-  try {
-    await redis.connect();
-  } catch (error) {
-    await redis.close();
-    // Not the URL itself: it may carry a password.
-    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-  }
-  return redis;
 }
 
 /** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */
@@ -398,6 +402,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     maxStoreRequests: config.maxStoreRequests,
+    operationTimeoutMs: config.operationTimeoutMs,
     upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),
   });
   apollo.addPlugin(ApolloServerPluginDrainHttpServer({ httpServer: server, stopGracePeriodMillis: 10_000 }));

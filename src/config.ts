@@ -1,5 +1,6 @@
 import type { LogLevel } from './logger.js';
 import type { WriteApi } from './stores/dynamo/batch.js';
+import { DYNAMO_TIMEOUT_DEFAULTS } from './stores/dynamo/client.js';
 
 /**
  * Configuration comes from environment variables only. Every variable is declared once
@@ -130,6 +131,34 @@ export const SETTINGS = {
   dynamodbEndpoint: text('DYNAMODB_ENDPOINT', '', 'Use the DynamoDB at this URL instead of the embedded one.', (v) =>
     /^https?:\/\/.+/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
   ),
+  dynamodbConnectTimeoutMs: int(
+    'DYNAMODB_CONNECT_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.connectMs,
+    10,
+    60_000,
+    'Longest wait for a connection to DynamoDB; past it the attempt fails and is retried.',
+  ),
+  dynamodbAttemptTimeoutMs: int(
+    'DYNAMODB_ATTEMPT_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.attemptMs,
+    10,
+    600_000,
+    'Longest wait for the answer to one DynamoDB request; past it the attempt fails and is retried (see DYNAMODB_TIMEOUT_MS).',
+  ),
+  dynamodbMaxAttempts: int(
+    'DYNAMODB_MAX_ATTEMPTS',
+    DYNAMO_TIMEOUT_DEFAULTS.maxAttempts,
+    1,
+    10,
+    'Attempts at one DynamoDB call (the first and its retries, with backoff) within DYNAMODB_TIMEOUT_MS.',
+  ),
+  dynamodbTimeoutMs: int(
+    'DYNAMODB_TIMEOUT_MS',
+    DYNAMO_TIMEOUT_DEFAULTS.totalMs,
+    10,
+    600_000,
+    'Longest time one DynamoDB call may take, retries included; past it the call is abandoned and its field fails with SERVICE_UNAVAILABLE.',
+  ),
   bulkWriteApi: {
     name: 'BULK_WRITE_API',
     default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',
@@ -148,6 +177,13 @@ export const SETTINGS = {
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
+  neo4jTimeoutMs: int(
+    'NEO4J_TIMEOUT_MS',
+    5_000,
+    10,
+    600_000,
+    'Longest time one Neo4j statement may take: to get a connection, to run (a transaction timeout), and its retries; past it: SERVICE_UNAVAILABLE.',
+  ),
   graphMaxReads: int(
     'GRAPH_MAX_READS',
     500,
@@ -329,6 +365,21 @@ export const SETTINGS = {
     'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.',
     (v) => (/^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`),
   ),
+  redisConnectTimeoutMs: int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 10, 60_000, 'Longest wait for a connection to Redis, at start and at each reconnect.'),
+  redisCommandTimeoutMs: int(
+    'REDIS_COMMAND_TIMEOUT_MS',
+    1_000,
+    10,
+    60_000,
+    'Longest wait for a Redis command; past it the command falls back (a cache read goes to DynamoDB) and the circuit opens (see REDIS_RETRY_INTERVAL_MS).',
+  ),
+  redisRetryIntervalMs: int(
+    'REDIS_RETRY_INTERVAL_MS',
+    2_000,
+    10,
+    600_000,
+    'How long the Redis circuit stays open after a failure (every command falls back at once) before one probe asks whether Redis answers again.',
+  ),
   subscriptionsPerConnection: int(
     'SUBSCRIPTIONS_PER_CONNECTION',
     5,
@@ -365,6 +416,13 @@ export const SETTINGS = {
     "Each client's bucket of cost points (a signed-in account's, or an anonymous client address's); an operation whose estimate exceeds what is left is RATE_LIMITED (HTTP 429).",
   ),
   rateLimitPointsPerSecond: int('RATE_LIMIT_POINTS_PER_SECOND', 1_000, 1, 1_000_000_000, 'How fast a bucket refills, in points a second.'),
+  operationTimeoutMs: int(
+    'OPERATION_TIMEOUT_MS',
+    10_000,
+    100,
+    600_000,
+    'Longest an operation over HTTP may run; past it the request answers 503 SERVICE_UNAVAILABLE with Retry-After and its store calls still running are abandoned.',
+  ),
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) => (LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`)),
 } as const;
 

@@ -3,7 +3,8 @@
  * GraphQL errors with a stable `extensions.code`; anything else is an internal error
  * and is masked for clients.
  */
-export type ErrorCode = 'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'HANDLE_TAKEN' | 'RATE_LIMITED' | 'QUERY_TOO_EXPENSIVE' | 'BUDGET_EXCEEDED';
+export type ErrorCode =
+  'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'HANDLE_TAKEN' | 'RATE_LIMITED' | 'QUERY_TOO_EXPENSIVE' | 'BUDGET_EXCEEDED' | 'SERVICE_UNAVAILABLE';
 
 export class AppError extends Error {
   constructor(
@@ -39,4 +40,19 @@ export function forbidden(message: string): AppError {
 /** Too many failed password checks: every attempt is refused until `retryAfterSeconds` have passed. */
 export function rateLimited(retryAfterSeconds: number): AppError {
   return new AppError('RATE_LIMITED', `Too many failed attempts: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
+}
+
+/** How long a client is asked to wait before retrying what a dependency's outage failed. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/** A store the operation needs did not answer within its deadline, or could not be reached: nothing else was wrong, so a retry may pass. */
+export function serviceUnavailable(cause?: unknown): AppError {
+  const error = new AppError('SERVICE_UNAVAILABLE', 'A store did not answer in time: try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS });
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
+/** Whether an error is a dependency's outage (as serviceUnavailable makes), not a refusal or a bug. */
+export function isServiceUnavailable(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE';
 }

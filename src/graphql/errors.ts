@@ -1,6 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { AppError } from '../domain/errors.js';
+import { HeaderMap } from '@apollo/server';
+import { AppError, RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { LIMIT_CODES, tokenLimitError } from './limits/query-limits.js';
 
@@ -57,7 +58,18 @@ export function createErrorFormatter(logger: Logger, { hideSchemaDetails }: { hi
   };
 }
 
+/**
+ * The HTTP answer to a request refused as a whole by `error`: `status`, unless a store did not
+ * answer, which is 503 with `Retry-After` (a load balancer or client may retry elsewhere or later).
+ */
+export function refusalHttp(error: AppError, status: number): { status: number; headers: HeaderMap } {
+  const headers = new HeaderMap();
+  if (error.code !== 'SERVICE_UNAVAILABLE') return { status, headers };
+  headers.set('retry-after', String(error.details.retryAfterSeconds ?? RETRY_AFTER_SECONDS));
+  return { status: 503, headers };
+}
+
 /** An AppError raised outside a resolver (while building the context) as a GraphQL error with an HTTP status. */
 export function toHttpGraphQLError(error: AppError, status: number): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { code: error.code, http: { status } } });
+  return new GraphQLError(error.message, { extensions: { code: error.code, ...error.details, http: refusalHttp(error, status) } });
 }

@@ -2,6 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
+import { RETRY_AFTER_SECONDS } from '../domain/errors.js';
+import { withDeadline, withTimeout } from '../lib/deadline.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
 import { observeHttpRequest } from '../observability/http-requests.js';
 import { registry } from '../observability/metrics.js';
@@ -11,11 +13,14 @@ import { landingPage } from './landing-page.js';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 
+/** /healthz answers within this, whatever the stores do: a load balancer's check must not hang on them. */
+const HEALTH_TIMEOUT_MS = 950;
+
 export interface HttpOptions {
   apollo: ApolloServer<GraphQLContext>;
   context: (request: IncomingMessage, cost: Cost) => Promise<GraphQLContext>;
-  /** Each store's state: `up` when it answers. */
-  health: () => Promise<Record<string, string>>;
+  /** The service's state and each store's: `up` when it answers. */
+  health: () => Promise<{ status: 'ok' | 'degraded' | 'unavailable'; stores: object }>;
   logger: Logger;
   /** Serve GraphiQL at /graphiql. */
   graphiql: boolean;
@@ -24,6 +29,8 @@ export interface HttpOptions {
   timeouts: HttpTimeouts;
   /** The store requests one operation may send (MAX_STORE_REQUESTS). */
   maxStoreRequests: number;
+  /** OPERATION_TIMEOUT_MS: the longest an operation over HTTP may run before it is answered 503. */
+  operationTimeoutMs: number;
   /** WebSocket upgrades (GraphQL subscriptions, see subscriptions.ts). */
   upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
@@ -88,6 +95,24 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body));
 }
 
+const DEADLINE = Symbol('deadline');
+
+function deadlinePassed(signal: AbortSignal): Promise<typeof DEADLINE> {
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(DEADLINE), { once: true }));
+}
+
+/** What an operation that did not finish within OPERATION_TIMEOUT_MS answers, with HTTP 503 and Retry-After. */
+function deadlineBody(timeoutMs: number) {
+  return {
+    errors: [
+      {
+        message: `The operation did not finish within ${timeoutMs} ms: try again shortly`,
+        extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: RETRY_AFTER_SECONDS, timeoutMs },
+      },
+    ],
+  };
+}
+
 function graphqlErrorBody(message: string, code: string) {
   return { errors: [{ message, extensions: { code } }] };
 }
@@ -118,7 +143,19 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
   };
   // Every backend request made while serving this operation is counted into its meter.
   const cost = emptyCost(options.maxStoreRequests);
-  const result = await withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }));
+  const deadline = AbortSignal.timeout(options.operationTimeoutMs);
+  const executing = withDeadline(deadline, () =>
+    withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) })),
+  );
+  const result = await Promise.race([executing, deadlinePassed(deadline)]);
+  if (result === DEADLINE) {
+    // Store calls still running see the same signal and are abandoned; what they would have answered goes nowhere.
+    executing.catch(() => {});
+    options.logger.debug('operation deadline passed', { timeoutMs: options.operationTimeoutMs });
+    response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) });
+    response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
+    return;
+  }
   for (const [name, value] of result.headers) response.setHeader(name, value);
   response.statusCode = result.status ?? 200;
   if (result.body.kind === 'complete') {
@@ -129,17 +166,30 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
   response.end();
 }
 
-async function route(options: HttpOptions, request: IncomingMessage, response: ServerResponse): Promise<void> {
+/** One log line when the service's health changes, not one per check. */
+function healthLog(logger: Logger): (health: { status: string; stores: object }) => void {
+  let last = 'ok';
+  return (health) => {
+    if (health.status === last) return;
+    last = health.status;
+    if (health.status === 'ok') logger.info('healthy again', { stores: health.stores });
+    else logger.warn(`health ${health.status}`, { stores: health.stores });
+  };
+}
+
+async function route(options: HttpOptions & { healthChanged: ReturnType<typeof healthLog> }, request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname === '/graphql') return handleGraphQL(options, request, response, url);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   if (options.graphiql && serveGraphiQL(url.pathname, response)) return;
   switch (url.pathname) {
     case '/healthz': {
-      const stores = await options.health();
-      if (Object.values(stores).every((state) => state === 'up')) return sendJson(response, 200, { status: 'ok', stores });
-      options.logger.warn('health check failed', { stores });
-      return sendJson(response, 503, { status: 'unavailable', stores });
+      const health = await withTimeout(options.health(), HEALTH_TIMEOUT_MS, () => new Error('health checks did not finish')).catch(() => ({
+        status: 'unavailable' as const,
+        stores: {},
+      }));
+      options.healthChanged(health);
+      return sendJson(response, health.status === 'unavailable' ? 503 : 200, health);
     }
     case '/metrics':
       if (!options.metrics) throw new HttpError(404, 'Not found');
@@ -160,7 +210,8 @@ export async function serveMetrics(response: ServerResponse): Promise<void> {
   response.end(text);
 }
 
-export function createHttpServer(options: HttpOptions): Server {
+export function createHttpServer(httpOptions: HttpOptions): Server {
+  const options = { ...httpOptions, healthChanged: healthLog(httpOptions.logger) };
   const { requestMs, headersMs, keepAliveMs } = options.timeouts;
   const server = createServer(
     {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { withTimeout } from '../lib/deadline.js';
 import { currentCostMeter } from './cost.js';
 
 /**
@@ -77,6 +78,27 @@ export const cacheLookups = new Counter({
   registers: [registry],
 });
 
+export const dependencyUp = new Gauge({
+  name: 'dependency_up',
+  help: 'Whether a dependency answered its last call in time (1) or not (0): dynamodb, neo4j, redis (commands), redis_subscriber.',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
+export const dependencyUnavailable = new Counter({
+  name: 'dependency_unavailable_total',
+  help: 'Calls to a dependency that did not answer in time or could not reach it, and Redis calls answered by their fallback while its circuit was open.',
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
+export const redisCircuitState = new Gauge({
+  name: 'redis_circuit_state',
+  help: "State of a Redis connection's circuit breaker: 0 closed (commands go to Redis), 1 half-open (one probe out), 2 open (fallbacks).",
+  labelNames: ['dependency'] as const,
+  registers: [registry],
+});
+
 export const counterShardRaises = new Counter({
   name: 'counter_shard_raises_total',
   help: 'Posts whose counter shards this process raised because their counter writes ran past COUNTER_SHARD_WRITES_PER_SECOND a shard.',
@@ -127,11 +149,14 @@ export interface QueueStats {
 }
 
 let queueStats: (() => Promise<QueueStats>) | null = null;
+/** A scrape answers without the queue's gauges rather than wait for a store that does not answer. */
+const QUEUE_SCRAPE_TIMEOUT_MS = 1_000;
 /** One read of the queue per scrape, shared by the gauges that show it. */
 let pendingStats: Promise<QueueStats | null> | null = null;
 
 function scrapeQueue(): Promise<QueueStats | null> {
-  pendingStats ??= (queueStats ? queueStats().catch(() => null) : Promise.resolve(null)).finally(() => {
+  const read = queueStats && withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer'));
+  pendingStats ??= (read ? read.catch(() => null) : Promise.resolve(null)).finally(() => {
     setImmediate(() => {
       pendingStats = null;
     });

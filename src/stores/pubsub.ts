@@ -48,6 +48,11 @@ export class ChannelListeners {
     return closed;
   }
 
+  /** Every channel with a listener. */
+  channels(): string[] {
+    return [...this.byChannel.keys()];
+  }
+
   deliver(channel: string, payload: string): void {
     for (const listener of this.byChannel.get(channel) ?? []) listener(channel, payload);
   }

@@ -115,9 +115,18 @@ describe('/healthz', () => {
       expect(previous.fields).toMatchObject({ failures: 6 });
       expect(previous.fields.retryInMs).toBeGreaterThanOrEqual(16 * POLL_MS);
 
-      // The failing store call is an internal error: logged, and masked for the client.
+      // A store that cannot be reached fails the field with a code a client can retry on, logged once, not per request.
       const result = await gql(app.url, '{ user(id: "usr_00000000000000000000000000") { id } }');
-      expect(result.errors).toEqual([{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      expect(result.errors).toEqual([
+        {
+          message: 'A store did not answer in time: try again shortly',
+          locations: [{ line: 1, column: 3 }],
+          path: ['user'],
+          extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 },
+        },
+      ]);
+      expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable')).toHaveLength(1);
+      expect(captured.entries.filter((entry) => entry.msg === 'internal error')).toEqual([]);
     } finally {
       await app.stop();
       await engine.stop();

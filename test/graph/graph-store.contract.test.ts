@@ -40,7 +40,7 @@ const backends: Backend[] = [
   },
   {
     name: 'neo4j',
-    open: () => Neo4jGraphStore.open({ uri: NEO4J, user: config.neo4jUser, password: config.neo4jPassword }),
+    open: () => Neo4jGraphStore.open({ uri: NEO4J, user: config.neo4jUser, password: config.neo4jPassword, timeoutMs: config.neo4jTimeoutMs }),
   },
 ];
 

@@ -4,6 +4,10 @@ import { createServer } from 'node:net';
 /** A `redis-server` of the test's own on a free loopback port, without persistence. */
 export interface RedisServer {
   url: string;
+  port: number;
+  /** Freezes the process (SIGSTOP), as a network partition or a long fork would: connections stay open, nothing answers. */
+  pause(): void;
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -18,8 +22,9 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<RedisServer> {
-  const port = await freePort();
+/** Starts a server on `port` (a free one unless given: a restart takes the port of the server it replaces). */
+export async function startRedis(port?: number): Promise<RedisServer> {
+  port ??= await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -35,7 +40,13 @@ export async function startRedis(): Promise<RedisServer> {
   });
   return {
     url: `redis://127.0.0.1:${port}`,
+    port,
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // A stopped process takes SIGTERM only once it runs again.
+      child.kill('SIGCONT');
       child.kill('SIGTERM');
       await exited;
     },

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ItemCache } from '../../src/stores/cache/item-cache.js';
 import { MemoryItemCache } from '../../src/stores/cache/memory-cache.js';
 import { RedisItemCache } from '../../src/stores/cache/redis-cache.js';
@@ -65,5 +65,48 @@ describe('memory item cache', () => {
     await put('d', 10);
     now = 11;
     expect((await cache.lookup(['d'], 'v'))[0]!.hit).toBe(false);
+  });
+});
+
+describe('redis item cache when Redis goes away', () => {
+  it('answers lookups as misses, keeps the invalidations it could not send, and sends them when Redis answers again', async () => {
+    const own = await startRedis();
+    const timeouts = { connectMs: 500, commandMs: 200, retryIntervalMs: 200 };
+    const cache = await RedisItemCache.connect(own.url, timeouts);
+    let restarted: RedisServer | undefined;
+    try {
+      const put = async (key: string) => {
+        const [miss] = await cache.lookup([key], 'v');
+        await cache.fill([{ key, variant: 'v', version: (miss as { version: string }).version, item: { key }, ttlMs: TTL }]);
+      };
+      await put('kept');
+      // A partition: the item stays in Redis, and the invalidation cannot reach it.
+      own.pause();
+      expect(await cache.lookup(['kept'], 'v')).toEqual([{ hit: false, version: '' }]);
+      await cache.invalidate(['kept']);
+      expect(cache.pendingInvalidations()).toBe(1);
+      // A miss that did not reach Redis fills nothing.
+      await cache.fill([{ key: 'other', variant: 'v', version: '', item: { n: 1 }, ttlMs: TTL }]);
+      own.resume();
+      await vi.waitFor(() => expect(cache.pendingInvalidations()).toBe(0), { timeout: 5_000, interval: 20 });
+      expect((await cache.lookup(['kept'], 'v'))[0]!.hit).toBe(false);
+      expect((await cache.lookup(['other'], 'v'))[0]!.hit).toBe(false);
+
+      // Killed and started again empty: the cache works again by itself.
+      await own.stop();
+      expect((await cache.lookup(['kept'], 'v'))[0]).toEqual({ hit: false, version: '' });
+      restarted = await startRedis(own.port);
+      await vi.waitFor(
+        async () => {
+          await put('after');
+          expect((await cache.lookup(['after'], 'v'))[0]!.hit).toBe(true);
+        },
+        { timeout: 5_000, interval: 50 },
+      );
+    } finally {
+      await cache.close();
+      await restarted?.stop();
+      await own.stop();
+    }
   });
 });

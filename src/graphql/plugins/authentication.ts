@@ -1,14 +1,15 @@
-import { type ApolloServerPlugin, type GraphQLResponse, HeaderMap } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
 import { authenticate } from '../../auth/authenticate.js';
 import { AppError } from '../../domain/errors.js';
 import type { UserStore } from '../../stores/user-store.js';
 import type { GraphQLContext } from '../context.js';
+import { refusalHttp } from '../errors.js';
 
-/** What a request whose account check failed gets instead of any answer: HTTP 401 with the check's error. */
+/** What a request whose account check failed gets instead of any answer: HTTP 401 with the check's error (503 when the store did not answer). */
 function refusal(error: AppError): Pick<GraphQLResponse, 'http' | 'body'> {
   return {
-    http: { status: 401, headers: new HeaderMap() },
-    body: { kind: 'single', singleResult: { errors: [{ message: error.message, extensions: { code: error.code } }] } },
+    http: refusalHttp(error, 401),
+    body: { kind: 'single', singleResult: { errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] } },
   };
 }
 
@@ -63,6 +64,7 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
           if (!refused) return;
           const { http, body } = refusal(refused);
           response.http.status = http.status;
+          for (const [name, value] of http.headers) response.http.headers.set(name, value);
           response.body = body;
         },
       };

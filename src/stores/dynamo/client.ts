@@ -1,7 +1,37 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { serviceUnavailable } from '../../domain/errors.js';
+import { anySignal, currentDeadline } from '../../lib/deadline.js';
+import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
+
+/** Settings DYNAMODB_CONNECT_TIMEOUT_MS, DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, DYNAMODB_TIMEOUT_MS. */
+export interface DynamoTimeouts {
+  connectMs: number;
+  /** One attempt: from the request sent to its answer read. */
+  attemptMs: number;
+  maxAttempts: number;
+  /** The whole call, retries and their backoff included. */
+  totalMs: number;
+}
+
+export const DYNAMO_TIMEOUT_DEFAULTS: DynamoTimeouts = { connectMs: 1_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 };
+
+/** The timeouts a configuration (loadConfig) sets. */
+export function dynamoTimeoutsOf(config: {
+  dynamodbConnectTimeoutMs: number;
+  dynamodbAttemptTimeoutMs: number;
+  dynamodbMaxAttempts: number;
+  dynamodbTimeoutMs: number;
+}): DynamoTimeouts {
+  return {
+    connectMs: config.dynamodbConnectTimeoutMs,
+    attemptMs: config.dynamodbAttemptTimeoutMs,
+    maxAttempts: config.dynamodbMaxAttempts,
+    totalMs: config.dynamodbTimeoutMs,
+  };
+}
 
 export interface DynamoTarget {
   /** Set for the embedded engine and for any other endpoint; unset means real AWS. */
@@ -10,10 +40,31 @@ export interface DynamoTarget {
   tableName: string;
   /** Which figure of `extensions.cost` this client's requests count towards. */
   countAs?: 'dynamodb' | 'graph';
+  timeouts?: DynamoTimeouts;
+  /** Told whether each call answered, for health, metrics and the log. */
+  state?: DependencyState;
+}
+
+/** Node's errors for a connection that could not be made or was lost. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether a failed call failed for want of an answer (timeout, abort, network, server fault or throttling after the retries), not for what it asked. */
+function isUnavailability(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code, $fault, $metadata } = error as { name?: string; code?: string; $fault?: string; $metadata?: { httpStatusCode?: number } };
+  if (name === 'AbortError' || name === 'TimeoutError' || (code !== undefined && NETWORK_CODES.has(code))) return true;
+  if ($fault === 'server' || ($metadata?.httpStatusCode ?? 0) >= 500) return true;
+  return name === 'ThrottlingException' || name === 'ProvisionedThroughputExceededException' || name === 'RequestLimitExceeded';
 }
 
 export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClient {
-  const config: DynamoDBClientConfig = { maxAttempts: 5 };
+  const timeouts = target.timeouts ?? DYNAMO_TIMEOUT_DEFAULTS;
+  const config: DynamoDBClientConfig = {
+    maxAttempts: timeouts.maxAttempts,
+    // Without throwOnRequestTimeout the handler only warns (on the console) and waits on; its logger would print there too.
+    requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.attemptMs, throwOnRequestTimeout: true, logger: QUIET },
+    logger: QUIET,
+  };
   if (target.endpoint) {
     config.endpoint = target.endpoint;
     config.region = target.region || LOCAL_REGION;
@@ -27,7 +78,89 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   // to a logger, even the no-op one we leave in place: a few percent of the service's CPU per page, for nothing.
   client.middlewareStack.remove('loggerMiddleware');
   addCostMiddleware(client, target.countAs ?? 'dynamodb');
-  return DynamoDBDocumentClient.from(client, {
+  const document = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+  withDeadlines(document, timeouts.totalMs, target.state);
+  return document;
 }
+
+/** Calls in a row that found DynamoDB unreachable or silent before the client fails fast, and for how long before one call tries again. */
+const FAILURES_TO_OPEN = 5;
+const OPEN_MS = 1_000;
+
+/**
+ * Fails fast while DynamoDB is down (a circuit breaker): after FAILURES_TO_OPEN calls in a row timed
+ * out or could not connect, calls fail at once for OPEN_MS; then one call goes through, and its
+ * answer closes the circuit. Throttling and server faults do not count: they are one partition's
+ * or one request's, not the store's.
+ */
+class FailFast {
+  private failures = 0;
+  private openUntil = 0;
+  private probing = false;
+
+  allows(): boolean {
+    if (this.failures < FAILURES_TO_OPEN) return true;
+    if (this.probing || Date.now() < this.openUntil) return false;
+    this.probing = true;
+    return true;
+  }
+
+  answered(): void {
+    this.failures = 0;
+    this.probing = false;
+  }
+
+  silent(): void {
+    this.failures += 1;
+    this.probing = false;
+    if (this.failures >= FAILURES_TO_OPEN) this.openUntil = Date.now() + OPEN_MS;
+  }
+}
+
+/**
+ * Every call gets a total budget, and the deadline of the operation it serves when there is one:
+ * the first to pass aborts it, retries included. A call that failed for want of an answer
+ * becomes SERVICE_UNAVAILABLE; other errors (a failed condition, a bad request) pass as they are.
+ */
+function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state: DependencyState | undefined): void {
+  const send = document.send.bind(document) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const circuit = new FailFast();
+  const guarded = async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
+    if (!circuit.allows()) {
+      state?.unavailable();
+      throw serviceUnavailable(new Error('DynamoDB is not answering: failing fast'));
+    }
+    const budget = AbortSignal.timeout(totalMs);
+    const abortSignal = anySignal([budget, currentDeadline(), options?.abortSignal]);
+    try {
+      const output = await send(command, { ...options, abortSignal });
+      circuit.answered();
+      state?.answered();
+      return output;
+    } catch (error) {
+      if (!isUnavailability(error)) {
+        circuit.answered();
+        state?.answered();
+        throw error;
+      }
+      // Abandoned by its caller (the operation's deadline): the store may be fine.
+      const abandoned = abortSignal.aborted && !budget.aborted;
+      if (!abandoned) {
+        if (isSilence(error)) circuit.silent();
+        state?.unavailable(error);
+      }
+      throw serviceUnavailable(error);
+    }
+  };
+  document.send = guarded as typeof document.send;
+}
+
+/** No answer at all: a timeout, an abort by the budget, or no connection. */
+function isSilence(error: unknown): boolean {
+  const { name, code } = error as { name?: string; code?: string };
+  return name === 'AbortError' || name === 'TimeoutError' || (code !== undefined && NETWORK_CODES.has(code));
+}
+
+const QUIET = { debug() {}, info() {}, warn() {}, error() {}, trace() {} };

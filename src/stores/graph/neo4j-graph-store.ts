@@ -1,5 +1,7 @@
 import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'neo4j-driver';
-import { badInput } from '../../domain/errors.js';
+import { badInput, serviceUnavailable } from '../../domain/errors.js';
+import { withTimeout } from '../../lib/deadline.js';
+import type { DependencyState } from '../../observability/dependencies.js';
 import { recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
 import { observeStoreRequest } from '../../observability/store-requests.js';
 import { CYPHER, type CypherName } from './cypher.js';
@@ -32,6 +34,20 @@ export interface Neo4jTarget {
   password: string;
   /** Where the tasks a follow, an unfollow or a relation enqueues go, right after its write (another engine: no shared transaction). */
   tasks?: Pick<TaskQueue, 'enqueue'>;
+  /** NEO4J_TIMEOUT_MS: the longest a statement may take, its connection and retries included. */
+  timeoutMs: number;
+  state?: DependencyState;
+}
+
+/** The driver's errors for a server it cannot reach or that did not answer in time. */
+function isUnavailability(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return (
+    code === 'ServiceUnavailable' ||
+    code === 'SessionExpired' ||
+    (typeof code === 'string' && (code.startsWith('Neo.TransientError.') || code.includes('TransactionTimedOut'))) ||
+    (error instanceof Error && /timed? ?out|timeout/i.test(error.message))
+  );
 }
 
 /** The statements of each relation kind (a relationship type cannot be a parameter). */
@@ -39,6 +55,9 @@ const RELATION_STATEMENTS = {
   blocks: { relate: 'block', unrelate: 'unblock', list: 'blocked', count: 'blockedCount', eitherWay: 'blocksEitherWay' },
   mutes: { relate: 'mute', unrelate: 'unmute', list: 'muted', count: 'mutedCount', eitherWay: 'mutesEitherWay' },
 } as const satisfies Record<RelationKind, Record<string, CypherName>>;
+
+/** Time the server has to report its own transaction timeout before the client gives up on it. */
+const TIMEOUT_MARGIN_MS = 500;
 
 /** Edges (or users) per transaction when importing in bulk. */
 const IMPORT_CHUNK = 1000;
@@ -66,6 +85,8 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   private constructor(
     private readonly driver: Driver,
     private readonly tasks: Pick<TaskQueue, 'enqueue'> | null,
+    private readonly timeoutMs: number,
+    private readonly state: DependencyState | null,
   ) {}
 
   /** Enqueues the tasks of a change that was made; a store opened without a queue takes none. */
@@ -77,8 +98,15 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   /** Connects and creates the uniqueness constraints on User.id and User.handle. */
   static async open(target: Neo4jTarget): Promise<Neo4jGraphStore> {
-    const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), { disableLosslessIntegers: true });
-    const store = new Neo4jGraphStore(driver, target.tasks ?? null);
+    const driver = neo4j.driver(target.uri, neo4j.auth.basic(target.user, target.password), {
+      disableLosslessIntegers: true,
+      connectionTimeout: target.timeoutMs,
+      connectionAcquisitionTimeout: target.timeoutMs,
+      maxTransactionRetryTime: target.timeoutMs,
+      // The driver logs nothing of its own: its errors reach the caller, and the state changes the log.
+      logging: { level: 'error', logger: () => {} },
+    });
+    const store = new Neo4jGraphStore(driver, target.tasks ?? null, target.timeoutMs, target.state ?? null);
     try {
       await store.write('userIdUnique', {});
       await store.write('userHandleUnique', {});
@@ -103,12 +131,21 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
         defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
         bookmarkManager: this.bookmarks,
       });
+      const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
+      const config = { timeout: this.timeoutMs };
+      const running = mode === 'read' ? session.executeRead(work, config) : session.executeWrite(work, config);
       try {
-        const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
-        return mode === 'read' ? await session.executeRead(work) : await session.executeWrite(work);
+        // The transaction timeout is the server's to enforce: a server that stalls is timed out here.
+        const records = await withTimeout(running, this.timeoutMs + TIMEOUT_MARGIN_MS, () => new Error(`Neo4j did not answer within ${this.timeoutMs} ms`));
+        this.state?.answered();
+        return records;
+      } catch (error) {
+        if (!isUnavailability(error)) throw error;
+        this.state?.unavailable(error);
+        throw serviceUnavailable(error);
       } finally {
         answered();
-        await session.close();
+        void session.close().catch(() => {});
       }
     });
   }

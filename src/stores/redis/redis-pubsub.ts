@@ -1,54 +1,71 @@
-import { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
 import { ChannelListeners, type PubSub, type PubSubMessage } from '../pubsub.js';
+import { GuardedRedis, type RedisTimeouts } from './guarded-redis.js';
 
 /**
  * Redis pub/sub (REDIS_URL): what several API instances and separate workers share. One
- * connection publishes; another (a connection in subscriber mode can do nothing else) holds
- * this process's channels, each subscribed once however many local listeners it has.
- * Messages published while a connection is down are lost, as pub/sub's are; clients catch up
- * by reading their timeline.
+ * connection publishes (shared with the cache); another (a connection in subscriber mode can do
+ * nothing else) holds this process's channels, each subscribed once however many local
+ * listeners it has. Messages published while Redis is down are dropped, as pub/sub's are;
+ * clients catch up by reading their timeline. A subscription made meanwhile is kept here, and
+ * every channel is subscribed again when the subscriber's circuit closes.
  */
 export class RedisPubSub implements PubSub {
-  private readonly publisher: Redis;
-  private readonly subscriber: Redis;
   private readonly listeners = new ChannelListeners();
 
-  constructor(url: string, logger: Logger) {
-    // Commands wait for a reconnect rather than fail at once; publishes are dropped after a few tries.
-    this.publisher = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-    this.subscriber = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 3 });
-    for (const [role, connection] of [
-      ['publisher', this.publisher],
-      ['subscriber', this.subscriber],
-    ] as const) {
-      connection.on('error', (error: Error) => logger.warn('redis connection error', { role, error: error.message }));
-    }
-    this.subscriber.on('message', (channel: string, payload: string) => this.listeners.deliver(channel, payload));
+  constructor(
+    private readonly publisher: GuardedRedis,
+    private readonly subscriber: GuardedRedis,
+  ) {
+    subscriber.connection.on('message', (channel: string, payload: string) => this.listeners.deliver(channel, payload));
+    subscriber.onRecovered(() => {
+      const channels = this.listeners.channels();
+      if (channels.length > 0)
+        void subscriber.run(
+          (redis) => redis.subscribe(...channels),
+          () => 0,
+        );
+    });
   }
 
-  /** Connects both connections, so that a wrong REDIS_URL fails the start instead of the first event. */
-  async connect(): Promise<void> {
-    await Promise.all([this.publisher.connect(), this.subscriber.connect()]);
+  /** A subscriber connection of its own beside the shared `publisher`, connected, so that a wrong REDIS_URL fails the start. */
+  static async open(url: string, publisher: GuardedRedis, timeouts: RedisTimeouts, logger: Logger): Promise<RedisPubSub> {
+    const subscriber = new GuardedRedis(url, 'redis_subscriber', timeouts, logger);
+    await subscriber.connect();
+    return new RedisPubSub(publisher, subscriber);
   }
 
   async publish(messages: readonly PubSubMessage[]): Promise<void> {
     if (messages.length === 0) return;
-    const pipeline = this.publisher.pipeline();
-    for (const { channel, payload } of messages) pipeline.publish(channel, payload);
-    await pipeline.exec();
+    await this.publisher.run(
+      async (redis) => {
+        const pipeline = redis.pipeline();
+        for (const { channel, payload } of messages) pipeline.publish(channel, payload);
+        await pipeline.exec();
+      },
+      () => {},
+    );
   }
 
   async subscribe(channels: readonly string[], listener: (channel: string, payload: string) => void): Promise<() => void> {
     const opened = this.listeners.add(channels, listener);
-    if (opened.length > 0) await this.subscriber.subscribe(...opened);
+    if (opened.length > 0)
+      await this.subscriber.run(
+        (redis) => redis.subscribe(...opened),
+        () => 0,
+      );
     return () => {
       const closed = this.listeners.remove(channels, listener);
-      if (closed.length > 0) this.subscriber.unsubscribe(...closed).catch(() => {});
+      if (closed.length > 0)
+        void this.subscriber.run(
+          (redis) => redis.unsubscribe(...closed),
+          () => 0,
+        );
     };
   }
 
+  /** Closes the subscriber; the publisher is shared, and closed by whoever opened it. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.publisher.quit(), this.subscriber.quit()]);
+    await this.subscriber.close();
   }
 }
