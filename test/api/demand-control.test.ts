@@ -1,9 +1,10 @@
 import { buildSchema, isObjectType } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadTypeDefs } from '../../src/app.js';
 import { declaredCost } from '../../src/graphql/limits/cost-directives.js';
 import { totals } from '../../src/observability/cost.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { connectLive } from '../helpers/live.js';
 import { createPost, queueDrained } from '../helpers/posts.js';
 import { startRedis } from '../helpers/redis.js';
 
@@ -239,6 +240,27 @@ describe('the rate of cost', () => {
       // A signed-in account has a bucket of its own.
       expect((await limited.gql(PAGE, {}, reader.token)).errors).toBeUndefined();
     } finally {
+      await limited.app.stop();
+    }
+  });
+
+  it('charges a subscription its estimate when it starts, from its account’s bucket', async () => {
+    const limited = await startTestApp({ ...SLOW, CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    const live = connectLive(limited.url, reader.token);
+    try {
+      // Four pages (480 of the 500 points) leave 20: less than a post edge with its likers (1 + 1 + 20 + 5 = 27).
+      for (let i = 0; i < 4; i++) expect((await limited.gql(PAGE, {}, reader.token)).errors).toBeUndefined();
+      const costly = 'subscription { timelinePostAdded { node { id author { handle } likedBy(first: 5) { edges { node { id } } } } } }';
+      const refused = live.subscribe(costly);
+      await vi.waitFor(() => expect(refused.ended).toBe(true), { timeout: 10_000 });
+      expect(refused.errors.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
+      expect(refused.errors[0]!.extensions!.retryAfterSeconds).toBeGreaterThan(0);
+      // A cheap one still fits in what is left.
+      const cheap = live.subscribe('subscription { timelinePostAdded { cursor } }');
+      await expect.poll(() => live.acknowledged).toBe(1);
+      expect(cheap.ended).toBe(false);
+    } finally {
+      await live.dispose();
       await limited.app.stop();
     }
   });
