@@ -8,8 +8,9 @@ import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { median, round } from './loops.js';
 
-/** The cheap request: a public page of 20 with authors. */
+/** The cheap request: a public page of 20 with authors (120 points), sent every PACE_MS as a frontend would, well within its bucket. */
 const CHEAP = '{ publicTimeline(first: 20) { edges { node { id text author { handle } } } } }';
+const PACE_MS = 200;
 /**
  * The heaviest anonymous request the default limits allow: every post of a public page of 100 asks
  * three lists of its own (about 300 store requests, under MAX_STORE_REQUESTS).
@@ -70,7 +71,9 @@ export async function cheapUnderAttack(url: string, plan: UnderAttackPlan) {
       const t0 = performance.now();
       const answer = await post(url, CHEAP, '127.0.0.2');
       if (answer.status !== 200 || answer.body.errors) throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
-      into.push(performance.now() - t0);
+      const ms = performance.now() - t0;
+      into.push(ms);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, PACE_MS - ms)));
     }
   };
   for (let round = 0; round < plan.rounds; round++) {

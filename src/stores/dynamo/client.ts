@@ -16,7 +16,8 @@ export interface DynamoTimeouts {
   totalMs: number;
 }
 
-export const DYNAMO_TIMEOUT_DEFAULTS: DynamoTimeouts = { connectMs: 1_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 };
+// A healthy DynamoDB Local busy on two cores can take over a second to accept a connection; a dead one never does.
+export const DYNAMO_TIMEOUT_DEFAULTS: DynamoTimeouts = { connectMs: 3_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 };
 
 /** The timeouts a configuration (loadConfig) sets. */
 export function dynamoTimeoutsOf(config: {
