@@ -8,6 +8,7 @@ import { registry } from '../observability/metrics.js';
 import type { Logger } from '../logger.js';
 import { serveGraphiQL } from './graphiql.js';
 import { landingPage } from './landing-page.js';
+import { persistedQueryProblem } from './persisted-query.js';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 
@@ -108,6 +109,8 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
       body = raw;
     }
   }
+  const malformed = persistedQueryProblem(body, url.searchParams);
+  if (malformed) throw new HttpError(400, malformed);
   const httpGraphQLRequest: HTTPGraphQLRequest = {
     method: request.method ?? 'GET',
     headers,
