@@ -2,7 +2,7 @@ import { type Passwords, checkNewPassword } from '../auth/passwords.js';
 import { badInput, forbidden, handleTaken, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
-import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
+import { LIMITS, cleanOptionalName, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
@@ -44,7 +44,7 @@ export class UserUseCases {
     const user: UserRecord = {
       id: newId('usr'),
       handle: normalizeHandle(input.handle, 'input.handle'),
-      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName) ?? null,
+      displayName: cleanOptionalName(input.displayName, 'input.displayName') ?? null,
       bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio) ?? null,
       interests: normalizeWords(input.interests, 'input.interests', LIMITS.interests),
       createdAt: new Date().toISOString(),
@@ -71,7 +71,7 @@ export class UserUseCases {
     if (!viewerId) throw unauthenticated();
     if (input.interests === null) throw badInput('input.interests', 'must be a list (use [] to clear)');
     const patch: ProfilePatch = {
-      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName),
+      displayName: cleanOptionalName(input.displayName, 'input.displayName'),
       bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio),
       interests: input.interests === undefined ? undefined : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
     };

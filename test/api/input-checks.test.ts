@@ -296,6 +296,37 @@ describe('text', () => {
     expect(refusal(await t.gql(UPDATE, { input: { displayName: '😀'.repeat(65) } }, user.token))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.displayName' });
   });
 
+  it('refuses bidirectional overrides, isolates and line separators in handles and display names, and changes nothing', async () => {
+    // Each reorders or breaks what is shown around it: "x\u202Eevil" reads "xlive".
+    const spoofing = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u2028', '\u2029'];
+    for (const character of spoofing) {
+      const handle = `t_${Math.random().toString(36).slice(2, 12)}`;
+      for (const [input, field] of [
+        [{ handle: `${handle}${character}` }, 'input.handle'],
+        [{ handle: `${character}${handle}` }, 'input.handle'],
+        [{ handle, displayName: `x${character}evil` }, 'input.displayName'],
+      ] as const) {
+        const result = await t.gql(SIGN_UP, { input: { password: TEST_PASSWORD, ...input } });
+        expect({ character, ...refusal(result) }).toEqual({ character, code: 'BAD_USER_INPUT', field });
+      }
+      expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
+    }
+    // Lower-casing is ASCII's: the Kelvin sign is no "k".
+    expect(refusal(await t.gql(SIGN_UP, { input: { handle: `\u212Aelvin_${Date.now()}`, password: TEST_PASSWORD } }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.handle' });
+
+    const user = await t.signUp(undefined, { displayName: 'Kept' });
+    for (const character of [...spoofing, '\n']) {
+      expect({ character, ...refusal(await t.gql(UPDATE, { input: { displayName: `x${character}evil` } }, user.token)) }).toEqual({
+        character,
+        code: 'BAD_USER_INPUT',
+        field: 'input.displayName',
+      });
+    }
+    expect((await t.gql('{ viewer { displayName } }', {}, user.token)).data!.viewer).toEqual({ displayName: 'Kept' });
+    // Bios are free text, as posts: right-to-left marks and isolates have their uses there.
+    expect((await t.gql(UPDATE, { input: { bio: 'مرحبا \u2067@ada\u2069!' } }, user.token)).data!.updateProfile.bio).toBe('مرحبا \u2067@ada\u2069!');
+  });
+
   it('validates network(interest:) like interests', async () => {
     const user = await t.signUp(undefined, { interests: ['chess'] });
     for (const interest of ['not ok', '', 'x'.repeat(41), 'ch\u0000ess', '\u200B']) {
