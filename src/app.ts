@@ -24,6 +24,7 @@ import { tracingPlugin } from './graphql/plugins/tracing.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
+import { retryAfterPlugin } from './graphql/plugins/retry-after.js';
 import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
 import { type QueueStats, watchQueue } from './observability/metrics.js';
@@ -289,6 +290,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
+      retryAfterPlugin(),
       ...(config.costExtensions ? [costExtensionPlugin()] : []),
       ...(config.metrics ? [metricsPlugin()] : []),
       ...(activeTracer() ? [tracingPlugin()] : []),

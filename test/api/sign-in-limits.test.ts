@@ -29,7 +29,7 @@ const SIGN_IN = 'mutation($input: SignInInput!) { signIn(input: $input) { user {
  * Sends an operation from a loopback address of the test's choosing (all of 127.0.0.0/8 reaches
  * the service on Linux), so that a test can be several clients.
  */
-function gqlFrom(app: TestApp, localAddress: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse> {
+function gqlFrom(app: TestApp, localAddress: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse & { retryAfter?: string }> {
   const body = JSON.stringify({ query, variables });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -42,7 +42,7 @@ function gqlFrom(app: TestApp, localAddress: string, query: string, variables: R
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'], ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
         response.on('error', reject);
       },
     );
@@ -71,9 +71,13 @@ describe('failed sign-ins', () => {
     expect(codes).toEqual(['RATE_LIMITED']);
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(retryAfterSeconds).toBeLessThanOrEqual(24 * 3600);
+    // A field's refusal: HTTP 200, with the seconds in Retry-After too for clients and proxies that read headers only.
+    expect({ status: right.status, retryAfter: right.retryAfter }).toEqual({ status: 200, retryAfter: String(retryAfterSeconds) });
     expect(refusal(await signInFrom(t, '127.0.0.3', target.handle.toUpperCase(), 'wrong again')).codes).toEqual(['RATE_LIMITED']);
     // Another handle from an address that has not failed is not held back.
-    expect((await signInFrom(t, '127.0.0.3', bystander.handle, TEST_PASSWORD)).data!.signIn.user.id).toBe(bystander.id);
+    const bystanding = await signInFrom(t, '127.0.0.3', bystander.handle, TEST_PASSWORD);
+    expect(bystanding.data!.signIn.user.id).toBe(bystander.id);
+    expect(bystanding.retryAfter).toBeUndefined();
   });
 
   it('past 10 from one address, refuse every sign-in from it, whatever the handle', async () => {
