@@ -199,7 +199,14 @@ export const SETTINGS = {
     10_000,
     'Failed password checks per handle, and per client address, within the last SIGNIN_WINDOW_SECONDS (a sliding window); past them every attempt is RATE_LIMITED until enough of them have aged out.',
   ),
-  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES counts in.'),
+  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES and PASSWORD_CHECKS_PER_ADDRESS count in.'),
+  passwordChecksPerAddress: int(
+    'PASSWORD_CHECKS_PER_ADDRESS',
+    20,
+    1,
+    1_000_000,
+    'Password checks (signIn, the current password of changePassword and deleteAccount) and sign-ups with a password per client address within the last SIGNIN_WINDOW_SECONDS, right or wrong; past them each is RATE_LIMITED.',
+  ),
   trustedProxyHops: int(
     'TRUSTED_PROXY_HOPS',
     0,

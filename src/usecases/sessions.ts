@@ -56,7 +56,7 @@ export class SessionUseCases {
     const [userId] = await this.users.idsByHandle([handle], { consistent: true });
     const passwordHash = userId ? await this.passwordHash(userId) : null;
     // An unknown handle is checked against a decoy, so that the answer says nothing about which handles exist.
-    await this.checkPassword(password, passwordHash, attemptSubjects(handle, clientAddress), () => unauthenticated('The handle or password is wrong'));
+    await this.checkPassword(password, passwordHash, handle, clientAddress, () => unauthenticated('The handle or password is wrong'));
     const [user] = await this.users.getMany([userId!], { consistent: true });
     if (!user) throw unauthenticated('The handle or password is wrong');
     if (this.passwords.needsRehash(passwordHash!)) await this.accounts.setPasswordHash(user.id, await this.passwords.hash(password));
@@ -126,7 +126,7 @@ export class SessionUseCases {
     if (!user) throw unauthenticated('The account of this token does not exist');
     const passwordHash = await this.passwordHash(userId);
     if (!passwordHash) throw forbidden('This account has no password: it signs in through its identity provider');
-    await this.checkPassword(password, passwordHash, attemptSubjects(user.handle, clientAddress), () => badInput(field, 'is wrong'));
+    await this.checkPassword(password, passwordHash, user.handle, clientAddress, () => badInput(field, 'is wrong'));
   }
 
   private async passwordHash(userId: string): Promise<string | null> {
@@ -134,8 +134,10 @@ export class SessionUseCases {
     return login && 'passwordHash' in login ? login.passwordHash : null;
   }
 
-  private async checkPassword(password: string, passwordHash: string | null, subjects: ReturnType<typeof attemptSubjects>, wrong: () => Error): Promise<void> {
+  private async checkPassword(password: string, passwordHash: string | null, handle: string, clientAddress: string, wrong: () => Error): Promise<void> {
+    const subjects = attemptSubjects(handle, clientAddress);
     await this.limits.check(subjects);
+    await this.limits.countCheck(clientAddress);
     if (await this.passwords.verify(password, passwordHash)) return;
     await this.limits.recordFailure(subjects);
     throw wrong();

@@ -6,6 +6,7 @@ import { LIMITS, cleanOptionalName, cleanOptionalText, normalizeHandle, normaliz
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
+import type { SignInLimits } from './sign-in-limits.js';
 
 export interface SignUpInput {
   handle: string;
@@ -27,15 +28,17 @@ export class UserUseCases {
     private readonly users: UserStore,
     private readonly graph: GraphStore,
     private readonly passwords: Passwords,
+    private readonly limits: SignInLimits,
     private readonly logger: Logger,
   ) {}
 
   /**
    * Creates an account that signs in with its password, or, when the request carries a provider's
    * token (`identity`) with no account yet, one linked to that identity and without a password.
-   * `viewerId` is the account the request acts as, if any.
+   * `viewerId` is the account the request acts as, if any. A sign-up with a password counts as a
+   * password check of `clientAddress` (see SignInLimits.countCheck).
    */
-  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null): Promise<UserRecord> {
+  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null, clientAddress: string): Promise<UserRecord> {
     if (identity && viewerId) throw forbidden('This identity has an account already');
     const password = input.password ?? null;
     if (identity && password !== null) throw badInput('input.password', 'must be left out when signing up with an identity provider token');
@@ -55,6 +58,7 @@ export class UserUseCases {
     // it): the hash is the expensive part, and a taken handle must not make anyone pay for one.
     const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
     if (holder !== null) throw handleTaken(user.handle);
+    if (password !== null) await this.limits.countCheck(clientAddress);
     const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password) } : { identity: identity! };
     await this.users.create(user, login);
     try {

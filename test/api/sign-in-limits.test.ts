@@ -167,6 +167,62 @@ describe('the previous window', () => {
   });
 });
 
+describe('password checks per address, right or wrong (PASSWORD_CHECKS_PER_ADDRESS=5)', () => {
+  let limited: TestApp;
+  const SIGN_UP = 'mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }';
+  const CHANGE_PASSWORD = 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }';
+
+  beforeAll(async () => {
+    // The same table as `t`, whose accounts are signed up from 127.0.0.1 without this limit.
+    limited = await startTestApp({ ...COUNTING_WINDOW, TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false', PASSWORD_CHECKS_PER_ADDRESS: '5' });
+  });
+  afterAll(async () => {
+    await limited.app.stop();
+  });
+
+  it('counts sign-ins, password sign-ups and current passwords alike, and refuses every one past them', async () => {
+    const user = await t.signUp(uniqueHandle('checked'));
+    const from = (query: string, variables: Record<string, unknown>, token?: string) => gqlFrom(limited, '127.0.0.20', query, variables, token);
+    // Refused before any hash: not counted.
+    expect(errorCodes(await from(SIGN_UP, { input: { handle: user.handle, password: TEST_PASSWORD } }))).toEqual(['HANDLE_TAKEN']);
+    expect(errorCodes(await from(SIGN_UP, { input: { handle: uniqueHandle('short'), password: 'short' } }))).toEqual(['BAD_USER_INPUT']);
+
+    expect((await from(SIGN_UP, { input: { handle: uniqueHandle('new'), password: TEST_PASSWORD } })).data!.signUp.user.id).toMatch(/^usr_/);
+    for (let i = 0; i < 2; i++) expect((await from(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } })).data!.signIn.user.id).toBe(user.id);
+    expect(errorCodes(await from(SIGN_IN, { input: { handle: user.handle, password: 'wrong password' } }))).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes(await from(CHANGE_PASSWORD, { c: 'wrong password' }, user.token))).toEqual(['BAD_USER_INPUT']);
+
+    const right = await from(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
+    const { codes, retryAfterSeconds } = refusal(right);
+    expect(codes).toEqual(['RATE_LIMITED']);
+    expect(right.errors![0]!.message).toMatch(/^Too many password checks from this address: try again in \d+ s$/);
+    expect({ status: right.status, retryAfter: right.retryAfter }).toEqual({ status: 200, retryAfter: String(retryAfterSeconds) });
+    const handle = uniqueHandle('refused');
+    expect(refusal(await from(SIGN_UP, { input: { handle, password: TEST_PASSWORD } })).codes).toEqual(['RATE_LIMITED']);
+    expect((await t.gql('query($h: String!) { user(handle: $h) { id } }', { h: handle })).data!.user).toBeNull();
+    expect(refusal(await from(CHANGE_PASSWORD, { c: TEST_PASSWORD }, user.token)).codes).toEqual(['RATE_LIMITED']);
+
+    // Another address is not held back, and the count is one DynamoDB item every instance reads.
+    expect((await gqlFrom(limited, '127.0.0.21', SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } })).data!.signIn.user.id).toBe(user.id);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: tableName(t.tablePrefix), ConsistentRead: true }))).Items ?? [];
+      expect(items.find((item) => item.pk === 'CHECKS#address#127.0.0.20')).toMatchObject({ checks: 5 });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('lets exactly the limit through when the checks come at once', async () => {
+    const user = await t.signUp(uniqueHandle('atonce'));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => signInFrom(limited, '127.0.0.22', user.handle, TEST_PASSWORD)));
+    const outcomes = answers.map((answer) => (answer.data?.signIn ? 'signed in' : errorCodes(answer).join()));
+    expect(outcomes.filter((outcome) => outcome === 'signed in')).toHaveLength(5);
+    expect(outcomes.filter((outcome) => outcome === 'RATE_LIMITED')).toHaveLength(7);
+    for (const answer of answers.filter((a) => !a.data?.signIn)) expect(refusal(answer).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe('behind a reverse proxy (TRUSTED_PROXY_HOPS=1)', () => {
   it('counts per address the proxy saw, the last X-Forwarded-For entry, not the proxy itself', async () => {
     const proxied = await startTestApp({ ...COUNTING_WINDOW, TABLE_PREFIX: t.tablePrefix, TRUSTED_PROXY_HOPS: '1', WORKER_ENABLED: 'false' });

@@ -49,6 +49,9 @@ export const TEST_PASSWORD = 'correct horse battery staple';
  */
 const TEST_SCRYPT_LOG2_N = '10';
 
+/** Tests sign up and in hundreds of times from 127.0.0.1; tests of the limit lower it. */
+const TEST_CHECKS_PER_ADDRESS = '1000000';
+
 /**
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
@@ -63,6 +66,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     LOG_LEVEL: 'silent',
     JWT_SECRET: TEST_JWT_SECRET,
     PASSWORD_SCRYPT_LOG2_N: TEST_SCRYPT_LOG2_N,
+    PASSWORD_CHECKS_PER_ADDRESS: TEST_CHECKS_PER_ADDRESS,
     ...env,
   });
   const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });

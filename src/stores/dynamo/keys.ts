@@ -12,6 +12,7 @@ import type { RelationKind } from '../graph/graph-store.js';
  * | session (refresh token family) | SESSIONS#<userId> | <sessionId> |
  * | refresh token (by its hash) | REFRESH#<hash> | TOKEN |
  * | failed sign-ins in a window | FAILS#<handle|address>#<subject> | <window start, epoch s> |
+ * | password checks and sign-ups of an address in a window | CHECKS#address#<address> | <window start, epoch s> |
  * | handle claim         | HANDLE#<handle>    | CLAIM     |
  * | graph node           | GNODE#<userId>     | NODE      |
  * | follow edge          | GNODE#<followerId> | FOLLOWS#<followeeId> |
@@ -65,8 +66,11 @@ export const keys = {
   /** Under the account, so that deleting it finds every session. */
   session: (userId: string, sessionId: string): Key => ({ pk: partitions.sessions(userId), sk: sessionId }),
   refreshToken: (tokenHash: string): Key => ({ pk: `REFRESH#${tokenHash}`, sk: 'TOKEN' }),
-  /** Failed password checks of one handle or one client address in one fixed window. */
-  signInFailures: (scope: 'handle' | 'address', subject: string, windowStart: number): Key => ({ pk: `FAILS#${scope}#${subject}`, sk: String(windowStart) }),
+  /** Failed password checks of one handle or one client address, or (`checks`) every password check and sign-up of an address, in one fixed window. */
+  signInAttempts: (scope: 'handle' | 'address' | 'checks', subject: string, windowStart: number): Key => ({
+    pk: scope === 'checks' ? `CHECKS#address#${subject}` : `FAILS#${scope}#${subject}`,
+    sk: String(windowStart),
+  }),
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
