@@ -15,6 +15,7 @@ import { LiveUpdates } from './live-updates.js';
 import { MentionResolver } from './mentions.js';
 import { NotificationEvents, NotificationUseCases } from './notifications.js';
 import { OutboxAuthors } from './outbox-authors.js';
+import { PasswordHashing } from './password-hashing.js';
 import { PostUseCases } from './posts.js';
 import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
@@ -28,7 +29,11 @@ const LIVE_BUFFERED_EVENTS = 100;
 
 /** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
-  const passwords = new Passwords(config.passwordScryptLog2N);
+  const passwords = new PasswordHashing(new Passwords(config.passwordScryptLog2N), {
+    concurrency: config.passwordHashConcurrency,
+    maxQueuedPerAddress: config.passwordHashQueuePerAddress,
+    maxWaitMs: config.passwordHashQueueTimeoutMs,
+  });
   const signInLimits = new SignInLimits(stores.failedAttempts, {
     maxFailures: config.signInMaxFailures,
     windowSeconds: config.signInWindowSeconds,

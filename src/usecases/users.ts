@@ -1,4 +1,4 @@
-import { type Passwords, checkNewPassword } from '../auth/passwords.js';
+import { checkNewPassword } from '../auth/passwords.js';
 import { badInput, forbidden, handleTaken, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
@@ -6,6 +6,7 @@ import { LIMITS, cleanOptionalName, cleanOptionalText, normalizeHandle, normaliz
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
+import type { PasswordHashing } from './password-hashing.js';
 import type { SignInLimits } from './sign-in-limits.js';
 
 export interface SignUpInput {
@@ -27,7 +28,7 @@ export class UserUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
-    private readonly passwords: Passwords,
+    private readonly passwords: PasswordHashing,
     private readonly limits: SignInLimits,
     private readonly logger: Logger,
   ) {}
@@ -54,12 +55,13 @@ export class UserUseCases {
       postCount: 0,
       tokenGeneration: 0,
     };
+    if (password !== null) this.passwords.admit(clientAddress);
     // Hashed after every other check, the handle's too (the transaction still settles a race for
     // it): the hash is the expensive part, and a taken handle must not make anyone pay for one.
     const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
     if (holder !== null) throw handleTaken(user.handle);
     if (password !== null) await this.limits.countCheck(clientAddress);
-    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password) } : { identity: identity! };
+    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password, clientAddress) } : { identity: identity! };
     await this.users.create(user, login);
     try {
       await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);

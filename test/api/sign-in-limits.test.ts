@@ -223,6 +223,42 @@ describe('password checks per address, right or wrong (PASSWORD_CHECKS_PER_ADDRE
   });
 });
 
+describe('the password hash pool (PASSWORD_HASH_CONCURRENCY=1)', () => {
+  /** Hashes of half a second or more (the production cost), so that requests sent together all reach the pool while the first one runs. */
+  const SLOW_HASHES = { PASSWORD_SCRYPT_LOG2_N: '17', PASSWORD_HASH_CONCURRENCY: '1', WORKER_ENABLED: 'false' };
+
+  it("refuses an address's hashes past the ones it may keep waiting, and still serves another address", async () => {
+    const pool = await startTestApp({ ...SLOW_HASHES, PASSWORD_HASH_QUEUE_PER_ADDRESS: '1', PASSWORD_HASH_QUEUE_TIMEOUT_MS: '60000' });
+    try {
+      const [flooder, user] = await Promise.all([pool.signUp(uniqueHandle('flooder')), pool.signUp(uniqueHandle('bystander'))]);
+      const flood = Array.from({ length: 6 }, () => signInFrom(pool, '127.0.0.30', flooder.handle, TEST_PASSWORD));
+      const own = signInFrom(pool, '127.0.0.31', user.handle, TEST_PASSWORD);
+      // One hash runs, one waits; the other four are refused without a hash.
+      const answers = await Promise.all(flood);
+      expect(answers.filter((answer) => answer.data?.signIn)).toHaveLength(2);
+      const refused = answers.filter((answer) => !answer.data?.signIn);
+      expect(refused.map((answer) => refusal(answer))).toEqual(Array(4).fill({ codes: ['RATE_LIMITED'], retryAfterSeconds: 60 }));
+      expect(refused[0]!.errors![0]!.message).toBe('The service is busy checking passwords: try again in 60 s');
+      expect(refused[0]!.retryAfter).toBe('60');
+      expect((await own).data!.signIn.user.id).toBe(user.id);
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('refuses a hash that waited PASSWORD_HASH_QUEUE_TIMEOUT_MS for its turn', async () => {
+    const pool = await startTestApp({ ...SLOW_HASHES, PASSWORD_HASH_QUEUE_TIMEOUT_MS: '100' });
+    try {
+      const user = await pool.signUp(uniqueHandle('waiting'));
+      const answers = await Promise.all(['127.0.0.32', '127.0.0.33'].map((address) => signInFrom(pool, address, user.handle, TEST_PASSWORD)));
+      expect(answers.filter((answer) => answer.data?.signIn)).toHaveLength(1);
+      expect(answers.filter((answer) => !answer.data?.signIn).map((answer) => refusal(answer))).toEqual([{ codes: ['RATE_LIMITED'], retryAfterSeconds: 1 }]);
+    } finally {
+      await pool.stop();
+    }
+  });
+});
+
 describe('behind a reverse proxy (TRUSTED_PROXY_HOPS=1)', () => {
   it('counts per address the proxy saw, the last X-Forwarded-For entry, not the proxy itself', async () => {
     const proxied = await startTestApp({ ...COUNTING_WINDOW, TABLE_PREFIX: t.tablePrefix, TRUSTED_PROXY_HOPS: '1', WORKER_ENABLED: 'false' });
