@@ -1,8 +1,14 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Passwords } from '../auth/passwords.js';
 import { rateLimited } from '../domain/errors.js';
 import { FairPool, PoolRefused } from '../lib/fair-pool.js';
 
 const BUSY = 'The service is busy checking passwords';
+/**
+ * How long a refusal for a full queue takes to answer: a client that retries at once would otherwise
+ * turn refusals into a flood of their own, each a request to serve, beside the hashes of everyone else.
+ */
+const QUEUE_FULL_ANSWER_MS = 1_000;
 
 export interface PasswordHashingSettings {
   /** PASSWORD_HASH_CONCURRENCY. */
@@ -31,9 +37,11 @@ export class PasswordHashing {
     this.pool = new FairPool({ concurrency, maxRunningPerKey: Math.max(1, concurrency - 1), maxQueuedPerKey: maxQueuedPerAddress, maxWaitMs });
   }
 
-  /** RATE_LIMITED at once when the address's hashes already wait at their cap: before the request costs any store call. */
-  admit(clientAddress: string): void {
-    if (!this.pool.hasRoom(clientAddress)) throw this.busy();
+  /** RATE_LIMITED when the address's hashes already wait at their cap: before the request costs any store call. */
+  async admit(clientAddress: string): Promise<void> {
+    if (this.pool.hasRoom(clientAddress)) return;
+    await delay(QUEUE_FULL_ANSWER_MS);
+    throw this.busy();
   }
 
   hash(password: string, clientAddress: string): Promise<string> {
@@ -52,7 +60,9 @@ export class PasswordHashing {
     try {
       return await this.pool.run(clientAddress, task);
     } catch (error) {
-      throw error instanceof PoolRefused ? this.busy() : error;
+      if (!(error instanceof PoolRefused)) throw error;
+      if (error.reason === 'queue full') await delay(QUEUE_FULL_ANSWER_MS);
+      throw this.busy();
     }
   }
 

@@ -54,7 +54,7 @@ export class SessionUseCases {
   async signIn(input: { handle: string; password: string }, clientAddress: string): Promise<SessionGrant> {
     const handle = normalizeHandle(input.handle, 'input.handle');
     const password = checkPresentedPassword(input.password, 'input.password');
-    this.passwords.admit(clientAddress);
+    await this.passwords.admit(clientAddress);
     const [userId] = await this.users.idsByHandle([handle], { consistent: true });
     const passwordHash = userId ? await this.passwordHash(userId) : null;
     // An unknown handle is checked against a decoy, so that the answer says nothing about which handles exist.
@@ -136,7 +136,7 @@ export class SessionUseCases {
    * signIn; a wrong one is BAD_USER_INPUT on `field`. FORBIDDEN for an account without a password.
    */
   async verifyViewerPassword(userId: string, password: string, field: string, clientAddress: string): Promise<void> {
-    this.passwords.admit(clientAddress);
+    await this.passwords.admit(clientAddress);
     const [user] = await this.users.getMany([userId], { consistent: true });
     if (!user) throw unauthenticated('The account of this token does not exist');
     const passwordHash = await this.passwordHash(userId);

@@ -55,7 +55,7 @@ export class UserUseCases {
       postCount: 0,
       tokenGeneration: 0,
     };
-    if (password !== null) this.passwords.admit(clientAddress);
+    if (password !== null) await this.passwords.admit(clientAddress);
     // Hashed after every other check, the handle's too (the transaction still settles a race for
     // it): the hash is the expensive part, and a taken handle must not make anyone pay for one.
     const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
