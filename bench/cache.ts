@@ -35,7 +35,14 @@ async function misses(service: Service, kind: string): Promise<number> {
 const logger = createLogger('warn');
 const engine = await startEmbeddedEngine({ logger });
 const tablePrefix = `bench_cache_${Date.now()}_`;
-const env = { TABLE_PREFIX: tablePrefix, CACHE_TTL_MS: String(TTL_MS), CACHE_COUNTER_TTL_MS: String(TTL_MS), PASSWORD_SCRYPT_LOG2_N: '10' };
+const env = {
+  TABLE_PREFIX: tablePrefix,
+  CACHE_TTL_MS: String(TTL_MS),
+  CACHE_COUNTER_TTL_MS: String(TTL_MS),
+  PASSWORD_SCRYPT_LOG2_N: '10',
+  PASSWORD_CHECKS_PER_ADDRESS: '1000000',
+  PASSWORD_HASH_QUEUE_PER_ADDRESS: '100',
+};
 const cached = await startService(engine.endpoint, { ...env, CACHE: 'memory' });
 const uncached = await startService(engine.endpoint, { ...env, CACHE: 'off', WORKER_ENABLED: 'false' });
 try {

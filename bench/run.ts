@@ -4,8 +4,8 @@
  * batched, and with BATCHING=false as the naive baseline — and measures, in one run: fan-out
  * against the raw write floor, the home page against the storage floor (at one connection and at
  * eight, both sides the same way), the graph queries as the median and the 99th-percentile viewer,
- * and the worst request the limits allow. Prints one markdown table and writes the same figures
- * to bench/results/<time>-<mode>.json.
+ * the worst request the limits allow, and a sign-in alone and under another address's flood of
+ * sign-ins. Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
@@ -27,6 +27,7 @@ import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } fr
 import { type Summary, round } from './loops.js';
 import { BENCH_SECRET, ROOT, type Service, describeCost, gql, log, startService, stopService } from './service.js';
 import { type UnderAttackResult, cheapUnderAttack } from './under-attack.js';
+import { type Flood, type SignInFloodResult, signInUnderFlood } from './sign-in-flood.js';
 import { type WorstAllowedResult, heaviestAllowed } from './worst-allowed.js';
 
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -40,11 +41,26 @@ const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? 
 /**
  * How long each measurement runs: the home page and its floor (warm-up, then measured seconds per side and
  * connection level, in alternating windows), timed graph requests per query and viewer, fan-out rounds
- * (each with its write floor) and runs of the worst allowed request.
+ * (each with its write floor), runs of the worst allowed request, and sign-ins alone and under a flood
+ * (rounds of both windows, sign-ins timed in each).
  */
 const plan = flags.quick
-  ? { home: { warmupS: 2, seconds: 8, rounds: 4 }, graphRuns: 30, fanOutRounds: 7, worstRuns: 10, attack: { rounds: 2, windowSeconds: 5 } }
-  : { home: { warmupS: 5, seconds: 20, rounds: 4 }, graphRuns: 100, fanOutRounds: 11, worstRuns: 20, attack: { rounds: 4, windowSeconds: 10 } };
+  ? {
+      home: { warmupS: 2, seconds: 8, rounds: 4 },
+      graphRuns: 30,
+      fanOutRounds: 7,
+      worstRuns: 10,
+      attack: { rounds: 2, windowSeconds: 5 },
+      signIn: { rounds: 3, signInsPerWindow: 5 },
+    }
+  : {
+      home: { warmupS: 5, seconds: 20, rounds: 4 },
+      graphRuns: 100,
+      fanOutRounds: 11,
+      worstRuns: 20,
+      attack: { rounds: 4, windowSeconds: 10 },
+      signIn: { rounds: 5, signInsPerWindow: 10 },
+    };
 
 interface Manifest {
   size: typeof size;
@@ -211,6 +227,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   services.push(limited);
   const underAttack = await cheapUnderAttack(limited.url, plan.attack);
 
+  log('signIn alone and while another address floods with sign-ins, in a service and table of their own');
+  const signIn = await signInUnderFlood(endpoint, plan.signIn, log);
+
   const suggestions = graph.filter((t) => t.query === 'suggestedFollows');
   return {
     homeTimeline: { postsPerPage: PAGE_SIZE, ...home, costPerRequest: cost },
@@ -222,6 +241,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     },
     worstAllowed,
     underAttack,
+    signIn,
   };
 }
 
@@ -231,7 +251,7 @@ function table(report: {
   dataSet: Record<string, unknown>;
   results: Results;
 }): string {
-  const { homeTimeline: home, fanOut, graph, worstAllowed, underAttack } = report.results;
+  const { homeTimeline: home, fanOut, graph, worstAllowed, underAttack, signIn } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
     return `${'service' in s.cpuMsPerOperation ? ms('service') : '—'} / ${ms('engine')} / ${ms('client')}`;
@@ -259,6 +279,7 @@ function table(report: {
     ),
     worstRow(worstAllowed),
     ...attackRows(underAttack),
+    ...signInRows(signIn, met),
   ];
   const data = report.dataSet;
   const machine = report.machine;
@@ -268,6 +289,17 @@ function table(report: {
     '',
     ...lines,
   ].join('\n');
+}
+
+function signInRows(s: SignInFloodResult, met: (yes: boolean) => string): string[] {
+  const [issue, whole] = s.floods;
+  const got = (f: Flood) => `the flood got ${f.signedInPerSecond} sign-ins/s, ${f.refusedPerSecond} RATE_LIMITED/s${f.otherErrors > 0 ? `, ${f.otherErrors} other errors` : ''}`;
+  return [
+    `| signIn alone (scrypt 2^${s.scryptLog2N}), 1 connection from 127.0.0.1 | | ${s.alone.p50Ms} | ${s.alone.p99Ms} | | ${s.signIns} sign-ins, in windows alternating with the floods' |`,
+    `| signIn while 127.0.0.2 floods: ${issue.loops} loops of its own right password | | ${issue.p50Ms} | ${issue.p99Ms} | | ${got(issue)} |`,
+    `| signIn under that flood ÷ alone | | ${issue.p50Ratio}× | | | p50s; goal ${s.goal}: ${met(s.met)} |`,
+    `| signIn while 127.0.0.2 floods with ${whole.loops} loops (all the pool takes from it, none refused) | | ${whole.p50Ms} | ${whole.p99Ms} | | ${got(whole)}; ${whole.p50Ratio}× alone |`,
+  ];
 }
 
 function worstRow(worst: WorstAllowedResult): string {

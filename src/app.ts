@@ -24,6 +24,7 @@ import { tracingPlugin } from './graphql/plugins/tracing.js';
 import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
 import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
 import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
+import { retryAfterPlugin } from './graphql/plugins/retry-after.js';
 import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
 import { DependencyState } from './observability/dependencies.js';
@@ -299,6 +300,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
       authenticationPlugin(stores.users),
+      retryAfterPlugin(),
       costExtensionPlugin({ details: config.costExtensions }),
       ...(config.metrics ? [metricsPlugin()] : []),
       ...(activeTracer() ? [tracingPlugin()] : []),

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { LogLevel } from './logger.js';
 import type { WriteApi } from './stores/dynamo/batch.js';
 import { DYNAMO_TIMEOUT_DEFAULTS } from './stores/dynamo/client.js';
@@ -98,6 +99,13 @@ const httpHeadersTimeout = int(
   100,
   3_600_000,
   "Longest time a client may take to send a request's headers (at most HTTP_REQUEST_TIMEOUT_MS); past it: 408, connection closed.",
+);
+const hashConcurrency = int(
+  'PASSWORD_HASH_CONCURRENCY',
+  1,
+  1,
+  256,
+  "Password hashes (scrypt) one process runs at once, all but one of them at most for one client address; the others wait, served in turn by address (see Authentication). Default: the CPU cores, at most one less than libuv's thread pool (UV_THREADPOOL_SIZE, 4), which file and DNS work share.",
 );
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 /** Kinds start with a letter: `__proto__` is no kind, since the DynamoDB document client drops that key when it reads a map. */
@@ -235,7 +243,37 @@ export const SETTINGS = {
     10_000,
     'Failed password checks per handle, and per client address, within the last SIGNIN_WINDOW_SECONDS (a sliding window); past them every attempt is RATE_LIMITED until enough of them have aged out.',
   ),
-  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES counts in.'),
+  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES and PASSWORD_CHECKS_PER_ADDRESS count in.'),
+  passwordChecksPerAddress: int(
+    'PASSWORD_CHECKS_PER_ADDRESS',
+    20,
+    1,
+    1_000_000,
+    'Password checks (signIn, the current password of changePassword and deleteAccount) and sign-ups with a password per client address within the last SIGNIN_WINDOW_SECONDS, right or wrong; past them each is RATE_LIMITED.',
+  ),
+  passwordHashConcurrency: {
+    ...hashConcurrency,
+    default: 'CPU cores, at most UV_THREADPOOL_SIZE − 1',
+    parse(raw: string | undefined, env: Env): number {
+      if (raw !== undefined && raw !== '') return hashConcurrency.parse(raw, env);
+      const threadPool = Number(env.UV_THREADPOOL_SIZE) || 4;
+      return Math.max(1, Math.min(availableParallelism(), threadPool - 1));
+    },
+  } satisfies Setting<number>,
+  passwordHashQueuePerAddress: int(
+    'PASSWORD_HASH_QUEUE_PER_ADDRESS',
+    4,
+    0,
+    1000,
+    'Password hashes one client address may have waiting for PASSWORD_HASH_CONCURRENCY; past them its next password check or sign-up is RATE_LIMITED at once.',
+  ),
+  passwordHashQueueTimeoutMs: int(
+    'PASSWORD_HASH_QUEUE_TIMEOUT_MS',
+    5_000,
+    1,
+    600_000,
+    'Longest time a password hash waits for PASSWORD_HASH_CONCURRENCY; past it the request is RATE_LIMITED (retryAfterSeconds: this, rounded up).',
+  ),
   trustedProxyHops: int(
     'TRUSTED_PROXY_HOPS',
     0,

@@ -37,9 +37,9 @@ export function forbidden(message: string): AppError {
   return new AppError('FORBIDDEN', message);
 }
 
-/** Too many failed password checks: every attempt is refused until `retryAfterSeconds` have passed. */
-export function rateLimited(retryAfterSeconds: number): AppError {
-  return new AppError('RATE_LIMITED', `Too many failed attempts: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
+/** Refused until `retryAfterSeconds` have passed (too many failed password checks, by default). */
+export function rateLimited(retryAfterSeconds: number, why = 'Too many failed attempts'): AppError {
+  return new AppError('RATE_LIMITED', `${why}: try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
 }
 
 /** How long a client is asked to wait before retrying what a dependency's outage failed. */

@@ -65,6 +65,11 @@ export function newId(kind: IdKind, now?: number): string {
   return `${kind}_${ulid(now)}`;
 }
 
+/** An id of `kind` as a regular expression source, for the cursor positions that end in one. */
+export function idPattern(kind: IdKind): string {
+  return `${kind}_[0-9A-HJKMNP-TV-Z]{26}`;
+}
+
 export function idKind(id: string): IdKind | null {
   const match = /^(usr|pst|cmt|tsk)_[0-9A-HJKMNP-TV-Z]{26}$/.exec(id);
   return match ? (match[1] as IdKind) : null;

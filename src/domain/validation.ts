@@ -3,7 +3,9 @@ import { badInput } from './errors.js';
 
 /** Input rules shared by the use cases. Each throws BAD_USER_INPUT naming the field. */
 
-const HANDLE = /^[a-z0-9_]{3,30}$/;
+const HANDLE = /^[A-Za-z0-9_]{3,30}$/;
+/** ASCII whitespace only: String.trim() would also drop U+2028 and U+2029 and let them through. */
+const SPACE_AROUND = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 const WORD = /^[a-z0-9_]{1,40}$/;
 
 export const LIMITS = {
@@ -15,9 +17,10 @@ export const LIMITS = {
 } as const;
 
 export function normalizeHandle(raw: string, field = 'handle'): string {
-  const handle = raw.trim().toLowerCase();
+  const handle = raw.replace(SPACE_AROUND, '');
+  // Checked before lower-casing, which would turn the Kelvin sign (U+212A) into "k".
   if (!HANDLE.test(handle)) throw badInput(field, 'must be 3-30 characters of a-z, 0-9 and _');
-  return handle;
+  return handle.toLowerCase();
 }
 
 /** Control characters (C0, DEL and C1, NUL included) other than tab and newline. */
@@ -44,6 +47,16 @@ export function cleanText(value: string, field: string, max: number): string {
 /** `cleanText` for a field that may be left out (undefined) or cleared (null). */
 export function cleanOptionalText(value: string | null | undefined, field: string, max: number): string | null | undefined {
   return value === undefined || value === null ? value : cleanText(value, field, max);
+}
+
+/** Bidi embeddings, overrides and isolates reorder what is shown around them ("x\u202Eevil" reads "xlive"); a name is also one line. */
+const NAME_SPOOFING = /[\n\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
+
+/** `cleanOptionalText` for a display name: also one line, without bidirectional embeddings, overrides or isolates. */
+export function cleanOptionalName(value: string | null | undefined, field: string): string | null | undefined {
+  const name = cleanOptionalText(value, field, LIMITS.displayName);
+  if (name && NAME_SPOOFING.test(name)) throw badInput(field, 'must be one line without bidirectional embeddings, overrides or isolates (U+202A-U+202E, U+2066-U+2069)');
+  return name;
 }
 
 /** One word (an interest, a tag), lower-cased: 1-40 characters of a-z, 0-9 and _. */

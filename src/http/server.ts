@@ -10,6 +10,7 @@ import { registry } from '../observability/metrics.js';
 import type { Logger } from '../logger.js';
 import { serveGraphiQL } from './graphiql.js';
 import { landingPage } from './landing-page.js';
+import { persistedQueryProblem } from './persisted-query.js';
 
 export const MAX_BODY_BYTES = 100 * 1024;
 
@@ -135,6 +136,8 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
       body = raw;
     }
   }
+  const malformed = persistedQueryProblem(body, url.searchParams);
+  if (malformed) throw new HttpError(400, malformed);
   const httpGraphQLRequest: HTTPGraphQLRequest = {
     method: request.method ?? 'GET',
     headers,

@@ -163,7 +163,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
     {
       isProd: options.production,
       onConnect: async (ctx) => {
-        const match = BEARER.exec(String(ctx.connectionParams?.authorization ?? ''));
+        const authorization = ctx.connectionParams?.authorization;
+        const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
         if (!match) return refuse(ctx, 'sign in with connectionParams { authorization: "Bearer <token>" }');
         let signedIn: SignedIn;
         try {
@@ -238,7 +239,13 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
-      sockets.handleUpgrade(request, socket, head, (webSocket) => sockets.emit('connection', webSocket, request));
+      sockets.handleUpgrade(request, socket, head, (webSocket) => {
+        sockets.emit('connection', webSocket, request);
+        // A socket's errors are the peer's protocol mistakes (a frame over maxPayload, bad UTF-8), and ws closes it
+        // itself (1009, 1007, ...): one line at warn instead of graphql-ws's console.error with a stack.
+        webSocket.removeAllListeners('error');
+        webSocket.on('error', (error: Error & { code?: string }) => logger.warn('a WebSocket client broke the protocol', { reason: error.message, code: error.code }));
+      });
     },
     close: () => disposable.dispose() as Promise<void>,
   };

@@ -69,15 +69,23 @@ export interface AccountStore {
   removeProfile(userId: string, handle: string): Promise<void>;
 }
 
-/** Failed password checks, counted per subject (a handle or a client address) in fixed windows. */
+/**
+ * Password attempts counted per subject in fixed windows: failed checks per handle and per client
+ * address, and every check and sign-up per address (scope `checks`).
+ */
 export interface FailedAttemptStore {
-  /** For each of `windowStarts` (epoch seconds), aligned with `subjects`: the failures counted in the window starting then. */
+  /** For each of `windowStarts` (epoch seconds), aligned with `subjects`: the attempts counted in the window starting then. */
   failures(subjects: readonly AttemptSubject[], windowStarts: readonly number[]): Promise<number[][]>;
   /** Counts one failure for each subject; the counts expire (TTL) at `expiresAt` (epoch seconds). */
   recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void>;
+  /**
+   * Counts one attempt for `subject` in the window starting at `windowStart` if, atomically, its count
+   * there is below `below`: null then; else counts nothing and returns the count.
+   */
+  countIfBelow(subject: AttemptSubject, windowStart: number, below: number, expiresAt: number): Promise<number | null>;
 }
 
 export interface AttemptSubject {
-  scope: 'handle' | 'address';
+  scope: 'handle' | 'address' | 'checks';
   value: string;
 }

@@ -1,6 +1,6 @@
-import { encodeCursor, decodeCursor, isString } from '../domain/cursor.js';
+import { encodeCursor, decodeCursor } from '../domain/cursor.js';
 import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
+import { idPattern, newId } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
 import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../stores/notification-store.js';
 import type { Task } from '../stores/task-queue.js';
@@ -51,7 +51,10 @@ export class NotificationEvents {
  */
 export type NotificationListener = (userId: string, group: NotificationGroup) => void;
 
-export const isNotificationPosition = (value: unknown): value is string => isString(value) && value.startsWith('AT#');
+/** A group's place in its recipient's list: its time, then its group key (FOLLOW and a day, or a kind and a post). */
+const NOTIFICATION_POSITION = new RegExp(`^AT#\\d{15}#(FOLLOW#\\d{4}-\\d{2}-\\d{2}|(LIKE|REPOST|COMMENT|MENTION)#${idPattern('pst')})$`);
+
+export const isNotificationPosition = (value: unknown): value is string => typeof value === 'string' && NOTIFICATION_POSITION.test(value);
 
 /** A page of groups, newest first, with the cursors the API gives out. */
 export interface NotificationPage {

@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type Passwords, checkNewPassword, checkPresentedPassword } from '../auth/passwords.js';
+import { checkNewPassword, checkPresentedPassword } from '../auth/passwords.js';
 import { type AccessClaims, newRefreshToken, refreshTokenHash } from '../auth/tokens.js';
-import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
+import { AppError, badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import type { Credential, UserRecord } from '../domain/models.js';
 import { normalizeHandle } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import type { AccountStore } from '../stores/account-store.js';
 import type { UserStore } from '../stores/user-store.js';
+import type { PasswordHashing } from './password-hashing.js';
 import { type SignInLimits, attemptSubjects } from './sign-in-limits.js';
 
 /** A session started or refreshed: what its new access token must say (the GraphQL layer signs it), and its new refresh token. */
@@ -34,7 +35,7 @@ export class SessionUseCases {
     private readonly users: UserStore,
     private readonly accounts: AccountStore,
     private readonly limits: SignInLimits,
-    private readonly passwords: Passwords,
+    private readonly passwords: PasswordHashing,
     private readonly settings: SessionSettings,
     private readonly logger: Logger,
   ) {}
@@ -53,14 +54,27 @@ export class SessionUseCases {
   async signIn(input: { handle: string; password: string }, clientAddress: string): Promise<SessionGrant> {
     const handle = normalizeHandle(input.handle, 'input.handle');
     const password = checkPresentedPassword(input.password, 'input.password');
+    await this.passwords.admit(clientAddress);
     const [userId] = await this.users.idsByHandle([handle], { consistent: true });
     const passwordHash = userId ? await this.passwordHash(userId) : null;
     // An unknown handle is checked against a decoy, so that the answer says nothing about which handles exist.
-    await this.checkPassword(password, passwordHash, attemptSubjects(handle, clientAddress), () => unauthenticated('The handle or password is wrong'));
+    await this.checkPassword(password, passwordHash, handle, clientAddress, () => unauthenticated('The handle or password is wrong'));
     const [user] = await this.users.getMany([userId!], { consistent: true });
     if (!user) throw unauthenticated('The handle or password is wrong');
-    if (this.passwords.needsRehash(passwordHash!)) await this.accounts.setPasswordHash(user.id, await this.passwords.hash(password));
+    if (this.passwords.needsRehash(passwordHash!)) await this.rehash(user.id, password, clientAddress);
     return this.start(user);
+  }
+
+  /** A stronger hash of the password just checked; left to the next sign-in when the hash pool refuses it. */
+  private async rehash(userId: string, password: string, clientAddress: string): Promise<void> {
+    let stronger: string;
+    try {
+      stronger = await this.passwords.hash(password, clientAddress);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'RATE_LIMITED') return;
+      throw error;
+    }
+    await this.accounts.setPasswordHash(userId, stronger);
   }
 
   async refresh(refreshToken: string): Promise<SessionGrant> {
@@ -113,7 +127,7 @@ export class SessionUseCases {
     const current = checkPresentedPassword(currentPassword, 'currentPassword');
     const next = checkNewPassword(newPassword, 'newPassword');
     await this.verifyViewerPassword(viewer.userId, current, 'currentPassword', clientAddress);
-    await this.accounts.changePassword(viewer.userId, await this.passwords.hash(next), viewer.sessionId);
+    await this.accounts.changePassword(viewer.userId, await this.passwords.hash(next, clientAddress), viewer.sessionId);
     return true;
   }
 
@@ -122,11 +136,12 @@ export class SessionUseCases {
    * signIn; a wrong one is BAD_USER_INPUT on `field`. FORBIDDEN for an account without a password.
    */
   async verifyViewerPassword(userId: string, password: string, field: string, clientAddress: string): Promise<void> {
+    await this.passwords.admit(clientAddress);
     const [user] = await this.users.getMany([userId], { consistent: true });
     if (!user) throw unauthenticated('The account of this token does not exist');
     const passwordHash = await this.passwordHash(userId);
     if (!passwordHash) throw forbidden('This account has no password: it signs in through its identity provider');
-    await this.checkPassword(password, passwordHash, attemptSubjects(user.handle, clientAddress), () => badInput(field, 'is wrong'));
+    await this.checkPassword(password, passwordHash, user.handle, clientAddress, () => badInput(field, 'is wrong'));
   }
 
   private async passwordHash(userId: string): Promise<string | null> {
@@ -134,9 +149,11 @@ export class SessionUseCases {
     return login && 'passwordHash' in login ? login.passwordHash : null;
   }
 
-  private async checkPassword(password: string, passwordHash: string | null, subjects: ReturnType<typeof attemptSubjects>, wrong: () => Error): Promise<void> {
+  private async checkPassword(password: string, passwordHash: string | null, handle: string, clientAddress: string, wrong: () => Error): Promise<void> {
+    const subjects = attemptSubjects(handle, clientAddress);
     await this.limits.check(subjects);
-    if (await this.passwords.verify(password, passwordHash)) return;
+    await this.limits.countCheck(clientAddress);
+    if (await this.passwords.verify(password, passwordHash, clientAddress)) return;
     await this.limits.recordFailure(subjects);
     throw wrong();
   }

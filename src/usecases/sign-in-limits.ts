@@ -6,6 +6,8 @@ export interface SignInLimitSettings {
   maxFailures: number;
   /** SIGNIN_WINDOW_SECONDS. */
   windowSeconds: number;
+  /** PASSWORD_CHECKS_PER_ADDRESS: password checks and sign-ups per client address within the last window, right or wrong. */
+  maxChecks: number;
 }
 
 /** What one subject has failed: in the current fixed window and in the one before it. */
@@ -29,7 +31,7 @@ export function slidingFailures(counts: WindowCounts, elapsedFraction: number): 
  * window's share shrinks; if the current window alone is at the limit, its own share must
  * shrink in the next one.
  */
-export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number, settings: SignInLimitSettings): number {
+export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number, settings: Pick<SignInLimitSettings, 'maxFailures' | 'windowSeconds'>): number {
   const { maxFailures, windowSeconds } = settings;
   const allowedAt =
     counts.current < maxFailures ? windowSeconds * (1 - (maxFailures - counts.current) / counts.previous) : windowSeconds + windowSeconds * (1 - maxFailures / counts.current);
@@ -69,10 +71,32 @@ export class SignInLimits {
     if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => secondsUntilAllowed(c, elapsedSeconds, this.settings))));
   }
 
+  /**
+   * Counts a password check or sign-up of `clientAddress`, right or wrong, in the same sliding window;
+   * RATE_LIMITED, counting nothing, once the address has `maxChecks` in it. Counted atomically, so
+   * concurrent attempts cannot overshoot.
+   */
+  async countCheck(clientAddress: string): Promise<void> {
+    const { start, elapsedSeconds } = this.window();
+    const { windowSeconds, maxChecks } = this.settings;
+    const subject: AttemptSubject = { scope: 'checks', value: clientAddress };
+    const [[current], [previous]] = (await this.store.failures([subject], [start, start - windowSeconds])) as [[number], [number]];
+    // Allowed while the estimate, this check included, is within the limit.
+    const below = maxChecks - previous * (1 - elapsedSeconds / windowSeconds);
+    const counted = current < below ? await this.store.countIfBelow(subject, start, below, this.expiry(start)) : current;
+    if (counted === null) return;
+    const limit = { maxFailures: maxChecks, windowSeconds };
+    throw rateLimited(secondsUntilAllowed({ current: counted, previous }, elapsedSeconds, limit), 'Too many password checks from this address');
+  }
+
   async recordFailure(subjects: readonly AttemptSubject[]): Promise<void> {
     const { start } = this.window();
-    // Read as the previous window until the next one ends; kept a minute more, since DynamoDB deletes expired items some time after.
-    await this.store.recordFailure(subjects, start, start + 2 * this.settings.windowSeconds + 60);
+    await this.store.recordFailure(subjects, start, this.expiry(start));
+  }
+
+  /** Read as the previous window until the next one ends; kept a minute more, since DynamoDB deletes expired items some time after. */
+  private expiry(windowStart: number): number {
+    return windowStart + 2 * this.settings.windowSeconds + 60;
   }
 }
 

@@ -15,6 +15,7 @@ import { LiveUpdates } from './live-updates.js';
 import { MentionResolver } from './mentions.js';
 import { NotificationEvents, NotificationUseCases } from './notifications.js';
 import { OutboxAuthors } from './outbox-authors.js';
+import { PasswordHashing } from './password-hashing.js';
 import { PostUseCases } from './posts.js';
 import { RateLimits } from './rate-limits.js';
 import { RelationshipUseCases } from './relationships.js';
@@ -29,8 +30,16 @@ const LIVE_BUFFERED_EVENTS = 100;
 
 /** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
 export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
-  const passwords = new Passwords(config.passwordScryptLog2N);
-  const signInLimits = new SignInLimits(stores.failedAttempts, { maxFailures: config.signInMaxFailures, windowSeconds: config.signInWindowSeconds });
+  const passwords = new PasswordHashing(new Passwords(config.passwordScryptLog2N), {
+    concurrency: config.passwordHashConcurrency,
+    maxQueuedPerAddress: config.passwordHashQueuePerAddress,
+    maxWaitMs: config.passwordHashQueueTimeoutMs,
+  });
+  const signInLimits = new SignInLimits(stores.failedAttempts, {
+    maxFailures: config.signInMaxFailures,
+    windowSeconds: config.signInWindowSeconds,
+    maxChecks: config.passwordChecksPerAddress,
+  });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
   const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
@@ -74,7 +83,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     stores.notifications,
   );
   return {
-    users: new UserUseCases(stores.users, stores.graph, passwords, logger),
+    users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
     accountDeletion,
     follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships, notificationEvents, live.followsChanged),

@@ -1,11 +1,13 @@
-import { type Passwords, checkNewPassword } from '../auth/passwords.js';
+import { checkNewPassword } from '../auth/passwords.js';
 import { badInput, forbidden, handleTaken, notFound, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
-import { LIMITS, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
+import { LIMITS, cleanOptionalName, cleanOptionalText, normalizeHandle, normalizeWords } from '../domain/validation.js';
 import type { Logger } from '../logger.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { ProfilePatch, UserStore } from '../stores/user-store.js';
+import type { PasswordHashing } from './password-hashing.js';
+import type { SignInLimits } from './sign-in-limits.js';
 
 export interface SignUpInput {
   handle: string;
@@ -26,16 +28,18 @@ export class UserUseCases {
   constructor(
     private readonly users: UserStore,
     private readonly graph: GraphStore,
-    private readonly passwords: Passwords,
+    private readonly passwords: PasswordHashing,
+    private readonly limits: SignInLimits,
     private readonly logger: Logger,
   ) {}
 
   /**
    * Creates an account that signs in with its password, or, when the request carries a provider's
    * token (`identity`) with no account yet, one linked to that identity and without a password.
-   * `viewerId` is the account the request acts as, if any.
+   * `viewerId` is the account the request acts as, if any. A sign-up with a password counts as a
+   * password check of `clientAddress` (see SignInLimits.countCheck).
    */
-  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null): Promise<UserRecord> {
+  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null, clientAddress: string): Promise<UserRecord> {
     if (identity && viewerId) throw forbidden('This identity has an account already');
     const password = input.password ?? null;
     if (identity && password !== null) throw badInput('input.password', 'must be left out when signing up with an identity provider token');
@@ -44,18 +48,20 @@ export class UserUseCases {
     const user: UserRecord = {
       id: newId('usr'),
       handle: normalizeHandle(input.handle, 'input.handle'),
-      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName) ?? null,
+      displayName: cleanOptionalName(input.displayName, 'input.displayName') ?? null,
       bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio) ?? null,
       interests: normalizeWords(input.interests, 'input.interests', LIMITS.interests),
       createdAt: new Date().toISOString(),
       postCount: 0,
       tokenGeneration: 0,
     };
+    if (password !== null) await this.passwords.admit(clientAddress);
     // Hashed after every other check, the handle's too (the transaction still settles a race for
     // it): the hash is the expensive part, and a taken handle must not make anyone pay for one.
     const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
     if (holder !== null) throw handleTaken(user.handle);
-    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password) } : { identity: identity! };
+    if (password !== null) await this.limits.countCheck(clientAddress);
+    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password, clientAddress) } : { identity: identity! };
     await this.users.create(user, login);
     try {
       await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
@@ -71,7 +77,7 @@ export class UserUseCases {
     if (!viewerId) throw unauthenticated();
     if (input.interests === null) throw badInput('input.interests', 'must be a list (use [] to clear)');
     const patch: ProfilePatch = {
-      displayName: cleanOptionalText(input.displayName, 'input.displayName', LIMITS.displayName),
+      displayName: cleanOptionalName(input.displayName, 'input.displayName'),
       bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio),
       interests: input.interests === undefined ? undefined : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
     };

@@ -137,42 +137,80 @@ describe('cursors', () => {
   /** Decodes to a string under 1,024 characters but over 1,024 bytes, in the embedded graph backend's position format. */
   const HUGE_CURSOR = encodeCursor(`000000000000000#${'é'.repeat(900)}`);
 
-  it('refuses a cursor over 1,024 bytes on every list with BAD_USER_INPUT, before it reaches a store', async () => {
-    const user = await t.signUp();
-    const postId = await createPost(t, user.token, 'a post');
-    const lists: [string, (after: string) => string][] = [
-      ['Query.tagTimeline', (after) => `{ tagTimeline(tag: "x", after: "${after}") { edges { cursor } } }`],
-      ['Query.publicTimeline', (after) => `{ publicTimeline(after: "${after}") { edges { cursor } } }`],
-      ['Query.network', (after) => `{ network(userId: "${user.id}", after: "${after}") { totalCount } }`],
-      ['User.followers', (after) => `{ user(id: "${user.id}") { followers(after: "${after}") { totalCount } } }`],
-      ['User.following', (after) => `{ user(id: "${user.id}") { following(after: "${after}") { totalCount } } }`],
-      ['User.knownFollowers', (after) => `{ user(id: "${user.id}") { knownFollowers(after: "${after}") { totalCount } } }`],
-      ['User.mutuals', (after) => `{ user(id: "${user.id}") { mutuals(after: "${after}") { totalCount } } }`],
-      ['User.posts', (after) => `{ user(id: "${user.id}") { posts(after: "${after}") { edges { cursor } } } }`],
-      ['User.timeline', (after) => `{ viewer { timeline(after: "${after}") { edges { cursor } } } }`],
-      ['Post.comments', (after) => `{ post(id: "${postId}") { comments(after: "${after}") { edges { cursor } } } }`],
-      ['User.blockedUsers', (after) => `{ viewer { blockedUsers(after: "${after}") { totalCount } } }`],
-      ['User.mutedUsers', (after) => `{ viewer { mutedUsers(after: "${after}") { totalCount } } }`],
-      ['User.notifications', (after) => `{ viewer { notifications(after: "${after}") { edges { cursor } } } }`],
-      ['Post.likedBy', (after) => `{ post(id: "${postId}") { likedBy(after: "${after}") { totalCount } } }`],
-      ['Post.repostedBy', (after) => `{ post(id: "${postId}") { repostedBy(after: "${after}") { totalCount } } }`],
+  /** Every list of the schema and each of its cursor arguments, as a query with `cursor` in that argument. */
+  function cursorArguments(userId: string, postId: string): [string, string, (cursor: string) => string][] {
+    return [
+      ['Query.tagTimeline', 'after', (c) => `{ tagTimeline(tag: "x", after: "${c}") { edges { cursor } } }`],
+      ['Query.publicTimeline', 'after', (c) => `{ publicTimeline(after: "${c}") { edges { cursor } } }`],
+      ['Query.network', 'after', (c) => `{ network(userId: "${userId}", after: "${c}") { totalCount } }`],
+      ['User.followers', 'after', (c) => `{ user(id: "${userId}") { followers(after: "${c}") { totalCount } } }`],
+      ['User.following', 'after', (c) => `{ user(id: "${userId}") { following(after: "${c}") { totalCount } } }`],
+      ['User.knownFollowers', 'after', (c) => `{ user(id: "${userId}") { knownFollowers(after: "${c}") { totalCount } } }`],
+      ['User.mutuals', 'after', (c) => `{ user(id: "${userId}") { mutuals(after: "${c}") { totalCount } } }`],
+      ['User.posts', 'after', (c) => `{ user(id: "${userId}") { posts(after: "${c}") { edges { cursor } } } }`],
+      ['User.timeline', 'after', (c) => `{ viewer { timeline(after: "${c}") { edges { cursor } } } }`],
+      ['User.timeline', 'before', (c) => `{ viewer { timeline(last: 5, before: "${c}") { edges { cursor } } } }`],
+      ['Post.comments', 'after', (c) => `{ post(id: "${postId}") { comments(after: "${c}") { edges { cursor } } } }`],
+      ['User.blockedUsers', 'after', (c) => `{ viewer { blockedUsers(after: "${c}") { totalCount } } }`],
+      ['User.mutedUsers', 'after', (c) => `{ viewer { mutedUsers(after: "${c}") { totalCount } } }`],
+      ['User.notifications', 'after', (c) => `{ viewer { notifications(after: "${c}") { edges { cursor } } } }`],
+      ['User.notifications', 'before', (c) => `{ viewer { notifications(last: 5, before: "${c}") { edges { cursor } } } }`],
+      ['Post.likedBy', 'after', (c) => `{ post(id: "${postId}") { likedBy(after: "${c}") { totalCount } } }`],
+      ['Post.repostedBy', 'after', (c) => `{ post(id: "${postId}") { repostedBy(after: "${c}") { totalCount } } }`],
     ];
-    // Every list of the schema is here: a new one must be added to this test.
+  }
+
+  it('knows every cursor argument of the schema', () => {
+    // A new list must be added to cursorArguments.
     const withCursor = Object.values(schema.getTypeMap())
       .filter(isObjectType)
       .flatMap((type) =>
-        Object.values(type.getFields())
-          .filter((f) => f.args.some((a) => a.name === 'after'))
-          .map((f) => `${type.name}.${f.name}`),
+        Object.values(type.getFields()).flatMap((f) => f.args.filter((a) => a.name === 'after' || a.name === 'before').map((a) => `${type.name}.${f.name}(${a.name})`)),
       );
-    expect(lists.map(([name]) => name).sort()).toEqual(withCursor.sort());
+    expect(
+      cursorArguments('', '')
+        .map(([name, argument]) => `${name}(${argument})`)
+        .sort(),
+    ).toEqual(withCursor.sort());
+  });
 
-    for (const [name, query] of lists) {
-      for (const after of [HUGE_CURSOR, 'A'.repeat(513), 'not a cursor!']) {
-        const result = await t.gql(query(after), {}, user.token);
-        expect({ name, ...refusal(result) }).toEqual({ name, code: 'BAD_USER_INPUT', field: 'after' });
+  async function refusedEverywhere(cursors: string[]) {
+    const user = await t.signUp();
+    const postId = await createPost(t, user.token, 'a post');
+    const answered: string[] = [];
+    for (const [name, argument, query] of cursorArguments(user.id, postId)) {
+      for (const cursor of cursors) {
+        const result = await t.gql(query(cursor), {}, user.token);
+        const fields = (result.errors ?? []).map((e) => e.extensions?.field);
+        if (errorCodes(result).join() !== 'BAD_USER_INPUT' || fields.join() !== argument)
+          answered.push(`${name}(${argument}: ${cursor}): ${JSON.stringify(result.errors ?? result.data)}`);
       }
     }
+    expect(answered).toEqual([]);
+  }
+
+  it('refuses a cursor over 1,024 bytes on every list with BAD_USER_INPUT, before it reaches a store', async () => {
+    await refusedEverywhere([HUGE_CURSOR, 'A'.repeat(513), 'not a cursor!']);
+  });
+
+  it('refuses a cursor that decodes to no position the API gives out, on every list and in both directions', async () => {
+    // Each almost the shape of one list's positions: "AT#~~" once sorted past the end of the notifications range (a DynamoDB ValidationException).
+    const positions: unknown[] = [
+      'AT#~~',
+      'AT#',
+      `AT#000000000000000#FOLLOW#~`,
+      '~',
+      '000000000000000#~',
+      '000000000000000#usr_~',
+      '1:~',
+      'pst_~',
+      `pst_${'0'.repeat(26)}#~`,
+      '2026-01-01T00:00:00.000Z|~',
+      5,
+      ['pst_00000000000000000000000000'],
+      null,
+    ];
+    await refusedEverywhere(positions.map(encodeCursor));
   });
 });
 
@@ -256,6 +294,37 @@ describe('text', () => {
     const result = await t.gql(UPDATE, { input: { displayName: 'e\u0301'.repeat(64) } }, user.token);
     expect(result.data!.updateProfile.displayName).toBe('\u00E9'.repeat(64));
     expect(refusal(await t.gql(UPDATE, { input: { displayName: '😀'.repeat(65) } }, user.token))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.displayName' });
+  });
+
+  it('refuses bidirectional overrides, isolates and line separators in handles and display names, and changes nothing', async () => {
+    // Each reorders or breaks what is shown around it: "x\u202Eevil" reads "xlive".
+    const spoofing = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u2028', '\u2029'];
+    for (const character of spoofing) {
+      const handle = `t_${Math.random().toString(36).slice(2, 12)}`;
+      for (const [input, field] of [
+        [{ handle: `${handle}${character}` }, 'input.handle'],
+        [{ handle: `${character}${handle}` }, 'input.handle'],
+        [{ handle, displayName: `x${character}evil` }, 'input.displayName'],
+      ] as const) {
+        const result = await t.gql(SIGN_UP, { input: { password: TEST_PASSWORD, ...input } });
+        expect({ character, ...refusal(result) }).toEqual({ character, code: 'BAD_USER_INPUT', field });
+      }
+      expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
+    }
+    // Lower-casing is ASCII's: the Kelvin sign is no "k".
+    expect(refusal(await t.gql(SIGN_UP, { input: { handle: `\u212Aelvin_${Date.now()}`, password: TEST_PASSWORD } }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.handle' });
+
+    const user = await t.signUp(undefined, { displayName: 'Kept' });
+    for (const character of [...spoofing, '\n']) {
+      expect({ character, ...refusal(await t.gql(UPDATE, { input: { displayName: `x${character}evil` } }, user.token)) }).toEqual({
+        character,
+        code: 'BAD_USER_INPUT',
+        field: 'input.displayName',
+      });
+    }
+    expect((await t.gql('{ viewer { displayName } }', {}, user.token)).data!.viewer).toEqual({ displayName: 'Kept' });
+    // Bios are free text, as posts: right-to-left marks and isolates have their uses there.
+    expect((await t.gql(UPDATE, { input: { bio: 'مرحبا \u2067@ada\u2069!' } }, user.token)).data!.updateProfile.bio).toBe('مرحبا \u2067@ada\u2069!');
   });
 
   it('validates network(interest:) like interests', async () => {

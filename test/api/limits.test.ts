@@ -1,10 +1,11 @@
+import { createHash } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totals } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
-import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 
 // The in-process worker polls its queue; without it every store request in this process is one of ours.
 const QUIET = { WORKER_ENABLED: 'false' };
@@ -304,6 +305,51 @@ describe('HTTP protections', () => {
     });
     expect(preflighted.status).toBe(200);
     expect(((await preflighted.json()) as any).data.viewer.id).toMatch(/^usr_/);
+  });
+
+  it('answers a malformed persisted-query extension with 400 BAD_REQUEST, logged as no error', async () => {
+    const logger = capturingLogger();
+    const app = await startTestApp(QUIET, { logger });
+    try {
+      const query = '{ __typename }';
+      const hash = createHash('sha256').update(query).digest('hex');
+      const post = async (body: Record<string, unknown>) => {
+        const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse, 'status'>) };
+      };
+      const malformed: unknown[] = [
+        { version: 1, sha256Hash: '00' },
+        { version: 2, sha256Hash: hash },
+        { version: '1', sha256Hash: hash },
+        { version: 1 },
+        { version: 1, sha256Hash: 5 },
+        { version: 1, sha256Hash: hash.toUpperCase().replace(/[0-9]/g, 'G') },
+        'yes',
+        [1],
+      ];
+      for (const persistedQuery of malformed) {
+        for (const body of [{ extensions: { persistedQuery } }, { query, extensions: { persistedQuery } }]) {
+          const answer = await post(body);
+          expect({ persistedQuery, status: answer.status, codes: errorCodes(answer) }).toEqual({ persistedQuery, status: 400, codes: ['BAD_REQUEST'] });
+        }
+      }
+      // A well-formed hash of another document is the client's mistake too.
+      const mismatch = await post({ query: '{ viewer { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
+      expect({ status: mismatch.status, codes: errorCodes(mismatch) }).toEqual({ status: 400, codes: ['BAD_REQUEST'] });
+      const overGet = await fetch(`${app.url}/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: '00' } }))}`, {
+        headers: { 'apollo-require-preflight': 'true' },
+      });
+      expect(overGet.status).toBe(400);
+      expect(errorCodes({ status: 400, ...((await overGet.json()) as object) })).toEqual(['BAD_REQUEST']);
+      expect(logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
+
+      // Well-formed, they work as Apollo's automatic persisted queries do.
+      expect(errorCodes(await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }))).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+      expect((await post({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({ __typename: 'Query' });
+      expect((await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({ __typename: 'Query' });
+    } finally {
+      await app.stop();
+    }
   });
 
   it('has introspection and GraphiQL on outside production', async () => {

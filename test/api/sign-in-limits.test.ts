@@ -29,7 +29,7 @@ const SIGN_IN = 'mutation($input: SignInInput!) { signIn(input: $input) { user {
  * Sends an operation from a loopback address of the test's choosing (all of 127.0.0.0/8 reaches
  * the service on Linux), so that a test can be several clients.
  */
-function gqlFrom(app: TestApp, localAddress: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse> {
+function gqlFrom(app: TestApp, localAddress: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse & { retryAfter?: string }> {
   const body = JSON.stringify({ query, variables });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -42,7 +42,7 @@ function gqlFrom(app: TestApp, localAddress: string, query: string, variables: R
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode!, ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+        response.on('end', () => resolve({ status: response.statusCode!, retryAfter: response.headers['retry-after'], ...JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
         response.on('error', reject);
       },
     );
@@ -71,9 +71,13 @@ describe('failed sign-ins', () => {
     expect(codes).toEqual(['RATE_LIMITED']);
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(retryAfterSeconds).toBeLessThanOrEqual(24 * 3600);
+    // A field's refusal: HTTP 200, with the seconds in Retry-After too for clients and proxies that read headers only.
+    expect({ status: right.status, retryAfter: right.retryAfter }).toEqual({ status: 200, retryAfter: String(retryAfterSeconds) });
     expect(refusal(await signInFrom(t, '127.0.0.3', target.handle.toUpperCase(), 'wrong again')).codes).toEqual(['RATE_LIMITED']);
     // Another handle from an address that has not failed is not held back.
-    expect((await signInFrom(t, '127.0.0.3', bystander.handle, TEST_PASSWORD)).data!.signIn.user.id).toBe(bystander.id);
+    const bystanding = await signInFrom(t, '127.0.0.3', bystander.handle, TEST_PASSWORD);
+    expect(bystanding.data!.signIn.user.id).toBe(bystander.id);
+    expect(bystanding.retryAfter).toBeUndefined();
   });
 
   it('past 10 from one address, refuse every sign-in from it, whatever the handle', async () => {
@@ -160,6 +164,98 @@ describe('the previous window', () => {
     const untilWindowEnds = currentWindow + day - Date.now() / 1000;
     expect(retryAfterSeconds).toBeGreaterThanOrEqual(untilWindowEnds - 5);
     expect(retryAfterSeconds).toBeLessThanOrEqual(untilWindowEnds + 5);
+  });
+});
+
+describe('password checks per address, right or wrong (PASSWORD_CHECKS_PER_ADDRESS=5)', () => {
+  let limited: TestApp;
+  const SIGN_UP = 'mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }';
+  const CHANGE_PASSWORD = 'mutation($c: String!) { changePassword(currentPassword: $c, newPassword: "a brand new passphrase") }';
+
+  beforeAll(async () => {
+    // The same table as `t`, whose accounts are signed up from 127.0.0.1 without this limit.
+    limited = await startTestApp({ ...COUNTING_WINDOW, TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false', PASSWORD_CHECKS_PER_ADDRESS: '5' });
+  });
+  afterAll(async () => {
+    await limited.app.stop();
+  });
+
+  it('counts sign-ins, password sign-ups and current passwords alike, and refuses every one past them', async () => {
+    const user = await t.signUp(uniqueHandle('checked'));
+    const from = (query: string, variables: Record<string, unknown>, token?: string) => gqlFrom(limited, '127.0.0.20', query, variables, token);
+    // Refused before any hash: not counted.
+    expect(errorCodes(await from(SIGN_UP, { input: { handle: user.handle, password: TEST_PASSWORD } }))).toEqual(['HANDLE_TAKEN']);
+    expect(errorCodes(await from(SIGN_UP, { input: { handle: uniqueHandle('short'), password: 'short' } }))).toEqual(['BAD_USER_INPUT']);
+
+    expect((await from(SIGN_UP, { input: { handle: uniqueHandle('new'), password: TEST_PASSWORD } })).data!.signUp.user.id).toMatch(/^usr_/);
+    for (let i = 0; i < 2; i++) expect((await from(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } })).data!.signIn.user.id).toBe(user.id);
+    expect(errorCodes(await from(SIGN_IN, { input: { handle: user.handle, password: 'wrong password' } }))).toEqual(['UNAUTHENTICATED']);
+    expect(errorCodes(await from(CHANGE_PASSWORD, { c: 'wrong password' }, user.token))).toEqual(['BAD_USER_INPUT']);
+
+    const right = await from(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
+    const { codes, retryAfterSeconds } = refusal(right);
+    expect(codes).toEqual(['RATE_LIMITED']);
+    expect(right.errors![0]!.message).toMatch(/^Too many password checks from this address: try again in \d+ s$/);
+    expect({ status: right.status, retryAfter: right.retryAfter }).toEqual({ status: 200, retryAfter: String(retryAfterSeconds) });
+    const handle = uniqueHandle('refused');
+    expect(refusal(await from(SIGN_UP, { input: { handle, password: TEST_PASSWORD } })).codes).toEqual(['RATE_LIMITED']);
+    expect((await t.gql('query($h: String!) { user(handle: $h) { id } }', { h: handle })).data!.user).toBeNull();
+    expect(refusal(await from(CHANGE_PASSWORD, { c: TEST_PASSWORD }, user.token)).codes).toEqual(['RATE_LIMITED']);
+
+    // Another address is not held back, and the count is one DynamoDB item every instance reads.
+    expect((await gqlFrom(limited, '127.0.0.21', SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } })).data!.signIn.user.id).toBe(user.id);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      const items = (await client.send(new ScanCommand({ TableName: tableName(t.tablePrefix), ConsistentRead: true }))).Items ?? [];
+      expect(items.find((item) => item.pk === 'CHECKS#address#127.0.0.20')).toMatchObject({ checks: 5 });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('lets exactly the limit through when the checks come at once', async () => {
+    const user = await t.signUp(uniqueHandle('atonce'));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => signInFrom(limited, '127.0.0.22', user.handle, TEST_PASSWORD)));
+    const outcomes = answers.map((answer) => (answer.data?.signIn ? 'signed in' : errorCodes(answer).join()));
+    expect(outcomes.filter((outcome) => outcome === 'signed in')).toHaveLength(5);
+    expect(outcomes.filter((outcome) => outcome === 'RATE_LIMITED')).toHaveLength(7);
+    for (const answer of answers.filter((a) => !a.data?.signIn)) expect(refusal(answer).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the password hash pool (PASSWORD_HASH_CONCURRENCY=1)', () => {
+  /** Hashes of half a second or more (the production cost), so that requests sent together all reach the pool while the first one runs. */
+  const SLOW_HASHES = { PASSWORD_SCRYPT_LOG2_N: '17', PASSWORD_HASH_CONCURRENCY: '1', WORKER_ENABLED: 'false' };
+
+  it("refuses an address's hashes past the ones it may keep waiting, and still serves another address", async () => {
+    const pool = await startTestApp({ ...SLOW_HASHES, PASSWORD_HASH_QUEUE_PER_ADDRESS: '1', PASSWORD_HASH_QUEUE_TIMEOUT_MS: '60000' });
+    try {
+      const [flooder, user] = await Promise.all([pool.signUp(uniqueHandle('flooder')), pool.signUp(uniqueHandle('bystander'))]);
+      const flood = Array.from({ length: 6 }, () => signInFrom(pool, '127.0.0.30', flooder.handle, TEST_PASSWORD));
+      const own = signInFrom(pool, '127.0.0.31', user.handle, TEST_PASSWORD);
+      // One hash runs, one waits; the other four are refused without a hash.
+      const answers = await Promise.all(flood);
+      expect(answers.filter((answer) => answer.data?.signIn)).toHaveLength(2);
+      const refused = answers.filter((answer) => !answer.data?.signIn);
+      expect(refused.map((answer) => refusal(answer))).toEqual(Array(4).fill({ codes: ['RATE_LIMITED'], retryAfterSeconds: 60 }));
+      expect(refused[0]!.errors![0]!.message).toBe('The service is busy checking passwords: try again in 60 s');
+      expect(refused[0]!.retryAfter).toBe('60');
+      expect((await own).data!.signIn.user.id).toBe(user.id);
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  it('refuses a hash that waited PASSWORD_HASH_QUEUE_TIMEOUT_MS for its turn', async () => {
+    const pool = await startTestApp({ ...SLOW_HASHES, PASSWORD_HASH_QUEUE_TIMEOUT_MS: '100' });
+    try {
+      const user = await pool.signUp(uniqueHandle('waiting'));
+      const answers = await Promise.all(['127.0.0.32', '127.0.0.33'].map((address) => signInFrom(pool, address, user.handle, TEST_PASSWORD)));
+      expect(answers.filter((answer) => answer.data?.signIn)).toHaveLength(1);
+      expect(answers.filter((answer) => !answer.data?.signIn).map((answer) => refusal(answer))).toEqual([{ codes: ['RATE_LIMITED'], retryAfterSeconds: 1 }]);
+    } finally {
+      await pool.stop();
+    }
   });
 });
 

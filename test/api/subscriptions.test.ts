@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tokens } from '../../src/auth/tokens.js';
+import { MAX_BODY_BYTES } from '../../src/http/server.js';
 import { TEST_PASSWORD, type GraphQLResponse, type TestApp, capturingLogger, errorCodes, startTestApp } from '../helpers/app.js';
 import { type LiveClient, connectLive } from '../helpers/live.js';
 import { createPost, follow, queueDrained } from '../helpers/posts.js';
@@ -83,11 +85,36 @@ describe('one instance, in-process events', () => {
     ['no token', { connectionParams: {} }],
     ['a malformed authorization', { connectionParams: { authorization: 'Token abc' } }],
     ['a token that is not one', { connectionParams: { authorization: 'Bearer not.a.token' } }],
+    // String() of it throws "Cannot convert object to primitive value".
+    ['an authorization object whose toString is no function', { connectionParams: { authorization: { toString: 1 } } }],
+    ['an authorization that is a list', { connectionParams: { authorization: ['Bearer', 'not.a.token'] } }],
   ])('closes a connection with %s with 4403 before any subscription', async (_name, options) => {
     const live = connect(t.url, null, options);
     await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
     expect(live.closes[0]!.code).toBe(4403);
+    expect(live.closes[0]!.reason).toMatch(/^Forbidden: /);
     expect(live.acknowledged).toBe(0);
+  });
+
+  it('closes a connection that sends a frame over the payload limit with 1009, logging one line at warn', async () => {
+    const logger = capturingLogger();
+    const app = await startTestApp({ JWT_SECRET }, { logger });
+    const consoleError = vi.spyOn(console, 'error');
+    try {
+      // Before connection_init: nothing of the connection is known yet.
+      const socket = new WebSocket(`${app.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+      await once(socket, 'open');
+      socket.send('x'.repeat(MAX_BODY_BYTES + 1));
+      const [code] = await once(socket, 'close');
+      expect(code).toBe(1009);
+      expect(consoleError).not.toHaveBeenCalled();
+      const logged = logger.entries.filter((entry) => entry.fields.component === 'subscriptions');
+      expect(logged).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ reason: 'Max payload size exceeded' }) })]);
+      expect(JSON.stringify(logged[0]!.fields)).not.toContain('\\n');
+    } finally {
+      consoleError.mockRestore();
+      await app.stop();
+    }
   });
 
   it('pushes a notification group as it changes, grouped like User.notifications, and nothing of a muted account', async () => {

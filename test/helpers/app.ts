@@ -52,6 +52,12 @@ const TEST_SCRYPT_LOG2_N = '10';
 const TEST_RATE_LIMIT_POINTS = '1000000000';
 
 /**
+ * Tests sign up and in hundreds of times from 127.0.0.1, dozens at once: the per-address limits are
+ * raised for them, and lowered again by the tests of those limits.
+ */
+const PER_ADDRESS_LIMITS = { PASSWORD_CHECKS_PER_ADDRESS: '1000000', PASSWORD_HASH_QUEUE_PER_ADDRESS: '1000' };
+
+/**
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
  */
@@ -68,6 +74,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     // A test drives hundreds of operations from one address in seconds; the rate-limit tests set their own buckets.
     RATE_LIMIT_POINTS: TEST_RATE_LIMIT_POINTS,
     RATE_LIMIT_POINTS_PER_SECOND: TEST_RATE_LIMIT_POINTS,
+    ...PER_ADDRESS_LIMITS,
     ...env,
   });
   const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, SETTINGS, loadConfig, usesEmbeddedDynamo } from '../../src/config.js';
 
@@ -16,6 +17,14 @@ describe('configuration', () => {
 
   it('issues access tokens for 15 minutes and refresh tokens for 30 days by default', () => {
     expect(loadConfig({})).toMatchObject({ jwtTtlSeconds: 900, refreshTtlSeconds: 30 * 24 * 3600, signInMaxFailures: 10, signInWindowSeconds: 60, oidcIssuer: '' });
+  });
+
+  it('runs as many password hashes at once as there are cores, leaving libuv a thread for file and DNS work', () => {
+    const cores = availableParallelism();
+    expect(loadConfig({}).passwordHashConcurrency).toBe(Math.max(1, Math.min(cores, 3)));
+    expect(loadConfig({ UV_THREADPOOL_SIZE: '2' }).passwordHashConcurrency).toBe(1);
+    expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '8' }).passwordHashConcurrency).toBe(8);
+    expect(loadConfig({})).toMatchObject({ passwordChecksPerAddress: 20, passwordHashQueuePerAddress: 4, passwordHashQueueTimeoutMs: 5000 });
   });
 
   it('has no built-in JWT secret: without JWT_SECRET the service generates one at start', () => {
@@ -58,6 +67,7 @@ describe('configuration', () => {
     [{ OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'api', OIDC_JWKS_URI: 'https://id.example.com/jwks' }, 'OIDC_ISSUER'],
     [{ PASSWORD_SCRYPT_LOG2_N: '9' }, 'PASSWORD_SCRYPT_LOG2_N'],
     [{ JWT_TTL_SECONDS: '30' }, 'JWT_TTL_SECONDS'],
+    [{ PASSWORD_HASH_CONCURRENCY: '0' }, 'PASSWORD_HASH_CONCURRENCY'],
     [{ REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') }, 'REACTION_KINDS'],
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

@@ -14,7 +14,11 @@ const made: Record<keyof typeof keys, Key[]> = {
   identityLink: [keys.identityLink('https://id.example.com/', 'auth0|42')],
   session: [keys.session(user, 'ses_1')],
   refreshToken: [keys.refreshToken('9f86d081884c7d65')],
-  signInFailures: [keys.signInFailures('handle', 'ada', 1_764_000_000), keys.signInFailures('address', '192.0.2.1', 1_764_000_000)],
+  signInAttempts: [
+    keys.signInAttempts('handle', 'ada', 1_764_000_000),
+    keys.signInAttempts('address', '192.0.2.1', 1_764_000_000),
+    keys.signInAttempts('checks', '192.0.2.1', 1_764_000_000),
+  ],
   graphNode: [keys.graphNode(user)],
   followEdge: [keys.followEdge(user, other)],
   followingList: [{ pk: keys.followingList(user), sk: position }],

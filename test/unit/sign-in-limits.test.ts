@@ -3,7 +3,7 @@ import { AppError } from '../../src/domain/errors.js';
 import type { AttemptSubject, FailedAttemptStore } from '../../src/stores/account-store.js';
 import { SignInLimits, secondsUntilAllowed, slidingFailures } from '../../src/usecases/sign-in-limits.js';
 
-const settings = { maxFailures: 10, windowSeconds: 60 };
+const settings = { maxFailures: 10, windowSeconds: 60, maxChecks: 20 };
 
 /** The store's contract on a Map: failures per subject and window start. */
 class CountingStore implements FailedAttemptStore {
@@ -14,6 +14,12 @@ class CountingStore implements FailedAttemptStore {
   }
   async recordFailure(subjects: readonly AttemptSubject[], windowStart: number): Promise<void> {
     for (const s of subjects) this.counts.set(this.key(s, windowStart), (this.counts.get(this.key(s, windowStart)) ?? 0) + 1);
+  }
+  async countIfBelow(subject: AttemptSubject, windowStart: number, below: number): Promise<number | null> {
+    const count = this.counts.get(this.key(subject, windowStart)) ?? 0;
+    if (count >= below) return count;
+    this.counts.set(this.key(subject, windowStart), count + 1);
+    return null;
   }
 }
 
@@ -80,6 +86,26 @@ describe('the sliding sign-in window', () => {
     // After the first burst, about one failure per window / maxFailures.
     expect(failedAt.length).toBeLessThanOrEqual(10 + 3 * 10);
     expect(failedAt.length).toBeGreaterThanOrEqual(10 + 2 * 10);
+  });
+
+  it('counts every password check of an address, right or wrong, and refuses past maxChecks without counting', async () => {
+    let nowMs = 0;
+    const store = new CountingStore();
+    const limits = new SignInLimits(store, { ...settings, maxChecks: 3 }, () => nowMs);
+    const refusedAfter = () =>
+      limits.countCheck('10.0.0.1').then(
+        () => null,
+        (error: AppError) => [error.code, error.details.retryAfterSeconds],
+      );
+    for (let i = 0; i < 3; i++) expect(await refusedAfter()).toBeNull();
+    // Three in the current window alone: allowed once the next window has begun.
+    expect(await refusedAfter()).toEqual(['RATE_LIMITED', 61]);
+    expect(store.counts.get('checks|10.0.0.1|0')).toBe(3);
+    expect(await limits.countCheck('10.0.0.2')).toBeUndefined();
+    // Half a second into the next window, the three weigh 3 × (1 - 0.5 / 60) < 3: one more, then refused again.
+    nowMs = 60_500;
+    expect(await refusedAfter()).toBeNull();
+    expect((await refusedAfter())![0]).toBe('RATE_LIMITED');
   });
 
   it('tells how long until the estimate falls below the limit', () => {

@@ -17,8 +17,8 @@ async function session(tokens: Tokens, grant: SessionGrant) {
 }
 
 export const Mutation: MutationResolvers = {
-  signUp: async (_parent, { input }, { useCases, loaders, tokens, viewerId, identity }) => {
-    const user = await useCases.users.signUp(input, identity, viewerId);
+  signUp: async (_parent, { input }, { useCases, loaders, tokens, viewerId, identity, clientAddress }) => {
+    const user = await useCases.users.signUp(input, identity, viewerId, clientAddress);
     loaders.user.prime(user.id, user);
     return session(tokens, await useCases.sessions.start(user));
   },

@@ -322,10 +322,10 @@ export class DynamoFailedAttemptStore implements FailedAttemptStore {
     const items = await batchGet(
       this.client,
       this.tableName,
-      windowStarts.flatMap((start) => subjects.map((s) => keys.signInFailures(s.scope, s.value, start))),
+      windowStarts.flatMap((start) => subjects.map((s) => keys.signInAttempts(s.scope, s.value, start))),
       { consistent: true },
     );
-    return windowStarts.map((_, w) => subjects.map((_, s) => Number(items[w * subjects.length + s]?.failures ?? 0)));
+    return windowStarts.map((_, w) => subjects.map((s, i) => Number(items[w * subjects.length + i]?.[counted(s)] ?? 0)));
   }
 
   async recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void> {
@@ -334,12 +334,37 @@ export class DynamoFailedAttemptStore implements FailedAttemptStore {
         this.client.send(
           new UpdateCommand({
             TableName: this.tableName,
-            Key: keys.signInFailures(s.scope, s.value, windowStart),
-            UpdateExpression: 'ADD failures :one SET expiresAt = :expiresAt',
+            Key: keys.signInAttempts(s.scope, s.value, windowStart),
+            UpdateExpression: 'ADD #count :one SET expiresAt = :expiresAt',
+            ExpressionAttributeNames: { '#count': counted(s) },
             ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt },
           }),
         ),
       ),
     );
   }
+
+  async countIfBelow(subject: AttemptSubject, windowStart: number, below: number, expiresAt: number): Promise<number | null> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: keys.signInAttempts(subject.scope, subject.value, windowStart),
+          UpdateExpression: 'ADD #count :one SET expiresAt = :expiresAt',
+          ConditionExpression: 'attribute_not_exists(#count) OR #count < :below',
+          ExpressionAttributeNames: { '#count': counted(subject) },
+          ExpressionAttributeValues: { ':one': 1, ':expiresAt': expiresAt, ':below': below },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return null;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // The item as it failed the condition, in DynamoDB's own format (the document client leaves errors alone).
+      return Number(error.Item?.[counted(subject)]?.N ?? Math.ceil(below));
+    }
+  }
 }
+
+/** The attribute an attempt counter counts in. */
+const counted = (subject: AttemptSubject) => (subject.scope === 'checks' ? 'checks' : 'failures');

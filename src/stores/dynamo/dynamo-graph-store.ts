@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
+import { idPattern } from '../../domain/ids.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import {
   type CountedPage,
@@ -40,7 +41,7 @@ const IMPORT_CHUNK = 20;
 /** Import transactions in flight at once. */
 const IMPORT_CONCURRENCY = 8;
 /** Positions as followListPosition builds them; anything else is not a cursor we gave out. */
-const POSITION = /^\d{15}#\S+$/;
+const POSITION = new RegExp(`^\\d{15}#${idPattern('usr')}$`);
 /**
  * Most ids a graph node's following set holds (about 31 KB of ids): past it, follows are
  * counted but not added to the set, and the user's hops read the following list instead.

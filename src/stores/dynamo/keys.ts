@@ -29,6 +29,7 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'refresh token, by its SHA-256 (expires by TTL)', pk: 'REFRESH#<hash>', sk: 'TOKEN' },
   { item: 'failed password checks of a handle in one fixed window (expire by TTL)', pk: 'FAILS#handle#<handle>', sk: '<window start, epoch s>' },
   { item: 'failed password checks of a client address in one fixed window (expire by TTL)', pk: 'FAILS#address#<address>', sk: '<window start, epoch s>' },
+  { item: 'password checks and sign-ups of a client address in one fixed window (expire by TTL)', pk: 'CHECKS#address#<address>', sk: '<window start, epoch s>' },
   {
     item: 'graph node: handle, interests, `followerCount`, `followingCount`, the following and relation sets (embedded graph backend)',
     pk: 'GNODE#<userId>',
@@ -106,8 +107,11 @@ export const keys = {
   /** Under the account, so that deleting it finds every session. */
   session: (userId: string, sessionId: string): Key => ({ pk: partitions.sessions(userId), sk: sessionId }),
   refreshToken: (tokenHash: string): Key => ({ pk: `REFRESH#${tokenHash}`, sk: 'TOKEN' }),
-  /** Failed password checks of one handle or one client address in one fixed window. */
-  signInFailures: (scope: 'handle' | 'address', subject: string, windowStart: number): Key => ({ pk: `FAILS#${scope}#${subject}`, sk: String(windowStart) }),
+  /** Failed password checks of one handle or one client address, or (`checks`) every password check and sign-up of an address, in one fixed window. */
+  signInAttempts: (scope: 'handle' | 'address' | 'checks', subject: string, windowStart: number): Key => ({
+    pk: scope === 'checks' ? `CHECKS#address#${subject}` : `FAILS#${scope}#${subject}`,
+    sk: String(windowStart),
+  }),
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */

@@ -1,10 +1,11 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../domain/errors.js';
+import { idPattern } from '../../domain/ids.js';
 import type { IdPage } from '../graph/graph-store.js';
 import { partitions } from './keys.js';
 
 /** Positions inside a list as followListPosition builds them; anything else is not a cursor we gave out. */
-const POSITION = /^\d{15}#\S+$/;
+const POSITION = new RegExp(`^\\d{15}#${idPattern('usr')}$`);
 
 /**
  * A newest-first page of one of a post's user lists (likers, reposters: entries under `prefix`

@@ -2,6 +2,7 @@ import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'n
 import { badInput, serviceUnavailable } from '../../domain/errors.js';
 import { withTimeout } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
+import { idPattern } from '../../domain/ids.js';
 import { recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
 import { observeStoreRequest } from '../../observability/store-requests.js';
 import { CYPHER, type CypherName } from './cypher.js';
@@ -63,7 +64,7 @@ const TIMEOUT_MARGIN_MS = 500;
 const IMPORT_CHUNK = 1000;
 
 /** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
-const POSITION = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(\S+)$/;
+const POSITION = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)\\|(${idPattern('usr')})$`);
 
 function keysetParams(page: PageArgs) {
   if (page.after === null) return { afterAt: null, afterId: null, limit: neo4j.int(page.first + 1) };

@@ -1,4 +1,5 @@
 import { AppError, badInput } from '../../domain/errors.js';
+import { idPattern } from '../../domain/ids.js';
 import { chunk } from '../../lib/collections.js';
 import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, NOBODY, chargeLookup, lookupReads } from './graph-store.js';
 
@@ -182,8 +183,10 @@ export async function reachable(
 }
 
 /** Network cursors: "<distance>:<userId>", the position of the last user of a page. */
+const NETWORK_CURSOR = new RegExp(`^(\\d):(${idPattern('usr')})$`);
+
 function parseNetworkCursor(after: string): { distance: number; id: string } {
-  const match = /^(\d):(\S+)$/.exec(after);
+  const match = NETWORK_CURSOR.exec(after);
   if (!match) throw badInput('after', 'is not a cursor this API gave out');
   return { distance: Number(match[1]), id: match[2]! };
 }

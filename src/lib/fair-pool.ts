@@ -1,0 +1,114 @@
+export interface FairPoolSettings {
+  /** Tasks running at once. */
+  concurrency: number;
+  /** Tasks one key may have running at once; below `concurrency`, a slot stays free for the next key. */
+  maxRunningPerKey: number;
+  /** Tasks one key may have waiting; the next is refused at once. */
+  maxQueuedPerKey: number;
+  /** Longest a task waits for a slot; then it is refused. */
+  maxWaitMs: number;
+}
+
+/** A task the pool would not run: its key had `maxQueuedPerKey` waiting already, or it waited `maxWaitMs` in vain. */
+export class PoolRefused extends Error {
+  constructor(readonly reason: 'queue full' | 'timed out') {
+    super(`pool refused the task: ${reason}`);
+    this.name = 'PoolRefused';
+  }
+}
+
+interface Waiting {
+  start(): void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Runs at most `concurrency` tasks at once, at most `maxRunningPerKey` of one key (a client address);
+ * the others wait, served fairly across keys: a free slot goes to the key with the fewest tasks
+ * running, and among those to the one served least recently (round-robin), so that one key's backlog
+ * never stands in front of another key's task. Each key may keep `maxQueuedPerKey` tasks waiting,
+ * each for at most `maxWaitMs`.
+ */
+export class FairPool {
+  private running = 0;
+  private readonly runningByKey = new Map<string, number>();
+  /** When each key last had a task started (a sequence number); keys not served yet count as 0. */
+  private readonly lastServed = new Map<string, number>();
+  private served = 0;
+  private readonly waiting = new Map<string, Waiting[]>();
+
+  constructor(private readonly settings: FairPoolSettings) {}
+
+  /** Whether a task of `key` would be run or queued now rather than refused. */
+  hasRoom(key: string): boolean {
+    return this.canStart(key) || (this.waiting.get(key)?.length ?? 0) < this.settings.maxQueuedPerKey;
+  }
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    // Tasks wait only while no slot is free to them, so the tasks waiting now are of other keys.
+    if (this.canStart(key)) return this.start(key, task);
+    const queue = this.waiting.get(key) ?? [];
+    if (queue.length >= this.settings.maxQueuedPerKey) return Promise.reject(new PoolRefused('queue full'));
+    return new Promise<T>((resolve, reject) => {
+      const entry: Waiting = {
+        start: () => {
+          clearTimeout(entry.timer);
+          this.start(key, task).then(resolve, reject);
+        },
+        timer: setTimeout(() => {
+          queue.splice(queue.indexOf(entry), 1);
+          if (queue.length === 0) this.waiting.delete(key);
+          this.forgetIfIdle(key);
+          reject(new PoolRefused('timed out'));
+        }, this.settings.maxWaitMs),
+      };
+      queue.push(entry);
+      this.waiting.set(key, queue);
+    });
+  }
+
+  private async start<T>(key: string, task: () => Promise<T>): Promise<T> {
+    this.running += 1;
+    this.runningByKey.set(key, (this.runningByKey.get(key) ?? 0) + 1);
+    this.lastServed.set(key, ++this.served);
+    try {
+      return await task();
+    } finally {
+      this.running -= 1;
+      const left = this.runningByKey.get(key)! - 1;
+      if (left === 0) this.runningByKey.delete(key);
+      else this.runningByKey.set(key, left);
+      this.forgetIfIdle(key);
+      this.startWaiting();
+    }
+  }
+
+  /** Keeps what the pool knows of keys to those with tasks running or waiting. */
+  private forgetIfIdle(key: string): void {
+    if (!this.runningByKey.has(key) && !this.waiting.has(key)) this.lastServed.delete(key);
+  }
+
+  private canStart(key: string): boolean {
+    return this.running < this.settings.concurrency && (this.runningByKey.get(key) ?? 0) < this.settings.maxRunningPerKey;
+  }
+
+  private startWaiting(): void {
+    while (this.running < this.settings.concurrency) {
+      let next: string | undefined;
+      for (const key of this.waiting.keys()) {
+        if (this.canStart(key) && (next === undefined || this.before(key, next))) next = key;
+      }
+      if (next === undefined) return;
+      const queue = this.waiting.get(next)!;
+      const entry = queue.shift()!;
+      if (queue.length === 0) this.waiting.delete(next);
+      entry.start();
+    }
+  }
+
+  /** Whether `a` is to be served before `b`: fewer tasks running, then served less recently. */
+  private before(a: string, b: string): boolean {
+    const running = (this.runningByKey.get(a) ?? 0) - (this.runningByKey.get(b) ?? 0);
+    return running !== 0 ? running < 0 : (this.lastServed.get(a) ?? 0) < (this.lastServed.get(b) ?? 0);
+  }
+}
