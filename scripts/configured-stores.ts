@@ -3,11 +3,14 @@ import { type OpenStores, openStores } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 
+/** A script's bulk reads and writes are not a client's request: they may wait on a busy engine (the environment may still set them). */
+export const SCRIPT_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
+
 /** Opens the stores the environment configures; a configuration error is printed and the process exits 1. */
 export async function openConfiguredStores(): Promise<OpenStores> {
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig({ ...SCRIPT_TIMEOUTS, ...process.env });
   } catch (error) {
     console.error(error instanceof ConfigError ? error.message : error);
     process.exit(1);

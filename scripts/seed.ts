@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import { openStores } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';
 import { DEFAULT_SIZE, generateNetwork, type Network } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
       'through-service': { type: 'boolean' },
     },
   });
-  const config = loadConfig();
+  const config = loadConfig({ ...SCRIPT_TIMEOUTS, ...process.env });
   const options = {
     users: wholeNumber('users', values.users, DEFAULT_SIZE.users),
     follows: wholeNumber('follows', values.follows, DEFAULT_SIZE.follows),
