@@ -84,11 +84,10 @@ export function idTime(id: string): number {
 }
 
 /**
- * Longer than any id this API gives out (30 characters), with room to spare. A longer ID
- * argument is refused before anything runs: DynamoDB would reject it as a key (2,048 bytes
- * for a partition key) and no lookup could find it anyway.
+ * Longer than any id this API gives out: a notification's, 96 characters at most (see
+ * notificationId). A longer ID argument is refused before anything runs: no lookup could find it.
  */
-export const MAX_ID_LENGTH = 64;
+export const MAX_ID_LENGTH = 100;
 
 const ID_KIND_NAMES: Record<IdKind, string> = { usr: 'user', pst: 'post', cmt: 'comment', tsk: 'task' };
 

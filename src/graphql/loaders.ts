@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
+import type { NotificationGroup } from '../stores/notification-store.js';
 import type { Excluded, FollowCounts, FollowPair, ReadBudget, Relation } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
 import type { Hydrator } from '../usecases/feed-pipeline.js';
@@ -53,6 +54,11 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
     postCounts: new DataLoader<CountedPost, PostCounts, string>((posts) => stores.counters.countsOf(posts, { consistent: reads.strong }), {
       ...batched,
       cacheKeyFn: (post) => post.id,
+    }),
+    /** A notification group by its recipient and key (`node(id:)` of a notification). */
+    notificationGroup: new DataLoader<{ recipientId: string; groupKey: string }, NotificationGroup | null, string>((refs) => stores.notifications.groupsByKey(refs), {
+      ...batched,
+      cacheKeyFn: (ref) => `${ref.recipientId}|${ref.groupKey}`,
     }),
     /** Post id → how far its fan-out has got (Post.fanOut). */
     fanOutProgress: new DataLoader<string, FanOutProgress | null>((postIds) => stores.fanOutProgress.getMany(postIds), batched),

@@ -1,3 +1,5 @@
+import { encodeCursor } from '../domain/cursor.js';
+import { idPattern } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
 import type { UserRecord } from '../domain/models.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
@@ -72,6 +74,25 @@ export async function notificationActors(context: GraphQLContext, group: Notific
 }
 
 /** A group's id: stable for the recipient and the group. */
-export function notificationId(group: NotificationGroup): string {
+export function notificationId(group: Pick<NotificationGroup, 'recipientId' | 'groupKey'>): string {
   return `ntf_${Buffer.from(`${group.recipientId}|${group.groupKey}`, 'utf8').toString('base64url')}`;
+}
+
+const NOTIFICATION_REF = new RegExp(`^(${idPattern('usr')})\\|((?:LIKE|REPOST|COMMENT|MENTION)#${idPattern('pst')}|FOLLOW#\\d{4}-\\d{2}-\\d{2})$`);
+
+/** The recipient and group a notification id names, or null when it is not one the API gives out. */
+export function notificationRef(id: string): { recipientId: string; groupKey: string } | null {
+  if (!/^ntf_[A-Za-z0-9_-]+$/.test(id)) return null;
+  const match = NOTIFICATION_REF.exec(Buffer.from(id.slice(4), 'base64url').toString('utf8'));
+  return match ? { recipientId: match[1]!, groupKey: match[2]! } : null;
+}
+
+/** A notification by its id, as the viewer's page would show it: null for another's, a gone one or one the rules leave out. */
+export async function notificationById(context: GraphQLContext, id: string): Promise<NotificationGroup | null> {
+  const ref = notificationRef(id);
+  if (!ref || ref.recipientId !== context.viewerId) return null;
+  const group = await context.loaders.notificationGroup.load(ref);
+  if (!group) return null;
+  const [shown] = await shownGroups(context, ref.recipientId, [{ cursor: encodeCursor(group.position), node: group }]);
+  return shown!.node;
 }

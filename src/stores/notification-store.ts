@@ -62,6 +62,8 @@ export interface NotificationStore {
   older(userId: string, first: number, after: string | null): Promise<GroupPage>;
   /** The `last` groups newer than `before` (null: the oldest of all), closest to it; returned newest first. */
   newer(userId: string, last: number, before: string | null): Promise<GroupPage>;
+  /** The groups of these recipients and keys, aligned (null where there is none), strongly consistent. */
+  groupsByKey(refs: readonly { recipientId: string; groupKey: string }[]): Promise<(NotificationGroup | null)[]>;
   /** The group's newest `first` actor ids (at most RECENT_ACTORS): from the group itself, read only for a group stored without them. */
   actors(group: NotificationGroup, first: number): Promise<string[]>;
   /** One read of the recipient's counter item. */

@@ -78,7 +78,7 @@ describe('ids', () => {
   );
 
   it('checks ids written into the document and in fragments, at any depth', async () => {
-    const inline = await t.gql(`{ viewer { id } user(id: "${'x'.repeat(65)}") { id } }`);
+    const inline = await t.gql(`{ viewer { id } user(id: "${'x'.repeat(101)}") { id } }`);
     expect(refusal(inline)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
     const spread = await t.gql('query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }', { id: HUGE_ID });
     expect(refusal(spread)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
@@ -87,7 +87,7 @@ describe('ids', () => {
   it('answers a short id of another shape as naming nothing, without a lookup', async () => {
     const user = await t.signUp();
     const lookups = await t.gql('query($ids: [ID!]!) { user(id: "nope") { id } users(ids: $ids) { id } node(id: "usr_") { id } post(id: "usr_x") { id } }', {
-      ids: ['nope', 'x'.repeat(64), user.id, 'pst_00000000000000000000000000'],
+      ids: ['nope', 'x'.repeat(100), user.id, 'pst_00000000000000000000000000'],
     });
     expect(lookups.errors).toBeUndefined();
     expect(lookups.data).toEqual({ user: null, users: [null, null, { id: user.id }, null], node: null, post: null });

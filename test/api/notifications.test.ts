@@ -289,4 +289,46 @@ describe('notifications', () => {
       'BAD_USER_INPUT',
     ]);
   });
+
+  it('finds a notification again by its id with node and nodes, for its recipient only and as the page shows it', async () => {
+    const [author, liker, other] = await users(3);
+    const post = await createPost(t, author!.token, `for @${other!.handle}`);
+    await act('likePost', liker!.token, post);
+    const comment = await ok('mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post }, liker!.token);
+    const { groups } = await notifications(author!);
+    const like = groups.find((group) => group.kind === 'LIKE')!;
+    const mention = (await notifications(other!)).groups.find((group) => group.kind === 'MENTION')!;
+    // The longest ids the service gives out (a mention's) are accepted as arguments.
+    expect(mention.id.length).toBeLessThanOrEqual(100);
+
+    const NODE = `query($id: ID!) { node(id: $id) { id ... on Notification { ${GROUP} } } }`;
+    expect((await ok(NODE, { id: like.id }, author!.token)).node).toEqual(like);
+    expect((await ok(NODE, { id: mention.id }, other!.token)).node).toMatchObject({ id: mention.id, kind: 'MENTION' });
+    // Someone else's notification, anonymous or not, names nothing.
+    expect((await ok(NODE, { id: like.id }, other!.token)).node).toBeNull();
+    expect((await ok(NODE, { id: like.id }, undefined)).node).toBeNull();
+    for (const forged of ['ntf_', `ntf_${Buffer.from(`${author!.id}|LIKE#nope`).toString('base64url')}`, 'ntf_!!']) {
+      expect((await ok(NODE, { id: forged }, author!.token)).node).toBeNull();
+    }
+
+    const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }';
+    const ids = [like.id, author!.id, post, comment.addComment.comment.id, 'nope', mention.id];
+    const all = await ok(NODES, { ids }, author!.token);
+    expect(all.nodes).toEqual([
+      { __typename: 'Notification', id: like.id },
+      { __typename: 'User', id: author!.id },
+      { __typename: 'Post', id: post },
+      { __typename: 'Comment', id: comment.addComment.comment.id },
+      null,
+      null,
+    ]);
+    const tooMany = await t.gql(NODES, { ids: Array.from({ length: 101 }, () => author!.id) }, author!.token);
+    expect(errorCodes(tooMany)).toEqual(['BAD_USER_INPUT']);
+    expect(tooMany.errors![0]!.extensions!.field).toBe('ids');
+
+    // A group whose only actor the recipient blocks is left out of the page, and so of node.
+    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: liker!.id }, author!.token);
+    await queueDrained(t);
+    expect((await ok(NODE, { id: like.id }, author!.token)).node).toBeNull();
+  });
 });

@@ -439,9 +439,9 @@ export type MutationViewPostArgs = {
   postId: Scalars['ID']['input'];
 };
 
-/** Anything that can be fetched again by its globally unique id with `Query.node`. */
+/** Anything that can be fetched again by its globally unique id with `Query.node` or `Query.nodes`. */
 export type Node = {
-  /** Globally unique and stable; its prefix names the type (`usr_`, `pst_`, `cmt_`). */
+  /** Globally unique and stable, at most 100 characters; its prefix names the type (`usr_`, `pst_`, `cmt_`, `ntf_`). */
   id: Scalars['ID']['output'];
 };
 
@@ -455,7 +455,7 @@ export type Notification = Node & {
   actorCount: Scalars['Int']['output'];
   /** Newest first; accounts in a block with the viewer, or muted by the viewer, are left out. */
   actors: Array<User>;
-  /** Stable for the group (`ntf_` prefix). */
+  /** Stable for the group (`ntf_` prefix); `node(id:)` finds the group again for its recipient. */
   id: Scalars['ID']['output'];
   /** What happened. */
   kind: NotificationKind;
@@ -621,8 +621,13 @@ export type Query = {
   degreesOfSeparation: Maybe<Separation>;
   /** Users reachable from userId within maxDepth follow hops, optionally only those with the given interest. */
   network: Maybe<UserConnection>;
-  /** A user, post or comment by its id; null when there is none. */
+  /** A user, post, comment or notification by its id; null when there is none or the viewer may not see it. */
   node: Maybe<Node>;
+  /**
+   * Nodes in the order asked, as `node` answers each: null for an id that names nothing the viewer may see (another user's
+   * notification, a notification the viewer's blocks and mutes leave out). At most 100 ids, read in one batch.
+   */
+  nodes: Array<Maybe<Node>>;
   /** A post by its id; null when there is none. */
   post: Maybe<Post>;
   /** Every post, newest first. */
@@ -663,6 +668,12 @@ export type QueryNetworkArgs = {
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 
@@ -1331,6 +1342,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   degreesOfSeparation?: Resolver<Maybe<ResolversTypes['Separation']>, ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
   network?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  nodes?: Resolver<Array<Maybe<ResolversTypes['Node']>>, ParentType, ContextType, RequireFields<QueryNodesArgs, 'ids'>>;
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
   publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
   rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;

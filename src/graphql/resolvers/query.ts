@@ -1,5 +1,9 @@
 import { badInput } from '../../domain/errors.js';
 import { idKind } from '../../domain/ids.js';
+import type { CommentRecord, PostRecord, UserRecord } from '../../domain/models.js';
+import type { NotificationGroup } from '../../stores/notification-store.js';
+import type { GraphQLContext } from '../context.js';
+import { notificationById } from '../notifications.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
@@ -8,6 +12,23 @@ import { blockedAccounts, countedUserConnection } from './graph.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
+
+/** Any node the viewer may see by its id, through the same loaders and rules as its lists; null for the rest. */
+function nodeById(context: GraphQLContext, id: string): Promise<NodeModel | null> {
+  const { loaders } = context;
+  switch (idKind(id)) {
+    case 'usr':
+      return loaders.user.load(id);
+    case 'pst':
+      return loaders.post.load(id);
+    case 'cmt':
+      return loaders.comment.load(id);
+    default:
+      return notificationById(context, id);
+  }
+}
+
+type NodeModel = UserRecord | PostRecord | CommentRecord | NotificationGroup;
 
 export const Query: QueryResolvers = {
   viewer: (_parent, _args, context, info) => {
@@ -33,17 +54,10 @@ export const Query: QueryResolvers = {
     return ids.map((id) => (isUserId(id) ? users[next++]! : null));
   },
 
-  node: async (_parent, { id }, { loaders }) => {
-    switch (idKind(id)) {
-      case 'usr':
-        return loaders.user.load(id);
-      case 'pst':
-        return loaders.post.load(id);
-      case 'cmt':
-        return loaders.comment.load(id);
-      default:
-        return null;
-    }
+  node: (_parent, { id }, context) => nodeById(context, id),
+  nodes: (_parent, { ids }, context) => {
+    if (ids.length > MAX_BATCH) throw badInput('ids', `at most ${MAX_BATCH} ids`);
+    return Promise.all(ids.map((id) => nodeById(context, id)));
   },
 
   rateLimit: (_parent, _args, { demand }) =>

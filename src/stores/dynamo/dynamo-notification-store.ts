@@ -331,13 +331,18 @@ export class DynamoNotificationStore implements NotificationStore {
   }
 
   private async groups(userId: string, groupKeys: readonly string[]): Promise<NotificationGroup[]> {
+    const groups = await this.groupsByKey(groupKeys.map((groupKey) => ({ recipientId: userId, groupKey })));
+    return groups.filter((group): group is NotificationGroup => group !== null);
+  }
+
+  async groupsByKey(refs: readonly { recipientId: string; groupKey: string }[]): Promise<(NotificationGroup | null)[]> {
     const items = await batchGet(
       this.client,
       this.tableName,
-      groupKeys.map((groupKey) => keys.notificationGroup(userId, groupKey)),
+      refs.map((ref) => keys.notificationGroup(ref.recipientId, ref.groupKey)),
       { consistent: true },
     );
-    return items.filter((item): item is Item => item !== undefined).map(toGroup);
+    return items.map((item) => (item ? toGroup(item) : null));
   }
 
   async older(userId: string, first: number, after: string | null): Promise<GroupPage> {
