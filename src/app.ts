@@ -401,6 +401,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     health: () => opened.health(),
     logger,
     graphiql: config.graphiql,
+    schemaSdl: loadTypeDefs(),
     metrics: config.metrics,
     timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
     maxStoreRequests: config.maxStoreRequests,

@@ -13,6 +13,7 @@ export function landingPage(graphiql: boolean): string {
 <li>${explore}</li>
 <li><code>POST /graphql</code>: the GraphQL endpoint (JSON body <code>{"query": …, "variables": …}</code>).</li>
 <li><code>ws://…/graphql</code>: subscriptions, graphql-ws protocol, token in <code>connectionParams.authorization</code>.</li>
+<li><a href="/schema.graphql"><code>GET /schema.graphql</code></a>: the schema, with what each field costs (<code>@cost</code>).</li>
 <li><a href="/healthz"><code>GET /healthz</code></a>: 200 when the stores answer.</li>
 </ul>
 <p>Sign up with the <code>signUp</code> mutation (or sign in with <code>signIn</code>) and send its token as <code>Authorization: Bearer &lt;token&gt;</code>.</p>

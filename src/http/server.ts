@@ -25,6 +25,8 @@ export interface HttpOptions {
   logger: Logger;
   /** Serve GraphiQL at /graphiql. */
   graphiql: boolean;
+  /** schema.graphql as written (with its `@cost` and `@listSize`), served at /schema.graphql. */
+  schemaSdl: string;
   /** Serve the process's Prometheus metrics at /metrics. */
   metrics: boolean;
   timeouts: HttpTimeouts;
@@ -186,6 +188,11 @@ async function route(options: HttpOptions & { healthChanged: ReturnType<typeof h
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
   if (options.graphiql && serveGraphiQL(url.pathname, response)) return;
   switch (url.pathname) {
+    case '/schema.graphql':
+      // Published in production too, where introspection is off: tools (codegen, GraphQL Inspector) read it here.
+      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-cache' });
+      response.end(options.schemaSdl);
+      return;
     case '/healthz': {
       const health = await withTimeout(options.health(), HEALTH_TIMEOUT_MS, () => new Error('health checks did not finish')).catch(() => ({
         status: 'unavailable' as const,

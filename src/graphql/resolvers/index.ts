@@ -27,6 +27,7 @@ const DateTime = new GraphQLScalarType({
   // The schema is built with this scalar's own config, which replaces the SDL's description; the two
   // are kept equal (test/api/schema.test.ts compares the served schema with schema.graphql).
   description: 'An ISO-8601 date and time in UTC, e.g. 2026-11-21T12:00:00.000Z.',
+  specifiedByURL: 'https://scalars.graphql.org/andimarek/date-time',
   serialize: (value) => (value instanceof Date ? value.toISOString() : parseDateTime(value)),
   parseValue: parseDateTime,
   parseLiteral: (ast) => (ast.kind === Kind.STRING ? parseDateTime(ast.value) : parseDateTime(null)),
