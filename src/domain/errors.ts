@@ -3,8 +3,18 @@
  * GraphQL errors with a stable `extensions.code`; anything else is an internal error
  * and is masked for clients.
  */
-export type ErrorCode =
-  'BAD_USER_INPUT' | 'UNAUTHENTICATED' | 'FORBIDDEN' | 'NOT_FOUND' | 'HANDLE_TAKEN' | 'RATE_LIMITED' | 'QUERY_TOO_EXPENSIVE' | 'BUDGET_EXCEEDED' | 'SERVICE_UNAVAILABLE';
+export const ERROR_CODES = [
+  'BAD_USER_INPUT',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'HANDLE_TAKEN',
+  'RATE_LIMITED',
+  'QUERY_TOO_EXPENSIVE',
+  'BUDGET_EXCEEDED',
+  'SERVICE_UNAVAILABLE',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 export class AppError extends Error {
   constructor(

@@ -6,14 +6,13 @@ import type { Logger } from '../logger.js';
 import { LIMIT_CODES, tokenLimitError } from './limits/query-limits.js';
 
 /** Codes that Apollo and graphql-js give to a client's own mistakes; safe to show as they are. */
-const CLIENT_CODES = new Set([
+export const CLIENT_CODES = new Set([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'BAD_USER_INPUT',
   'BAD_REQUEST',
   'OPERATION_RESOLUTION_FAILURE',
   'PERSISTED_QUERY_NOT_FOUND',
-  'PERSISTED_QUERY_NOT_SUPPORTED',
   'UNAUTHENTICATED',
   'TOO_MANY_SUBSCRIPTIONS',
   ...LIMIT_CODES,

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
 import { authenticate } from '../../auth/authenticate.js';
 import { AppError } from '../../domain/errors.js';
+import { withoutBudget } from '../../observability/cost.js';
 import type { UserStore } from '../../stores/user-store.js';
 import type { GraphQLContext } from '../context.js';
 import { refusalHttp } from '../errors.js';
@@ -30,7 +31,8 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
         async responseForOperation(requestContext) {
           const { contextValue } = requestContext;
           if (!contextValue.credential) return null;
-          const check = authenticate(contextValue.credential, contextValue.loaders.user, users);
+          // The service's own read, not the client's: counted, never refused by the operation's budget.
+          const check = withoutBudget(() => authenticate(contextValue.credential!, contextValue.loaders.user, users));
           // No operation when operationName names none of the document's: not a query, so checked before anything runs.
           if (requestContext.operation?.operation === 'query') {
             contextValue.accountCheck = check;
