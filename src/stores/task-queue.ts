@@ -1,4 +1,4 @@
-import type { NotificationCause } from './notification-store.js';
+import type { NotificationCause } from '../domain/models.js';
 
 /**
  * The durable task queue behind fan-out. A task is written in the same transaction as the

@@ -1,9 +1,9 @@
 import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
-import type { PostRecord } from '../domain/models.js';
+import type { NotificationKind, PostRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
-import { type NotificationGroup, type NotificationKind, RECENT_ACTORS } from '../stores/notification-store.js';
+import { type NotificationGroup, RECENT_ACTORS } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import { isFeedPosition } from '../stores/timeline-store.js';
 import type { Delivered } from './fanout.js';

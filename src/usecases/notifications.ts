@@ -2,7 +2,8 @@ import { encodeCursor, decodeCursor } from '../domain/cursor.js';
 import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import { idPattern, newId } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
-import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../stores/notification-store.js';
+import type { NotificationCause, NotificationKind } from '../domain/models.js';
+import type { GroupPage, NotificationGroup, NotificationStore } from '../stores/notification-store.js';
 import type { Task } from '../stores/task-queue.js';
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { partitions, tableName } from '../../src/stores/dynamo/keys.js';
-import type { NotificationCause } from '../../src/stores/notification-store.js';
+import type { NotificationCause } from '../../src/domain/models.js';
 import type { Stores } from '../../src/stores/stores.js';
 import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';

@@ -1,7 +1,8 @@
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import { UNMETERED } from '../../stores/graph/traversal.js';
 import type { CounterStore } from '../../stores/counter-store.js';
-import type { NotificationCause, NotificationStore } from '../../stores/notification-store.js';
+import type { NotificationCause } from '../../domain/models.js';
+import type { NotificationStore } from '../../stores/notification-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
 import type { UserStore } from '../../stores/user-store.js';
