@@ -6,7 +6,7 @@ import type { ActivityStore } from '../stores/activity-store.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import type { NotificationStore } from '../stores/notification-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import type { Task, TaskPayload } from '../stores/task-queue.js';
+import type { Task, TaskPayload } from '../domain/tasks.js';
 import type { TimelineStore } from '../stores/timeline-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './tasks/task-handler.js';

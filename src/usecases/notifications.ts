@@ -4,7 +4,7 @@ import { idPattern, newId } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
 import type { NotificationCause, NotificationKind } from '../domain/models.js';
 import type { GroupPage, NotificationGroup, NotificationStore } from '../stores/notification-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 
 /**
  * Where the actions that notify someone hand it over: each action writes `notify` tasks, made

@@ -5,7 +5,7 @@ import { cleanText, idempotencyClaim, idempotencyKey, normalizeWords, refuseReus
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck } from './relationships.js';

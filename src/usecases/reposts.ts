@@ -4,7 +4,7 @@ import type { PostRecord } from '../domain/models.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
 import { pageArgs, withOpaqueCursors } from './follows.js';
 import type { NotificationEvents } from './notifications.js';

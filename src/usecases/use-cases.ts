@@ -2,7 +2,7 @@ import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { observeTaskRun } from '../observability/tasks.js';
-import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
+import type { ClaimedTask, TaskQueue } from '../stores/task-queue.js';
 import type { TaskRunner } from '../usecases/tasks/task-handler.js';
 
 export interface WorkerSettings {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { GraphStore } from '../../src/stores/graph/graph-store.js';
-import type { Task } from '../../src/stores/task-queue.js';
+import type { Task } from '../../src/domain/tasks.js';
 import { FollowUseCases } from '../../src/usecases/follows.js';
 import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { TaskPayload } from '../../src/stores/task-queue.js';
+import type { TaskPayload } from '../../src/domain/tasks.js';
 import { NotificationDelivery } from '../../src/usecases/tasks/notification-delivery.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';

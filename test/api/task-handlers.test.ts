@@ -2,7 +2,8 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
-import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
+import type { PayloadOf, TaskKind, TaskPayload } from '../../src/domain/tasks.js';
+import type { ClaimedTask } from '../../src/stores/task-queue.js';
 import { repostPosition } from '../../src/stores/timeline-store.js';
 import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
 import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
@@ -11,7 +12,7 @@ import { NotificationDelivery } from '../../src/usecases/tasks/notification-deli
 import { PostCleanup } from '../../src/usecases/tasks/post-cleanup.js';
 import { PostFanOut } from '../../src/usecases/tasks/post-fan-out.js';
 import { RepostFanOut } from '../../src/usecases/tasks/repost-fan-out.js';
-import { type HandlerSet, type PayloadOf, type TaskKind, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
+import { type HandlerSet, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
 import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
 import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
 import { newId } from '../../src/domain/ids.js';

@@ -1,13 +1,11 @@
-import type { ClaimedTask, TaskPayload } from '../../stores/task-queue.js';
+import type { PayloadOf, TaskKind } from '../../domain/tasks.js';
+import type { ClaimedTask } from '../../stores/task-queue.js';
 
 /** Saves the task's position and renews its lease; false when another worker has taken the task over. */
 export type SaveCheckpoint = (checkpoint: string) => Promise<boolean>;
 
 /** How a run ended: finished, interrupted by a stopping worker (resumable), or the lease was lost. */
 export type RunOutcome = 'done' | 'stopped' | 'lost';
-
-export type TaskKind = TaskPayload['kind'];
-export type PayloadOf<K extends TaskKind> = Extract<TaskPayload, { kind: K }>;
 
 /** One run of a claimed task: where it stopped last, how to save progress, and whether the worker is stopping. */
 export interface TaskRun<K extends TaskKind = TaskKind> {
