@@ -16,8 +16,9 @@ import type { RelationshipUseCases } from './relationships.js';
 import type { RepostUseCases } from './reposts.js';
 import { ActorReconcile } from './tasks/actor-reconcile.js';
 import { FollowBackfill } from './tasks/follow-backfill.js';
-import { FollowerWalk } from './tasks/follower-walk.js';
-import { HomeDelivery } from './tasks/home-delivery.js';
+import { FollowerWalk } from './tasks/steps/follower-walk.js';
+import { HomeDelivery, type OnDelivered } from './tasks/steps/home-delivery.js';
+import { NotificationCheck } from './tasks/steps/notification-check.js';
 import { NotificationDelivery } from './tasks/notification-delivery.js';
 import { PostCleanup } from './tasks/post-cleanup.js';
 import { PostFanOut } from './tasks/post-fan-out.js';
@@ -38,21 +39,6 @@ export interface FanOutSettings {
   /** Notification groups a user keeps (NOTIFICATIONS_MAX). */
   notificationsMax: number;
 }
-
-/** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
-export interface Delivered {
-  postId: string;
-  /** Where the entries are (TimelineEntry.position): the post id, or the repost's position. */
-  position: string;
-  authorId: string;
-  counterShards: number;
-  /** The reposter whose repost put the post there; null for an original post. */
-  repostedBy: string | null;
-  userIds: readonly string[];
-}
-
-/** Told of every batch of home entries a post's or a repost's fan-out writes; must not throw (its own failures are its own). */
-export type OnDelivered = (delivered: Delivered) => void;
 
 /**
  * The timeline side of follows: a follow or unfollow enqueues a durable task (`backfill`,
@@ -102,7 +88,7 @@ export function createTaskHandlers(
   const homes = new HomeDelivery(stores.timelines, settings);
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, listeners.delivered);
-  const notify = new NotificationDelivery(stores, useCases.relationships, settings.notificationsMax, listeners.notified);
+  const check = new NotificationCheck(stores, useCases.relationships);
   return new TaskHandlers({
     fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, listeners.delivered),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
@@ -111,7 +97,7 @@ export function createTaskHandlers(
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
     deleteAccount: useCases.accountDeletion,
-    notify,
-    reconcileActor: new ActorReconcile(stores.notifications, notify, settings.fanoutPageSize),
+    notify: new NotificationDelivery(stores.notifications, check, settings.notificationsMax, listeners.notified),
+    reconcileActor: new ActorReconcile(stores.notifications, check, settings.fanoutPageSize),
   });
 }

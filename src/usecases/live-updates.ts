@@ -6,7 +6,7 @@ import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import { type NotificationGroup, RECENT_ACTORS } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import { isFeedPosition } from '../stores/timeline-store.js';
-import type { Delivered } from './fanout.js';
+import type { Delivered } from './tasks/steps/home-delivery.js';
 
 /** A post that arrived in a home timeline: what the subscription hydrates, as a timeline entry carries it. */
 export interface TimelineEvent {

@@ -6,8 +6,9 @@ import type { PayloadOf, TaskKind, TaskPayload } from '../../src/domain/tasks.js
 import type { ClaimedTask } from '../../src/stores/task-queue.js';
 import { repostPosition } from '../../src/stores/timeline-store.js';
 import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
-import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
-import { HomeDelivery } from '../../src/usecases/tasks/home-delivery.js';
+import { FollowerWalk } from '../../src/usecases/tasks/steps/follower-walk.js';
+import { HomeDelivery, type Delivered } from '../../src/usecases/tasks/steps/home-delivery.js';
+import { NotificationCheck } from '../../src/usecases/tasks/steps/notification-check.js';
 import { NotificationDelivery } from '../../src/usecases/tasks/notification-delivery.js';
 import { PostCleanup } from '../../src/usecases/tasks/post-cleanup.js';
 import { PostFanOut } from '../../src/usecases/tasks/post-fan-out.js';
@@ -17,7 +18,6 @@ import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
 import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
 import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/logger.js';
-import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, unfollow } from '../helpers/posts.js';
@@ -45,7 +45,7 @@ function handlers() {
   const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
   const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
-  const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
+  const check = new NotificationCheck(stores, relationships);
   return {
     fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
     deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
@@ -53,8 +53,8 @@ function handlers() {
     unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
-    notify,
-    reconcileActor: new ActorReconcile(stores.notifications, notify, 2),
+    notify: new NotificationDelivery(stores.notifications, check, config.notificationsMax, () => {}),
+    reconcileActor: new ActorReconcile(stores.notifications, check, 2),
   };
 }
 

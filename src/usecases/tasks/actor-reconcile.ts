@@ -1,5 +1,5 @@
 import type { NotificationStore } from '../../stores/notification-store.js';
-import type { NotificationDelivery } from './notification-delivery.js';
+import type { NotificationCheck } from './steps/notification-check.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
@@ -13,14 +13,14 @@ export class ActorReconcile implements TaskHandler<'reconcileActor'> {
 
   constructor(
     private readonly notifications: Pick<NotificationStore, 'groupsOfActor'>,
-    private readonly delivery: Pick<NotificationDelivery, 'takeOutUnlessStands'>,
+    private readonly check: Pick<NotificationCheck, 'takeOutUnlessStands'>,
     private readonly pageSize: number,
   ) {}
 
   async run({ payload: { recipientId, actorId }, checkpoint, save, stopping }: TaskRun<'reconcileActor'>): Promise<RunOutcome> {
     for (let after = checkpoint; ;) {
       const { causes, next } = await this.notifications.groupsOfActor(actorId, recipientId, this.pageSize, after);
-      for (const cause of causes) await this.delivery.takeOutUnlessStands(cause);
+      for (const cause of causes) await this.check.takeOutUnlessStands(cause);
       if (next === null) return 'done';
       if (!(await save(next))) return 'lost';
       if (stopping()) return 'stopped';

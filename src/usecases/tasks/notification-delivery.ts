@@ -1,41 +1,20 @@
-import type { GraphStore } from '../../stores/graph/graph-store.js';
-import { UNMETERED } from '../../stores/graph/traversal.js';
-import type { CounterStore } from '../../stores/counter-store.js';
-import type { NotificationCause } from '../../domain/models.js';
 import type { NotificationStore } from '../../stores/notification-store.js';
-import type { PostStore } from '../../stores/post-store.js';
-import type { RepostStore } from '../../stores/repost-store.js';
-import type { UserStore } from '../../stores/user-store.js';
 import type { NotificationListener } from '../notifications.js';
-import type { RelationshipUseCases } from '../relationships.js';
-import { stillFollows } from './follow-backfill.js';
-import { currentPost } from './post-fan-out.js';
+import type { NotificationCheck } from './steps/notification-check.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
-
-export interface NotificationStores {
-  notifications: NotificationStore;
-  graph: GraphStore;
-  counters: Pick<CounterStore, 'hasLiked'>;
-  reposts: Pick<RepostStore, 'hasReposted'>;
-  posts: Pick<PostStore, 'getMany'>;
-  users: Pick<UserStore, 'getMany'>;
-}
 
 /**
  * `notify`: a notification is a fan-out of one. The actor is put in the recipient's group while
- * what they did still stands (the like, repost or follow exists; the commented or mentioning
- * post is there, and is not by an account in a block with the recipient), both accounts exist,
- * no block stands between the two and the recipient does not mute the actor;
- * otherwise the actor is taken out — the same task serves an action and its undo, and a run
- * repeated changes nothing. What stands is read again after an add, so an undo whose task ran
- * in between (and found nothing to take out) cannot leave the actor behind.
+ * what they did stands (NotificationCheck), otherwise taken out — the same task serves an action
+ * and its undo, and a run repeated changes nothing. What stands is read again after an add, so an
+ * undo whose task ran in between (and found nothing to take out) cannot leave the actor behind.
  */
 export class NotificationDelivery implements TaskHandler<'notify'> {
   readonly kind = 'notify';
 
   constructor(
-    private readonly stores: NotificationStores,
-    private readonly blocks: Pick<RelationshipUseCases, 'blockedAmong'>,
+    private readonly notifications: Pick<NotificationStore, 'addActor' | 'removeActor' | 'groupCount' | 'trim'>,
+    private readonly check: Pick<NotificationCheck, 'stands'>,
     /** NOTIFICATIONS_MAX: groups a user keeps, trimmed to nine tenths of it when over (as home timelines are). */
     private readonly maxGroups: number,
     private readonly onNotified: NotificationListener,
@@ -43,54 +22,21 @@ export class NotificationDelivery implements TaskHandler<'notify'> {
 
   async run({ payload: { cause, atMs } }: TaskRun<'notify'>): Promise<RunOutcome> {
     if (cause.actorId === cause.recipientId) return 'done';
-    if (!(await this.stands(cause))) {
-      await this.stores.notifications.removeActor(cause);
+    if (!(await this.check.stands(cause))) {
+      await this.notifications.removeActor(cause);
       return 'done';
     }
-    const group = await this.stores.notifications.addActor(cause, atMs);
-    if (!(await this.stands(cause))) {
-      await this.stores.notifications.removeActor(cause);
+    const group = await this.notifications.addActor(cause, atMs);
+    if (!(await this.check.stands(cause))) {
+      await this.notifications.removeActor(cause);
       return 'done';
     }
     if (group) {
       this.onNotified(cause.recipientId, group);
-      if (group.actorCount === 1 && (await this.stores.notifications.groupCount(cause.recipientId)) > this.maxGroups) {
-        await this.stores.notifications.trim(cause.recipientId, this.maxGroups - Math.floor(this.maxGroups / 10));
+      if (group.actorCount === 1 && (await this.notifications.groupCount(cause.recipientId)) > this.maxGroups) {
+        await this.notifications.trim(cause.recipientId, this.maxGroups - Math.floor(this.maxGroups / 10));
       }
     }
     return 'done';
-  }
-
-  /** Takes the actor out of its group unless what it did still stands (a block or a mute came between them). */
-  async takeOutUnlessStands(cause: NotificationCause): Promise<void> {
-    if (!(await this.stands(cause))) await this.stores.notifications.removeActor(cause);
-  }
-
-  private async stands(cause: NotificationCause): Promise<boolean> {
-    const { recipientId, actorId } = cause;
-    const [done, accounts, blocked, [muted]] = await Promise.all([
-      this.done(cause),
-      // A task that runs after an account's deletion swept its notifications (a mention, whose post
-      // outlives the account it names) must not leave a group in the gone account's partition.
-      this.stores.users.getMany([recipientId, actorId], { consistent: true }),
-      this.blocks.blockedAmong(actorId, [recipientId]),
-      this.stores.graph.relations([{ kind: 'mutes', from: recipientId, to: actorId }], UNMETERED),
-    ]);
-    return done && accounts.every((account) => account !== null) && blocked.size === 0 && muted !== true;
-  }
-
-  /** Whether what the actor did is still there. */
-  private async done({ kind, recipientId, actorId, postId }: NotificationCause): Promise<boolean> {
-    if (kind === 'FOLLOW') return stillFollows(this.stores.graph, actorId, recipientId);
-    if (postId === null) return false;
-    const pair = [{ postId, userId: actorId }];
-    if (kind === 'LIKE') return (await this.stores.counters.hasLiked(pair, { consistent: true }))[0] === true;
-    if (kind === 'REPOST') return (await this.stores.reposts.hasReposted(pair, { consistent: true }))[0] === true;
-    // COMMENT and MENTION: comments are never deleted one by one, so the post being there is what stands.
-    const post = await currentPost(this.stores.posts, postId);
-    if (post === null) return false;
-    // A mention in a comment under a post of an account in a block with the recipient: left out like that post (as a page's rules do).
-    if (post.authorId === actorId || post.authorId === recipientId) return true;
-    return (await this.blocks.blockedAmong(recipientId, [post.authorId])).size === 0;
   }
 }

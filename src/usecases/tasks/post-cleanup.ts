@@ -2,7 +2,7 @@ import { mapConcurrently } from '../../lib/collections.js';
 import type { NotificationStore } from '../../stores/notification-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import type { FollowerWalk } from './follower-walk.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**

@@ -1,18 +1,11 @@
 import { settleAll } from '../../lib/collections.js';
-import type { PostRecord } from '../../domain/models.js';
 import type { FanOutProgressStore } from '../../stores/fanout-progress-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
-import type { OnDelivered } from '../fanout.js';
-import type { FollowerWalk } from './follower-walk.js';
-import type { HomeDelivery } from './home-delivery.js';
+import { currentPost } from './steps/current-state.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
+import type { HomeDelivery, OnDelivered } from './steps/home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
-
-/** The post, read strongly consistent; null once it is deleted. */
-export async function currentPost(posts: Pick<PostStore, 'getMany'>, postId: string): Promise<PostRecord | null> {
-  const [post] = await posts.getMany([postId], { consistent: true });
-  return post ?? null;
-}
 
 /**
  * `fanOut`: copies a new post into its author's followers' home timelines. A delete may commit

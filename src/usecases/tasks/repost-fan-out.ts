@@ -2,10 +2,9 @@ import { settleAll } from '../../lib/collections.js';
 import type { PostStore } from '../../stores/post-store.js';
 import { repostPosition } from '../../stores/timeline-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
-import type { OnDelivered } from '../fanout.js';
-import type { FollowerWalk } from './follower-walk.js';
-import type { HomeDelivery } from './home-delivery.js';
-import { currentPost } from './post-fan-out.js';
+import { currentPost } from './steps/current-state.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
+import type { HomeDelivery, OnDelivered } from './steps/home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**

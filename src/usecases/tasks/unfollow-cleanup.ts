@@ -1,6 +1,7 @@
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import { type FollowBackfill, stillFollows } from './follow-backfill.js';
+import type { FollowBackfill } from './follow-backfill.js';
+import { stillFollows } from './steps/current-state.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RepostStore } from '../../stores/repost-store.js';
-import type { FollowerWalk } from './follower-walk.js';
-import type { HomeDelivery } from './home-delivery.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
+import type { HomeDelivery } from './steps/home-delivery.js';
 import type { RepostFanOut } from './repost-fan-out.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 

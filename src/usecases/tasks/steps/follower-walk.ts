@@ -1,7 +1,7 @@
-import { settleAll } from '../../lib/collections.js';
-import type { GraphStore, IdPage } from '../../stores/graph/graph-store.js';
-import { UNMETERED } from '../../stores/graph/traversal.js';
-import type { RunOutcome, SaveCheckpoint } from './task-handler.js';
+import { settleAll } from '../../../lib/collections.js';
+import type { GraphStore, IdPage } from '../../../stores/graph/graph-store.js';
+import { UNMETERED } from '../../../stores/graph/traversal.js';
+import type { RunOutcome, SaveCheckpoint } from '../task-handler.js';
 
 /** What a walk over an account's followers does with each page of them. */
 export interface FollowerPageStep {

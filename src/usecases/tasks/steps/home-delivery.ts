@@ -1,5 +1,20 @@
-import { mapConcurrently } from '../../lib/collections.js';
-import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../stores/timeline-store.js';
+import { mapConcurrently } from '../../../lib/collections.js';
+import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../../stores/timeline-store.js';
+
+/** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
+export interface Delivered {
+  postId: string;
+  /** Where the entries are (TimelineEntry.position): the post id, or the repost's position. */
+  position: string;
+  authorId: string;
+  counterShards: number;
+  /** The reposter whose repost put the post there; null for an original post. */
+  repostedBy: string | null;
+  userIds: readonly string[];
+}
+
+/** Told of every batch of home entries a post's or a repost's fan-out writes; must not throw (its own failures are its own). */
+export type OnDelivered = (delivered: Delivered) => void;
 
 export interface HomeBounds {
   /** Entries a home timeline keeps, about (see sampledSizeAdditions). */
