@@ -17,9 +17,9 @@ export type TaskPayload =
   | { kind: 'repost'; postId: string; reposterId: string; position?: string }
   /** Take the reposter back as a reason from those timelines (the entries left without one go). */
   | { kind: 'unrepost'; postId: string; reposterId: string }
-  /** Bring one actor's place in one notification group in line with what the actor did (see NotificationDelivery). */
+  /** Bring one actor's place in one notification group in line with what the actor did (see NotifyHandler). */
   | { kind: 'notify'; cause: NotificationCause; atMs: number }
-  /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ActorReconcile). */
+  /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ReconcileActorHandler). */
   | { kind: 'reconcileActor'; recipientId: string; actorId: string }
   /** Remove a closed account and everything it wrote (see AccountDeletion). */
   | { kind: 'deleteAccount'; userId: string; handle: string };

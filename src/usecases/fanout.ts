@@ -14,18 +14,18 @@ import type { FollowEvents } from './follow-events.js';
 import type { NotificationListener } from './notifications.js';
 import type { RelationshipUseCases } from './relationships.js';
 import type { RepostUseCases } from './reposts.js';
-import { ActorReconcile } from './tasks/actor-reconcile.js';
-import { FollowBackfill } from './tasks/follow-backfill.js';
+import { ReconcileActorHandler } from './tasks/reconcile-actor.js';
+import { BackfillHandler } from './tasks/backfill.js';
 import { FollowerWalk } from './tasks/steps/follower-walk.js';
 import { HomeDelivery, type OnDelivered } from './tasks/steps/home-delivery.js';
 import { NotificationCheck } from './tasks/steps/notification-check.js';
-import { NotificationDelivery } from './tasks/notification-delivery.js';
-import { PostCleanup } from './tasks/post-cleanup.js';
-import { PostFanOut } from './tasks/post-fan-out.js';
-import { RepostFanOut } from './tasks/repost-fan-out.js';
+import { NotifyHandler } from './tasks/notify.js';
+import { DeletePostHandler } from './tasks/delete-post.js';
+import { FanOutHandler } from './tasks/fan-out.js';
+import { RepostHandler } from './tasks/repost.js';
 import { TaskHandlers } from './tasks/task-handler.js';
-import { UnfollowCleanup } from './tasks/unfollow-cleanup.js';
-import { UnrepostCleanup } from './tasks/unrepost-cleanup.js';
+import { UnfollowHandler } from './tasks/unfollow.js';
+import { UnrepostHandler } from './tasks/unrepost.js';
 
 export interface FanOutSettings {
   /** Followers handled per step; a task checkpoints after each step. */
@@ -86,18 +86,18 @@ export function createTaskHandlers(
 ): TaskHandlers {
   const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
   const homes = new HomeDelivery(stores.timelines, settings);
-  const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
-  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, listeners.delivered);
+  const backfill = new BackfillHandler(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
+  const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, listeners.delivered);
   const check = new NotificationCheck(stores, useCases.relationships);
   return new TaskHandlers({
-    fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, listeners.delivered),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
+    fanOut: new FanOutHandler(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, listeners.delivered),
+    deletePost: new DeletePostHandler(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
     backfill,
-    unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
+    unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,
-    unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
+    unrepost: new UnrepostHandler(stores.reposts, followers, homes, repost),
     deleteAccount: useCases.accountDeletion,
-    notify: new NotificationDelivery(stores.notifications, check, settings.notificationsMax, listeners.notified),
-    reconcileActor: new ActorReconcile(stores.notifications, check, settings.fanoutPageSize),
+    notify: new NotifyHandler(stores.notifications, check, settings.notificationsMax, listeners.notified),
+    reconcileActor: new ReconcileActorHandler(stores.notifications, check, settings.fanoutPageSize),
   });
 }

@@ -11,7 +11,7 @@ import type { Task } from '../domain/tasks.js';
  * here, in the same transaction as its own change (the stores take them with the write), so an
  * action is never written without its notification (except a follow or block on the Neo4j graph,
  * enqueued right after it: see README, Notifications) and a write that changes nothing (a retry,
- * a failed condition) enqueues none. The worker runs them (NotificationDelivery), never inline.
+ * a failed condition) enqueues none. The worker runs them (NotifyHandler), never inline.
  * A task brings the actor's place in the group in line with what is true when it runs, so one
  * kind of task serves both the action and its undo, and a repeat changes nothing. Your own
  * actions notify nobody and make no task.
@@ -47,7 +47,7 @@ export class NotificationEvents {
 }
 
 /**
- * Told when a notification group has a new actor (NotificationDelivery calls it after the write):
+ * Told when a notification group has a new actor (NotifyHandler calls it after the write):
  * the port a live transport (a subscription) publishes through. The default does nothing.
  */
 export type NotificationListener = (userId: string, group: NotificationGroup) => void;

@@ -1,6 +1,6 @@
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import type { FollowBackfill } from './follow-backfill.js';
+import type { BackfillHandler } from './backfill.js';
 import { stillFollows } from './steps/current-state.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
@@ -10,13 +10,13 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * account also reposted there stays, shown with that repost as its reason. Followed again before this ran, it does nothing; followed again while it
  * ran (the new follow's backfill may have been undone by these deletes), it finishes with a backfill.
  */
-export class UnfollowCleanup implements TaskHandler<'unfollow'> {
+export class UnfollowHandler implements TaskHandler<'unfollow'> {
   readonly kind = 'unfollow';
 
   constructor(
     private readonly timelines: Pick<TimelineStore, 'homeEntriesByAuthor' | 'removeHomeReasons'>,
     private readonly graph: GraphStore,
-    private readonly backfill: FollowBackfill,
+    private readonly backfill: BackfillHandler,
   ) {}
 
   async run(run: TaskRun<'unfollow'>): Promise<RunOutcome> {

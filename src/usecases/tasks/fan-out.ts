@@ -20,7 +20,7 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * A repost made after that read and fanned out to a follower before the page is written gives that
  * follower two entries of the post, side by side in time: a page shows it once (mergeNewestFirst).
  */
-export class PostFanOut implements TaskHandler<'fanOut'> {
+export class FanOutHandler implements TaskHandler<'fanOut'> {
   readonly kind = 'fanOut';
 
   constructor(

@@ -34,7 +34,7 @@ function phaseOf(checkpoint: string | null): Phase {
  * comments are there to say whom); last, a bounded batch at a time, its tag and public entries,
  * comments and records, and then the notifications about it of its author and of the accounts it mentions.
  */
-export class PostCleanup implements TaskHandler<'deletePost'> {
+export class DeletePostHandler implements TaskHandler<'deletePost'> {
   readonly kind = 'deletePost';
 
   constructor(

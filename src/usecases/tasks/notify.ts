@@ -9,7 +9,7 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * and its undo, and a run repeated changes nothing. What stands is read again after an add, so an
  * undo whose task ran in between (and found nothing to take out) cannot leave the actor behind.
  */
-export class NotificationDelivery implements TaskHandler<'notify'> {
+export class NotifyHandler implements TaskHandler<'notify'> {
   readonly kind = 'notify';
 
   constructor(

@@ -1,7 +1,7 @@
 import type { RepostStore } from '../../stores/repost-store.js';
 import type { FollowerWalk } from './steps/follower-walk.js';
 import type { HomeDelivery } from './steps/home-delivery.js';
-import type { RepostFanOut } from './repost-fan-out.js';
+import type { RepostHandler } from './repost.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /** Checkpoints of the repost's fan-out that an unrepost finishes with: this prefix, then that walk's own checkpoint. */
@@ -14,14 +14,14 @@ const REDELIVERY = 'redeliver:';
  * while it ran (the new repost's entries may have been taken back), it finishes with that
  * repost's fan-out, under checkpoints of its own, so that a resumed task goes on with it.
  */
-export class UnrepostCleanup implements TaskHandler<'unrepost'> {
+export class UnrepostHandler implements TaskHandler<'unrepost'> {
   readonly kind = 'unrepost';
 
   constructor(
     private readonly reposts: Pick<RepostStore, 'positionOf'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
-    private readonly fanOut: RepostFanOut,
+    private readonly repost: RepostHandler,
   ) {}
 
   async run(run: TaskRun<'unrepost'>): Promise<RunOutcome> {
@@ -47,7 +47,7 @@ export class UnrepostCleanup implements TaskHandler<'unrepost'> {
     const position = await this.reposts.positionOf(postId, reposterId, { consistent: true });
     if (position === null) return 'done';
     const save = (checkpoint: string) => run.save(`${REDELIVERY}${checkpoint}`);
-    return this.fanOut.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
+    return this.repost.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
   }
 
   private async reposted(postId: string, reposterId: string): Promise<boolean> {

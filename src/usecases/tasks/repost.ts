@@ -15,7 +15,7 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * and the repost are read again: once either is gone (deletePost, unrepost), the pages written
  * since are taken back and the task ends; the cleanup that follows removes the rest.
  */
-export class RepostFanOut implements TaskHandler<'repost'> {
+export class RepostHandler implements TaskHandler<'repost'> {
   readonly kind = 'repost';
 
   constructor(

@@ -9,7 +9,7 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * is read before and again after writing: an unfollow whose removal ran in between must not
  * leave the posts behind, so they are taken back.
  */
-export class FollowBackfill implements TaskHandler<'backfill'> {
+export class BackfillHandler implements TaskHandler<'backfill'> {
   readonly kind = 'backfill';
 
   constructor(

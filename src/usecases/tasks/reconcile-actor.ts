@@ -8,7 +8,7 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
  * what stands, as a `notify` task would: the actor goes, and a group left without actors goes
  * with its unread count, so the count is what the user sees. The checkpoint is the page's end.
  */
-export class ActorReconcile implements TaskHandler<'reconcileActor'> {
+export class ReconcileActorHandler implements TaskHandler<'reconcileActor'> {
   readonly kind = 'reconcileActor';
 
   constructor(
