@@ -7,7 +7,7 @@ import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
-import { FanOut, createTaskHandlers } from './fanout.js';
+import { FanOut } from './fanout.js';
 import type { FollowEvents } from './follow-events.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
@@ -22,6 +22,7 @@ import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
+import { createTaskHandlers } from './tasks/registry.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 

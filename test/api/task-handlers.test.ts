@@ -13,7 +13,7 @@ import { NotifyHandler } from '../../src/usecases/tasks/notify.js';
 import { DeletePostHandler } from '../../src/usecases/tasks/delete-post.js';
 import { FanOutHandler } from '../../src/usecases/tasks/fan-out.js';
 import { RepostHandler } from '../../src/usecases/tasks/repost.js';
-import { type HandlerSet, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
+import { type HandlerSet, TaskHandlers } from '../../src/usecases/tasks/registry.js';
 import { UnfollowHandler } from '../../src/usecases/tasks/unfollow.js';
 import { UnrepostHandler } from '../../src/usecases/tasks/unrepost.js';
 import { newId } from '../../src/domain/ids.js';

@@ -29,20 +29,3 @@ export interface TaskHandler<K extends TaskKind = TaskKind> {
 export interface TaskRunner {
   run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome>;
 }
-
-/** Every handler the service has, one per task kind (the type checks that none is missing). */
-export type HandlerSet = { [K in TaskKind]: TaskHandler<K> };
-
-/** Runs each task by its kind's handler. */
-export class TaskHandlers implements TaskRunner {
-  constructor(private readonly handlers: HandlerSet) {}
-
-  run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    const kind = (task.payload as { kind?: unknown }).kind;
-    const handler = typeof kind === 'string' && Object.hasOwn(this.handlers, kind) ? (this.handlers[kind as TaskKind] as TaskHandler) : null;
-    // A task this version cannot run (written by a newer one, or damaged): it fails, and after
-    // QUEUE_MAX_ATTEMPTS runs the worker moves it to the dead-letter list.
-    if (!handler) return Promise.reject(new Error(`unknown task kind ${JSON.stringify(kind)}`));
-    return handler.run({ payload: task.payload, checkpoint: task.checkpoint, save, stopping });
-  }
-}
