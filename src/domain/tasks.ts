@@ -21,7 +21,7 @@ export type TaskPayload =
   | { kind: 'notify'; cause: NotificationCause; atMs: number }
   /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ReconcileActorHandler). */
   | { kind: 'reconcileActor'; recipientId: string; actorId: string }
-  /** Remove a closed account and everything it wrote (see AccountDeletion). */
+  /** Remove a closed account and everything it wrote (see DeleteAccountHandler). */
   | { kind: 'deleteAccount'; userId: string; handle: string };
 
 export type TaskKind = TaskPayload['kind'];

@@ -69,20 +69,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     live.repostedToOutbox,
   );
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
-  const accountDeletion = new AccountDeletion(
-    stores.users,
-    stores.accounts,
-    stores.activities,
-    stores.graph,
-    stores.timelines,
-    posts,
-    reposts,
-    fanOut,
-    sessions,
-    { pageSize: config.fanoutPageSize },
-    taskEnqueued,
-    stores.notifications,
-  );
+  const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, taskEnqueued);
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
@@ -108,7 +95,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts, relationships }, { delivered: live.delivered, notified: live.notified }),
+    tasks: createTaskHandlers(stores, config, { posts, reposts, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
 }
 

@@ -1,4 +1,6 @@
 import type { TaskKind } from '../../domain/tasks.js';
+import type { AccountStore } from '../../stores/account-store.js';
+import type { ActivityStore } from '../../stores/activity-store.js';
 import type { CounterStore } from '../../stores/counter-store.js';
 import type { FanOutProgressStore } from '../../stores/fanout-progress-store.js';
 import type { GraphStore } from '../../stores/graph/graph-store.js';
@@ -8,11 +10,13 @@ import type { RepostStore } from '../../stores/repost-store.js';
 import type { ClaimedTask } from '../../stores/task-queue.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { UserStore } from '../../stores/user-store.js';
-import type { AccountDeletion } from '../account-deletion.js';
+import type { FollowEvents } from '../follow-events.js';
+import type { PostUseCases } from '../posts.js';
 import type { NotificationListener } from '../notifications.js';
 import type { RelationshipUseCases } from '../relationships.js';
 import type { RepostUseCases } from '../reposts.js';
 import { BackfillHandler } from './backfill.js';
+import { DeleteAccountHandler } from './delete-account.js';
 import { DeletePostHandler } from './delete-post.js';
 import { FanOutHandler } from './fan-out.js';
 import { NotifyHandler } from './notify.js';
@@ -47,6 +51,8 @@ export interface TaskHandlerStores {
   counters: Pick<CounterStore, 'hasLiked'>;
   notifications: NotificationStore;
   users: Pick<UserStore, 'getMany'>;
+  accounts: Pick<AccountStore, 'removeRemnants' | 'removeProfile'>;
+  activities: ActivityStore;
 }
 
 /** Every handler the service has, one per task kind (the type checks that none is missing). */
@@ -70,7 +76,12 @@ export class TaskHandlers implements TaskRunner {
 export function createTaskHandlers(
   stores: TaskHandlerStores,
   settings: TaskSettings,
-  useCases: { accountDeletion: AccountDeletion; reposts: Pick<RepostUseCases, 'undoBatch'>; relationships: Pick<RelationshipUseCases, 'blockedAmong'> },
+  useCases: {
+    posts: Pick<PostUseCases, 'delete'>;
+    reposts: Pick<RepostUseCases, 'undo' | 'undoBatch'>;
+    relationships: Pick<RelationshipUseCases, 'blockedAmong'>;
+    followEvents: FollowEvents;
+  },
   /** Told of what the handlers deliver (live updates): home timeline entries, and notification groups that got a new actor. */
   listeners: { delivered: OnDelivered; notified: NotificationListener } = { delivered: () => {}, notified: () => {} },
 ): TaskHandlers {
@@ -86,7 +97,7 @@ export function createTaskHandlers(
     unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostHandler(stores.reposts, followers, homes, repost),
-    deleteAccount: useCases.accountDeletion,
+    deleteAccount: new DeleteAccountHandler(stores, useCases, settings.fanoutPageSize),
     notify: new NotifyHandler(stores.notifications, check, settings.notificationsMax, listeners.notified),
     reconcileActor: new ReconcileActorHandler(stores.notifications, check, settings.fanoutPageSize),
   });
