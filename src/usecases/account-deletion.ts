@@ -1,10 +1,10 @@
 import { badInput, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Credential } from '../domain/models.js';
-import type { Task } from '../domain/tasks.js';
 import type { AccountStore } from '../stores/account-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { SessionUseCases } from './sessions.js';
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
  * deleteAccount: the request closes the account at once — every token and session ends, no
@@ -16,7 +16,7 @@ export class AccountDeletion {
     private readonly users: UserStore,
     private readonly accounts: Pick<AccountStore, 'login' | 'closeAccount'>,
     private readonly sessions: SessionUseCases,
-    private readonly taskEnqueued: (task: Task) => void,
+    private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
   ) {}
 
   /**
@@ -36,7 +36,7 @@ export class AccountDeletion {
     }
     const task = { id: newId('tsk'), payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle } };
     if (!(await this.accounts.closeAccount(user, task))) throw unauthenticated('The token was signed out: sign in again');
-    this.taskEnqueued(task);
+    this.enqueuer.written([task]);
     return user.id;
   }
 }

@@ -5,6 +5,7 @@ import { pageSize } from '../domain/validation.js';
 import type { NotificationCause, NotificationKind } from '../domain/models.js';
 import type { GroupPage, NotificationGroup, NotificationStore } from '../stores/notification-store.js';
 import type { Task } from '../domain/tasks.js';
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
  * Where the actions that notify someone hand it over: each action writes `notify` tasks, made
@@ -17,7 +18,7 @@ import type { Task } from '../domain/tasks.js';
  * actions notify nobody and make no task.
  */
 export class NotificationEvents {
-  constructor(private readonly taskEnqueued: (task: Task) => void) {}
+  constructor(private readonly enqueuer: Pick<TaskEnqueuer, 'written'>) {}
 
   /** The tasks for these causes, to be written with the action. */
   tasks(causes: readonly NotificationCause[]): Task[] {
@@ -40,9 +41,9 @@ export class NotificationEvents {
     return { id: newId('tsk'), payload: { kind: 'reconcileActor', recipientId, actorId } };
   }
 
-  /** Hands tasks the action wrote to a worker in this process. */
+  /** Announces the tasks the action wrote (TaskEnqueuer.written). */
   written(tasks: readonly Task[]): void {
-    for (const task of tasks) this.taskEnqueued(task);
+    this.enqueuer.written(tasks);
   }
 }
 
