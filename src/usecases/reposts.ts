@@ -6,7 +6,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task } from '../domain/tasks.js';
 import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
-import { pageArgs, withOpaqueCursors } from './follows.js';
+import { pageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import type { BlockCheck } from './relationships.js';
