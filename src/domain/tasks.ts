@@ -13,15 +13,15 @@ export type TaskPayload =
   | { kind: 'unfollow'; followerId: string; followeeId: string }
   /** Remove a deleted post from every timeline it reached, with its comments and records. */
   | { kind: 'deletePost'; postId: string; authorId: string; tags: string[]; mentionIds?: string[] }
-  /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason, at the repost's feed position (absent in tasks queued before positions). */
+  /** Copy a reposted post into the home timelines of the reposter and their followers, at the repost's position. */
   | { kind: 'repost'; postId: string; reposterId: string; position?: string }
   /** Take the reposter back as a reason from those timelines (the entries left without one go). */
   | { kind: 'unrepost'; postId: string; reposterId: string }
-  /** Bring one actor's place in one notification group in line with what the actor did (see NotifyHandler). */
+  /** Bring one actor's place in one notification group in line with what the actor did. */
   | { kind: 'notify'; cause: NotificationCause; atMs: number }
-  /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ReconcileActorHandler). */
+  /** After a block or a mute: take the actor out of each of the recipient's groups it no longer stands in. */
   | { kind: 'reconcileActor'; recipientId: string; actorId: string }
-  /** Remove a closed account and everything it wrote (see DeleteAccountHandler). */
+  /** Remove a closed account and everything it wrote. */
   | { kind: 'deleteAccount'; userId: string; handle: string };
 
 export type TaskKind = TaskPayload['kind'];

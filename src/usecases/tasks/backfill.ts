@@ -4,11 +4,7 @@ import { stillFollows } from './steps/current-state.js';
 import type { HomeDelivery } from './steps/home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/**
- * `backfill`: copies the followee's newest posts into the follower's home timeline. The follow
- * is read before and again after writing: an unfollow whose removal ran in between must not
- * leave the posts behind, so they are taken back.
- */
+/** `backfill`: the followee's newest posts into the follower's home timeline, taken back if the follow ended meanwhile. */
 export class BackfillHandler implements TaskHandler<'backfill'> {
   readonly kind = 'backfill';
 

@@ -11,11 +11,7 @@ import type { PostUseCases } from '../posts.js';
 import type { RepostUseCases } from '../reposts.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/**
- * The steps of an account's deletion, in order; a task's checkpoint is the step it is in. Each
- * step works in bounded batches from what is still there (so a repeated batch finds its work
- * done), and checkpoints between batches.
- */
+/** In order; the checkpoint is the step the task is in, each step a batch at a time of what is still there. */
 const STEPS = ['posts', 'activity', 'followers', 'following', 'notified', 'remnants', 'profile', 'leftovers'] as const;
 type Step = (typeof STEPS)[number];
 
@@ -34,21 +30,8 @@ export interface DeleteAccountUseCases {
 }
 
 /**
- * `deleteAccount`: removes everything a closed account wrote (see AccountDeletion), in steps a
- * worker resumes after a crash:
- * 1. its posts, each as deletePost does (its own cleanup task takes it out of every timeline);
- * 2. its likes, views, reactions, comments and reposts on posts, each with its counter (a
- *    repost also leaves timelines, by its own unrepost task);
- * 3. its followers' follows, each an unfollow (the follower's count goes down, and a task
- *    takes the account's posts out of the follower's home timeline);
- * 4. its own follows, each an unfollow;
- * 5. its place as an actor in other accounts' notification groups (a group left without actors
- *    goes, with its unread count);
- * 6. its home timeline, notifications, sessions and idempotency claims;
- * 7. its profile and handle claim (the handle is free from then on), then its graph node;
- * 8. its remnants once more: what the tasks of a follow that reached it after step 6 wrote (a
- *    notification group, a backfill's home timeline size), now that no follow of it is left.
- * The profile goes last, so that nothing written meanwhile is left without its author.
+ * `deleteAccount`: everything a closed account wrote, in the steps of docs/design/account-deletion.md. The profile
+ * goes last, so that nothing written meanwhile is left without its author.
  */
 export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
   readonly kind = 'deleteAccount';

@@ -6,10 +6,8 @@ import type { TaskQueue } from '../../stores/task-queue.js';
 export type TaskListener = (task: Task) => void;
 
 /**
- * Where use cases hand background work over. Most tasks are written by a store in the same
- * transaction as the change that needs them, then announced with `written`; a task with no change
- * of its own is enqueued alone with `enqueue`. Listeners hear of both, so a worker in this process
- * claims the task at once instead of at its next poll.
+ * Where use cases hand background work over: `enqueue` writes a task alone, `written` announces tasks a store wrote
+ * with the change that needs them. Listeners hear of both, so a worker in this process claims them at once.
  */
 export class TaskEnqueuer {
   private readonly listeners: TaskListener[] = [];

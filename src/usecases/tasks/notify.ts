@@ -4,10 +4,8 @@ import type { NotificationCheck } from './steps/notification-check.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
- * `notify`: a notification is a fan-out of one. The actor is put in the recipient's group while
- * what they did stands (NotificationCheck), otherwise taken out — the same task serves an action
- * and its undo, and a run repeated changes nothing. What stands is read again after an add, so an
- * undo whose task ran in between (and found nothing to take out) cannot leave the actor behind.
+ * `notify`: the actor put in the recipient's group while what they did stands, else taken out, so one kind serves an
+ * action and its undo. Checked again after an add: an undo whose task ran in between found nothing to take out.
  */
 export class NotifyHandler implements TaskHandler<'notify'> {
   readonly kind = 'notify';

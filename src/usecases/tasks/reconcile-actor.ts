@@ -2,12 +2,7 @@ import type { NotificationStore } from '../../stores/notification-store.js';
 import type { NotificationCheck } from './steps/notification-check.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/**
- * `reconcileActor`: after a block or a mute, the actor's place in each of the recipient's groups
- * (found by the actor's mirrors of its member items, a page at a time) is brought in line with
- * what stands, as a `notify` task would: the actor goes, and a group left without actors goes
- * with its unread count, so the count is what the user sees. The checkpoint is the page's end.
- */
+/** `reconcileActor`: after a block or a mute, the actor taken out of each of the recipient's groups it no longer stands in. */
 export class ReconcileActorHandler implements TaskHandler<'reconcileActor'> {
   readonly kind = 'reconcileActor';
 

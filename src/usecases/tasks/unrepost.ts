@@ -8,11 +8,8 @@ import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 const REDELIVERY = 'redeliver:';
 
 /**
- * `unrepost`: takes the reposter back as a reason from the home timelines of the reposter and
- * the reposter's followers; an entry left without a reason (no original, no other repost that
- * a follower follows) goes. Reposted again before this ran, it does nothing; reposted again
- * while it ran (the new repost's entries may have been taken back), it finishes with that
- * repost's fan-out, under checkpoints of its own, so that a resumed task goes on with it.
+ * `unrepost`: the reposter taken back as a reason from their own and their followers' home timelines. A repost made
+ * again meanwhile may have lost entries to this, so the task then ends with that repost's fan-out.
  */
 export class UnrepostHandler implements TaskHandler<'unrepost'> {
   readonly kind = 'unrepost';
@@ -38,10 +35,7 @@ export class UnrepostHandler implements TaskHandler<'unrepost'> {
     return this.redeliver(run, null);
   }
 
-  /**
-   * The repost's fan-out from `cursor` (null: from the start, the reposter's own entry included),
-   * at the new repost's own position, where its task places it too.
-   */
+  /** The new repost's fan-out from `cursor`, at that repost's own position. */
   private async redeliver(run: TaskRun<'unrepost'>, cursor: string | null): Promise<RunOutcome> {
     const { postId, reposterId } = run.payload;
     const position = await this.reposts.positionOf(postId, reposterId, { consistent: true });

@@ -19,10 +19,8 @@ export interface NotificationCheckStores {
 }
 
 /**
- * Whether an actor belongs in the recipient's group: what they did still stands (the like, repost
- * or follow exists; the commented or mentioning post is there, and is not by an account in a block
- * with the recipient), both accounts exist, no block stands between the two and the recipient does
- * not mute the actor.
+ * Whether an actor belongs in the recipient's group: what they did is still there, both accounts exist, and no block
+ * or mute stands between them (see docs/design/notifications.md).
  */
 export class NotificationCheck {
   constructor(
