@@ -64,6 +64,7 @@ import { openRedis } from './stores/redis/open-redis.js';
 import { RedisRateBuckets } from './stores/redis/redis-rate-buckets.js';
 import { MemoryRateBuckets } from './stores/memory/memory-rate-buckets.js';
 import type { Stores } from './stores/stores.js';
+import { TaskEnqueuer } from './usecases/tasks/enqueuer.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
 
@@ -268,11 +269,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const opened = await openStores(options);
   const { stores } = opened;
   const tracing = startTracing(config.otelExporterOtlpEndpoint, config.otelServiceName || 'social-graph-api');
-  let worker: Worker | undefined;
-  const useCases = createUseCases(stores, config, logger, (task) => worker?.nudge(task));
-  if (config.workerEnabled) {
-    worker = createWorker(stores, useCases, config, logger);
-  }
+  const enqueuer = new TaskEnqueuer(stores.tasks);
+  const useCases = createUseCases(stores, config, logger, enqueuer);
+  const worker = config.workerEnabled ? createWorker(stores, useCases, config, logger) : undefined;
+  // The worker claims a task enqueued in this process by its key at once, instead of finding it at its next poll.
+  if (worker) enqueuer.onEnqueued((task) => worker.nudge(task));
   const production = config.nodeEnv === 'production';
   const formatError = createErrorFormatter(logger, { hideSchemaDetails: !config.introspection });
   let apiSchema: GraphQLSchema | null = null;

@@ -73,3 +73,13 @@ export interface Credential {
   /** The session a service access token belongs to; null for a provider's token or a token from before sessions. */
   sessionId: string | null;
 }
+
+export type NotificationKind = 'FOLLOW' | 'LIKE' | 'REPOST' | 'COMMENT' | 'MENTION';
+
+/** What one actor did that notifies the recipient; `postId` is null for FOLLOW. */
+export interface NotificationCause {
+  recipientId: string;
+  kind: NotificationKind;
+  postId: string | null;
+  actorId: string;
+}

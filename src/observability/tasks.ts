@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { idTime } from '../domain/ids.js';
-import type { ClaimedTask } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import { fanoutLag, taskKindLabel, taskRunDuration, taskWait, tasksRun, tasksRunning } from './metrics.js';
 import { SpanKind, inSpan } from './tracing.js';
 
@@ -19,7 +19,7 @@ export interface ObservedTaskRun {
  * ids carry their creation time); and when a fan-out is done, its lag — from the post's creation
  * (post ids carry it too) to the last follower's entry written.
  */
-export function observeTaskRun(task: ClaimedTask): ObservedTaskRun {
+export function observeTaskRun(task: Task & { attempts: number }): ObservedTaskRun {
   const kind = taskKindLabel(task.payload.kind);
   const started = performance.now();
   if (task.attempts === 1) taskWait.observe({ kind }, Math.max(0, Date.now() - idTime(task.id)) / 1000);

@@ -4,9 +4,9 @@ import { newId } from '../domain/ids.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
 import type { ClaimedTask } from '../stores/task-queue.js';
-import { FollowerWalk } from '../usecases/tasks/follower-walk.js';
-import { HomeDelivery } from '../usecases/tasks/home-delivery.js';
-import { PostFanOut } from '../usecases/tasks/post-fan-out.js';
+import { FollowerWalk } from '../usecases/tasks/steps/follower-walk.js';
+import { HomeDelivery } from '../usecases/tasks/steps/home-delivery.js';
+import { FanOutHandler } from '../usecases/tasks/fan-out.js';
 import type { RunOutcome, SaveCheckpoint, TaskRunner } from '../usecases/tasks/task-handler.js';
 import { Worker } from '../worker/worker.js';
 import type { Network } from './network.js';
@@ -117,11 +117,11 @@ export async function seedThroughService(stores: Stores, network: Network, setti
 /** The service's fan-out handler, counting the post fan-outs it has finished so that the seed knows when the worker is done. */
 class CountingFanOut implements TaskRunner {
   finished = 0;
-  private readonly fanOut: PostFanOut;
+  private readonly fanOut: FanOutHandler;
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
     const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
-    this.fanOut = new PostFanOut(stores.posts, stores.reposts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
+    this.fanOut = new FanOutHandler(stores.posts, stores.reposts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
   }
 
   async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {

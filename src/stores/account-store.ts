@@ -1,5 +1,5 @@
 import type { Login, ProviderIdentity, UserRecord } from '../domain/models.js';
-import type { Task } from './task-queue.js';
+import type { Task } from '../domain/tasks.js';
 
 /** A session: one chain of refresh tokens, each replacing the one before (a token family). */
 export interface SessionRecord {

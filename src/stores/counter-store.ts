@@ -1,5 +1,5 @@
 import type { IdPage } from './graph/graph-store.js';
-import type { Task } from './task-queue.js';
+import type { Task } from '../domain/tasks.js';
 
 /**
  * Post counters and the per-user records behind them (a like, a unique view, a reaction).

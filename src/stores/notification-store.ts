@@ -1,3 +1,5 @@
+import type { NotificationCause, NotificationKind } from '../domain/models.js';
+
 /**
  * Grouped notifications: one group per recipient and (kind, post), or per day for FOLLOW, with
  * the accounts that caused it (its actors) newest first. Every change of a group writes the
@@ -5,16 +7,6 @@
  * unread count in one transaction, conditioned on the group's version, so the count stays
  * exact under concurrent writers and a change repeated (a task run twice) changes nothing.
  */
-export type NotificationKind = 'FOLLOW' | 'LIKE' | 'REPOST' | 'COMMENT' | 'MENTION';
-
-/** What one actor did that notifies the recipient; `postId` is null for FOLLOW. */
-export interface NotificationCause {
-  recipientId: string;
-  kind: NotificationKind;
-  postId: string | null;
-  actorId: string;
-}
-
 export interface NotificationGroup {
   recipientId: string;
   /** Stable within the recipient's groups: the kind and post, or FOLLOW and the day. */

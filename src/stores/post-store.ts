@@ -1,6 +1,6 @@
 import type { CommentRecord, PostRecord } from '../domain/models.js';
 import type { IdempotencyClaim } from '../domain/validation.js';
-import type { Task } from './task-queue.js';
+import type { Task } from '../domain/tasks.js';
 
 /**
  * Posts and comments. Writes that must agree happen in one transaction: a post with its

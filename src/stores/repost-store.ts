@@ -1,7 +1,7 @@
 import type { PostRecord } from '../domain/models.js';
 import type { UserPost } from './counter-store.js';
 import type { IdPage } from './graph/graph-store.js';
-import type { Task } from './task-queue.js';
+import type { Task } from '../domain/tasks.js';
 
 /**
  * How a repost reaches the reposter's followers, by the same hybrid rule as a post (placePost):

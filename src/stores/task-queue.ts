@@ -1,36 +1,4 @@
-import type { NotificationCause } from './notification-store.js';
-
-/**
- * The durable task queue behind fan-out. A task is written in the same transaction as the
- * change that needs it (a new post, a deletion), so once that change is acknowledged the
- * task exists. Workers claim tasks with a lease; a task whose worker died becomes claimable
- * again when its lease expires, and resumes from its last checkpoint. Every task is
- * idempotent, so running a step twice after a crash changes nothing.
- */
-export type TaskPayload =
-  /** Copy a new post into the home timeline of every follower of its author. */
-  | { kind: 'fanOut'; postId: string; authorId: string }
-  /** Copy the followee's newest posts into the follower's home timeline. */
-  | { kind: 'backfill'; followerId: string; followeeId: string }
-  /** Remove the followee's posts from the follower's home timeline. */
-  | { kind: 'unfollow'; followerId: string; followeeId: string }
-  /** Remove a deleted post from every timeline it reached, with its comments and records. */
-  | { kind: 'deletePost'; postId: string; authorId: string; tags: string[]; mentionIds?: string[] }
-  /** Copy a reposted post into the home timelines of the reposter and the reposter's followers, with the reposter as its reason, at the repost's feed position (absent in tasks queued before positions). */
-  | { kind: 'repost'; postId: string; reposterId: string; position?: string }
-  /** Take the reposter back as a reason from those timelines (the entries left without one go). */
-  | { kind: 'unrepost'; postId: string; reposterId: string }
-  /** Bring one actor's place in one notification group in line with what the actor did (see NotificationDelivery). */
-  | { kind: 'notify'; cause: NotificationCause; atMs: number }
-  /** After a block or a mute between the two: take the actor out of each of the recipient's groups it no longer stands in (see ActorReconcile). */
-  | { kind: 'reconcileActor'; recipientId: string; actorId: string }
-  /** Remove a closed account and everything it wrote (see AccountDeletion). */
-  | { kind: 'deleteAccount'; userId: string; handle: string };
-
-export interface Task {
-  id: string;
-  payload: TaskPayload;
-}
+import type { Task } from '../domain/tasks.js';
 
 export interface ClaimedTask extends Task {
   /** Where the last run stopped (opaque to the queue), null when the task has not progressed. */
@@ -45,6 +13,13 @@ export interface ClaimedTask extends Task {
   leaseToken: string;
 }
 
+/**
+ * The durable task queue behind fan-out. A task is written in the same transaction as the
+ * change that needs it (a new post, a deletion), so once that change is acknowledged the
+ * task exists. Workers claim tasks with a lease; a task whose worker died becomes claimable
+ * again when its lease expires, and resumes from its last checkpoint. Every task is
+ * idempotent, so running a step twice after a crash changes nothing.
+ */
 export interface TaskQueue {
   enqueue(task: Task): Promise<void>;
   /** Claims up to `max` tasks that nobody holds (never claimed, released, or lease expired), oldest first. */

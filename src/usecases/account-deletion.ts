@@ -1,69 +1,22 @@
-import { AppError, badInput, unauthenticated } from '../domain/errors.js';
+import { badInput, unauthenticated } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Credential } from '../domain/models.js';
 import type { AccountStore } from '../stores/account-store.js';
-import type { ActivityStore } from '../stores/activity-store.js';
-import type { GraphStore } from '../stores/graph/graph-store.js';
-import type { NotificationStore } from '../stores/notification-store.js';
-import { UNMETERED } from '../stores/graph/traversal.js';
-import type { Task, TaskPayload } from '../stores/task-queue.js';
-import type { TimelineStore } from '../stores/timeline-store.js';
 import type { UserStore } from '../stores/user-store.js';
-import type { RunOutcome, TaskHandler, TaskRun } from './tasks/task-handler.js';
-import type { FollowEvents } from './follow-events.js';
-import type { PostUseCases } from './posts.js';
-import type { RepostUseCases } from './reposts.js';
 import type { SessionUseCases } from './sessions.js';
-
-type DeleteAccountPayload = Extract<TaskPayload, { kind: 'deleteAccount' }>;
-
-/**
- * The steps of an account's deletion, in order; a task's checkpoint is the step it is in. Each
- * step works in bounded batches from what is still there (so a repeated batch finds its work
- * done), and checkpoints between batches.
- */
-const STEPS = ['posts', 'activity', 'followers', 'following', 'notified', 'remnants', 'profile', 'leftovers'] as const;
-type Step = (typeof STEPS)[number];
-
-export interface AccountDeletionSettings {
-  /** Posts, activities or follows handled per batch (FANOUT_PAGE_SIZE). */
-  pageSize: number;
-}
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
  * deleteAccount: the request closes the account at once — every token and session ends, no
- * login is left — and enqueues a durable task that removes everything the account wrote, in
- * steps a worker resumes after a crash:
- * 1. its posts, each as deletePost does (its own cleanup task takes it out of every timeline);
- * 2. its likes, views, reactions, comments and reposts on posts, each with its counter (a
- *    repost also leaves timelines, by its own unrepost task);
- * 3. its followers' follows, each an unfollow (the follower's count goes down, and a task
- *    takes the account's posts out of the follower's home timeline);
- * 4. its own follows, each an unfollow;
- * 5. its place as an actor in other accounts' notification groups (a group left without actors
- *    goes, with its unread count);
- * 6. its home timeline, notifications, sessions and idempotency claims;
- * 7. its profile and handle claim (the handle is free from then on), then its graph node;
- * 8. its remnants once more: what the tasks of a follow that reached it after step 6 wrote (a
- *    notification group, a backfill's home timeline size), now that no follow of it is left.
- * The profile goes last, so that nothing written meanwhile is left without its author.
+ * login is left — and enqueues the durable `deleteAccount` task that removes everything the
+ * account wrote (DeleteAccountHandler).
  */
-export class AccountDeletion implements TaskHandler<'deleteAccount'> {
-  readonly kind = 'deleteAccount';
-
+export class AccountDeletion {
   constructor(
     private readonly users: UserStore,
-    private readonly accounts: AccountStore,
-    private readonly activities: ActivityStore,
-    private readonly graph: GraphStore,
-    private readonly timelines: Pick<TimelineStore, 'authorPosts'>,
-    private readonly posts: PostUseCases,
-    private readonly reposts: Pick<RepostUseCases, 'undo'>,
-    private readonly followEvents: FollowEvents,
+    private readonly accounts: Pick<AccountStore, 'login' | 'closeAccount'>,
     private readonly sessions: SessionUseCases,
-    private readonly settings: AccountDeletionSettings,
-    private readonly taskEnqueued: (task: Task) => void,
-    private readonly notifications: Pick<NotificationStore, 'groupsOfActor' | 'removeActor'>,
+    private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
   ) {}
 
   /**
@@ -83,81 +36,7 @@ export class AccountDeletion implements TaskHandler<'deleteAccount'> {
     }
     const task = { id: newId('tsk'), payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle } };
     if (!(await this.accounts.closeAccount(user, task))) throw unauthenticated('The token was signed out: sign in again');
-    this.taskEnqueued(task);
+    this.enqueuer.written([task]);
     return user.id;
-  }
-
-  /** The `deleteAccount` task: the steps from the checkpoint on. */
-  async run({ payload, checkpoint, save, stopping }: TaskRun<'deleteAccount'>): Promise<RunOutcome> {
-    const from = STEPS.indexOf((checkpoint ?? 'posts') as Step);
-    if (from < 0) throw new Error(`unknown deleteAccount checkpoint ${JSON.stringify(checkpoint)}`);
-    for (const step of STEPS.slice(from)) {
-      if (step !== STEPS[from] && !(await save(step))) return 'lost';
-      while (await this.batch(step, payload)) {
-        if (!(await save(step))) return 'lost';
-        if (stopping()) return 'stopped';
-      }
-    }
-    return 'done';
-  }
-
-  /** One batch of a step; true while the step has more to do. */
-  private async batch(step: Step, { userId, handle }: DeleteAccountPayload): Promise<boolean> {
-    const first = this.settings.pageSize;
-    switch (step) {
-      case 'posts': {
-        const { entries, hasNextPage } = await this.timelines.authorPosts(userId, first, null);
-        for (const { postId } of entries) await this.deletePost(userId, postId);
-        return hasNextPage;
-      }
-      case 'activity': {
-        const activities = await this.activities.activities(userId, first);
-        for (const activity of activities) {
-          if (activity.kind === 'repost') await this.reposts.undo(userId, activity.postId);
-          else await this.activities.undo(userId, activity);
-        }
-        return activities.length === first;
-      }
-      case 'followers': {
-        const page = await this.graph.followers(userId, { first, after: null }, UNMETERED);
-        let removed = false;
-        for (const { id } of page.items) {
-          removed = (await this.graph.unfollow(id, userId)) || removed;
-          await this.followEvents.unfollowed(id, userId);
-        }
-        // A page of nothing to remove (list entries without their edges) would be read again forever; profile's removeUser sweeps it.
-        return page.hasNextPage && removed;
-      }
-      case 'following': {
-        const page = await this.graph.following(userId, { first, after: null }, UNMETERED);
-        let removed = false;
-        for (const { id } of page.items) removed = (await this.graph.unfollow(userId, id)) || removed;
-        return page.hasNextPage && removed;
-      }
-      case 'notified': {
-        // Each removal takes its group off the actor's list, so the first page is always what is left.
-        const { causes, next } = await this.notifications.groupsOfActor(userId, null, first, null);
-        for (const cause of causes) await this.notifications.removeActor(cause);
-        return next !== null;
-      }
-      case 'remnants':
-        return this.accounts.removeRemnants(userId);
-      case 'profile':
-        await this.accounts.removeProfile(userId, handle);
-        // A follow that reached the account while the steps above ran goes with its node.
-        await this.graph.removeUser(userId);
-        return false;
-      case 'leftovers':
-        return this.accounts.removeRemnants(userId);
-    }
-  }
-
-  private async deletePost(userId: string, postId: string): Promise<void> {
-    try {
-      await this.posts.delete(userId, postId);
-    } catch (error) {
-      // Deleted meanwhile (a repeated batch after a crash): done already.
-      if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
-    }
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { CounterChange, CounterStore } from '../stores/counter-store.js';
 import type { CounterHeat } from './counter-heat.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import { pageArgs, withOpaqueCursors } from './follows.js';
+import { pageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';

@@ -5,7 +5,7 @@ import { settleAll } from '../lib/collections.js';
 import type { CountedPage, Excluded, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
-import { pageArgs, withOpaqueCursors } from './follows.js';
+import { pageArgs, withOpaqueCursors } from './paging.js';
 import type { BlockedAccounts } from './relationships.js';
 
 /** Hop limits of the multi-hop queries; the request's graph budget (GRAPH_MAX_READS, GRAPH_MAX_EDGES) bounds the work within them. */

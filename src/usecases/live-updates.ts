@@ -1,12 +1,12 @@
 import { forbidden, unauthenticated } from '../domain/errors.js';
 import { idKind } from '../domain/ids.js';
-import type { PostRecord } from '../domain/models.js';
+import type { NotificationKind, PostRecord } from '../domain/models.js';
 import type { Logger } from '../logger.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
-import { type NotificationGroup, type NotificationKind, RECENT_ACTORS } from '../stores/notification-store.js';
+import { type NotificationGroup, RECENT_ACTORS } from '../stores/notification-store.js';
 import type { PubSub } from '../stores/pubsub.js';
 import { isFeedPosition } from '../stores/timeline-store.js';
-import type { Delivered } from './fanout.js';
+import type { Delivered } from './tasks/steps/home-delivery.js';
 
 /** A post that arrived in a home timeline: what the subscription hydrates, as a timeline entry carries it. */
 export interface TimelineEvent {

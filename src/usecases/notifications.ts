@@ -2,21 +2,23 @@ import { encodeCursor, decodeCursor } from '../domain/cursor.js';
 import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import { idPattern, newId } from '../domain/ids.js';
 import { pageSize } from '../domain/validation.js';
-import type { GroupPage, NotificationCause, NotificationGroup, NotificationKind, NotificationStore } from '../stores/notification-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { NotificationCause, NotificationKind } from '../domain/models.js';
+import type { GroupPage, NotificationGroup, NotificationStore } from '../stores/notification-store.js';
+import type { Task } from '../domain/tasks.js';
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
  * Where the actions that notify someone hand it over: each action writes `notify` tasks, made
  * here, in the same transaction as its own change (the stores take them with the write), so an
  * action is never written without its notification (except a follow or block on the Neo4j graph,
  * enqueued right after it: see README, Notifications) and a write that changes nothing (a retry,
- * a failed condition) enqueues none. The worker runs them (NotificationDelivery), never inline.
+ * a failed condition) enqueues none. The worker runs them (NotifyHandler), never inline.
  * A task brings the actor's place in the group in line with what is true when it runs, so one
  * kind of task serves both the action and its undo, and a repeat changes nothing. Your own
  * actions notify nobody and make no task.
  */
 export class NotificationEvents {
-  constructor(private readonly taskEnqueued: (task: Task) => void) {}
+  constructor(private readonly enqueuer: Pick<TaskEnqueuer, 'written'>) {}
 
   /** The tasks for these causes, to be written with the action. */
   tasks(causes: readonly NotificationCause[]): Task[] {
@@ -39,14 +41,14 @@ export class NotificationEvents {
     return { id: newId('tsk'), payload: { kind: 'reconcileActor', recipientId, actorId } };
   }
 
-  /** Hands tasks the action wrote to a worker in this process. */
+  /** Announces the tasks the action wrote (TaskEnqueuer.written). */
   written(tasks: readonly Task[]): void {
-    for (const task of tasks) this.taskEnqueued(task);
+    this.enqueuer.written(tasks);
   }
 }
 
 /**
- * Told when a notification group has a new actor (NotificationDelivery calls it after the write):
+ * Told when a notification group has a new actor (NotifyHandler calls it after the write):
  * the port a live transport (a subscription) publishes through. The default does nothing.
  */
 export type NotificationListener = (userId: string, group: NotificationGroup) => void;

@@ -5,11 +5,12 @@ import { cleanText, idempotencyClaim, idempotencyKey, normalizeWords, refuseReus
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck } from './relationships.js';
 import type { OutboxAuthors } from './outbox-authors.js';
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 export const POST_LIMITS = { text: 500, tags: 10 } as const;
 
@@ -52,8 +53,7 @@ export class PostUseCases {
     private readonly graph: GraphStore,
     private readonly settings: PostSettings,
     private readonly outboxAuthors: OutboxAuthors,
-    /** Called after a task was enqueued, so that a worker in this process starts at once. */
-    private readonly taskEnqueued: (task: Task) => void,
+    private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
@@ -84,7 +84,7 @@ export class PostUseCases {
       refuseReusedKey(claim, fingerprint, 'input.idempotencyKey', 'another post');
       return this.require(createdId, 'input.idempotencyKey');
     }
-    if (fanOutTask) this.taskEnqueued(fanOutTask);
+    if (fanOutTask) this.enqueuer.written([fanOutTask]);
     else {
       this.outboxAuthors.invalidate();
       this.postedToOutbox(post);
@@ -100,7 +100,7 @@ export class PostUseCases {
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
     const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags, mentionIds: post.mentionIds } };
     if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
-    this.taskEnqueued(cleanup);
+    this.enqueuer.written([cleanup]);
     return postId;
   }
 

@@ -3,8 +3,9 @@ import type { Excluded, GraphStore, IdPage, ReadBudget, Relation, RelationKind }
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
-import { checkPair, failIfDeletedMeanwhile, pageArgs, withOpaqueCursors } from './follows.js';
 import type { NotificationEvents } from './notifications.js';
+import { pageArgs, withOpaqueCursors } from './paging.js';
+import { checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
 
 /**
  * What every interaction with another account checks before it writes, and what the graph

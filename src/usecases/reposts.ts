@@ -4,13 +4,14 @@ import type { PostRecord } from '../domain/models.js';
 import type { GraphStore, IdPage } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
-import type { Task } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
 import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
-import { pageArgs, withOpaqueCursors } from './follows.js';
+import { pageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import type { BlockCheck } from './relationships.js';
 import { type PostSettings, type PostUseCases, placePost } from './posts.js';
+import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
  * Reposts. `repost` and `unrepost` are idempotent: the store writes the record, the count and
@@ -28,8 +29,7 @@ export class RepostUseCases {
     private readonly graph: GraphStore,
     private readonly settings: PostSettings,
     private readonly outboxAuthors: OutboxAuthors,
-    /** Called after a task was enqueued, so that a worker in this process starts at once. */
-    private readonly taskEnqueued: (task: Task) => void,
+    private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
     /** Told of a repost by an author who is not fanned out: live timelines hear it on the reposter's channel, as an outbox author's post. */
@@ -50,7 +50,7 @@ export class RepostUseCases {
     const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, position, notify);
     if (added) this.notifications.written(notify);
     if (task) {
-      if (added) this.taskEnqueued(task);
+      if (added) this.enqueuer.written([task]);
     } else {
       // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry finds it there.
       this.outboxAuthors.invalidate();
@@ -75,7 +75,7 @@ export class RepostUseCases {
     const task: Task = { id: newId('tsk'), payload: { kind: 'unrepost', postId, reposterId: userId } };
     const removed = await this.reposts.remove(postId, userId, task, notify);
     if (removed) this.notifications.written(notify);
-    if (removed?.delivery === 'fanOut') this.taskEnqueued(task);
+    if (removed?.delivery === 'fanOut') this.enqueuer.written([task]);
     // The entry `repost` wrote in an outbox reposter's own timeline (nothing to do for others, or a retry: idempotent).
     else await this.timelines.removeHomeReasons([{ userId, postId, reposterId: userId }]);
   }

@@ -2,13 +2,11 @@ import { Passwords } from '../auth/passwords.js';
 import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
-import type { Task } from '../stores/task-queue.js';
 import { AccountDeletion } from './account-deletion.js';
 import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
-import { FanOut, createTaskHandlers } from './fanout.js';
-import type { FollowEvents } from './follow-events.js';
+import { type FollowEvents, FollowEventEnqueuer } from './follow-events.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { LiveUpdates } from './live-updates.js';
@@ -22,14 +20,16 @@ import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
+import { TaskEnqueuer } from './tasks/enqueuer.js';
+import { createTaskHandlers } from './tasks/registry.js';
 import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** Timeline events kept for a subscriber that reads slower than they arrive. */
 const LIVE_BUFFERED_EVENTS = 100;
 
-/** `taskEnqueued` hands a new task to a worker running in the same process; without one, workers poll. */
-export function createUseCases(stores: Stores, config: Config, logger: Logger, taskEnqueued: (task: Task) => void = () => {}) {
+/** `enqueuer`: its listeners hear of every task the use cases enqueue (the composition root adds the in-process worker's). */
+export function createUseCases(stores: Stores, config: Config, logger: Logger, enqueuer = new TaskEnqueuer(stores.tasks)) {
   const passwords = new PasswordHashing(new Passwords(config.passwordScryptLog2N), {
     concurrency: config.passwordHashConcurrency,
     maxQueuedPerAddress: config.passwordHashQueuePerAddress,
@@ -49,12 +49,11 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS },
     logger.child({ component: 'live' }),
   );
-  const fanOut = new FanOut(stores.tasks, taskEnqueued);
-  const notificationEvents = new NotificationEvents(taskEnqueued);
+  const notificationEvents = new NotificationEvents(enqueuer);
   // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
-  const followEvents: FollowEvents = fanOut;
+  const followEvents: FollowEvents = new FollowEventEnqueuer(enqueuer);
   const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents, live.followsChanged);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, taskEnqueued, mentions, relationships, notificationEvents, live.postedToOutbox);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, enqueuer, mentions, relationships, notificationEvents, live.postedToOutbox);
   const reposts = new RepostUseCases(
     posts,
     stores.reposts,
@@ -62,26 +61,13 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     stores.graph,
     config,
     outboxAuthors,
-    taskEnqueued,
+    enqueuer,
     relationships,
     notificationEvents,
     live.repostedToOutbox,
   );
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
-  const accountDeletion = new AccountDeletion(
-    stores.users,
-    stores.accounts,
-    stores.activities,
-    stores.graph,
-    stores.timelines,
-    posts,
-    reposts,
-    fanOut,
-    sessions,
-    { pageSize: config.fanoutPageSize },
-    taskEnqueued,
-    stores.notifications,
-  );
+  const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer);
   return {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
@@ -107,7 +93,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { accountDeletion, reposts, relationships }, { delivered: live.delivered, notified: live.notified }),
+    tasks: createTaskHandlers(stores, config, { posts, reposts, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
 }
 

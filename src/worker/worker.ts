@@ -1,6 +1,7 @@
 import type { Logger } from '../logger.js';
 import { observeTaskRun } from '../observability/tasks.js';
-import type { ClaimedTask, Task, TaskQueue } from '../stores/task-queue.js';
+import type { Task } from '../domain/tasks.js';
+import type { ClaimedTask, TaskQueue } from '../stores/task-queue.js';
 import type { TaskRunner } from '../usecases/tasks/task-handler.js';
 
 export interface WorkerSettings {
@@ -30,8 +31,8 @@ function queueBackoff(pollMs: number, failures: number): number {
 
 /**
  * Claims tasks from the durable queue and runs them, a few at a time. Idle, it polls every
- * `pollMs`; `nudge(task)` wakes it at once (the API calls it after enqueueing, when both share
- * a process), and the task is claimed by its key, without searching the queue for it.
+ * `pollMs`; `nudge(task)` wakes it at once (a listener of the TaskEnqueuer, when the API shares
+ * its process), and the task is claimed by its key, without searching the queue for it.
  * Stopping lets running tasks reach their next checkpoint and gives them back.
  */
 export class Worker {

@@ -237,16 +237,23 @@ describe('what reaches an account while it is being deleted', () => {
     const doomed = await t.signUp(uniqueHandle('closing'));
     const late = await t.signUp(uniqueHandle('late'));
     // The deletion's own handler on the service's stores, held when it checkpoints its profile step: its remnants are gone by then.
-    const { accountDeletion } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+    const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
     let reachedProfile!: () => void;
     let resume!: () => void;
     const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
     const resumed = new Promise<void>((resolve) => (resume = resolve));
     const steps: string[] = [];
-    const deletion = accountDeletion.run({
-      payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
-      checkpoint: null,
-      save: async (step) => {
+    const deletion = tasks.run(
+      {
+        id: 'tsk_held_deletion',
+        payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
+        checkpoint: null,
+        attempts: 1,
+        failures: 0,
+        shard: 0,
+        leaseToken: 'held',
+      },
+      async (step) => {
         steps.push(step);
         if (step === 'profile') {
           reachedProfile();
@@ -254,8 +261,8 @@ describe('what reaches an account while it is being deleted', () => {
         }
         return true;
       },
-      stopping: () => false,
-    });
+      () => false,
+    );
     deletion.catch(() => {});
     await atProfile;
 

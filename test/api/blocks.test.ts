@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
 import type { GraphStore } from '../../src/stores/graph/graph-store.js';
-import type { Task } from '../../src/stores/task-queue.js';
+import type { Task } from '../../src/domain/tasks.js';
 import { FollowUseCases } from '../../src/usecases/follows.js';
 import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';
+import { TaskEnqueuer } from '../../src/usecases/tasks/enqueuer.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { authorIds, createPost, eventually, follow, homeIds, newestFirst, queueDrained, walk } from '../helpers/posts.js';
 
@@ -334,7 +335,7 @@ describe('blocks and mutes', () => {
     const [follower, blocker] = await Promise.all([t.signUp(), t.signUp()]);
     const { users, graph } = t.app.stores;
     const noEvents = { followed: async () => {}, unfollowed: async () => {} };
-    const notifications = new NotificationEvents(() => {});
+    const notifications = new NotificationEvents(new TaskEnqueuer(t.app.stores.tasks));
     const relationships = new RelationshipUseCases(users, graph, noEvents, notifications);
     // The worst interleaving, made certain: the block (and its unfollows) lands after the follow's first check and before its write.
     const racing: GraphStore = Object.assign(Object.create(graph) as GraphStore, {

@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { partitions, tableName } from '../../src/stores/dynamo/keys.js';
-import type { TaskPayload } from '../../src/stores/task-queue.js';
+import type { TaskPayload } from '../../src/domain/tasks.js';
 import { newId } from '../../src/domain/ids.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { TaskPayload } from '../../src/stores/task-queue.js';
-import { NotificationDelivery } from '../../src/usecases/tasks/notification-delivery.js';
+import type { TaskPayload } from '../../src/domain/tasks.js';
+import { NotifyHandler } from '../../src/usecases/tasks/notify.js';
+import { NotificationCheck } from '../../src/usecases/tasks/steps/notification-check.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, queueDrained, unfollow } from '../helpers/posts.js';
@@ -227,7 +228,7 @@ describe('notifications', () => {
     await act('likePost', liker!.token, post);
     const before = await notifications(author!);
     const { relationships } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
-    const handler = new NotificationDelivery(t.app.stores, relationships, MAX, () => {});
+    const handler = new NotifyHandler(t.app.stores.notifications, new NotificationCheck(t.app.stores, relationships), MAX, () => {});
     const payload: Extract<TaskPayload, { kind: 'notify' }> = {
       kind: 'notify',
       cause: { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: liker!.id },

@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger.js';
 import { MAX_OPERATION_NAMES } from '../../src/observability/metrics.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
-import type { TaskPayload } from '../../src/stores/task-queue.js';
+import type { TaskPayload } from '../../src/domain/tasks.js';
 import { type TestApp, startTestApp } from '../helpers/app.js';
 import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';

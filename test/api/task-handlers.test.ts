@@ -2,25 +2,26 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
-import type { ClaimedTask, TaskPayload } from '../../src/stores/task-queue.js';
+import type { PayloadOf, TaskKind, TaskPayload } from '../../src/domain/tasks.js';
+import type { ClaimedTask } from '../../src/stores/task-queue.js';
 import { repostPosition } from '../../src/stores/timeline-store.js';
-import { FollowBackfill } from '../../src/usecases/tasks/follow-backfill.js';
-import { FollowerWalk } from '../../src/usecases/tasks/follower-walk.js';
-import { HomeDelivery } from '../../src/usecases/tasks/home-delivery.js';
-import { NotificationDelivery } from '../../src/usecases/tasks/notification-delivery.js';
-import { PostCleanup } from '../../src/usecases/tasks/post-cleanup.js';
-import { PostFanOut } from '../../src/usecases/tasks/post-fan-out.js';
-import { RepostFanOut } from '../../src/usecases/tasks/repost-fan-out.js';
-import { type HandlerSet, type PayloadOf, type TaskKind, TaskHandlers } from '../../src/usecases/tasks/task-handler.js';
-import { UnfollowCleanup } from '../../src/usecases/tasks/unfollow-cleanup.js';
-import { UnrepostCleanup } from '../../src/usecases/tasks/unrepost-cleanup.js';
+import { BackfillHandler } from '../../src/usecases/tasks/backfill.js';
+import { FollowerWalk } from '../../src/usecases/tasks/steps/follower-walk.js';
+import { HomeDelivery, type Delivered } from '../../src/usecases/tasks/steps/home-delivery.js';
+import { NotificationCheck } from '../../src/usecases/tasks/steps/notification-check.js';
+import { NotifyHandler } from '../../src/usecases/tasks/notify.js';
+import { DeletePostHandler } from '../../src/usecases/tasks/delete-post.js';
+import { FanOutHandler } from '../../src/usecases/tasks/fan-out.js';
+import { RepostHandler } from '../../src/usecases/tasks/repost.js';
+import { type HandlerSet, TaskHandlers } from '../../src/usecases/tasks/registry.js';
+import { UnfollowHandler } from '../../src/usecases/tasks/unfollow.js';
+import { UnrepostHandler } from '../../src/usecases/tasks/unrepost.js';
 import { newId } from '../../src/domain/ids.js';
 import { createLogger } from '../../src/logger.js';
-import type { Delivered } from '../../src/usecases/fanout.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost, follow, unfollow } from '../helpers/posts.js';
-import { ActorReconcile } from '../../src/usecases/tasks/actor-reconcile.js';
+import { ReconcileActorHandler } from '../../src/usecases/tasks/reconcile-actor.js';
 
 /**
  * Each task kind's handler run alone, against the service's stores, with no worker: the API
@@ -41,19 +42,19 @@ function handlers() {
   const { stores, config } = t.app;
   const followers = new FollowerWalk(stores.graph, 2);
   const homes = new HomeDelivery(stores.timelines, config);
-  const backfill = new FollowBackfill(stores.timelines, stores.graph, homes, 5);
-  const repost = new RepostFanOut(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
+  const backfill = new BackfillHandler(stores.timelines, stores.graph, homes, 5);
+  const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
-  const notify = new NotificationDelivery(stores, relationships, config.notificationsMax, () => {});
+  const check = new NotificationCheck(stores, relationships);
   return {
-    fanOut: new PostFanOut(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
-    deletePost: new PostCleanup(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
+    fanOut: new FanOutHandler(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
+    deletePost: new DeletePostHandler(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
     backfill,
-    unfollow: new UnfollowCleanup(stores.timelines, stores.graph, backfill),
+    unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,
-    unrepost: new UnrepostCleanup(stores.reposts, followers, homes, repost),
-    notify,
-    reconcileActor: new ActorReconcile(stores.notifications, notify, 2),
+    unrepost: new UnrepostHandler(stores.reposts, followers, homes, repost),
+    notify: new NotifyHandler(stores.notifications, check, config.notificationsMax, () => {}),
+    reconcileActor: new ReconcileActorHandler(stores.notifications, check, 2),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampledSizeAdditions } from '../../src/usecases/tasks/home-delivery.js';
+import { sampledSizeAdditions } from '../../src/usecases/tasks/steps/home-delivery.js';
 
 describe('sampled home timeline sizes', () => {
   it('counts a user exactly when they receive at least k entries, and otherwise with probability count/k as k', () => {

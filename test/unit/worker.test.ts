@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/logger.js';
-import type { ClaimedTask, Task, TaskQueue } from '../../src/stores/task-queue.js';
+import type { Task } from '../../src/domain/tasks.js';
+import type { ClaimedTask, TaskQueue } from '../../src/stores/task-queue.js';
 import type { TaskRunner } from '../../src/usecases/tasks/task-handler.js';
 import { Worker } from '../../src/worker/worker.js';
 

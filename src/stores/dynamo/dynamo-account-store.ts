@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Login, ProviderIdentity, UserRecord } from '../../domain/models.js';
-import type { Task } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
 import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';

@@ -10,7 +10,7 @@ import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
 import { type Key, keys, listPrefixes } from './keys.js';
 import { newestUserList } from './user-lists.js';
-import type { Task } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
 import type { TaskItems } from './dynamo-task-queue.js';
 
 type Item = Record<string, unknown>;

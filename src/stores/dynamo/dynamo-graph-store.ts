@@ -28,7 +28,7 @@ import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGe
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import { IncompleteSets, type NodeSet } from './incomplete-sets.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';
-import type { Task } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
 import type { TaskItems } from './dynamo-task-queue.js';
 
 type Item = Record<string, unknown>;

@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
-import {
-  type ActorGroups,
-  type GroupPage,
-  type NotificationCause,
-  type NotificationGroup,
-  type NotificationKind,
-  type NotificationStore,
-  RECENT_ACTORS,
-} from '../notification-store.js';
+import type { NotificationCause, NotificationKind } from '../../domain/models.js';
+import { type ActorGroups, type GroupPage, type NotificationGroup, type NotificationStore, RECENT_ACTORS } from '../notification-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';

@@ -4,7 +4,7 @@ import type { PostRecord } from '../../domain/models.js';
 import type { UserPost } from '../counter-store.js';
 import type { IdPage } from '../graph/graph-store.js';
 import type { RemovedRepost, RepostDelivery, RepostStore } from '../repost-store.js';
-import type { Task } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
 import { activityItem } from './activity-items.js';
 import { cancellationReasons, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ClaimedTask, Task, TaskPayload, TaskQueue } from '../task-queue.js';
+import type { Task, TaskPayload } from '../../domain/tasks.js';
+import type { ClaimedTask, TaskQueue } from '../task-queue.js';
 import { idTime } from '../../domain/ids.js';
 import type { QueueStats } from '../../observability/metrics.js';
 import type { TransactItem } from './counter-items.js';

@@ -36,7 +36,7 @@ function toTimelineEntry(item: Item): TimelineEntry {
   };
 }
 
-/** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/home-delivery.ts). */
+/** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/steps/home-delivery.ts). */
 export function homeSizeItem(userId: string, estimate: number): Item {
   return { ...keys.homeSize(userId), estimate };
 }

@@ -7,7 +7,7 @@
  * Every read takes a ReadBudget and charges it before it is sent, in the same units on both
  * backends, so that one GraphQL request cannot read more of the graph than its budget allows.
  */
-import type { Task } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
 
 export interface GraphUser {
   id: string;

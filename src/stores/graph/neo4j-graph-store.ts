@@ -27,7 +27,8 @@ import {
   chargeLookup,
 } from './graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, chargeHop, networkPage, shortestPath } from './traversal.js';
-import type { Task, TaskQueue } from '../task-queue.js';
+import type { Task } from '../../domain/tasks.js';
+import type { TaskQueue } from '../task-queue.js';
 
 export interface Neo4jTarget {
   uri: string;

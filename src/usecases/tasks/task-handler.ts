@@ -1,13 +1,11 @@
-import type { ClaimedTask, TaskPayload } from '../../stores/task-queue.js';
+import type { PayloadOf, TaskKind } from '../../domain/tasks.js';
+import type { ClaimedTask } from '../../stores/task-queue.js';
 
 /** Saves the task's position and renews its lease; false when another worker has taken the task over. */
 export type SaveCheckpoint = (checkpoint: string) => Promise<boolean>;
 
 /** How a run ended: finished, interrupted by a stopping worker (resumable), or the lease was lost. */
 export type RunOutcome = 'done' | 'stopped' | 'lost';
-
-export type TaskKind = TaskPayload['kind'];
-export type PayloadOf<K extends TaskKind> = Extract<TaskPayload, { kind: K }>;
 
 /** One run of a claimed task: where it stopped last, how to save progress, and whether the worker is stopping. */
 export interface TaskRun<K extends TaskKind = TaskKind> {
@@ -30,21 +28,4 @@ export interface TaskHandler<K extends TaskKind = TaskKind> {
 /** What the worker runs: one claimed task, by its kind's handler. */
 export interface TaskRunner {
   run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome>;
-}
-
-/** Every handler the service has, one per task kind (the type checks that none is missing). */
-export type HandlerSet = { [K in TaskKind]: TaskHandler<K> };
-
-/** Runs each task by its kind's handler. */
-export class TaskHandlers implements TaskRunner {
-  constructor(private readonly handlers: HandlerSet) {}
-
-  run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    const kind = (task.payload as { kind?: unknown }).kind;
-    const handler = typeof kind === 'string' && Object.hasOwn(this.handlers, kind) ? (this.handlers[kind as TaskKind] as TaskHandler) : null;
-    // A task this version cannot run (written by a newer one, or damaged): it fails, and after
-    // QUEUE_MAX_ATTEMPTS runs the worker moves it to the dead-letter list.
-    if (!handler) return Promise.reject(new Error(`unknown task kind ${JSON.stringify(kind)}`));
-    return handler.run({ payload: task.payload, checkpoint: task.checkpoint, save, stopping });
-  }
 }

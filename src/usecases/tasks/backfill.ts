@@ -1,20 +1,11 @@
 import type { GraphStore } from '../../stores/graph/graph-store.js';
-import { UNMETERED } from '../../stores/graph/traversal.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import type { HomeDelivery } from './home-delivery.js';
+import { stillFollows } from './steps/current-state.js';
+import type { HomeDelivery } from './steps/home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-export async function stillFollows(graph: GraphStore, followerId: string, followeeId: string): Promise<boolean> {
-  const [follows] = await graph.follows([{ from: followerId, to: followeeId }], UNMETERED);
-  return follows === true;
-}
-
-/**
- * `backfill`: copies the followee's newest posts into the follower's home timeline. The follow
- * is read before and again after writing: an unfollow whose removal ran in between must not
- * leave the posts behind, so they are taken back.
- */
-export class FollowBackfill implements TaskHandler<'backfill'> {
+/** `backfill`: the followee's newest posts into the follower's home timeline, taken back if the follow ended meanwhile. */
+export class BackfillHandler implements TaskHandler<'backfill'> {
   readonly kind = 'backfill';
 
   constructor(

@@ -2,14 +2,10 @@ import { mapConcurrently } from '../../lib/collections.js';
 import type { NotificationStore } from '../../stores/notification-store.js';
 import type { PostStore } from '../../stores/post-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import type { FollowerWalk } from './follower-walk.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/**
- * Checkpoints of a deletePost task past its author's followers: its reposts are being undone, then
- * the notifications of its comments' mentions removed (`mentions:<last comment id>` on), then its
- * remaining records.
- */
+/** Checkpoints past the followers, in order; the mentions phase goes on as `mentions:<last comment id>`. */
 const REPOSTS_PHASE = 'reposts';
 const MENTIONS_PHASE = 'mentions';
 const TRACES_PHASE = 'traces';
@@ -27,14 +23,10 @@ function phaseOf(checkpoint: string | null): Phase {
 }
 
 /**
- * `deletePost`: removes a deleted post from every timeline it reached. First from the home
- * timelines of its author's followers (whatever brought it there); then each repost of it is
- * removed with an `unrepost` task of its own, which takes it out of the reposter's followers'
- * timelines; then the `MENTION` notifications of the accounts its comments mention (while the
- * comments are there to say whom); last, a bounded batch at a time, its tag and public entries,
- * comments and records, and then the notifications about it of its author and of the accounts it mentions.
+ * `deletePost`: a deleted post out of its author's followers' home timelines, its reposts undone, then its comments'
+ * mention notifications (while the comments still say whom), and last its other traces and notifications.
  */
-export class PostCleanup implements TaskHandler<'deletePost'> {
+export class DeletePostHandler implements TaskHandler<'deletePost'> {
   readonly kind = 'deletePost';
 
   constructor(
@@ -74,7 +66,6 @@ export class PostCleanup implements TaskHandler<'deletePost'> {
       }
       if (!(await save(TRACES_PHASE))) return 'lost';
     }
-    // Then the rest, a batch at a time, renewing the lease between batches.
     while (await this.timelines.removePostTraces(postId, tags)) {
       if (!(await save(TRACES_PHASE))) return 'lost';
       if (stopping()) return 'stopped';

@@ -1,27 +1,24 @@
 import type { RepostStore } from '../../stores/repost-store.js';
-import type { FollowerWalk } from './follower-walk.js';
-import type { HomeDelivery } from './home-delivery.js';
-import type { RepostFanOut } from './repost-fan-out.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
+import type { HomeDelivery } from './steps/home-delivery.js';
+import type { RepostHandler } from './repost.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /** Checkpoints of the repost's fan-out that an unrepost finishes with: this prefix, then that walk's own checkpoint. */
 const REDELIVERY = 'redeliver:';
 
 /**
- * `unrepost`: takes the reposter back as a reason from the home timelines of the reposter and
- * the reposter's followers; an entry left without a reason (no original, no other repost that
- * a follower follows) goes. Reposted again before this ran, it does nothing; reposted again
- * while it ran (the new repost's entries may have been taken back), it finishes with that
- * repost's fan-out, under checkpoints of its own, so that a resumed task goes on with it.
+ * `unrepost`: the reposter taken back as a reason from their own and their followers' home timelines. A repost made
+ * again meanwhile may have lost entries to this, so the task then ends with that repost's fan-out.
  */
-export class UnrepostCleanup implements TaskHandler<'unrepost'> {
+export class UnrepostHandler implements TaskHandler<'unrepost'> {
   readonly kind = 'unrepost';
 
   constructor(
     private readonly reposts: Pick<RepostStore, 'positionOf'>,
     private readonly followers: FollowerWalk,
     private readonly homes: HomeDelivery,
-    private readonly fanOut: RepostFanOut,
+    private readonly repost: RepostHandler,
   ) {}
 
   async run(run: TaskRun<'unrepost'>): Promise<RunOutcome> {
@@ -38,16 +35,13 @@ export class UnrepostCleanup implements TaskHandler<'unrepost'> {
     return this.redeliver(run, null);
   }
 
-  /**
-   * The repost's fan-out from `cursor` (null: from the start, the reposter's own entry included),
-   * at the new repost's own position, where its task places it too.
-   */
+  /** The new repost's fan-out from `cursor`, at that repost's own position. */
   private async redeliver(run: TaskRun<'unrepost'>, cursor: string | null): Promise<RunOutcome> {
     const { postId, reposterId } = run.payload;
     const position = await this.reposts.positionOf(postId, reposterId, { consistent: true });
     if (position === null) return 'done';
     const save = (checkpoint: string) => run.save(`${REDELIVERY}${checkpoint}`);
-    return this.fanOut.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
+    return this.repost.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
   }
 
   private async reposted(postId: string, reposterId: string): Promise<boolean> {

@@ -1,26 +1,21 @@
 import type { NotificationStore } from '../../stores/notification-store.js';
-import type { NotificationDelivery } from './notification-delivery.js';
+import type { NotificationCheck } from './steps/notification-check.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/**
- * `reconcileActor`: after a block or a mute, the actor's place in each of the recipient's groups
- * (found by the actor's mirrors of its member items, a page at a time) is brought in line with
- * what stands, as a `notify` task would: the actor goes, and a group left without actors goes
- * with its unread count, so the count is what the user sees. The checkpoint is the page's end.
- */
-export class ActorReconcile implements TaskHandler<'reconcileActor'> {
+/** `reconcileActor`: after a block or a mute, the actor taken out of each of the recipient's groups it no longer stands in. */
+export class ReconcileActorHandler implements TaskHandler<'reconcileActor'> {
   readonly kind = 'reconcileActor';
 
   constructor(
     private readonly notifications: Pick<NotificationStore, 'groupsOfActor'>,
-    private readonly delivery: Pick<NotificationDelivery, 'takeOutUnlessStands'>,
+    private readonly check: Pick<NotificationCheck, 'takeOutUnlessStands'>,
     private readonly pageSize: number,
   ) {}
 
   async run({ payload: { recipientId, actorId }, checkpoint, save, stopping }: TaskRun<'reconcileActor'>): Promise<RunOutcome> {
     for (let after = checkpoint; ;) {
       const { causes, next } = await this.notifications.groupsOfActor(actorId, recipientId, this.pageSize, after);
-      for (const cause of causes) await this.delivery.takeOutUnlessStands(cause);
+      for (const cause of causes) await this.check.takeOutUnlessStands(cause);
       if (next === null) return 'done';
       if (!(await save(next))) return 'lost';
       if (stopping()) return 'stopped';

@@ -1,21 +1,20 @@
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
-import { type FollowBackfill, stillFollows } from './follow-backfill.js';
+import type { BackfillHandler } from './backfill.js';
+import { stillFollows } from './steps/current-state.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
- * `unfollow`: takes the followee back as a reason of the posts in the follower's home timeline,
- * as their author and as a reposter. A post that no reason is left for goes; one that a followed
- * account also reposted there stays, shown with that repost as its reason. Followed again before this ran, it does nothing; followed again while it
- * ran (the new follow's backfill may have been undone by these deletes), it finishes with a backfill.
+ * `unfollow`: the followee taken back as a reason (author, reposter) of the posts in the follower's home timeline.
+ * A follow made again meanwhile may have lost its backfill to these removals, so the task then ends with one.
  */
-export class UnfollowCleanup implements TaskHandler<'unfollow'> {
+export class UnfollowHandler implements TaskHandler<'unfollow'> {
   readonly kind = 'unfollow';
 
   constructor(
     private readonly timelines: Pick<TimelineStore, 'homeEntriesByAuthor' | 'removeHomeReasons'>,
     private readonly graph: GraphStore,
-    private readonly backfill: FollowBackfill,
+    private readonly backfill: BackfillHandler,
   ) {}
 
   async run(run: TaskRun<'unfollow'>): Promise<RunOutcome> {

@@ -1,14 +1,13 @@
-import { settleAll } from '../../lib/collections.js';
-import type { GraphStore, IdPage } from '../../stores/graph/graph-store.js';
-import { UNMETERED } from '../../stores/graph/traversal.js';
-import type { RunOutcome, SaveCheckpoint } from './task-handler.js';
+import { settleAll } from '../../../lib/collections.js';
+import type { GraphStore, IdPage } from '../../../stores/graph/graph-store.js';
+import { UNMETERED } from '../../../stores/graph/traversal.js';
+import type { RunOutcome, SaveCheckpoint } from '../task-handler.js';
 
 /** What a walk over an account's followers does with each page of them. */
 export interface FollowerPageStep {
   /** The page's timeline writes. */
   write(followerIds: string[]): Promise<void>;
-  /** The rest of the work on written pages (the followers of one or more): false ends the walk, and `takeBack` undoes the pages written since. */
-  /** `cursor`: the checkpoint after these pages, null for the end. */
+  /** The rest of the work on written pages, `cursor` the checkpoint after them: false ends the walk, taking them back. */
   finish?(followerIds: string[], cursor: string | null): Promise<boolean>;
   takeBack?(followerIds: string[]): Promise<void>;
 }
@@ -22,14 +21,8 @@ interface WrittenPage {
 }
 
 /**
- * Walks an account's followers from a checkpoint as a pipeline in which the timeline writes
- * wait on nothing else: while a page is written, the next one is read, and the pages written
- * before the last one are finished (`finish`, then the checkpoint after them). The last page
- * written waits for the next one before it is finished, and at the end the pages left are
- * finished together: DynamoDB Local applies writes one at a time (see Performance in the
- * README), so the last entries never queue behind bookkeeping, and a short walk does its
- * bookkeeping once. A checkpoint is saved only once the pages before it are written and
- * finished, and after the checkpoint before it, so a resumed task never skips a page.
+ * Walks an account's followers from a checkpoint so that timeline writes wait on nothing: the next page is read and
+ * earlier pages finished while a page is written (see Fan-out in docs/design/timelines.md).
  */
 export class FollowerWalk {
   constructor(

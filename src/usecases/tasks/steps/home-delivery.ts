@@ -1,5 +1,20 @@
-import { mapConcurrently } from '../../lib/collections.js';
-import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../stores/timeline-store.js';
+import { mapConcurrently } from '../../../lib/collections.js';
+import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../../stores/timeline-store.js';
+
+/** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
+export interface Delivered {
+  postId: string;
+  /** Where the entries are (TimelineEntry.position): the post id, or the repost's position. */
+  position: string;
+  authorId: string;
+  counterShards: number;
+  /** The reposter whose repost put the post there; null for an original post. */
+  repostedBy: string | null;
+  userIds: readonly string[];
+}
+
+/** Told of every batch of home entries a post's or a repost's fan-out writes; must not throw (its own failures are its own). */
+export type OnDelivered = (delivered: Delivered) => void;
 
 export interface HomeBounds {
   /** Entries a home timeline keeps, about (see sampledSizeAdditions). */
@@ -22,23 +37,14 @@ export function sampledSizeAdditions(userIds: readonly string[], k: number, rand
   return [...counts].flatMap(([userId, count]) => (count >= k || random() * k < count ? [{ userId, added: Math.max(count, k) }] : []));
 }
 
-/**
- * Where background work writes home timeline entries: every handler that puts posts into
- * followers' home timelines (fan-out, backfill, repost fan-out) writes a batch of them with
- * `deliver` or `deliverReposts`, the one step at which a post arrives in a home timeline, and
- * keeps the receivers' timelines bounded after it.
- */
+/** The one step at which handlers put posts into home timelines (and take them out), keeping the timelines bounded. */
 export class HomeDelivery {
   constructor(
     private readonly timelines: TimelineStore,
     private readonly bounds: HomeBounds,
   ) {}
 
-  /**
-   * Original posts: placed at the post id where the post is not yet, else added as a reason of its
-   * entry (the first arrival places it, see README). `unreposted`: the post had no repost when the
-   * caller read it, so the receivers' holdings need not be read first (TimelineStore.addHomeEntries).
-   */
+  /** Originals, at the post id unless the post is there already. `unreposted`: no receiver's entries need reading first. */
   deliver(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void> {
     return this.timelines.addHomeEntries(entries, options);
   }
@@ -58,13 +64,7 @@ export class HomeDelivery {
     return this.timelines.removeHomeReasons(reasons);
   }
 
-  /**
-   * The bound on home timelines, a step after every write to them: each keeps about
-   * TIMELINE_MAX_ENTRIES entries without a write per entry. The size estimates of the users
-   * who received entries are updated (sampledSizeAdditions), and a timeline whose estimate
-   * passed the bound is trimmed to nine tenths of it, its estimate reset to what is left — so
-   * a full timeline is read once per tenth of the bound of new entries, not on every write.
-   */
+  /** Trims to nine tenths of the bound a timeline whose sampled size estimate passed it: one read per tenth, not per write. */
   async keepBounded(receivers: readonly string[]): Promise<void> {
     const max = this.bounds.timelineMaxEntries;
     const additions = sampledSizeAdditions(receivers, this.bounds.timelineSizeSampleEvery);

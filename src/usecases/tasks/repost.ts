@@ -2,21 +2,16 @@ import { settleAll } from '../../lib/collections.js';
 import type { PostStore } from '../../stores/post-store.js';
 import { repostPosition } from '../../stores/timeline-store.js';
 import type { RepostStore } from '../../stores/repost-store.js';
-import type { OnDelivered } from '../fanout.js';
-import type { FollowerWalk } from './follower-walk.js';
-import type { HomeDelivery } from './home-delivery.js';
-import { currentPost } from './post-fan-out.js';
+import { currentPost } from './steps/current-state.js';
+import type { FollowerWalk } from './steps/follower-walk.js';
+import type { HomeDelivery, OnDelivered } from './steps/home-delivery.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
 /**
- * `repost`: copies a reposted post into the home timelines of the reposter and the reposter's
- * followers at the repost's position (the time of the repost, so it shows at the top), with the
- * reposter as the entry's reason (PostEdge.repostedBy). A timeline that has the post already
- * keeps its entry where it is and gains the reposter as a reason (see HomeDelivery.deliverReposts). As with a post's fan-out, after each page the post
- * and the repost are read again: once either is gone (deletePost, unrepost), the pages written
- * since are taken back and the task ends; the cleanup that follows removes the rest.
+ * `repost`: the post into the reposter's and their followers' home timelines at the repost's position, the reposter
+ * as its reason. Both are read again after each page, as with `fanOut`: an unrepost or delete ends it.
  */
-export class RepostFanOut implements TaskHandler<'repost'> {
+export class RepostHandler implements TaskHandler<'repost'> {
   readonly kind = 'repost';
 
   constructor(
@@ -31,13 +26,12 @@ export class RepostFanOut implements TaskHandler<'repost'> {
     const { postId, reposterId } = payload;
     const [post, firstPage] = await settleAll([this.stillReposted(postId, reposterId), this.followers.page(reposterId, checkpoint)] as const);
     if (!post) return 'done';
-    // A task queued before positions has none: the repost is placed at the time it runs.
+    // Tasks queued before repost positions existed carry none.
     const position = payload.position ?? repostPosition(reposterId);
     const entries = (userIds: readonly string[]) =>
       userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, position }));
-    // The reposter's own timeline shows the repost too, counted with the first page.
     let uncounted = checkpoint === null ? [reposterId] : [];
-    // Announced (live updates) to every receiver: one that had the post already gets it again with its reason.
+    // Announced to every receiver: one that had the post already gets it again with its new reason.
     const deliver = async (userIds: string[]) => {
       await this.homes.deliverReposts(entries(userIds));
       this.onDelivered({ postId, position, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, userIds });

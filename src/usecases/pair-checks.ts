@@ -1,0 +1,38 @@
+import { badInput, notFound, unauthenticated } from '../domain/errors.js';
+import { requireIdOf } from '../domain/ids.js';
+import type { GraphStore } from '../stores/graph/graph-store.js';
+import type { UserStore } from '../stores/user-store.js';
+
+/**
+ * The viewer and another existing user, checked for a change of the relationship between them
+ * (`verb`: follow, block, mute...): signed in, not the viewer itself, an account that exists.
+ */
+export async function checkPair(users: UserStore, viewerId: string | null, userId: string, verb: string): Promise<string> {
+  if (!viewerId) throw unauthenticated();
+  if (userId === viewerId) throw badInput('userId', `you cannot ${verb} yourself`);
+  requireIdOf('usr', userId, 'userId');
+  // Strongly consistent: an account created a moment ago must be followable.
+  const [user] = await users.getMany([userId], { consistent: true });
+  if (!user) throw notFound('User', userId);
+  return viewerId;
+}
+
+/**
+ * Run after a write that added something about the viewer and another user (a follow, block or
+ * mute). An account's deletion removes its graph node last, after its profile; a write whose
+ * `checkPair` saw the profile but that landed after that removal has put an edge back, and its
+ * count changes have recreated the node. So if either profile is gone now, `undo` takes the write
+ * back (with the tasks that reconcile its notifications), the recreated node is removed (the node
+ * alone: a bounded write, whatever the account had), and the request fails: UNAUTHENTICATED when
+ * the viewer's own account is gone, else NOT_FOUND, as `checkPair` fails it for a missing user.
+ */
+export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<unknown>): Promise<void> {
+  const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
+  if (viewer && user) return;
+  try {
+    await undo();
+  } finally {
+    await Promise.all([viewer ? null : graph.removeNode(viewerId), user ? null : graph.removeNode(userId)]);
+  }
+  throw viewer ? notFound('User', userId) : unauthenticated('The account of this token does not exist');
+}
