@@ -1,7 +1,5 @@
 import { availableParallelism } from 'node:os';
 import type { LogLevel } from './logger.js';
-import type { WriteApi } from './stores/dynamo/batch.js';
-import { DYNAMO_TIMEOUT_DEFAULTS } from './stores/dynamo/client.js';
 
 /**
  * Configuration comes from environment variables only. Every variable is declared once
@@ -83,8 +81,12 @@ function onDynamoDbLocal(env: Env): boolean {
   return URL.canParse(endpoint) && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(endpoint).hostname);
 }
 const WRITE_APIS = ['batchWrite', 'transactWrite'] as const;
+/** How many independent puts and deletes go out at once (BULK_WRITE_API): BatchWriteItem or TransactWriteItems. */
+export type WriteApi = (typeof WRITE_APIS)[number];
 const CACHE_MODES = ['memory', 'redis', 'off'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
+/** Also what a DynamoDB client built without settings (tests, scripts) waits: a healthy DynamoDB Local busy on two cores can take over a second to accept a connection; a dead one never does. */
+export const DYNAMO_TIMEOUT_DEFAULTS = { connectMs: 3_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 } as const;
 
 const httpRequestTimeout = int(
   'HTTP_REQUEST_TIMEOUT_MS',

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DYNAMO_TIMEOUT_DEFAULTS } from '../../config.js';
 import { serviceUnavailable } from '../../domain/errors.js';
 import { anySignal, currentDeadline } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
@@ -15,9 +16,6 @@ export interface DynamoTimeouts {
   /** The whole call, retries and their backoff included. */
   totalMs: number;
 }
-
-// A healthy DynamoDB Local busy on two cores can take over a second to accept a connection; a dead one never does.
-export const DYNAMO_TIMEOUT_DEFAULTS: DynamoTimeouts = { connectMs: 3_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 };
 
 /** The timeouts a configuration (loadConfig) sets. */
 export function dynamoTimeoutsOf(config: {

@@ -1,8 +1,9 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import type { IdPage } from '../graph/graph-store.js';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
-import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
 import { type TransactItem, counterIncrement, counterShardRaise, randomShard } from './counter-items.js';
 import { counterShardRaises } from '../../observability/metrics.js';

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { badInput } from '../../domain/errors.js';
 import { idPattern } from '../../domain/ids.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
@@ -24,7 +25,7 @@ import {
   chargeListPage,
 } from '../graph/graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, friendsOfFriends, networkPage, shortestPath } from '../graph/traversal.js';
-import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, type WriteApi, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { BATCH_GET_LIMIT, SCAN_PAGE_ITEMS, SCAN_SEGMENTS, batchGet, cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import { IncompleteSets, type NodeSet } from './incomplete-sets.js';
 import { type Key, type RelationDirection, classifyKey, keys } from './keys.js';

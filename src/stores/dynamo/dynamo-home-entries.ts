@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { HomeEntry, HomeReason, RepostEntry } from '../timeline-store.js';
-import { type WriteApi, batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
+import { batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
 import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;

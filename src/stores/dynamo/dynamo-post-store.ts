@@ -1,9 +1,10 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { IdempotencyClaim } from '../../domain/validation.js';
 import type { Claimed, CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../task-queue.js';
-import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';

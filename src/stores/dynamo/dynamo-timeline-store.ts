@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
 import {
   type EntryPage,
@@ -10,7 +11,7 @@ import {
   type HomeSizeAddition,
   mergeNewestFirst,
 } from '../timeline-store.js';
-import { type WriteApi, batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
+import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
 
