@@ -60,7 +60,7 @@ import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
 import { CachedReader } from './stores/dynamo/cached-reader.js';
 import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
 import type { GuardedRedis } from './stores/redis/guarded-redis.js';
-import { openRedis } from './stores/redis/open-redis.js';
+import { openRedis, redisTimeoutsOf } from './stores/redis/open-redis.js';
 import { RedisRateBuckets } from './stores/redis/redis-rate-buckets.js';
 import { MemoryRateBuckets } from './stores/memory/memory-rate-buckets.js';
 import type { Stores } from './stores/stores.js';
@@ -153,9 +153,9 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
     for (const close of opened.reverse()) await close();
     throw error;
   };
-  const redis = await openRedis(config, logger).catch(failed);
+  const redis = await openRedis({ url: config.redisUrl, timeouts: redisTimeoutsOf(config) }, logger).catch(failed);
   if (redis) opened.push(() => redis.close());
-  const cache = openItemCache(config, redis?.commands ?? null);
+  const cache = openItemCache({ mode: config.cache, maxEntries: config.cacheMaxEntries, redis: redis?.commands ?? null });
   if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
   // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
   const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
