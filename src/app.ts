@@ -43,7 +43,7 @@ import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dy
 import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
 import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
 import { DynamoFanOutProgressStore } from './stores/dynamo/dynamo-fanout-progress-store.js';
-import { DynamoGraphStore } from './stores/dynamo/dynamo-graph-store.js';
+import { DynamoGraphStore } from './stores/dynamo/graph/dynamo-graph-store.js';
 import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
 import { DynamoNotificationStore } from './stores/dynamo/dynamo-notification-store.js';
 import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
