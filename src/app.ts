@@ -146,7 +146,8 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
   const batchReader = new BatchReader(client, table, config.batching);
   // The embedded graph backend gets a client of its own so that its requests count as graph requests.
   const graphClient = createDocumentClient({ ...dynamo, countAs: 'graph' });
-  const tasks = new DynamoTaskQueue(client, table, config.queueShards);
+  const onTable = { client, tableName: table };
+  const tasks = new DynamoTaskQueue({ ...onTable, shards: config.queueShards });
   // What is open so far, closed in reverse order when a later step fails.
   const opened: (() => Promise<void> | void)[] = [() => engine?.stop(), () => client.destroy(), () => graphClient.destroy()];
   const failed = async (error: unknown): Promise<never> => {
@@ -169,24 +170,31 @@ export async function openStores(options: AppOptions): Promise<OpenStores> {
         state: new DependencyState('neo4j', logger),
       }).catch(failed)
     : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
-      new DynamoGraphStore(graphClient, table, config.bulkWriteApi, new BatchReader(graphClient, table, config.batching), undefined, tasks, undefined, reader);
+      new DynamoGraphStore({
+        client: graphClient,
+        tableName: table,
+        importApi: config.bulkWriteApi,
+        reader: new BatchReader(graphClient, table, config.batching),
+        tableReader: reader,
+        taskItems: tasks,
+      });
   // Live events: through Redis when REDIS_URL is set (several processes), else within this process.
   const pubsub: PubSub = redis?.pubsub ?? new InProcessPubSub();
   const memoryBuckets = new MemoryRateBuckets();
   const rateBuckets = redis ? new RedisRateBuckets(redis.commands, memoryBuckets) : memoryBuckets;
   const stores: Stores = {
-    users: new DynamoUserStore(client, table, config.bulkWriteApi, reader),
-    accounts: new DynamoAccountStore(client, table, tasks),
-    activities: new DynamoActivityStore(client, table),
-    failedAttempts: new DynamoFailedAttemptStore(client, table),
+    users: new DynamoUserStore({ ...onTable, importApi: config.bulkWriteApi, reader }),
+    accounts: new DynamoAccountStore({ ...onTable, tasks }),
+    activities: new DynamoActivityStore(onTable),
+    failedAttempts: new DynamoFailedAttemptStore(onTable),
     graph,
-    counters: new DynamoCounterStore(client, table, tasks, config.reactionKinds, config.bulkWriteApi, reader),
-    posts: new DynamoPostStore(client, table, tasks, config.timelineShards, config.bulkWriteApi, reader),
-    reposts: new DynamoRepostStore(client, table, tasks, batchReader),
-    timelines: new DynamoTimelineStore(client, table, { shards: config.timelineShards, writeApi: config.bulkWriteApi }),
-    notifications: new DynamoNotificationStore(client, table),
+    counters: new DynamoCounterStore({ ...onTable, tasks, reactionKinds: config.reactionKinds, importApi: config.bulkWriteApi, reader }),
+    posts: new DynamoPostStore({ ...onTable, tasks, timelineShards: config.timelineShards, importApi: config.bulkWriteApi, reader }),
+    reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader }),
+    timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
+    notifications: new DynamoNotificationStore(onTable),
     tasks,
-    fanOutProgress: new DynamoFanOutProgressStore(client, table, batchReader),
+    fanOutProgress: new DynamoFanOutProgressStore({ ...onTable, reader: batchReader }),
     pubsub,
     rateBuckets,
   };

@@ -35,7 +35,7 @@ const backends: Backend[] = [
       const table = tableName(`g${randomBytes(5).toString('hex')}_`);
       const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
       await ensureTable(client, table);
-      const store = new DynamoGraphStore(client, table);
+      const store = new DynamoGraphStore({ client, tableName: table });
       return Object.assign(store, { close: async () => client.destroy() });
     },
   },
@@ -618,7 +618,7 @@ function contract(backend: Backend) {
 describe('the embedded backend: following sets', () => {
   const table = tableName(`s${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', new BatchReader(client, table, false), 3);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: new BatchReader(client, table, false), followingSetMax: 3 });
   let clock = Date.parse('2026-02-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   beforeAll(async () => ensureTable(client, table));
@@ -725,7 +725,7 @@ describe('the embedded backend: relation sets', () => {
   const table = tableName(`r${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const reader = new CountingReader(client, table, true);
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', reader, 3, null, 2);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader, followingSetMax: 3, relationSetMax: 2 });
   let clock = Date.parse('2026-03-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
@@ -855,7 +855,7 @@ describe('the embedded backend: where follow counts are read', () => {
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const own = new RecordingReader(client, table, true);
   const shared = new RecordingReader(client, table, true);
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', own, undefined, null, undefined, shared);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: own, tableReader: shared });
   beforeAll(async () => ensureTable(client, table));
   afterAll(() => client.destroy());
 

@@ -32,6 +32,12 @@ export function dynamoTimeoutsOf(config: {
   };
 }
 
+/** What every DynamoDB store is built on: the client, and the service's one table. */
+export interface TableOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
+}
+
 export interface DynamoTarget {
   /** Set for the embedded engine and for any other endpoint; unset means real AWS. */
   endpoint?: string;

@@ -11,6 +11,7 @@ import {
   RECENT_ACTORS,
 } from '../notification-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
+import type { TableOptions } from './client.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
 
@@ -67,10 +68,13 @@ function lostRace(error: unknown): boolean {
  * version together with everything that agrees with it; a lost race reads again and retries.
  */
 export class DynamoNotificationStore implements NotificationStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: TableOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
 
   private async get(key: Key): Promise<Item | undefined> {
     return (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../../config.js';
 import type {
   CountedPage,
@@ -19,6 +18,7 @@ import type {
 import { type Adjacency, type Direction, friendsOfFriends, networkPage, shortestPath } from '../../graph/traversal.js';
 import type { Task } from '../../task-queue.js';
 import { BatchReader, type ItemReader } from '../batch-reader.js';
+import type { TableOptions } from '../client.js';
 import type { TaskItems } from '../dynamo-task-queue.js';
 import { GraphImport } from './import.js';
 import { GraphIntersections } from './intersections.js';
@@ -26,6 +26,27 @@ import { FOLLOWING_SET_MAX, type GraphTable, RELATION_SET_MAX } from './items.js
 import { GraphLists } from './lists.js';
 import { GraphLookups } from './lookups.js';
 import { GraphWrites } from './writes.js';
+
+export interface DynamoGraphStoreOptions extends TableOptions {
+  /** BULK_WRITE_API, for importGraph; `batchWrite` unless given. */
+  importApi?: WriteApi;
+  /** Coalesces this store's lookups of one tick (a page's follow flags, a hop's nodes) into one call; a reader of its own unless given. */
+  reader?: ItemReader;
+  /**
+   * The reader of the table's other stores, through the cache when there is one: a query's
+   * eventually consistent follow counts go through it, so that they join the page's posts,
+   * authors and counters in one BatchGetItem (or come from the cache). Strongly consistent
+   * counts and the traversals' reads stay on `reader`, counted as graph requests. `reader`
+   * unless given.
+   */
+  tableReader?: ItemReader;
+  /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */
+  taskItems?: TaskItems | null;
+  /** FOLLOWING_SET_MAX unless given (tests use small sets). */
+  followingSetMax?: number;
+  /** RELATION_SET_MAX unless given. */
+  relationSetMax?: number;
+}
 
 /**
  * The embedded graph backend, in the service's own table. A follow is three items written in
@@ -57,21 +78,20 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
   private readonly lists: GraphLists;
   private readonly intersections: GraphIntersections;
 
-  constructor(
-    client: DynamoDBDocumentClient,
-    tableName: string,
-    importApi: WriteApi = 'batchWrite',
-    reader: ItemReader = new BatchReader(client, tableName, false),
-    followingSetMax = FOLLOWING_SET_MAX,
-    taskItems: TaskItems | null = null,
-    relationSetMax = RELATION_SET_MAX,
-    tableReader: ItemReader = reader,
-  ) {
-    const table: GraphTable = { client, tableName, reader, followingSetMax, relationSetMax };
+  constructor(options: DynamoGraphStoreOptions) {
+    const { client, tableName } = options;
+    const reader = options.reader ?? new BatchReader(client, tableName, false);
+    const table: GraphTable = {
+      client,
+      tableName,
+      reader,
+      followingSetMax: options.followingSetMax ?? FOLLOWING_SET_MAX,
+      relationSetMax: options.relationSetMax ?? RELATION_SET_MAX,
+    };
     this.lists = new GraphLists(table);
-    this.lookups = new GraphLookups(table, tableReader);
-    this.writes = new GraphWrites(table, this.lists, taskItems);
-    this.bulk = new GraphImport(table, importApi);
+    this.lookups = new GraphLookups(table, options.tableReader ?? reader);
+    this.writes = new GraphWrites(table, this.lists, options.taskItems ?? null);
+    this.bulk = new GraphImport(table, options.importApi ?? 'batchWrite');
     this.intersections = new GraphIntersections(table, this.lists, (userIds) => this.lookups.degrees(userIds));
   }
 
