@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../src/config.js';
-import type { OpenStores } from '../src/app.js';
+import type { OpenStores } from '../src/stores/open-stores.js';
 import { newId } from '../src/domain/ids.js';
 import { BATCH_CONCURRENCY, batchGet, del, put, writeItems } from '../src/stores/dynamo/batch.js';
 import { homeEntryItem } from '../src/stores/dynamo/dynamo-timeline-store.js';

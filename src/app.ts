@@ -4,8 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { GraphQLSchema } from 'graphql';
 import { decodeJwt } from 'jose';
 import { signingSecret } from './auth/signing-secret.js';
@@ -13,7 +11,7 @@ import { authenticate } from './auth/authenticate.js';
 import { IdentityProvider } from './auth/identity-provider.js';
 import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
 import { Tokens } from './auth/tokens.js';
-import { type Config, usesEmbeddedDynamo } from './config.js';
+import type { Config } from './config.js';
 import { AppError, unauthenticated } from './domain/errors.js';
 import type { Credential } from './domain/models.js';
 import type { GraphQLContext } from './graphql/context.js';
@@ -27,42 +25,15 @@ import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
 import { retryAfterPlugin } from './graphql/plugins/retry-after.js';
 import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
 import { type Cost, emptyCost } from './observability/cost.js';
-import { DependencyState } from './observability/dependencies.js';
-import { type QueueStats, watchQueue } from './observability/metrics.js';
+import { watchQueue } from './observability/metrics.js';
 import { activeTracer, startTracing } from './observability/tracing.js';
-import { withTimeout } from './lib/deadline.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
 import { createHttpServer } from './http/server.js';
 import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
-import { BatchReader } from './stores/dynamo/batch-reader.js';
-import { createDocumentClient, dynamoTimeoutsOf } from './stores/dynamo/client.js';
-import { DynamoAccountStore, DynamoFailedAttemptStore } from './stores/dynamo/dynamo-account-store.js';
-import { DynamoActivityStore } from './stores/dynamo/dynamo-activity-store.js';
-import { DynamoCounterStore } from './stores/dynamo/dynamo-counter-store.js';
-import { DynamoFanOutProgressStore } from './stores/dynamo/dynamo-fanout-progress-store.js';
-import { DynamoGraphStore } from './stores/dynamo/graph/dynamo-graph-store.js';
-import { DynamoPostStore } from './stores/dynamo/dynamo-post-store.js';
-import { DynamoNotificationStore } from './stores/dynamo/dynamo-notification-store.js';
-import { DynamoRepostStore } from './stores/dynamo/dynamo-repost-store.js';
-import { DynamoTaskQueue } from './stores/dynamo/dynamo-task-queue.js';
-import { DynamoTimelineStore } from './stores/dynamo/dynamo-timeline-store.js';
-import { DynamoUserStore } from './stores/dynamo/dynamo-user-store.js';
-import { type EmbeddedEngine, startEmbeddedEngine } from './stores/dynamo/embedded-engine.js';
-import { tableName } from './stores/dynamo/keys.js';
-import { ensureTable } from './stores/dynamo/tables.js';
-import type { GraphStore } from './stores/graph/graph-store.js';
-import { Neo4jGraphStore } from './stores/graph/neo4j-graph-store.js';
-import { openItemCache } from './stores/cache/open-item-cache.js';
-import { addCacheInvalidation } from './stores/dynamo/cache-invalidation.js';
-import { CachedReader } from './stores/dynamo/cached-reader.js';
-import { InProcessPubSub, type PubSub } from './stores/pubsub.js';
-import type { GuardedRedis } from './stores/redis/guarded-redis.js';
-import { openRedis, redisTimeoutsOf } from './stores/redis/open-redis.js';
-import { RedisRateBuckets } from './stores/redis/redis-rate-buckets.js';
-import { MemoryRateBuckets } from './stores/memory/memory-rate-buckets.js';
+import { type OpenStoresOptions, openStores } from './stores/open-stores.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
@@ -81,158 +52,7 @@ export interface RunningApp {
   stop(): Promise<void>;
 }
 
-export interface AppOptions {
-  config: Config;
-  logger: Logger;
-  /** Use this DynamoDB endpoint instead of starting one (tests share one engine). */
-  dynamodbEndpoint?: string;
-  /** Called when a store is down for good (the embedded engine's restarts are used up): the process should exit non-zero. */
-  onStoreFailure?: (error: Error) => void;
-}
-
-/** `restarting` and `failed` are the embedded engine's own states (see EmbeddedEngine). */
-export type StoreState = 'up' | 'down' | 'restarting' | 'failed';
-
-export interface StoreStates {
-  dynamodb: StoreState;
-  graph: StoreState;
-  /** Only with REDIS_URL. */
-  redis?: StoreState;
-}
-
-/** `ok`; `degraded` while Redis does not answer (the service works without it); `unavailable` while a store does not (503). */
-export interface Health {
-  status: 'ok' | 'degraded' | 'unavailable';
-  stores: StoreStates;
-}
-
-/** How long each health check waits for its store, so that /healthz answers within a second whatever the stores do. */
-const HEALTH_CHECK_MS = 800;
-
-/** Opens the stores: the embedded engine unless DynamoDB is configured, and the table. */
-export interface OpenStores {
-  stores: Stores;
-  client: DynamoDBDocumentClient;
-  table: string;
-  /** The Redis command connection (REDIS_URL), for any user that can do without it: see GuardedRedis.run. */
-  redis: GuardedRedis | null;
-  /** Whether each store answers within HEALTH_CHECK_MS; the embedded graph backend lives in DynamoDB. */
-  health(): Promise<Health>;
-  /** What the durable queue holds, for the metrics of a process that runs a worker. */
-  queueStats(): Promise<QueueStats>;
-  close(): Promise<void>;
-}
-
-export async function openStores(options: AppOptions): Promise<OpenStores> {
-  const { config, logger } = options;
-  let engine: EmbeddedEngine | undefined;
-  let endpoint = options.dynamodbEndpoint ?? (config.dynamodbEndpoint || undefined);
-  if (!endpoint && usesEmbeddedDynamo(config)) {
-    engine = await startEmbeddedEngine({ dataDir: config.dataDir, logger, restarts: config.dynamodbLocalRestarts, onFailed: options.onStoreFailure });
-    endpoint = engine.endpoint;
-  }
-  const table = tableName(config.tablePrefix);
-  const dynamoState = new DependencyState('dynamodb', logger);
-  const dynamo = { endpoint, region: config.awsRegion || undefined, tableName: table, timeouts: dynamoTimeoutsOf(config), state: dynamoState };
-  const client = createDocumentClient(dynamo);
-  try {
-    await ensureTable(client, table);
-  } catch (error) {
-    client.destroy();
-    await engine?.stop();
-    throw error;
-  }
-  // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
-  const batchReader = new BatchReader(client, table, config.batching);
-  // The embedded graph backend gets a client of its own so that its requests count as graph requests.
-  const graphClient = createDocumentClient({ ...dynamo, countAs: 'graph' });
-  const onTable = { client, tableName: table };
-  const tasks = new DynamoTaskQueue({ ...onTable, shards: config.queueShards });
-  // What is open so far, closed in reverse order when a later step fails.
-  const opened: (() => Promise<void> | void)[] = [() => engine?.stop(), () => client.destroy(), () => graphClient.destroy()];
-  const failed = async (error: unknown): Promise<never> => {
-    for (const close of opened.reverse()) await close();
-    throw error;
-  };
-  const redis = await openRedis({ url: config.redisUrl, timeouts: redisTimeoutsOf(config) }, logger).catch(failed);
-  if (redis) opened.push(() => redis.close());
-  const cache = openItemCache({ mode: config.cache, maxEntries: config.cacheMaxEntries, redis: redis?.commands ?? null });
-  if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
-  // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
-  const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
-  const graph: GraphStore = config.neo4jUri
-    ? await Neo4jGraphStore.open({
-        uri: config.neo4jUri,
-        user: config.neo4jUser,
-        password: config.neo4jPassword,
-        tasks,
-        timeoutMs: config.neo4jTimeoutMs,
-        state: new DependencyState('neo4j', logger),
-      }).catch(failed)
-    : // Its reads are its own (graph requests), but for a query's follow counts: eventually consistent items shown beside the others.
-      new DynamoGraphStore({
-        client: graphClient,
-        tableName: table,
-        importApi: config.bulkWriteApi,
-        reader: new BatchReader(graphClient, table, config.batching),
-        tableReader: reader,
-        taskItems: tasks,
-      });
-  // Live events: through Redis when REDIS_URL is set (several processes), else within this process.
-  const pubsub: PubSub = redis?.pubsub ?? new InProcessPubSub();
-  const memoryBuckets = new MemoryRateBuckets();
-  const rateBuckets = redis ? new RedisRateBuckets(redis.commands, memoryBuckets) : memoryBuckets;
-  const stores: Stores = {
-    users: new DynamoUserStore({ ...onTable, importApi: config.bulkWriteApi, reader }),
-    accounts: new DynamoAccountStore({ ...onTable, tasks }),
-    activities: new DynamoActivityStore(onTable),
-    failedAttempts: new DynamoFailedAttemptStore(onTable),
-    graph,
-    counters: new DynamoCounterStore({ ...onTable, tasks, reactionKinds: config.reactionKinds, importApi: config.bulkWriteApi, reader }),
-    posts: new DynamoPostStore({ ...onTable, tasks, timelineShards: config.timelineShards, importApi: config.bulkWriteApi, reader }),
-    reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader }),
-    timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
-    notifications: new DynamoNotificationStore(onTable),
-    tasks,
-    fanOutProgress: new DynamoFanOutProgressStore({ ...onTable, reader: batchReader }),
-    pubsub,
-    rateBuckets,
-  };
-  return {
-    stores,
-    client,
-    table,
-    redis: redis?.commands ?? null,
-    queueStats: () => tasks.stats(),
-    async health() {
-      const within = (check: Promise<unknown>): Promise<StoreState> =>
-        withTimeout(check, HEALTH_CHECK_MS, () => new Error('no answer')).then(
-          () => 'up' as const,
-          () => 'down' as const,
-        );
-      const engineState = engine?.state();
-      const dynamodb =
-        engineState === 'restarting' || engineState === 'failed'
-          ? Promise.resolve(engineState)
-          : within(client.send(new DescribeTableCommand({ TableName: table }), { abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS) }));
-      const graphState = graph.backend === 'dynamodb' ? dynamodb : within(graph.ping());
-      const redisState = redis && redis.commands.answers(HEALTH_CHECK_MS).then((answers): StoreState => (answers ? 'up' : 'down'));
-      const stores: StoreStates = { dynamodb: await dynamodb, graph: await graphState, ...(redisState ? { redis: await redisState } : {}) };
-      // Redis only accelerates: without it the service works, slower.
-      const status = stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
-      return { status, stores };
-    },
-    async close() {
-      await rateBuckets.close();
-      await redis?.close();
-      await graph.close();
-      await cache?.close();
-      graphClient.destroy();
-      client.destroy();
-      await engine?.stop();
-    },
-  };
-}
+export type AppOptions = OpenStoresOptions;
 
 /** The fan-out worker over the durable queue, in this process (`npm start`) or alone (`npm run worker`). */
 export function createWorker(stores: Stores, useCases: UseCases, config: Config, logger: Logger): Worker {
