@@ -30,6 +30,7 @@ import { activeTracer, startTracing } from './observability/tracing.js';
 import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
 import { createLoaders } from './graphql/loaders.js';
 import { resolvers } from './graphql/resolvers/index.js';
+import { bearerToken, clientAddress } from './http/request.js';
 import { createHttpServer } from './http/server.js';
 import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
@@ -62,32 +63,6 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
     { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency, maxAttempts: config.queueMaxAttempts },
     logger.child({ component: 'worker' }),
   );
-}
-
-/**
- * The client's address for the sign-in limits: the TCP peer, or behind `trustedProxyHops` proxies the
- * address the outermost of them saw (X-Forwarded-For entries further left are the client's own say).
- */
-function clientAddress(request: IncomingMessage, trustedProxyHops: number): string {
-  const peer = request.socket.remoteAddress ?? 'unknown';
-  if (trustedProxyHops === 0) return peer;
-  const forwarded = String(request.headers['x-forwarded-for'] ?? '')
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  const address = forwarded[forwarded.length - trustedProxyHops];
-  return address !== undefined && IP_ADDRESS.test(address) ? address : peer;
-}
-
-/** What an IPv4 or IPv6 address may look like: it becomes part of a store key. */
-const IP_ADDRESS = /^[0-9A-Fa-f:.]{2,45}$/;
-
-function bearerToken(request: IncomingMessage): string | null {
-  const header = request.headers.authorization;
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match) throw new AppError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>"');
-  return match[1]!;
 }
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
