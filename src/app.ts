@@ -1,49 +1,23 @@
-import { readFileSync } from 'node:fs';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { GraphQLSchema } from 'graphql';
-import { decodeJwt } from 'jose';
-import { signingSecret } from './auth/signing-secret.js';
-import { authenticate } from './auth/authenticate.js';
 import { IdentityProvider } from './auth/identity-provider.js';
-import { type RequestCredential, RequestCredentials } from './auth/request-credential.js';
+import { RequestCredentials } from './auth/request-credential.js';
+import { signingSecret } from './auth/signing-secret.js';
 import { Tokens } from './auth/tokens.js';
 import type { Config } from './config.js';
-import { AppError, unauthenticated } from './domain/errors.js';
-import type { Credential } from './domain/models.js';
-import type { GraphQLContext } from './graphql/context.js';
-import { authenticationPlugin } from './graphql/plugins/authentication.js';
-import { costExtensionPlugin } from './graphql/plugins/cost-extension.js';
-import { metricsPlugin } from './graphql/plugins/metrics.js';
-import { tracingPlugin } from './graphql/plugins/tracing.js';
-import { idArgumentsPlugin } from './graphql/limits/id-arguments.js';
-import { queryLimitsPlugin } from './graphql/limits/query-limits.js';
-import { readConsistencyPlugin } from './graphql/plugins/read-consistency.js';
-import { retryAfterPlugin } from './graphql/plugins/retry-after.js';
-import { subscriptionsOverWebSocketPlugin } from './graphql/plugins/subscriptions-over-websocket.js';
-import { type Cost, emptyCost } from './observability/cost.js';
-import { watchQueue } from './observability/metrics.js';
-import { activeTracer, startTracing } from './observability/tracing.js';
-import { createErrorFormatter, toHttpGraphQLError } from './graphql/errors.js';
-import { createLoaders } from './graphql/loaders.js';
-import { resolvers } from './graphql/resolvers/index.js';
-import { bearerToken, clientAddress } from './http/request.js';
+import { createApollo, loadTypeDefs } from './graphql/apollo.js';
+import { createErrorFormatter } from './graphql/errors.js';
+import { createOperationContexts } from './graphql/operation-context.js';
+import { createSubscriptions } from './graphql/subscriptions.js';
 import { createHttpServer } from './http/server.js';
-import { createSubscriptionServer } from './http/subscriptions.js';
 import type { Logger } from './logger.js';
+import { watchQueue } from './observability/metrics.js';
+import { startTracing } from './observability/tracing.js';
 import { type OpenStoresOptions, openStores } from './stores/open-stores.js';
 import type { Stores } from './stores/stores.js';
 import { type UseCases, createUseCases } from './usecases/use-cases.js';
 import { Worker } from './worker/worker.js';
-
-export const SCHEMA_PATH = new URL('../schema.graphql', import.meta.url);
-
-export function loadTypeDefs(): string {
-  return readFileSync(SCHEMA_PATH, 'utf8');
-}
 
 export interface RunningApp {
   url: string;
@@ -65,6 +39,7 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
   );
 }
 
+/** The composition root of `npm start`: the stores, the use cases, the worker, and the API over HTTP and WebSocket. */
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
   const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
@@ -76,131 +51,20 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (config.workerEnabled) {
     worker = createWorker(stores, useCases, config, logger);
   }
+
   const production = config.nodeEnv === 'production';
   const formatError = createErrorFormatter(logger, { hideSchemaDetails: !config.introspection });
-  let apiSchema: GraphQLSchema | null = null;
-
-  const apollo = new ApolloServer<GraphQLContext>({
-    typeDefs: loadTypeDefs(),
-    resolvers,
-    formatError,
-    includeStacktraceInErrorResponses: !production,
-    introspection: config.introspection,
-    csrfPrevention: true,
-    allowBatchedHttpRequests: false,
-    // The parser stops at the token limit; depth, aliases and cost are checked by queryLimitsPlugin.
-    parseOptions: { maxTokens: config.maxQueryTokens },
-    // main.ts owns the signals: it drains HTTP, stops the worker and the engine in order.
-    stopOnTerminationSignals: false,
-    plugins: [
-      ApolloServerPluginLandingPageDisabled(),
-      queryLimitsPlugin({
-        maxDepth: config.maxQueryDepth,
-        maxAliases: config.maxQueryAliases,
-        maxCost: config.maxQueryCost,
-      }),
-      idArgumentsPlugin(),
-      subscriptionsOverWebSocketPlugin(),
-      readConsistencyPlugin(),
-      authenticationPlugin(stores.users),
-      retryAfterPlugin(),
-      costExtensionPlugin({ details: config.costExtensions }),
-      ...(config.metrics ? [metricsPlugin()] : []),
-      ...(activeTracer() ? [tracingPlugin()] : []),
-      // Subscriptions run over WebSocket outside Apollo, on the schema Apollo built (with the resolvers).
-      {
-        async serverWillStart() {
-          return {
-            schemaDidLoadOrUpdate({ apiSchema: loaded }) {
-              apiSchema = loaded;
-            },
-          };
-        },
-      },
-    ],
-    logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
-  });
-
+  const { apollo, schema } = createApollo({ settings: config, users: stores.users, formatError, production, logger });
   const identityProvider = config.oidcIssuer
     ? new IdentityProvider({ issuer: config.oidcIssuer, audience: config.oidcAudience, jwksUri: config.oidcJwksUri, jwksCooldownSeconds: config.oidcJwksCooldownSeconds })
     : null;
   const credentials = new RequestCredentials(tokens, identityProvider, stores.accounts);
-
-  // The token is checked here; its account, by authenticationPlugin once the operation has passed the limits.
-  const context = async (request: IncomingMessage, cost: Cost): Promise<GraphQLContext> => {
-    let proven: RequestCredential;
-    try {
-      proven = await credentials.of(bearerToken(request));
-    } catch (error) {
-      if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
-      throw error;
-    }
-    return operationContext(proven, request, cost);
-  };
-
-  /** What one operation's resolvers share: the viewer, and fresh loaders, budget and feed state. */
-  const operationContext = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
-    const viewerId = proven.credential?.userId ?? null;
-    const reads = { strong: false };
-    const graphBudget = useCases.graphQueries.budget();
-    const loaders = createLoaders(stores, viewerId, reads, { batching: config.batching, graphBudget });
-    return {
-      viewerId,
-      credential: proven.credential,
-      identity: proven.identity,
-      clientAddress: clientAddress(request, config.trustedProxyHops),
-      loaders,
-      reads,
-      useCases,
-      tokens,
-      graphBudget,
-      cost,
-      feeds: { hydrate: config.batching, skeletons: new Map() },
-    };
-  };
-
-  // A connection's account, read strongly consistent: a sign-out a moment ago counts.
-  const checkSignedIn = async (credential: Credential): Promise<void> => {
-    const loaders = createLoaders(stores, credential.userId, { strong: true }, { batching: config.batching, graphBudget: useCases.graphQueries.budget() });
-    await authenticate(credential, loaders.user, stores.users);
-  };
-
-  const subscriptions = createSubscriptionServer({
-    schema: () => apiSchema,
-    // As a request's: the token, then its account and token generation (authenticate).
-    async signIn(token) {
-      const { credential } = await credentials.of(token);
-      if (!credential) throw unauthenticated('The token names no account');
-      await checkSignedIn(credential);
-      // Verified above; every token the service accepts carries an expiry.
-      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
-    },
-    checkSignedIn,
-    context(signedIn, request) {
-      const proven = { credential: signedIn.credential, identity: null };
-      const subscription = operationContext(proven, request, emptyCost(config.maxStoreRequests));
-      subscription.startEvent = () => {
-        const { loaders, reads, graphBudget, cost, feeds } = operationContext(proven, request, emptyCost(config.maxStoreRequests));
-        // The account is checked again with each event, in the same wave as its hydration: an account signed
-        // out everywhere or deleted since the connection began hears no more.
-        const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
-        accountCheck.catch(() => {});
-        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds, accountCheck });
-      };
-      return subscription;
-    },
-    limits: { maxDepth: config.maxQueryDepth, maxAliases: config.maxQueryAliases, maxCost: config.maxQueryCost, maxTokens: config.maxQueryTokens },
-    charge: (userId, points) => useCases.rateLimits.charge({ viewerId: userId, clientAddress: '' }, points),
-    maxSubscriptionsPerConnection: config.subscriptionsPerConnection,
-    maxConnectionsPerAccount: config.subscriptionConnectionsPerAccount,
-    formatError,
-    logger: logger.child({ component: 'subscriptions' }),
-    production,
-  });
+  const contexts = createOperationContexts({ settings: config, stores, useCases, tokens, credentials });
+  const subscriptions = createSubscriptions({ settings: config, schema, stores, useCases, credentials, contexts, formatError, production, logger });
 
   const server = createHttpServer({
     apollo,
-    context,
+    context: (request, cost) => contexts.ofRequest(request, cost),
     health: () => opened.health(),
     logger,
     graphiql: config.graphiql,
@@ -228,11 +92,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   if (worker && config.metrics) watchQueue(() => opened.queueStats());
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
 
   let stopping: Promise<void> | undefined;
   return {
-    url,
+    url: `http://${host}:${address.port}`,
     config,
     server,
     stores,
