@@ -5,9 +5,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { OpenStores } from '../src/app.js';
+import type { WriteApi } from '../src/config.js';
+import type { OpenStores } from '../src/stores/open-stores.js';
 import { newId } from '../src/domain/ids.js';
-import { BATCH_CONCURRENCY, type WriteApi, batchGet, del, put, writeItems } from '../src/stores/dynamo/batch.js';
+import { BATCH_CONCURRENCY, batchGet, del, put, writeItems } from '../src/stores/dynamo/batch.js';
 import { homeEntryItem } from '../src/stores/dynamo/dynamo-timeline-store.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
 import { UNMETERED } from '../src/stores/graph/traversal.js';

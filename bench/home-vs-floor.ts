@@ -6,7 +6,7 @@
  * throughput. The naive service (`BATCHING=false`) is measured in the same windows.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { OpenStores } from '../src/app.js';
+import type { OpenStores } from '../src/stores/open-stores.js';
 import { batchGet } from '../src/stores/dynamo/batch.js';
 import { keys, partitions } from '../src/stores/dynamo/keys.js';
 import type { CpuMeter } from './cpu.js';

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type OpenStores, openStores } from '../src/app.js';
+import { type OpenStores, openStores } from '../src/stores/open-stores.js';
 import { Tokens } from '../src/auth/tokens.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';

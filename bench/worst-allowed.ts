@@ -4,7 +4,7 @@
  * one is then timed on its own.
  */
 import { performance } from 'node:perf_hooks';
-import type { OpenStores } from '../src/app.js';
+import type { OpenStores } from '../src/stores/open-stores.js';
 import type { Tokens } from '../src/auth/tokens.js';
 import { type NetworkOptions, generateNetwork } from '../src/seed/network.js';
 import { median, round } from './loops.js';

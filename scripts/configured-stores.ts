@@ -1,5 +1,5 @@
 /** The stores of the configured DynamoDB (the embedded one by default), as the maintenance scripts open them. */
-import { type OpenStores, openStores } from '../src/app.js';
+import { type OpenStores, openStores } from '../src/stores/open-stores.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 

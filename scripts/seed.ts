@@ -5,7 +5,7 @@
  * by the stores' bulk imports or, with --through-service, through the service's own paths.
  */
 import { parseArgs } from 'node:util';
-import { openStores } from '../src/app.js';
+import { openStores } from '../src/stores/open-stores.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { FOLLOWING_SET_MAX } from '../src/stores/dynamo/dynamo-graph-store.js';
+import { FOLLOWING_SET_MAX } from '../src/stores/dynamo/graph/items.js';
 import { measureItems } from '../src/simulate/items.js';
-import { type ModelSettings, type Workload, ON_DEMAND_US_EAST_1, runModel } from '../src/simulate/model.js';
+import { ON_DEMAND_US_EAST_1 } from '../src/simulate/dynamodb-capacity.js';
+import { runModel } from '../src/simulate/model.js';
+import type { ModelSettings, Workload } from '../src/simulate/model-types.js';
 import { powerLawFollowers } from '../src/simulate/network.js';
 import { formatReport } from '../src/simulate/report.js';
 

@@ -1,4 +1,5 @@
-import { createWorker, openStores } from './app.js';
+import { createWorker } from './app.js';
+import { openStores } from './stores/open-stores.js';
 import { logLevelOf } from './config.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { createLogger } from './logger.js';

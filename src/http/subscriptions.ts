@@ -12,6 +12,7 @@ import { measureOperation } from '../graphql/limits/measure.js';
 import { type QueryLimits, limitRefusal, rateRefusal, tokenLimitError } from '../graphql/limits/query-limits.js';
 import type { Logger } from '../logger.js';
 import type { RateStatus } from '../usecases/rate-limits.js';
+import { bearerOf } from './request.js';
 import { MAX_BODY_BYTES } from './server.js';
 
 /** A connection's proven sign-in: its credential and when its token stops working. */
@@ -60,7 +61,6 @@ interface ConnectionState {
 
 /** setTimeout's longest delay (about 24.8 days); tokens live far shorter. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 function clientError(message: string, code: string, details: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...details } });
@@ -164,11 +164,11 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
       isProd: options.production,
       onConnect: async (ctx) => {
         const authorization = ctx.connectionParams?.authorization;
-        const match = typeof authorization === 'string' ? BEARER.exec(authorization) : null;
-        if (!match) return refuse(ctx, 'sign in with connectionParams { authorization: "Bearer <token>" }');
+        const token = typeof authorization === 'string' ? bearerOf(authorization) : null;
+        if (token === null) return refuse(ctx, 'sign in with connectionParams { authorization: "Bearer <token>" }');
         let signedIn: SignedIn;
         try {
-          signedIn = await options.signIn(match[1]!);
+          signedIn = await options.signIn(token);
         } catch (error) {
           if (error instanceof AppError) return refuse(ctx, error.message);
           logger.error('could not check a subscription connection', { error });

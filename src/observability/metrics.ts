@@ -155,8 +155,8 @@ const QUEUE_SCRAPE_TIMEOUT_MS = 1_000;
 let pendingStats: Promise<QueueStats | null> | null = null;
 
 function scrapeQueue(): Promise<QueueStats | null> {
-  const read = queueStats && withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer'));
-  pendingStats ??= (read ? read.catch(() => null) : Promise.resolve(null)).finally(() => {
+  const read = () => (queueStats ? withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer')).catch(() => null) : Promise.resolve(null));
+  pendingStats ??= read().finally(() => {
     setImmediate(() => {
       pendingStats = null;
     });

@@ -1,8 +1,15 @@
 import { performance } from 'node:perf_hooks';
 import { idTime } from '../domain/ids.js';
-import type { Task } from '../domain/tasks.js';
 import { fanoutLag, taskKindLabel, taskRunDuration, taskWait, tasksRun, tasksRunning } from './metrics.js';
 import { SpanKind, inSpan } from './tracing.js';
+
+/** What observing a run needs of a claimed task: metrics do not depend on the queue's types. */
+export interface ObservedTask {
+  id: string;
+  attempts: number;
+  /** A fan-out names its post, whose id carries its creation time. */
+  payload: { kind: string; postId?: string };
+}
 
 /** How a run of a task ended, as the worker saw it. */
 export type TaskRunOutcome = 'done' | 'stopped' | 'lost' | 'failed' | 'dead_lettered';
@@ -19,7 +26,7 @@ export interface ObservedTaskRun {
  * ids carry their creation time); and when a fan-out is done, its lag — from the post's creation
  * (post ids carry it too) to the last follower's entry written.
  */
-export function observeTaskRun(task: Task & { attempts: number }): ObservedTaskRun {
+export function observeTaskRun(task: ObservedTask): ObservedTaskRun {
   const kind = taskKindLabel(task.payload.kind);
   const started = performance.now();
   if (task.attempts === 1) taskWait.observe({ kind }, Math.max(0, Date.now() - idTime(task.id)) / 1000);
@@ -34,7 +41,7 @@ export function observeTaskRun(task: Task & { attempts: number }): ObservedTaskR
       tasksRun.inc({ kind, outcome });
       taskRunDuration.observe({ kind }, (performance.now() - started) / 1000);
       const { payload } = task;
-      if (outcome === 'done' && payload.kind === 'fanOut') fanoutLag.observe(Math.max(0, Date.now() - idTime(payload.postId)) / 1000);
+      if (outcome === 'done' && payload.kind === 'fanOut' && payload.postId !== undefined) fanoutLag.observe(Math.max(0, Date.now() - idTime(payload.postId)) / 1000);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { PostRecord, UserRecord } from '../domain/models.js';
 import { activityItem } from '../stores/dynamo/activity-items.js';
 import { counterShardItems } from '../stores/dynamo/counter-items.js';
 import { counterRecordItem, likerEntryItem } from '../stores/dynamo/dynamo-counter-store.js';
-import { followItems, graphNodeItem } from '../stores/dynamo/dynamo-graph-store.js';
+import { followItems, graphNodeItem } from '../stores/dynamo/graph/items.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
 import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';

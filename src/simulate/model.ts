@@ -1,9 +1,9 @@
-import { type CounterHeatSettings, shardsForWriteRate } from '../usecases/counter-heat.js';
-import { type PostSettings, placePost } from '../usecases/posts.js';
+import { shardsForWriteRate } from '../usecases/counter-heat.js';
+import { placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
-import type { ItemSizes } from './items.js';
-import type { FollowerBucket } from './network.js';
+import { PARTITION_LIMITS, SECONDS_PER_DAY, SECONDS_PER_MONTH, STORAGE_OVERHEAD_BYTES, readUnits, writeUnits } from './dynamodb-capacity.js';
+import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
 
 /**
  * A steady-state cost and hot-spot model of the service on DynamoDB on-demand: from a follower
@@ -15,142 +15,6 @@ import type { FollowerBucket } from './network.js';
  * the stores' own items (measureItems), and the requests counted per operation follow the code
  * paths named beside each figure. docs/scaling.md explains every figure.
  */
-
-export const SECONDS_PER_DAY = 86_400;
-/** AWS prices a month as 730 hours. */
-export const SECONDS_PER_MONTH = 730 * 3600;
-/** DynamoDB's throughput limits of one partition (and so of one item, which never splits). */
-export const PARTITION_LIMITS = { readUnits: 3000, writeUnits: 1000 } as const;
-/** Bytes DynamoDB adds to every item for storage (indexing overhead). */
-export const STORAGE_OVERHEAD_BYTES = 100;
-
-export interface Prices {
-  region: string;
-  /** When these prices were published. */
-  asOf: string;
-  writeRequestUnitUsdPerMillion: number;
-  readRequestUnitUsdPerMillion: number;
-  storageUsdPerGbMonth: number;
-}
-
-/** DynamoDB on-demand, Standard table class, us-east-1, as published after the 50% on-demand price cut of 14 November 2024. */
-export const ON_DEMAND_US_EAST_1: Prices = {
-  region: 'us-east-1',
-  asOf: '2024-11-14',
-  writeRequestUnitUsdPerMillion: 0.625,
-  readRequestUnitUsdPerMillion: 0.125,
-  storageUsdPerGbMonth: 0.25,
-};
-
-export interface Workload {
-  /** Share of users active on a day; the rates below are per active user. */
-  activeShare: number;
-  postsPerDay: number;
-  homeReadsPerDay: number;
-  likesPerDay: number;
-  repostsPerDay: number;
-  followsPerDay: number;
-  tagsPerPost: number;
-  /** Users an average post mentions: each is resolved (its handle claim) and checked for blocks when the post is written. */
-  mentionsPerPost: number;
-  /** Share of posts carrying the most used tag. */
-  topTagShare: number;
-  /** Posts per home page read. */
-  pageSize: number;
-  /** Peak rate over the daily average, for the hot spots (the bill is on the average). */
-  peakToAverage: number;
-  /** How long posts and likes are kept: the storage figure. */
-  retentionDays: number;
-  /** API processes: each reads the outbox registry once per OUTBOX_AUTHORS_TTL_MS. */
-  apiInstances: number;
-  /** Processes that poll the queue (a worker in an API process counts too). */
-  pollingWorkers: number;
-}
-
-/** The service's settings the model reads (names as in src/config.ts). */
-export interface ModelSettings extends PostSettings, CounterHeatSettings {
-  timelineMaxEntries: number;
-  timelineSizeSampleEvery: number;
-  followBackfillPosts: number;
-  timelineShards: number;
-  queueShards: number;
-  queuePollMs: number;
-  fanoutPageSize: number;
-  outboxAuthorsTtlMs: number;
-  bulkWriteApi: 'batchWrite' | 'transactWrite';
-}
-
-export interface ModelInput {
-  followers: readonly FollowerBucket[];
-  workload: Workload;
-  settings: ModelSettings;
-  sizes: ItemSizes;
-  prices: Prices;
-}
-
-/** One line of the capacity table: what one kind of item costs per second on average. */
-export interface CapacityLine {
-  item: string;
-  /** The code path that writes or reads it. */
-  by: string;
-  writeUnitsPerSecond: number;
-  readUnitsPerSecond: number;
-}
-
-export interface StorageLine {
-  item: string;
-  items: number;
-  bytes: number;
-}
-
-export interface HotSpot {
-  partition: string;
-  what: string;
-  /** At peak (peakToAverage times the average). */
-  readUnitsPerSecond: number;
-  writeUnitsPerSecond: number;
-  /** The larger of the two loads over its limit: ≥ 1 throttles. */
-  ofLimit: number;
-  relief: string;
-}
-
-export interface ModelResult {
-  network: {
-    users: number;
-    follows: number;
-    meanFollowers: number;
-    maxFollowers: number;
-    /** Users past FANOUT_MAX_FOLLOWERS: their posts go to outboxes. */
-    outboxAuthors: number;
-    /** Users with at least HOT_AUTHOR_FOLLOWERS followers: their posts get COUNTER_SHARDS counters. */
-    hotAuthors: number;
-    /** The largest fan-out of one post: its followers (entries), FANOUT_PAGE_SIZE pages, and the write units of its entries. */
-    largestFanOut: { entries: number; pages: number; writeUnits: number };
-  };
-  rates: {
-    postsPerSecond: number;
-    homeReadsPerSecond: number;
-    likesPerSecond: number;
-    repostsPerSecond: number;
-    followsPerSecond: number;
-    fanOutEntriesPerPost: number;
-    fanOutEntriesPerSecond: number;
-    outboxPostShare: number;
-  };
-  lines: CapacityLine[];
-  totals: { writeUnitsPerSecond: number; readUnitsPerSecond: number; storageBytes: number };
-  storage: StorageLine[];
-  hotSpots: HotSpot[];
-  cost: { writeUnitsPerMonth: number; readUnitsPerMonth: number; storageGb: number; writeUsd: number; readUsd: number; storageUsd: number; totalUsd: number };
-}
-
-/** Write units of one standard write of an item: one per KB started. */
-export const writeUnits = (bytes: number): number => Math.ceil(bytes / 1024);
-/**
- * Read units of one item read, or of one Query given the sum of the sizes of the items it reads: one
- * per 4 KB started, half of it eventually consistent. A missing item, or an empty Query, still costs the minimum.
- */
-export const readUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
 
 export function runModel(input: ModelInput): ModelResult {
   const { followers, workload: w, settings: s, sizes } = input;

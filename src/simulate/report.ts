@@ -1,4 +1,5 @@
-import { type ModelInput, type ModelResult, PARTITION_LIMITS, SECONDS_PER_MONTH } from './model.js';
+import { PARTITION_LIMITS, SECONDS_PER_MONTH } from './dynamodb-capacity.js';
+import type { ModelInput, ModelResult } from './model-types.js';
 
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 });
 

@@ -1,6 +1,6 @@
 import { buildSchema, isObjectType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { declaredCost } from '../../src/graphql/limits/cost-directives.js';
 import { totals } from '../../src/observability/cost.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 import { buildSchema, getNamedType, isInputObjectType, isLeafType, isNonNullType, isObjectType, type GraphQLArgument, type GraphQLField } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { TypeInfo, buildSchema, getNamedType, isInterfaceType, isObjectType, parse, validate, visit, visitWithTypeInfo, type OperationDefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
 
 const schema = buildSchema(loadTypeDefs());

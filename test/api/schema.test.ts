@@ -1,6 +1,6 @@
 import { type GraphQLScalarType, buildClientSchema, buildSchema, getIntrospectionQuery, printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { startTestApp } from '../helpers/app.js';
 
 describe('schema', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { type OpenStores, openStores } from '../../src/app.js';
+import { type OpenStores, openStores } from '../../src/stores/open-stores.js';
 import { Tokens } from '../../src/auth/tokens.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';

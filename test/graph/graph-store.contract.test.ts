@@ -6,7 +6,8 @@ import { newId } from '../../src/domain/ids.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BatchReader, type ReadOptions } from '../../src/stores/dynamo/batch-reader.js';
-import { DynamoGraphStore } from '../../src/stores/dynamo/dynamo-graph-store.js';
+import { DynamoGraphStore } from '../../src/stores/dynamo/graph/dynamo-graph-store.js';
+import { RelationSetsMigration } from '../../scripts/relation-sets-migration.js';
 import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { ensureTable } from '../../src/stores/dynamo/tables.js';
 import type { GraphStore, IdPage, PageArgs, ReadBudget } from '../../src/stores/graph/graph-store.js';
@@ -34,7 +35,7 @@ const backends: Backend[] = [
       const table = tableName(`g${randomBytes(5).toString('hex')}_`);
       const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
       await ensureTable(client, table);
-      const store = new DynamoGraphStore(client, table);
+      const store = new DynamoGraphStore({ client, tableName: table });
       return Object.assign(store, { close: async () => client.destroy() });
     },
   },
@@ -617,7 +618,7 @@ function contract(backend: Backend) {
 describe('the embedded backend: following sets', () => {
   const table = tableName(`s${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', new BatchReader(client, table, false), 3);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: new BatchReader(client, table, false), followingSetMax: 3 });
   let clock = Date.parse('2026-02-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   beforeAll(async () => ensureTable(client, table));
@@ -724,7 +725,7 @@ describe('the embedded backend: relation sets', () => {
   const table = tableName(`r${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const reader = new CountingReader(client, table, true);
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', reader, 3, null, 2);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader, followingSetMax: 3, relationSetMax: 2 });
   let clock = Date.parse('2026-03-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
@@ -811,11 +812,12 @@ describe('the embedded backend: relation sets', () => {
     expect(await graph.relate(block(b!, viewer!), nextAt())).toBe(true);
     await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(viewer!), UpdateExpression: 'REMOVE relationSetsComplete, blockedByIds' }));
     const waiting = [];
-    for await (const ids of graph.nodesWithoutRelationSets()) waiting.push(...ids);
+    const migration = new RelationSetsMigration({ client, tableName: table, relationSetMax: 2 });
+    for await (const ids of migration.nodesWithoutRelationSets()) waiting.push(...ids);
     expect(waiting).toContain(viewer);
     expect(waiting).not.toContain(a);
-    expect(await graph.completeRelationSets(viewer!)).toBe(true);
-    expect(await graph.completeRelationSets(viewer!)).toBe(false);
+    expect(await migration.completeRelationSets(viewer!)).toBe(true);
+    expect(await migration.completeRelationSets(viewer!)).toBe(false);
     // This store found the node incomplete before: its 9 relation lookups' edges are read beside it (and the node, asked
     // for the relations and for the follows), once; that read finds the sets complete, and the next reads the node alone.
     expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, { ...none, blockedBy: true }, none], requests: 1 });
@@ -853,7 +855,7 @@ describe('the embedded backend: where follow counts are read', () => {
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const own = new RecordingReader(client, table, true);
   const shared = new RecordingReader(client, table, true);
-  const graph = new DynamoGraphStore(client, table, 'transactWrite', own, undefined, null, undefined, shared);
+  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: own, tableReader: shared });
   beforeAll(async () => ensureTable(client, table));
   afterAll(() => client.destroy());
 

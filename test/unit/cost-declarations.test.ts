@@ -1,6 +1,6 @@
 import { type GraphQLField, type GraphQLSchema, buildSchema, getNamedType, isInterfaceType, isObjectType } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { declaredCost, returnsList } from '../../src/graphql/limits/cost-directives.js';
 import { resolvers } from '../../src/graphql/resolvers/index.js';
 

@@ -6,7 +6,9 @@ import { newId } from '../../src/domain/ids.js';
 import { homeEntryItem } from '../../src/stores/dynamo/dynamo-timeline-store.js';
 import { itemSize } from '../../src/simulate/item-size.js';
 import { type ItemSizes, measureItems } from '../../src/simulate/items.js';
-import { type ModelInput, ON_DEMAND_US_EAST_1, SECONDS_PER_MONTH, runModel } from '../../src/simulate/model.js';
+import { ON_DEMAND_US_EAST_1, SECONDS_PER_MONTH } from '../../src/simulate/dynamodb-capacity.js';
+import { runModel } from '../../src/simulate/model.js';
+import type { ModelInput } from '../../src/simulate/model-types.js';
 import { powerLawFollowers } from '../../src/simulate/network.js';
 
 /** Every item 100 bytes (one write unit, half a read unit), but a 2,000-byte post and a 5,000-byte graph node. */

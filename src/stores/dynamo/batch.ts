@@ -8,6 +8,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import type { Key } from './keys.js';
 
@@ -79,16 +80,14 @@ export async function batchGet(
 }
 
 /**
- * The API that many independent puts and deletes are sent with (BULK_WRITE_API): fan-out's
- * home entries, cleanups, imports. `batchWrite` (BatchWriteItem, 25 items a call) is the
- * cheapest on DynamoDB, where a transaction costs twice the write capacity. DynamoDB Local
- * commits each item of a BatchWriteItem to its SQLite file on its own, but a whole
- * TransactWriteItems at once, so there `transactWrite` (100 unconditioned items a call) is
- * several times faster (see Performance in the README). Either way each item is an
- * idempotent put or delete, and the items of one call must have distinct keys.
+ * Many independent puts and deletes (fan-out's home entries, cleanups, imports) go out with the
+ * WriteApi of BULK_WRITE_API. `batchWrite` (BatchWriteItem, 25 items a call) is the cheapest on
+ * DynamoDB, where a transaction costs twice the write capacity. DynamoDB Local commits each item
+ * of a BatchWriteItem to its SQLite file on its own, but a whole TransactWriteItems at once, so
+ * there `transactWrite` (100 unconditioned items a call) is several times faster (see
+ * docs/performance.md). Either way each item is an idempotent put or delete, and the items of
+ * one call must have distinct keys.
  */
-export type WriteApi = 'batchWrite' | 'transactWrite';
-
 const itemsPerCall = (api: WriteApi) => (api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT);
 
 /** One call of the write API: a BatchWriteItem sent again with what came back unprocessed until nothing does, or one TransactWriteItems. */

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DYNAMO_TIMEOUT_DEFAULTS } from '../../config.js';
 import { serviceUnavailable } from '../../domain/errors.js';
 import { anySignal, currentDeadline } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
@@ -16,9 +17,6 @@ export interface DynamoTimeouts {
   totalMs: number;
 }
 
-// A healthy DynamoDB Local busy on two cores can take over a second to accept a connection; a dead one never does.
-export const DYNAMO_TIMEOUT_DEFAULTS: DynamoTimeouts = { connectMs: 3_000, attemptMs: 3_000, maxAttempts: 3, totalMs: 6_000 };
-
 /** The timeouts a configuration (loadConfig) sets. */
 export function dynamoTimeoutsOf(config: {
   dynamodbConnectTimeoutMs: number;
@@ -32,6 +30,12 @@ export function dynamoTimeoutsOf(config: {
     maxAttempts: config.dynamodbMaxAttempts,
     totalMs: config.dynamodbTimeoutMs,
   };
+}
+
+/** What every DynamoDB store is built on: the client, and the service's one table. */
+export interface TableOptions {
+  client: DynamoDBDocumentClient;
+  tableName: string;
 }
 
 export interface DynamoTarget {

@@ -4,6 +4,7 @@ import type { Login, ProviderIdentity, UserRecord } from '../../domain/models.js
 import type { Task } from '../../domain/tasks.js';
 import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
+import type { TableOptions } from './client.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
 
@@ -35,12 +36,21 @@ const CHANGE_ATTEMPTS = 5;
 /** Items of a closed account removed per removeRemnants call (and so per checkpoint of its task). */
 const REMNANTS_PER_CALL = 500;
 
+export interface DynamoAccountStoreOptions extends TableOptions {
+  /** Writes the tasks of an account's deletion in its transaction. */
+  tasks: DynamoTaskQueue;
+}
+
 export class DynamoAccountStore implements AccountStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly tasks: DynamoTaskQueue,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly tasks: DynamoTaskQueue;
+
+  constructor(options: DynamoAccountStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.tasks = options.tasks;
+  }
 
   private async get(key: { pk: string; sk: string }): Promise<Item | undefined> {
     return (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
@@ -313,10 +323,13 @@ export class DynamoAccountStore implements AccountStore {
 }
 
 export class DynamoFailedAttemptStore implements FailedAttemptStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: TableOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
 
   async failures(subjects: readonly AttemptSubject[], windowStarts: readonly number[]): Promise<number[][]> {
     const items = await batchGet(

@@ -1,6 +1,7 @@
 import { DeleteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Activity, ActivityStore } from '../activity-store.js';
 import { cancellationReasons, transactWrite } from './batch.js';
+import type { TableOptions } from './client.js';
 import { type TransactItem, counterIncrement, randomShard } from './counter-items.js';
 import { type Key, keys, partitions } from './keys.js';
 
@@ -21,10 +22,13 @@ function toActivity(item: Record<string, unknown>): Activity {
 }
 
 export class DynamoActivityStore implements ActivityStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: TableOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
 
   async activities(userId: string, first: number): Promise<Activity[]> {
     const result = await this.client.send(

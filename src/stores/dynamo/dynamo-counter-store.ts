@@ -1,9 +1,11 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import type { IdPage } from '../graph/graph-store.js';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
-import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
+import type { TableOptions } from './client.js';
 import { type TransactItem, counterIncrement, counterShardRaise, randomShard } from './counter-items.js';
 import { counterShardRaises } from '../../observability/metrics.js';
 import type { Activity } from '../activity-store.js';
@@ -41,21 +43,33 @@ export function likerEntryItem(postId: string, atMs: number, userId: string): It
   return { ...keys.likeListEntry(postId, atMs, userId), userId };
 }
 
+export interface DynamoCounterStoreOptions extends TableOptions {
+  tasks: TaskItems;
+  /** The reaction kinds `react` accepts (REACTION_KINDS). */
+  reactionKinds: readonly string[];
+  /** BULK_WRITE_API, for imports; `batchWrite` unless given. */
+  importApi?: WriteApi;
+  /** Coalesces a tick's lookups, through the cache when there is one; a reader of its own unless given. */
+  reader?: ItemReader;
+}
+
 export class DynamoCounterStore implements CounterStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly tasks: TaskItems;
+  private readonly importApi: WriteApi;
+  private readonly reader: ItemReader;
   /** What a read asks of a counter item: the counters and the configured kinds' counts. */
   private readonly attributes: AttributePath[];
 
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly tasks: TaskItems,
-    reactionKinds: readonly string[],
-    private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
-  ) {
-    // Only the configured kinds: an item may still hold counts of kinds no longer offered (or
-    // of any kind at all, from before kinds were bounded), which must not swell every read.
-    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', 'shards', ...reactionKinds.map((kind) => ['reactions', kind])];
+  constructor(options: DynamoCounterStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.tasks = options.tasks;
+    this.importApi = options.importApi ?? 'batchWrite';
+    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+    // Only the configured kinds: an item may hold counts of kinds no longer offered, which must not swell every read.
+    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', 'shards', ...options.reactionKinds.map((kind) => ['reactions', kind])];
   }
 
   /**

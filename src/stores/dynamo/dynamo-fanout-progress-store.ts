@@ -2,6 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FanOutProgress, FanOutProgressStore, FanOutState } from '../fanout-progress-store.js';
 import type { BatchReader } from './batch-reader.js';
+import type { TableOptions } from './client.js';
 import { keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -21,12 +22,20 @@ export function fanOutProgressItem(postId: string, delivery: { fanOut: true; fol
 }
 
 /** Records live in the post's partition, so deleting the post removes them with it. */
+export interface DynamoFanOutProgressStoreOptions extends TableOptions {
+  reader: BatchReader;
+}
+
 export class DynamoFanOutProgressStore implements FanOutProgressStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly reader: BatchReader,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly reader: BatchReader;
+
+  constructor(options: DynamoFanOutProgressStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.reader = options.reader;
+  }
 
   async getMany(postIds: readonly string[]): Promise<(FanOutProgress | null)[]> {
     const items = await this.reader.get(

@@ -1,8 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { HomeEntry, HomeReason, RepostEntry } from '../timeline-store.js';
-import { type WriteApi, batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
+import { batchGet, cancellationReasons, del, put, transactWrite, writeItems } from './batch.js';
+import type { TableOptions } from './client.js';
 import { type Key, keys } from './keys.js';
 
 type Item = Record<string, unknown>;
@@ -114,11 +116,15 @@ function shownReason(reasons: Reasons, current: string | null): string | null {
  * timeline once, at the place of whatever brought it first, and goes when its last reason goes.
  */
 export class DynamoHomeEntries {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly writeApi: WriteApi,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly writeApi: WriteApi;
+
+  constructor(options: TableOptions & { writeApi: WriteApi }) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.writeApi = options.writeApi;
+  }
 
   /** The holdings of each (user, post), strongly consistent: one BatchGetItem per 50 pairs. */
   private async read(pairs: readonly { userId: string; postId: string }[]): Promise<Holding[][]> {

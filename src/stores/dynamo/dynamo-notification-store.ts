@@ -1,57 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { NotificationCause, NotificationKind } from '../../domain/models.js';
 import { type ActorGroups, type GroupPage, type NotificationGroup, type NotificationStore, RECENT_ACTORS } from '../notification-store.js';
-import { batchGet, batchWrite, cancellationReasons, del, queryItems, transactWrite } from './batch.js';
+import { batchGet, batchWrite, del, transactWrite } from './batch.js';
+import type { TableOptions } from './client.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
-
-type Item = Record<string, unknown>;
+import { type Item, groupKeyOf, lostRace, recentActorOf, toGroup, withRecentActor } from './notification-items.js';
+import { DynamoNotificationReads } from './notification-reads.js';
 
 /** Attempts of a group change that lost the race for the group's version to another writer. */
 const MAX_ATTEMPTS = 20;
-const DAY_MS = 86_400_000;
 /** Groups one markNotificationsRead transaction marks, beside the unread count (DynamoDB takes 100 items). */
 const MARK_READ_CHUNK = 99;
 /** Member items of a dropped group deleted at once, one conditional request each. */
 const MEMBER_DELETE_CONCURRENCY = 8;
-
-/** The group a cause belongs in: its kind and post, or FOLLOW and the (UTC) day. */
-function groupKeyOf(cause: NotificationCause, atMs: number): string {
-  return cause.kind === 'FOLLOW' ? `FOLLOW#${new Date(Math.floor(atMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}` : `${cause.kind}#${cause.postId}`;
-}
-
-/** Recent actors are kept as `<ms, 15 digits>#<actorId>`, newest first, so that they sort as the actor entries do. */
-const actorIdOf = (recent: string) => recent.slice(recent.indexOf('#') + 1);
-
-/** The recent actors after `actorId` acted at `atMs` (moved to its place if it was there). */
-function withRecentActor(recent: readonly string[], actorId: string, atMs: number): string[] {
-  const entry = keys.followListPosition(atMs, actorId);
-  return [...recent.filter((other) => actorIdOf(other) !== actorId), entry].sort((a, b) => (a < b ? 1 : -1)).slice(0, RECENT_ACTORS);
-}
-
-function toGroup(item: Item): NotificationGroup {
-  const updatedAtMs = Number(item.updatedAtMs);
-  const groupKey = item.groupKey as string;
-  const recent = item.recentActors as string[] | undefined;
-  return {
-    recipientId: item.recipientId as string,
-    groupKey,
-    kind: item.kind as NotificationKind,
-    postId: (item.postId as string | undefined) ?? null,
-    actorCount: Number(item.actorCount),
-    updatedAtMs,
-    read: item.unread !== true,
-    position: keys.notificationPosition(updatedAtMs, groupKey),
-    recentActorIds: recent ? recent.map(actorIdOf) : null,
-  };
-}
-
-/** A lost race: another writer changed the group (or the member) since it was read. */
-function lostRace(error: unknown): boolean {
-  return cancellationReasons(error)?.includes('ConditionalCheckFailed') === true;
-}
 
 /**
  * A recipient's notifications in one partition (see keys.ts): group items, member items (which
@@ -60,13 +24,18 @@ function lostRace(error: unknown): boolean {
  * version together with everything that agrees with it; a lost race reads again and retries.
  */
 export class DynamoNotificationStore implements NotificationStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly reads: DynamoNotificationReads;
 
-  private async get(key: Key): Promise<Item | undefined> {
-    return (await this.client.send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))).Item;
+  constructor(options: TableOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.reads = new DynamoNotificationReads(options);
+  }
+
+  private get(key: Key): Promise<Item | undefined> {
+    return this.reads.get(key);
   }
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
@@ -123,7 +92,7 @@ export class DynamoNotificationStore implements NotificationStore {
       const oldUpdated = group ? Number(group.updatedAtMs) : null;
       const updatedAtMs = Math.max(oldUpdated ?? 0, atMs);
       const wasUnread = group?.unread === true;
-      const recent = group ? await this.recentActors(userId, group) : [];
+      const recent = group ? await this.reads.recentActors(userId, group) : [];
       const next: Item = {
         ...keys.notificationGroup(userId, groupKey),
         recipientId: userId,
@@ -210,7 +179,7 @@ export class DynamoNotificationStore implements NotificationStore {
       );
       const remaining = newest.filter((entry) => entry.actorId !== actorId).slice(0, RECENT_ACTORS);
       const updatedAtMs = remaining[0] ? Number((remaining[0].sk as string).split('#').at(-2)) : oldUpdated;
-      const recentActors = remaining.map((entry) => keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string));
+      const recentActors = remaining.map(recentActorOf);
       const next: Item = { ...group, actorCount: Number(group.actorCount) - 1, recentActors, updatedAtMs, version: version + 1 };
       const moved = updatedAtMs !== oldUpdated;
       await transactWrite(this.client, {
@@ -289,95 +258,6 @@ export class DynamoNotificationStore implements NotificationStore {
     });
   }
 
-  async groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups> {
-    const result = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: recipientId === null ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :recipient)',
-        ExpressionAttributeValues: { ':pk': partitions.notified(actorId), ...(recipientId === null ? {} : { ':recipient': `${recipientId}#` }) },
-        ExclusiveStartKey: after === null ? undefined : { pk: partitions.notified(actorId), sk: after },
-        ConsistentRead: true,
-        Limit: first,
-      }),
-    );
-    const causes = (result.Items ?? []).map((item): NotificationCause => {
-      const [recipient, kind, postId] = (item.sk as string).split('#') as [string, NotificationKind, string];
-      return { recipientId: recipient, kind, postId: postId === '-' ? null : postId, actorId };
-    });
-    return { causes, next: (result.LastEvaluatedKey?.sk as string | undefined) ?? null };
-  }
-
-  private async listEntries(userId: string, limit: number, from: string | null, newestFirst: boolean): Promise<{ groupKeys: string[]; hasMore: boolean }> {
-    const lo = newestFirst ? notificationPrefixes.list : (from ?? notificationPrefixes.list);
-    const hi = newestFirst ? (from ?? `${notificationPrefixes.list}~`) : `${notificationPrefixes.list}~`;
-    const items = await this.query(
-      {
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':lo': lo, ':hi': hi },
-        ScanIndexForward: !newestFirst,
-        Limit: limit + 2,
-      },
-      limit + 2,
-    );
-    const beyond = items.filter((item) => item.sk !== from);
-    return { groupKeys: beyond.slice(0, limit).map((item) => item.groupKey as string), hasMore: beyond.length > limit };
-  }
-
-  private async groups(userId: string, groupKeys: readonly string[]): Promise<NotificationGroup[]> {
-    const groups = await this.groupsByKey(groupKeys.map((groupKey) => ({ recipientId: userId, groupKey })));
-    return groups.filter((group): group is NotificationGroup => group !== null);
-  }
-
-  async groupsByKey(refs: readonly { recipientId: string; groupKey: string }[]): Promise<(NotificationGroup | null)[]> {
-    const items = await batchGet(
-      this.client,
-      this.tableName,
-      refs.map((ref) => keys.notificationGroup(ref.recipientId, ref.groupKey)),
-      { consistent: true },
-    );
-    return items.map((item) => (item ? toGroup(item) : null));
-  }
-
-  async older(userId: string, first: number, after: string | null): Promise<GroupPage> {
-    const { groupKeys, hasMore } = await this.listEntries(userId, first, after, true);
-    return { groups: await this.groups(userId, groupKeys), hasMore };
-  }
-
-  async newer(userId: string, last: number, before: string | null): Promise<GroupPage> {
-    const { groupKeys, hasMore } = await this.listEntries(userId, last, before, false);
-    return { groups: (await this.groups(userId, groupKeys)).reverse(), hasMore };
-  }
-
-  async actors(group: NotificationGroup, first: number): Promise<string[]> {
-    if (group.recentActorIds) return group.recentActorIds.slice(0, first);
-    const current = await this.get(keys.notificationGroup(group.recipientId, group.groupKey));
-    return current ? (await this.recentActors(group.recipientId, current)).slice(0, first).map(actorIdOf) : [];
-  }
-
-  /** A stored group's recent actors: its own list, or for a group stored without one, read from its actor entries. */
-  private async recentActors(userId: string, group: Item): Promise<string[]> {
-    if (Array.isArray(group.recentActors)) return group.recentActors as string[];
-    const entries = await this.query(
-      {
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(group.groupKey as string, group.generation as string) },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        Limit: RECENT_ACTORS,
-      },
-      RECENT_ACTORS,
-    );
-    return entries.map((entry) => keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string));
-  }
-
-  async unreadCount(userId: string): Promise<number> {
-    return Number((await this.get(keys.notificationState(userId)))?.unread ?? 0);
-  }
-
-  async groupCount(userId: string): Promise<number> {
-    return Number((await this.get(keys.notificationState(userId)))?.groups ?? 0);
-  }
-
   async markRead(userId: string, untilMs: number): Promise<void> {
     const unread = await this.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -440,8 +320,35 @@ export class DynamoNotificationStore implements NotificationStore {
     for (const entry of oldest) await this.dropGroup(userId, entry.groupKey as string);
   }
 
-  /** Every item of a query, or the first `max`. */
   private query(input: Omit<QueryCommandInput, 'TableName'>, max = Infinity): Promise<Item[]> {
-    return queryItems(this.client, this.tableName, input, max);
+    return this.reads.query(input, max);
+  }
+
+  groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups> {
+    return this.reads.groupsOfActor(actorId, recipientId, first, after);
+  }
+
+  older(userId: string, first: number, after: string | null): Promise<GroupPage> {
+    return this.reads.older(userId, first, after);
+  }
+
+  groupsByKey(refs: readonly { recipientId: string; groupKey: string }[]): Promise<(NotificationGroup | null)[]> {
+    return this.reads.groupsByKey(refs);
+  }
+
+  newer(userId: string, last: number, before: string | null): Promise<GroupPage> {
+    return this.reads.newer(userId, last, before);
+  }
+
+  actors(group: NotificationGroup, first: number): Promise<string[]> {
+    return this.reads.actors(group, first);
+  }
+
+  unreadCount(userId: string): Promise<number> {
+    return this.reads.unreadCount(userId);
+  }
+
+  groupCount(userId: string): Promise<number> {
+    return this.reads.groupCount(userId);
   }
 }

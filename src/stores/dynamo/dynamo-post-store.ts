@@ -1,10 +1,12 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { IdempotencyClaim } from '../../domain/validation.js';
 import type { Claimed, CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
 import type { Task } from '../../domain/tasks.js';
-import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
+import type { TableOptions } from './client.js';
 import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
 import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
 import { activityItem } from './activity-items.js';
@@ -75,15 +77,32 @@ export function outboxAuthorItem(authorId: string): Item {
   return { ...keys.outboxAuthor(authorId), authorId };
 }
 
+export interface DynamoPostStoreOptions extends TableOptions {
+  tasks: DynamoTaskQueue;
+  /** Partitions of each tag timeline and of the public timeline (TIMELINE_SHARDS). */
+  timelineShards: number;
+  /** BULK_WRITE_API, for imports; `batchWrite` unless given. */
+  importApi?: WriteApi;
+  /** Coalesces a tick's lookups, through the cache when there is one; a reader of its own unless given. */
+  reader?: ItemReader;
+}
+
 export class DynamoPostStore implements PostStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly tasks: DynamoTaskQueue,
-    private readonly timelineShards: number,
-    private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly tasks: DynamoTaskQueue;
+  private readonly timelineShards: number;
+  private readonly importApi: WriteApi;
+  private readonly reader: ItemReader;
+
+  constructor(options: DynamoPostStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.tasks = options.tasks;
+    this.timelineShards = options.timelineShards;
+    this.importApi = options.importApi ?? 'batchWrite';
+    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+  }
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
     return { Put: { TableName: this.tableName, Item, ConditionExpression } };

@@ -8,6 +8,7 @@ import type { Task } from '../../domain/tasks.js';
 import { activityItem } from './activity-items.js';
 import { cancellationReasons, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
+import type { TableOptions } from './client.js';
 import { type TransactItem, counterIncrement } from './counter-items.js';
 import { outboxAuthorItem } from './dynamo-post-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
@@ -46,13 +47,24 @@ export function repostItems(
  * account finds it) and its delivery — a fan-out task, or an outbox entry for a reposter who is
  * not fanned out — in one transaction.
  */
+export interface DynamoRepostStoreOptions extends TableOptions {
+  tasks: DynamoTaskQueue;
+  /** Coalesces a tick's lookups; a reader of its own unless given. */
+  reader?: BatchReader;
+}
+
 export class DynamoRepostStore implements RepostStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly tasks: DynamoTaskQueue,
-    private readonly reader = new BatchReader(client, tableName, false),
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly tasks: DynamoTaskQueue;
+  private readonly reader: BatchReader;
+
+  constructor(options: DynamoRepostStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.tasks = options.tasks;
+    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+  }
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
     return { Put: { TableName: this.tableName, Item, ConditionExpression } };

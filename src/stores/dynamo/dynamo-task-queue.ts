@@ -8,6 +8,7 @@ import type { QueueStats } from '../../observability/metrics.js';
 import type { TransactItem } from './counter-items.js';
 import { settleAll } from '../../lib/collections.js';
 import { cancellationReasons, transactWrite } from './batch.js';
+import type { TableOptions } from './client.js';
 import { keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
 
@@ -16,6 +17,11 @@ type Item = Record<string, unknown>;
 /** A task as enqueued: free (`leaseUntil` 0), in the shard its id hashes to. */
 export function taskItem(task: Task, shards: number): Item {
   return { ...keys.task(shardOf(task.id, shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 };
+}
+
+export interface DynamoTaskQueueOptions extends TableOptions {
+  /** The partitions new tasks are spread over (QUEUE_SHARDS). */
+  shards: number;
 }
 
 /** What a store needs to enqueue tasks in its own transactions (DynamoTaskQueue). */
@@ -30,11 +36,15 @@ export interface TaskItems {
  * claim's lease token, so a worker that lost its lease cannot overwrite its successor.
  */
 export class DynamoTaskQueue implements TaskQueue, TaskItems {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly shards: number,
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly shards: number;
+
+  constructor(options: DynamoTaskQueueOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.shards = options.shards;
+  }
 
   /** Where a claimed task lives: the partition it was claimed from, not one recomputed from today's QUEUE_SHARDS. */
   private keyOf(task: ClaimedTask) {

@@ -1,4 +1,5 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
 import {
   type EntryPage,
@@ -10,7 +11,8 @@ import {
   type HomeSizeAddition,
   mergeNewestFirst,
 } from '../timeline-store.js';
-import { type WriteApi, batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
+import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
+import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
 
@@ -18,7 +20,7 @@ export { homeEntryItem, homeMarkerItem, repostHomeEntryItem, timelineEntryFields
 
 type Item = Record<string, unknown>;
 
-export interface TimelineSettings {
+export interface DynamoTimelineStoreOptions extends TableOptions {
   /** Partitions of each tag timeline and of the public timeline. */
   shards: number;
   /** How home timeline entries are written and removed (BULK_WRITE_API). */
@@ -53,15 +55,19 @@ const SIZE_UPDATE_CONCURRENCY = 4;
  * spread over shards so that no partition takes every write.
  */
 export class DynamoTimelineStore implements TimelineStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly settings: TimelineSettings,
-  ) {
-    this.homeEntries = new DynamoHomeEntries(client, tableName, settings.writeApi);
-  }
-
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly shards: number;
+  private readonly writeApi: WriteApi;
   private readonly homeEntries: DynamoHomeEntries;
+
+  constructor(options: DynamoTimelineStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.shards = options.shards;
+    this.writeApi = options.writeApi;
+    this.homeEntries = new DynamoHomeEntries(options);
+  }
 
   private async newestEntries(pk: string, limit: number, before: string | null): Promise<TimelineEntry[]> {
     const result = await this.client.send(
@@ -100,7 +106,7 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   private shardList(): number[] {
-    return Array.from({ length: this.settings.shards }, (_, shard) => shard);
+    return Array.from({ length: this.shards }, (_, shard) => shard);
   }
 
   homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
@@ -182,7 +188,7 @@ export class DynamoTimelineStore implements TimelineStore {
       const postId = item.postId as string | undefined;
       return [{ pk: item.pk as string, sk: item.sk as string }, ...(postId !== undefined && postId !== item.sk ? [keys.homeMarker(userId, postId)] : [])];
     });
-    if (doomed.length > 0) await writeItems(this.client, this.tableName, doomed.map(del), this.settings.writeApi);
+    if (doomed.length > 0) await writeItems(this.client, this.tableName, doomed.map(del), this.writeApi);
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
@@ -211,7 +217,7 @@ export class DynamoTimelineStore implements TimelineStore {
       this.tableName,
       records,
       ({ entry, size }) => (size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)]),
-      { api: this.settings.writeApi, onWritten },
+      { api: this.writeApi, onWritten },
     );
     return written;
   }

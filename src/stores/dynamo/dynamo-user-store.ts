@@ -1,10 +1,12 @@
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { WriteApi } from '../../config.js';
 import { forbidden, handleTaken } from '../../domain/errors.js';
 import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
-import { type WriteApi, cancellationReasons, importItems, transactWrite } from './batch.js';
+import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
+import type { TableOptions } from './client.js';
 import { loginItems } from './dynamo-account-store.js';
 import { keys } from './keys.js';
 
@@ -43,13 +45,25 @@ export function userItems(user: UserRecord): [Item, Item] {
   ];
 }
 
+export interface DynamoUserStoreOptions extends TableOptions {
+  /** BULK_WRITE_API, for imports; `batchWrite` unless given. */
+  importApi?: WriteApi;
+  /** Coalesces a tick's lookups, through the cache when there is one; a reader of its own unless given. */
+  reader?: ItemReader;
+}
+
 export class DynamoUserStore implements UserStore {
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    private readonly importApi: WriteApi = 'batchWrite',
-    private readonly reader: ItemReader = new BatchReader(client, tableName, false),
-  ) {}
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly importApi: WriteApi;
+  private readonly reader: ItemReader;
+
+  constructor(options: DynamoUserStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.importApi = options.importApi ?? 'batchWrite';
+    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+  }
 
   async create(user: UserRecord, login?: Login): Promise<void> {
     const items = [...userItems(user), ...(login ? loginItems(user.id, login) : [])];

@@ -84,12 +84,17 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   private readonly bookmarks = neo4j.bookmarkManager();
 
-  private constructor(
-    private readonly driver: Driver,
-    private readonly tasks: Pick<TaskQueue, 'enqueue'> | null,
-    private readonly timeoutMs: number,
-    private readonly state: DependencyState | null,
-  ) {}
+  private readonly driver: Driver;
+  private readonly tasks: Pick<TaskQueue, 'enqueue'> | null;
+  private readonly timeoutMs: number;
+  private readonly state: DependencyState | null;
+
+  private constructor(options: { driver: Driver; tasks: Pick<TaskQueue, 'enqueue'> | null; timeoutMs: number; state: DependencyState | null }) {
+    this.driver = options.driver;
+    this.tasks = options.tasks;
+    this.timeoutMs = options.timeoutMs;
+    this.state = options.state;
+  }
 
   /** Enqueues the tasks of a change that was made; a store opened without a queue takes none. */
   private async enqueueAfter(changed: boolean, tasks: readonly Task[]): Promise<boolean> {
@@ -108,7 +113,7 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       // The driver logs nothing of its own: its errors reach the caller, and the state changes the log.
       logging: { level: 'error', logger: () => {} },
     });
-    const store = new Neo4jGraphStore(driver, target.tasks ?? null, target.timeoutMs, target.state ?? null);
+    const store = new Neo4jGraphStore({ driver, tasks: target.tasks ?? null, timeoutMs: target.timeoutMs, state: target.state ?? null });
     try {
       await store.write('userIdUnique', {});
       await store.write('userHandleUnique', {});

@@ -1,4 +1,3 @@
-import type { Config } from '../../config.js';
 import type { Logger } from '../../logger.js';
 import { GuardedRedis, type RedisTimeouts } from './guarded-redis.js';
 import { RedisPubSub } from './redis-pubsub.js';
@@ -12,19 +11,18 @@ export interface RedisConnections {
   close(): Promise<void>;
 }
 
-export function redisTimeoutsOf(config: Pick<Config, 'redisConnectTimeoutMs' | 'redisCommandTimeoutMs' | 'redisRetryIntervalMs'>): RedisTimeouts {
+export function redisTimeoutsOf(config: { redisConnectTimeoutMs: number; redisCommandTimeoutMs: number; redisRetryIntervalMs: number }): RedisTimeouts {
   return { connectMs: config.redisConnectTimeoutMs, commandMs: config.redisCommandTimeoutMs, retryIntervalMs: config.redisRetryIntervalMs };
 }
 
 /** Connects to REDIS_URL (null when unset); a Redis that cannot be reached at start fails the start, one that goes away later does not. */
-export async function openRedis(config: Config, logger: Logger): Promise<RedisConnections | null> {
-  if (!config.redisUrl) return null;
-  const timeouts = redisTimeoutsOf(config);
+export async function openRedis({ url, timeouts }: { url: string; timeouts: RedisTimeouts }, logger: Logger): Promise<RedisConnections | null> {
+  if (!url) return null;
   const log = logger.child({ component: 'redis' });
-  const commands = new GuardedRedis(config.redisUrl, 'redis', timeouts, log);
+  const commands = new GuardedRedis(url, 'redis', timeouts, log);
   try {
     await commands.connect();
-    const pubsub = await RedisPubSub.open(config.redisUrl, commands, timeouts, log);
+    const pubsub = await RedisPubSub.open(url, commands, timeouts, log);
     return {
       commands,
       pubsub,

@@ -1,0 +1,64 @@
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { decodeJwt } from 'jose';
+import { authenticate } from '../auth/authenticate.js';
+import type { RequestCredentials } from '../auth/request-credential.js';
+import type { Config } from '../config.js';
+import { unauthenticated } from '../domain/errors.js';
+import { type SubscriptionServer, createSubscriptionServer } from '../http/subscriptions.js';
+import type { Logger } from '../logger.js';
+import { emptyCost } from '../observability/cost.js';
+import type { Stores } from '../stores/stores.js';
+import type { UseCases } from '../usecases/use-cases.js';
+import type { OperationContexts } from './operation-context.js';
+
+export interface SubscriptionOptions {
+  settings: Pick<
+    Config,
+    'maxStoreRequests' | 'maxQueryDepth' | 'maxQueryAliases' | 'maxQueryCost' | 'maxQueryTokens' | 'subscriptionsPerConnection' | 'subscriptionConnectionsPerAccount'
+  >;
+  /** The schema Apollo built (see createApollo). */
+  schema(): GraphQLSchema | null;
+  stores: Stores;
+  useCases: UseCases;
+  credentials: RequestCredentials;
+  contexts: OperationContexts;
+  formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
+  production: boolean;
+  logger: Logger;
+}
+
+/** Subscriptions over WebSocket (http/subscriptions.ts), signed in and given contexts as the API's requests are. */
+export function createSubscriptions({ settings, schema, stores, useCases, credentials, contexts, formatError, production, logger }: SubscriptionOptions): SubscriptionServer {
+  return createSubscriptionServer({
+    schema,
+    // As a request's: the token, then its account and token generation (authenticate).
+    async signIn(token) {
+      const { credential } = await credentials.of(token);
+      if (!credential) throw unauthenticated('The token names no account');
+      await contexts.checkSignedIn(credential);
+      // Verified above; every token the service accepts carries an expiry.
+      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
+    },
+    checkSignedIn: (credential) => contexts.checkSignedIn(credential),
+    context(signedIn, request) {
+      const proven = { credential: signedIn.credential, identity: null };
+      const subscription = contexts.of(proven, request, emptyCost(settings.maxStoreRequests));
+      subscription.startEvent = () => {
+        const { loaders, reads, graphBudget, cost, feeds } = contexts.of(proven, request, emptyCost(settings.maxStoreRequests));
+        // The account is checked again with each event, in the same wave as its hydration: an account signed
+        // out everywhere or deleted since the connection began hears no more.
+        const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
+        accountCheck.catch(() => {});
+        Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds, accountCheck });
+      };
+      return subscription;
+    },
+    limits: { maxDepth: settings.maxQueryDepth, maxAliases: settings.maxQueryAliases, maxCost: settings.maxQueryCost, maxTokens: settings.maxQueryTokens },
+    charge: (userId, points) => useCases.rateLimits.charge({ viewerId: userId, clientAddress: '' }, points),
+    maxSubscriptionsPerConnection: settings.subscriptionsPerConnection,
+    maxConnectionsPerAccount: settings.subscriptionConnectionsPerAccount,
+    formatError,
+    logger: logger.child({ component: 'subscriptions' }),
+    production,
+  });
+}
