@@ -2,20 +2,10 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
 import { pageSize } from '../domain/validation.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import {
-  type PostNeeds,
-  type PostRules,
-  type UserNeeds,
-  commentRules,
-  fillPage,
-  isShown,
-  hiddenUsers,
-  hydratePosts,
-  hydrateUserRelations,
-  hydrateUsers,
-  postRules,
-  userRules,
-} from '../usecases/feed-pipeline.js';
+import { fillPage, isShown } from '../usecases/feeds/pipeline.js';
+import { type PostNeeds, type PostRules, commentRules, hydratePosts, postRules } from '../usecases/feeds/post-steps.js';
+import { type UserNeeds, hydrateUserRelations, hydrateUsers, userRules } from '../usecases/feeds/user-steps.js';
+import { hiddenUsers } from '../usecases/feeds/visibility.js';
 import type { SkeletonItem, TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
@@ -23,7 +13,7 @@ import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListN
 import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
- * The GraphQL end of the feed pipeline (see usecases/feed-pipeline.ts): the skeleton's start,
+ * The GraphQL end of the feed pipeline (see usecases/feeds/pipeline.ts): the skeleton's start,
  * hydration of what the selection shows, the rules, and presentation as a connection.
  */
 

@@ -11,7 +11,8 @@ import {
   getDirectiveValues,
   isObjectType,
 } from 'graphql';
-import type { PostNeeds, UserNeeds } from '../usecases/feed-pipeline.js';
+import type { PostNeeds } from '../usecases/feeds/post-steps.js';
+import type { UserNeeds } from '../usecases/feeds/user-steps.js';
 
 /**
  * What the resolving field's selection asks for, read before its children run, so that a list

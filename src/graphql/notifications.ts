@@ -1,7 +1,8 @@
 import { pageSize } from '../domain/validation.js';
 import type { UserRecord } from '../domain/models.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
-import { type Hydrated, fillPage, hiddenUsers, isShown } from '../usecases/feed-pipeline.js';
+import { type Hydrated, fillPage, isShown } from '../usecases/feeds/pipeline.js';
+import { hiddenUsers } from '../usecases/feeds/visibility.js';
 import type { NotificationPage } from '../usecases/notifications.js';
 import { notificationRules, visibleActors } from '../usecases/notification-pipeline.js';
 import type { GraphQLContext } from './context.js';

@@ -1,9 +1,10 @@
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
-import { type Hydrator, hiddenUsers } from './feed-pipeline.js';
+import type { Hydrator } from './feeds/pipeline.js';
+import { hiddenUsers } from './feeds/visibility.js';
 
 /**
- * The feed pipeline (feed-pipeline.ts) for notifications: the skeleton is a page of groups with
+ * The feed pipeline (feeds/pipeline.ts) for notifications: the skeleton is a page of groups with
  * their newest actors' ids; hydration asks for the groups' posts, the actors and the relations
  * the rules need in one wave; the rules leave out the actors the viewer blocks, is blocked by or
  * mutes (and deleted accounts), and a group with none left or whose post is gone or by an account

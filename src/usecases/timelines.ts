@@ -12,7 +12,7 @@ export interface SkeletonItem extends TimelineEntry {
   cursor: string;
 }
 
-/** The skeleton step's answer: a page of entries, read in one wave; the feed pipeline hydrates it (see feed-pipeline.ts). */
+/** The skeleton step's answer: a page of entries, read in one wave; the feed pipeline hydrates it (see feeds/pipeline.ts). */
 export interface TimelineSkeleton {
   items: SkeletonItem[];
   hasNextPage: boolean;
