@@ -4,7 +4,8 @@ import { idKind } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import { type EntryPage, type TimelineEntry, type TimelineStore, isFeedPosition, mergeNewestFirst, mergeOldestFirst } from '../stores/timeline-store.js';
+import { type EntryPage, type TimelineEntry, type TimelineStore, isFeedPosition } from '../stores/timeline-store.js';
+import { mergeNewestFirst, mergeOldestFirst } from './feeds/timeline-merge.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 
 /** One entry of a page's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
@@ -126,18 +127,18 @@ export class TimelineUseCases {
   async authorPosts(authorId: string, first: number | null | undefined, after: string | null | undefined, includeReposts = false): Promise<TimelineSkeleton> {
     const size = pageSize(first);
     const position = decodeCursor(after, 'after', isFeedPosition);
-    return toSkeleton(await (includeReposts ? this.timelines.authorPostsAndReposts(authorId, size, position) : this.timelines.authorPosts(authorId, size, position)));
+    return toSkeleton(mergeNewestFirst(await this.timelines.authorLists(authorId, includeReposts, size, position), size));
   }
 
   async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const normalized = normalizeWord(tag, 'tag');
     const size = pageSize(first);
-    return toSkeleton(await this.timelines.tag(normalized, size, decodeCursor(after, 'after', isPostId)));
+    return toSkeleton(mergeNewestFirst(await this.timelines.tagLists(normalized, size, decodeCursor(after, 'after', isPostId)), size));
   }
 
   async public(first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
-    return toSkeleton(await this.timelines.public(size, decodeCursor(after, 'after', isPostId)));
+    return toSkeleton(mergeNewestFirst(await this.timelines.publicLists(size, decodeCursor(after, 'after', isPostId)), size));
   }
 }
 
