@@ -2,11 +2,20 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
 import { pageSize } from '../domain/validation.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import { fillPage, isShown } from '../usecases/feeds/pipeline.js';
-import { type PostNeeds, type PostRules, commentRules, hydratePosts, postRules } from '../usecases/feeds/post-steps.js';
+import { type FeedContext, fillPage, isShown, runFeed } from '../usecases/feeds/pipeline.js';
+import {
+  type PostNeeds,
+  type PostRules,
+  type SkeletonItem,
+  type TimelineSkeleton,
+  BLOCKS_ONLY,
+  WITH_MUTES,
+  commentRules,
+  hydratePosts,
+  postRules,
+} from '../usecases/feeds/post-steps.js';
 import { type UserNeeds, hydrateUserRelations, hydrateUsers, userRules } from '../usecases/feeds/user-steps.js';
 import { hiddenUsers } from '../usecases/feeds/visibility.js';
-import type { SkeletonItem, TimelineSkeleton } from '../usecases/timelines.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
 import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListNeeds, userNeeds } from './lookahead.js';
@@ -17,7 +26,6 @@ import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './
  * hydration of what the selection shows, the rules, and presentation as a connection.
  */
 
-const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
 const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
 
 /** Presentation: a page of what the rules kept, starting and ending where the skeleton did (so that a page that lost entries still leads on). */
@@ -42,17 +50,22 @@ export interface PostTimeline {
   rules: PostRules;
 }
 
-/** Home, tag and public timelines leave out muted authors too; an author page leaves out only blocks. */
-const WITH_MUTES: PostRules = { hidesMuted: true };
-const BLOCKS_ONLY: PostRules = { hidesMuted: false };
+/** The feeds' view of the request: its viewer and its loaders. */
+function feedContext(context: GraphQLContext): FeedContext {
+  return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders) };
+}
+
+/** What each post of the page shows; null in the naive baseline (BATCHING=false), which reads each field on its own, uncached. */
+function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNeeds | null {
+  return context.feeds.hydrate ? postNeeds(info) : null;
+}
 
 /** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules, read further while they leave the page short. */
 export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<PostConnectionModel> {
   const page = await skeleton;
-  // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
-  const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
-  const hydrator = hydratorOf(context.loaders);
-  const shown = async (next: TimelineSkeleton) => postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator);
+  const needs = postNeedsOf(context, info);
+  const ctx = feedContext(context);
+  const shown = async (next: TimelineSkeleton) => postRules(await hydratePosts(next, ctx, needs, timeline.rules), ctx, timeline.rules);
   // Paging backwards (pull-to-refresh) returns what is newer than the cursor as read: the rules may leave it short, and the client asks again from its start.
   if (page.hasPreviousPage !== undefined) return present((await shown(page)).filter(isShown), page);
   return fillPage(pageSize(timeline.first), page, timeline.readAfter, shown);
@@ -65,8 +78,7 @@ export function tagConnection(
   first: number | null | undefined,
   after: string | null | undefined,
 ): Promise<PostConnectionModel> {
-  const read = (cursor: string | null | undefined) => context.useCases.timelines.tag(tag, first, cursor);
-  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+  return runFeed(context.useCases.feeds.tag, { tag, first, after, needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
 export function publicConnection(
@@ -110,9 +122,9 @@ export async function commentConnection(context: GraphQLContext, postId: string,
  * page: null when the rules leave it out (the post is gone).
  */
 export async function postEdge(item: SkeletonItem, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
-  const [needs, prefetched] = context.feeds.hydrate ? [postEdgeNeeds(info), WITH_MUTES] : [NO_POST_NEEDS, null];
-  const hydrator = hydratorOf(context.loaders);
-  const [entry] = await postRules(await hydratePosts({ items: [item], hasNextPage: false }, context.viewerId, needs, hydrator, prefetched), context.viewerId, WITH_MUTES, hydrator);
+  const needs = context.feeds.hydrate ? postEdgeNeeds(info) : null;
+  const ctx = feedContext(context);
+  const [entry] = await postRules(await hydratePosts({ items: [item], hasNextPage: false }, ctx, needs, WITH_MUTES), ctx, WITH_MUTES);
   return entry && isShown(entry) ? entry : null;
 }
 

@@ -1,25 +1,12 @@
-import { decodeCursor, encodeCursor } from '../domain/cursor.js';
+import { decodeCursor } from '../domain/cursor.js';
 import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
-import { idKind } from '../domain/ids.js';
-import { normalizeWord, pageSize } from '../domain/validation.js';
+import { pageSize } from '../domain/validation.js';
 import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
-import { type EntryPage, type TimelineEntry, type TimelineStore, isFeedPosition } from '../stores/timeline-store.js';
+import { type TimelineEntry, type TimelineStore, isFeedPosition } from '../stores/timeline-store.js';
+import { type TimelineSkeleton, isPostId, toSkeleton } from './feeds/post-steps.js';
 import { mergeNewestFirst, mergeOldestFirst } from './feeds/timeline-merge.js';
 import type { OutboxAuthors } from './outbox-authors.js';
-
-/** One entry of a page's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
-export interface SkeletonItem extends TimelineEntry {
-  cursor: string;
-}
-
-/** The skeleton step's answer: a page of entries, read in one wave; the feed pipeline hydrates it (see feeds/pipeline.ts). */
-export interface TimelineSkeleton {
-  items: SkeletonItem[];
-  hasNextPage: boolean;
-  /** Paging backwards (`last`/`before`): whether newer entries remain. */
-  hasPreviousPage?: boolean;
-}
 
 export interface HomePageArguments {
   first?: number | null;
@@ -27,8 +14,6 @@ export interface HomePageArguments {
   last?: number | null;
   before?: string | null;
 }
-
-const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
 
 /**
  * Outboxes read together with the check of which of their authors the reader follows, before
@@ -130,18 +115,8 @@ export class TimelineUseCases {
     return toSkeleton(mergeNewestFirst(await this.timelines.authorLists(authorId, includeReposts, size, position), size));
   }
 
-  async tag(tag: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
-    const normalized = normalizeWord(tag, 'tag');
-    const size = pageSize(first);
-    return toSkeleton(mergeNewestFirst(await this.timelines.tagLists(normalized, size, decodeCursor(after, 'after', isPostId)), size));
-  }
-
   async public(first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
     const size = pageSize(first);
     return toSkeleton(mergeNewestFirst(await this.timelines.publicLists(size, decodeCursor(after, 'after', isPostId)), size));
   }
-}
-
-export function toSkeleton(page: EntryPage): TimelineSkeleton {
-  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
 }

@@ -8,6 +8,7 @@ import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
 import { FanOut, createTaskHandlers } from './fanout.js';
+import { createFeeds } from './feeds/index.js';
 import type { FollowEvents } from './follow-events.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
@@ -103,6 +104,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     ),
     notifications: new NotificationUseCases(stores.notifications),
     timelines,
+    feeds: createFeeds(stores.timelines),
     rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
     fanOutProgress: stores.fanOutProgress,
     live,

@@ -4,7 +4,7 @@ import { unauthenticated } from '../../domain/errors.js';
 import { withCostMeter } from '../../observability/cost.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
-import { toSkeleton } from '../../usecases/timelines.js';
+import { toSkeleton } from '../../usecases/feeds/post-steps.js';
 import type { GraphQLContext } from '../context.js';
 import { postEdge } from '../feeds.js';
 import { shownGroups } from '../notifications.js';

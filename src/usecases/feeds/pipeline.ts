@@ -1,18 +1,16 @@
-import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
+import type { PostRecord, UserRecord } from '../../domain/models.js';
 import type { CountedPost, PostCounts } from '../../stores/counter-store.js';
 import type { FollowCounts, FollowPair, Relation } from '../../stores/graph/graph-store.js';
 
 /**
- * The read path of every list the API pages through, in four named steps (as Bluesky's
- * AppView builds its feeds):
+ * The read path of every list the API pages through is a feed of four named steps (as Bluesky's
+ * AppView builds its feeds), run by `runFeed`:
  *
- * 1. skeleton — one read of the list's entries, each entry carrying what the next step needs
- *    before it can fetch;
- * 2. hydration — everything else the page shows, asked for all at once so that it goes out
- *    as one wave of batched lookups;
- * 3. rules — which hydrated entries the viewer sees: the relations they need (blocks, mutes) are
- *    looked up in the hydration wave, and a page that loses entries reads further (`fillPage`);
- * 4. presentation — the page the API returns, from what the rules kept.
+ * 1. skeleton — one read of the list's entries, each carrying what hydration needs before it can fetch;
+ * 2. hydration — everything else the page shows, asked at once so that it goes out as one wave of
+ *    batched lookups, with the relations the rules need;
+ * 3. rules — which hydrated entries the viewer sees; a page they leave short reads on (`fillPage`);
+ * 4. presentation — the page the API returns.
  */
 
 /** The lookups hydration makes, batched and cached per request (the GraphQL layer's loaders). */
@@ -29,6 +27,12 @@ export interface Hydrator {
   relations(relations: readonly Relation[]): Promise<boolean[]>;
 }
 
+/** What every step of a feed is given: the request's viewer and its batched, cached lookups. */
+export interface FeedContext {
+  viewerId: string | null;
+  hydrator: Hydrator;
+}
+
 export interface Hydrated<T> {
   cursor: string;
   /** Null when the entry's record is gone (deleted after the entry was read) or the rules leave it out. */
@@ -42,28 +46,84 @@ export function isShown<E extends Hydrated<unknown>>(entry: E): entry is Shown<E
   return entry.node !== null;
 }
 
-/** Skeleton reads a page may add to its first when the rules leave it short. */
-export const EXTRA_SKELETON_READS = 3;
-
 /** A page of a list's entries as the skeleton step reads it. */
 export interface SkeletonPage<S extends { cursor: string }> {
   items: S[];
   hasNextPage: boolean;
+  /** Paging backwards (`last`/`before`): whether newer entries remain. */
+  hasPreviousPage?: boolean;
 }
+
+/** How a page the rules leave short reads on: to `size` entries, reading `after` the last entry read. */
+export interface ReadOn<S extends { cursor: string }> {
+  size: number;
+  after: (cursor: string) => Promise<SkeletonPage<S>>;
+}
+
+/** What the rules kept of one or more reads; `endCursor` is the last entry read or skipped. */
+export interface FilledPage<E extends Hydrated<unknown>> {
+  items: Shown<E>[];
+  hasNextPage: boolean;
+  endCursor: string | null;
+}
+
+/** The presentation step's input: the kept entries, and the first read as the skeleton gave it. */
+export interface ShownPage<S extends { cursor: string }, E extends Hydrated<unknown>> extends FilledPage<E> {
+  read: SkeletonPage<S>;
+}
+
+/** One list's read path: what the caller asks is `P`, a skeleton entry `S`, a hydrated entry `E`, the page returned `R`. */
+export interface Feed<P, S extends { cursor: string }, E extends Hydrated<unknown>, R> {
+  skeleton(params: P, ctx: FeedContext): Promise<SkeletonPage<S>>;
+  /** Null: the page is its one read, as the rules leave it. */
+  readOn(params: P, ctx: FeedContext): ReadOn<S> | null;
+  /** Aligned with the read. */
+  hydration(page: SkeletonPage<S>, params: P, ctx: FeedContext): Promise<E[]>;
+  /** Aligned with the entries; node null for an entry the viewer does not see. */
+  rules(entries: E[], params: P, ctx: FeedContext): Promise<E[]>;
+  presentation(page: ShownPage<S, E>, params: P, ctx: FeedContext): R;
+}
+
+/** Runs a feed: its skeleton (or the one the caller `started` early), hydration and rules of each read, presentation. */
+export async function runFeed<P, S extends { cursor: string }, E extends Hydrated<unknown>, R>(
+  feed: Feed<P, S, E, R>,
+  params: P,
+  ctx: FeedContext,
+  started?: Promise<SkeletonPage<S>>,
+): Promise<R> {
+  const read = await (started ?? feed.skeleton(params, ctx));
+  const readOn = feed.readOn(params, ctx);
+  const page = await fillPage(readOn?.size ?? Infinity, read, readOn?.after ?? null, (next) => shownEntries(feed, next, params, ctx));
+  return feed.presentation({ ...page, read }, params, ctx);
+}
+
+/** Hydration and rules of one read, aligned with it: a live event comes through here alone. */
+export async function shownEntries<P, S extends { cursor: string }, E extends Hydrated<unknown>>(
+  feed: Feed<P, S, E, unknown>,
+  page: SkeletonPage<S>,
+  params: P,
+  ctx: FeedContext,
+): Promise<E[]> {
+  return feed.rules(await feed.hydration(page, params, ctx), params, ctx);
+}
+
+/** Skeleton reads a page may add to its first when the rules leave it short. */
+export const EXTRA_SKELETON_READS = 3;
 
 /**
  * Pages stay full: when the rules leave out entries of a `size` page, the list is read further
  * after the last entry read (`readAfter`, a page of `size` again), at most EXTRA_SKELETON_READS
  * times, and `shown` (hydration and rules, null for an entry not shown) decides each read's
  * entries. The page ends at the last entry it returns or skipped, so the next page resumes right
- * after it; `hasNextPage` is true while entries remain that may be shown.
+ * after it; `hasNextPage` is true while entries remain that may be shown. Without `readAfter`, the
+ * page is the first read.
  */
 export async function fillPage<S extends { cursor: string }, E extends Hydrated<unknown>>(
   size: number,
   firstPage: SkeletonPage<S>,
-  readAfter: (cursor: string) => Promise<SkeletonPage<S>>,
+  readAfter: ((cursor: string) => Promise<SkeletonPage<S>>) | null,
   shown: (page: SkeletonPage<S>) => Promise<E[]>,
-): Promise<Page<NonNullable<E['node']>> & { items: Shown<E>[] }> {
+): Promise<FilledPage<E>> {
   const items: Shown<E>[] = [];
   let endCursor: string | null = null;
   let page = firstPage;
@@ -77,7 +137,7 @@ export async function fillPage<S extends { cursor: string }, E extends Hydrated<
       }
       endCursor = entry.cursor;
     }
-    if (items.length === size || !page.hasNextPage || extraReads === EXTRA_SKELETON_READS || endCursor === null) {
+    if (items.length === size || !page.hasNextPage || !readAfter || extraReads === EXTRA_SKELETON_READS || endCursor === null) {
       return { items, hasNextPage: page.hasNextPage, endCursor };
     }
     page = await readAfter(endCursor);

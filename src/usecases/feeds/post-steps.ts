@@ -1,8 +1,32 @@
-import type { CommentRecord, PostRecord } from '../../domain/models.js';
-import type { SkeletonItem, TimelineSkeleton } from '../timelines.js';
-import type { Hydrated, Hydrator } from './pipeline.js';
+import { encodeCursor } from '../../domain/cursor.js';
+import { idKind } from '../../domain/ids.js';
+import type { CommentRecord, Page, PostRecord } from '../../domain/models.js';
+import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
+import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage } from './pipeline.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
+
+/** The steps the post feeds (home, author, tag, public) share. */
+
+/** One entry of a post feed's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
+export interface SkeletonItem extends TimelineEntry {
+  cursor: string;
+}
+
+/** The skeleton step's answer: a page of entries, read in one wave. */
+export interface TimelineSkeleton {
+  items: SkeletonItem[];
+  hasNextPage: boolean;
+  /** Paging backwards (`last`/`before`): whether newer entries remain. */
+  hasPreviousPage?: boolean;
+}
+
+export function toSkeleton(page: EntryPage): TimelineSkeleton {
+  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
+}
+
+/** A cursor of a list without reposts (tag, public) is a post id. */
+export const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
 
 /**
  * Whose posts a timeline hides from a signed-in viewer: always those of accounts in a block with
@@ -13,6 +37,10 @@ export interface PostRules {
   hidesMuted: boolean;
 }
 
+/** Home, tag and public timelines leave out muted authors too; an author page leaves out only blocks. */
+export const WITH_MUTES: PostRules = { hidesMuted: true };
+export const BLOCKS_ONLY: PostRules = { hidesMuted: false };
+
 /** What a page shows of each post; `author` (`repostedBy`) is null when the author (the reposter of a repost entry) is not shown. */
 export interface PostNeeds {
   counts: boolean;
@@ -22,6 +50,8 @@ export interface PostNeeds {
   repostedBy: UserNeeds | null;
 }
 
+const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
+
 /** A post timeline's entry: its reason too, the account whose repost put it there (null for an original). */
 export interface HydratedPost extends Hydrated<PostRecord> {
   repostedBy: string | null;
@@ -30,34 +60,31 @@ export interface HydratedPost extends Hydrated<PostRecord> {
 /**
  * Hydrates a page of posts in one wave: the posts, and from what the entries carry, their
  * authors, counters, the viewer's likes and reposts, the reposters of repost entries and the
- * authors' and reposters' follow counts and flags, all asked in the same tick. Entries written before they carried their author and counter shards get those
- * from their post, one wave later. Only the posts are required: a failed lookup of anything
- * else is left to the field that shows it, which asks again and reports its own error. The
- * relations that `rules` need for the authors go out in the same wave (null: left to the rules step).
+ * authors' and reposters' follow counts and flags, and the relations `rules` need, all asked in
+ * the same tick. An entry that does not carry its author and counter shards gets those from its
+ * post, one wave later. Only the posts are required: a failed lookup of anything else is left to
+ * the field that shows it, which asks again and reports its own error. With `needs` null (the
+ * naive baseline, BATCHING=false) only the posts are fetched, and the rules ask for their own.
  */
-export async function hydratePosts(
-  skeleton: TimelineSkeleton,
-  viewerId: string | null,
-  needs: PostNeeds,
-  hydrator: Hydrator,
-  rules: PostRules | null = null,
-): Promise<HydratedPost[]> {
+export async function hydratePosts(skeleton: TimelineSkeleton, ctx: FeedContext, needs: PostNeeds | null, rules: PostRules): Promise<HydratedPost[]> {
+  const { viewerId, hydrator } = ctx;
+  const [shows, prefetched] = needs ? [needs, rules] : [NO_POST_NEEDS, null];
   const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
   const related = hydratePostRelations(
     known.map((item) => ({ id: item.postId, authorId: item.authorId, counterShards: item.counterShards })),
     viewerId,
-    needs,
+    shows,
     hydrator,
-    rules,
+    prefetched,
   );
   const reposterIds = [...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy])))];
   const reposters =
-    needs.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, needs.repostedBy, hydrator)]) : null;
+    shows.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, shows.repostedBy, hydrator)]) : null;
   // The rules hide a repost entry whose reposter is hidden: its relations join this wave too.
-  const reposterRules = rules && reposterIds.length > 0 ? settled([hiddenUsers(viewerId, reposterIds, rules.hidesMuted, hydrator)]) : null;
+  const reposterRules = prefetched && reposterIds.length > 0 ? settled([hiddenUsers(viewerId, reposterIds, prefetched.hidesMuted, hydrator)]) : null;
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
   const fromPosts = posts.filter((post, i): post is PostRecord => post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null));
-  await Promise.all([related, reposters, reposterRules, hydratePostRelations(fromPosts, viewerId, needs, hydrator, rules)]);
+  await Promise.all([related, reposters, reposterRules, hydratePostRelations(fromPosts, viewerId, shows, hydrator, prefetched)]);
   return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null, repostedBy: item.repostedBy }));
 }
 
@@ -85,11 +112,22 @@ function hydratePostRelations(
  * shown). An entry whose post is gone (deleted after its entry was read) is left out, and so is
  * a post whose author, or the reposter that put it there, `rules` hide from the viewer.
  */
-export async function postRules(page: HydratedPost[], viewerId: string | null, rules: PostRules, hydrator: Hydrator): Promise<HydratedPost[]> {
+export async function postRules(page: HydratedPost[], ctx: FeedContext, rules: PostRules): Promise<HydratedPost[]> {
   const userIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : []));
-  const hidden = await hiddenUsers(viewerId, userIds, rules.hidesMuted, hydrator);
+  const hidden = await hiddenUsers(ctx.viewerId, userIds, rules.hidesMuted, ctx.hydrator);
   const shown = (entry: HydratedPost) => entry.node !== null && !hidden.has(entry.node.authorId) && (entry.repostedBy === null || !hidden.has(entry.repostedBy));
   return page.map((entry) => ({ ...entry, node: shown(entry) ? entry.node : null }));
+}
+
+/** A post feed's page: the entries the rules kept, each with its reason. */
+export type PostPage = Page<PostRecord> & { items: Shown<HydratedPost>[] };
+
+/**
+ * The presentation step for posts. A backward page (pull-to-refresh) starts where its read did,
+ * so that a page the rules emptied still leads on; the client asks again from its start.
+ */
+export function postPage({ read, ...page }: ShownPage<SkeletonItem, HydratedPost>): PostPage {
+  return read.hasPreviousPage === undefined ? page : { ...page, hasPreviousPage: read.hasPreviousPage, startCursor: read.items[0]?.cursor ?? null };
 }
 
 /** The rules step for comments: a comment whose author is in a block with the viewer is left out (null). */
