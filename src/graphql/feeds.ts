@@ -2,20 +2,10 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
 import { pageSize } from '../domain/validation.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import { type FeedContext, fillPage, isShown, runFeed } from '../usecases/feeds/pipeline.js';
-import {
-  type PostNeeds,
-  type PostRules,
-  type SkeletonItem,
-  type TimelineSkeleton,
-  BLOCKS_ONLY,
-  WITH_MUTES,
-  commentRules,
-  hydratePosts,
-  postRules,
-} from '../usecases/feeds/post-steps.js';
+import { type Feed, type FeedContext, type SkeletonPage, fillPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
+import { type HydratedPost, type PostNeeds, type PostPage, type SkeletonItem, commentRules, toSkeleton } from '../usecases/feeds/post-steps.js';
 import { type UserNeeds, hydrateUserRelations, hydrateUsers, userRules } from '../usecases/feeds/user-steps.js';
-import { hiddenUsers } from '../usecases/feeds/visibility.js';
+import type { TimelineEntry } from '../stores/timeline-store.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
 import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListNeeds, userNeeds } from './lookahead.js';
@@ -42,14 +32,6 @@ function present<I extends { cursor: string }>(
   };
 }
 
-/** How a post timeline reads on after a cursor when its rules leave a page short, and what they hide. */
-export interface PostTimeline {
-  /** The page size the client asked for. */
-  first: number | null | undefined;
-  readAfter: (cursor: string) => Promise<TimelineSkeleton>;
-  rules: PostRules;
-}
-
 /** The feeds' view of the request: its viewer and its loaders. */
 function feedContext(context: GraphQLContext): FeedContext {
   return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders) };
@@ -58,17 +40,6 @@ function feedContext(context: GraphQLContext): FeedContext {
 /** What each post of the page shows; null in the naive baseline (BATCHING=false), which reads each field on its own, uncached. */
 function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNeeds | null {
   return context.feeds.hydrate ? postNeeds(info) : null;
-}
-
-/** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules, read further while they leave the page short. */
-export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<PostConnectionModel> {
-  const page = await skeleton;
-  const needs = postNeedsOf(context, info);
-  const ctx = feedContext(context);
-  const shown = async (next: TimelineSkeleton) => postRules(await hydratePosts(next, ctx, needs, timeline.rules), ctx, timeline.rules);
-  // Paging backwards (pull-to-refresh) returns what is newer than the cursor as read: the rules may leave it short, and the client asks again from its start.
-  if (page.hasPreviousPage !== undefined) return present((await shown(page)).filter(isShown), page);
-  return fillPage(pageSize(timeline.first), page, timeline.readAfter, shown);
 }
 
 export function tagConnection(
@@ -87,26 +58,17 @@ export function publicConnection(
   first: number | null | undefined,
   after: string | null | undefined,
 ): Promise<PostConnectionModel> {
-  const read = (cursor: string | null | undefined) => context.useCases.timelines.public(first, cursor);
-  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+  return runFeed(context.useCases.feeds.public, { first, after, needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
-/**
- * One of the user's post timelines. The rules leave every post of an author page empty when the
- * author is in a block with the viewer; the page then reads no further (the relation is cached
- * from its hydration).
- */
+/** User.timeline or User.posts, from the skeleton started early when startUserReads did. */
 export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
-  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { ...args, after: cursor });
-  const readAfter =
-    field === 'timeline'
-      ? read
-      : async (cursor: string) => ((await hiddenUsers(context.viewerId, [userId], false, hydratorOf(context.loaders))).size > 0 ? { items: [], hasNextPage: false } : read(cursor));
-  return postConnection(userTimelineSkeleton(context, field, userId, args), context, info, {
-    first: args.first,
-    readAfter,
-    rules: field === 'timeline' ? WITH_MUTES : BLOCKS_ONLY,
-  });
+  const timeline = userTimeline(context, field, userId, args, postNeedsOf(context, info));
+  const ctx = feedContext(context);
+  return timeline.run(
+    ctx,
+    startedSkeleton(context, field, userId, args, () => timeline.skeleton(ctx)),
+  );
 }
 
 /** A post's comments, oldest first, through the rules (no comment of an account in a block with the viewer), read further while they leave the page short. */
@@ -117,14 +79,10 @@ export async function commentConnection(context: GraphQLContext, postId: string,
   return fillPage(pageSize(first), page, read, (next) => commentRules(next.items, context.viewerId, hydrator));
 }
 
-/**
- * One timeline entry as an edge (a subscription's event), through the same hydration and rules as a
- * page: null when the rules leave it out (the post is gone).
- */
-export async function postEdge(item: SkeletonItem, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
-  const needs = context.feeds.hydrate ? postEdgeNeeds(info) : null;
-  const ctx = feedContext(context);
-  const [entry] = await postRules(await hydratePosts({ items: [item], hasNextPage: false }, ctx, needs, WITH_MUTES), ctx, WITH_MUTES);
+/** A home timeline's live event as the edge a page would show it, through the same hydration and rules: null when they leave it out. */
+export async function postEdge(event: TimelineEntry, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
+  const params = { userId: context.viewerId!, args: {}, needs: context.feeds.hydrate ? postEdgeNeeds(info) : null };
+  const [entry] = await shownEntries(context.useCases.feeds.home, toSkeleton({ entries: [event], hasNextPage: false }), params, feedContext(context));
   return entry && isShown(entry) ? entry : null;
 }
 
@@ -149,13 +107,7 @@ export async function userConnection(page: IdPage, context: GraphQLContext, info
   return { page: present(userRules(hydrated), page), totalCount };
 }
 
-/** The user's post timelines, by the User field that pages through each. */
-const USER_TIMELINES = {
-  timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.homeTimeline(context.viewerId, userId, args),
-  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after, args.includeReposts ?? true),
-};
-
-type UserTimeline = keyof typeof USER_TIMELINES;
+type UserTimeline = 'timeline' | 'posts';
 
 interface PageArguments {
   first?: number | null;
@@ -165,15 +117,38 @@ interface PageArguments {
   includeReposts?: boolean | null;
 }
 
+/** A feed with its params: its skeleton, to start early, and the whole run. */
+interface BoundFeed<S extends { cursor: string }, R> {
+  skeleton(ctx: FeedContext): Promise<SkeletonPage<S>>;
+  run(ctx: FeedContext, started: Promise<SkeletonPage<S>>): Promise<R>;
+}
+
+function bound<P, S extends { cursor: string }, R>(feed: Feed<P, S, HydratedPost, R>, params: P): BoundFeed<S, R> {
+  return { skeleton: (ctx) => feed.skeleton(params, ctx), run: (ctx, started) => runFeed(feed, params, ctx, started) };
+}
+
+/** User.timeline is the user's home feed, User.posts the author feed. */
+function userTimeline(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments, needs: PostNeeds | null): BoundFeed<SkeletonItem, PostPage> {
+  const { home, author } = context.useCases.feeds;
+  if (field === 'timeline') return bound(home, { userId, args, needs });
+  return bound(author, { authorId: userId, first: args.first, after: args.after, includeReposts: args.includeReposts ?? true, needs });
+}
+
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
   JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null, args.includeReposts ?? true]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserReads) or a new one. */
-export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {
+function startedSkeleton(
+  context: GraphQLContext,
+  field: UserTimeline,
+  userId: string,
+  args: PageArguments,
+  read: () => Promise<SkeletonPage<SkeletonItem>>,
+): Promise<SkeletonPage<SkeletonItem>> {
   const key = skeletonKey(field, userId, args);
   const started = context.feeds.skeletons.get(key);
   if (started) return started;
-  const skeleton = USER_TIMELINES[field](context, userId, args);
+  const skeleton = read();
   context.feeds.skeletons.set(key, skeleton);
   return skeleton;
 }
@@ -189,7 +164,8 @@ export function userTimelineSkeleton(context: GraphQLContext, field: UserTimelin
 export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo, userId: string): void {
   if (!context.feeds.hydrate) return;
   void hydrateUserRelations([userId], context.viewerId, userNeeds(selectionTree(info, 1)), hydratorOf(context.loaders));
-  for (const field of Object.keys(USER_TIMELINES) as UserTimeline[]) {
+  const ctx = feedContext(context);
+  for (const field of ['timeline', 'posts'] as const) {
     let selections: Record<string, unknown>[];
     try {
       selections = childFieldArguments(info, 'User', field);
@@ -197,6 +173,9 @@ export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo
       // Arguments execution will refuse: the field reports that itself.
       continue;
     }
-    for (const args of selections) userTimelineSkeleton(context, field, userId, args as PageArguments).catch(() => {});
+    for (const args of selections) {
+      const timeline = userTimeline(context, field, userId, args as PageArguments, null);
+      startedSkeleton(context, field, userId, args as PageArguments, () => timeline.skeleton(ctx)).catch(() => {});
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { type CounterHeatSettings, shardsForWriteRate } from '../usecases/counter-heat.js';
 import { type PostSettings, placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
-import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
+import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/feeds/home.js';
 import type { ItemSizes } from './items.js';
 import type { FollowerBucket } from './network.js';
 

@@ -8,6 +8,7 @@ import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
 import { FanOut, createTaskHandlers } from './fanout.js';
+import { HomeFeed } from './feeds/home.js';
 import { createFeeds } from './feeds/index.js';
 import type { FollowEvents } from './follow-events.js';
 import { FollowUseCases } from './follows.js';
@@ -23,7 +24,6 @@ import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
-import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** Timeline events kept for a subscriber that reads slower than they arrive. */
@@ -43,10 +43,10 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
   });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
-  const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
+  const home = new HomeFeed(stores.timelines, stores.graph, outboxAuthors);
   const live = new LiveUpdates(
     stores.pubsub,
-    (userId) => timelines.followedOutboxAuthors(userId),
+    (userId) => home.followedOutboxAuthors(userId),
     { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS },
     logger.child({ component: 'live' }),
   );
@@ -103,8 +103,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
       logger.child({ component: 'counters' }),
     ),
     notifications: new NotificationUseCases(stores.notifications),
-    timelines,
-    feeds: createFeeds(stores.timelines),
+    feeds: createFeeds(home, stores.timelines),
     rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
     fanOutProgress: stores.fanOutProgress,
     live,

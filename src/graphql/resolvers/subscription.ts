@@ -4,7 +4,6 @@ import { unauthenticated } from '../../domain/errors.js';
 import { withCostMeter } from '../../observability/cost.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
-import { toSkeleton } from '../../usecases/feeds/post-steps.js';
 import type { GraphQLContext } from '../context.js';
 import { postEdge } from '../feeds.js';
 import { shownGroups } from '../notifications.js';
@@ -41,7 +40,7 @@ function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLCon
 
 /** Each timeline event as the edge a timeline page would show it: hydrated and through the rules (a deleted post, a blocked or muted author or reposter is never sent). */
 function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: GraphQLContext, info: GraphQLResolveInfo): AsyncIterableIterator<PostEdgeModel> {
-  return shownEvents(events, context, (event) => postEdge(toSkeleton({ entries: [event], hasNextPage: false }).items[0]!, context, info));
+  return shownEvents(events, context, (event) => postEdge(event, context, info));
 }
 
 export const Subscription: SubscriptionResolvers = {
