@@ -1,43 +1,33 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
-import { pageSize } from '../domain/validation.js';
-import type { IdPage } from '../stores/graph/graph-store.js';
-import { type Feed, type FeedContext, type SkeletonPage, fillPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
-import { type HydratedPost, type PostNeeds, type PostPage, type SkeletonItem, commentRules, toSkeleton } from '../usecases/feeds/post-steps.js';
-import { type UserNeeds, hydrateUserRelations, hydrateUsers, userRules } from '../usecases/feeds/user-steps.js';
+import { NOBODY } from '../stores/graph/graph-store.js';
 import type { TimelineEntry } from '../stores/timeline-store.js';
+import { type Feed, type FeedContext, type SkeletonPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
+import { type HydratedPost, type PostNeeds, type PostPage, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
+import type { UserList } from '../usecases/feeds/user-lists.js';
+import { hydrateUserRelations } from '../usecases/feeds/user-steps.js';
+import type { BlockedAccounts } from '../usecases/relationships.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
-import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListNeeds, userNeeds } from './lookahead.js';
+import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, showsPage, userListNeeds, userNeeds } from './lookahead.js';
 import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
- * The GraphQL end of the feed pipeline (see usecases/feeds/pipeline.ts): the skeleton's start,
- * hydration of what the selection shows, the rules, and presentation as a connection.
+ * The GraphQL end of the feeds (src/usecases/feeds/): what the selection shows becomes each feed's
+ * needs, skeletons start early (startUserReads), and a feed's page is the connection.
  */
 
-const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
-
-/** Presentation: a page of what the rules kept, starting and ending where the skeleton did (so that a page that lost entries still leads on). */
-function present<I extends { cursor: string }>(
-  items: I[],
-  skeleton: { items: { cursor: string }[]; hasNextPage: boolean; hasPreviousPage?: boolean },
-): Omit<Page<unknown>, 'items'> & { items: I[] } {
-  return {
-    items,
-    hasNextPage: skeleton.hasNextPage,
-    endCursor: skeleton.items.at(-1)?.cursor ?? null,
-    hasPreviousPage: skeleton.hasPreviousPage,
-    startCursor: skeleton.items[0]?.cursor ?? null,
-  };
+/** The accounts in a block with the request's viewer, read at most once per request. */
+export function blockedAccounts(context: GraphQLContext): BlockedAccounts {
+  const { viewerId, loaders } = context;
+  return async () => (viewerId ? loaders.blockedAccounts.load(viewerId) : NOBODY);
 }
 
-/** The feeds' view of the request: its viewer and its loaders. */
-function feedContext(context: GraphQLContext): FeedContext {
-  return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders) };
+export function feedContext(context: GraphQLContext): FeedContext {
+  return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders), graphBudget: context.graphBudget, blocked: blockedAccounts(context) };
 }
 
-/** What each post of the page shows; null in the naive baseline (BATCHING=false), which reads each field on its own, uncached. */
+/** Null in the naive baseline (BATCHING=false), which reads each field on its own, uncached: hydration would only add reads. */
 function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNeeds | null {
   return context.feeds.hydrate ? postNeeds(info) : null;
 }
@@ -61,7 +51,7 @@ export function publicConnection(
   return runFeed(context.useCases.feeds.public, { first, after, needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
-/** User.timeline or User.posts, from the skeleton started early when startUserReads did. */
+/** User.timeline or User.posts, from the skeleton startUserReads started when it did. */
 export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
   const timeline = userTimeline(context, field, userId, args, postNeedsOf(context, info));
   const ctx = feedContext(context);
@@ -71,12 +61,8 @@ export function userTimelineConnection(context: GraphQLContext, info: GraphQLRes
   );
 }
 
-/** A post's comments, oldest first, through the rules (no comment of an account in a block with the viewer), read further while they leave the page short. */
-export async function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
-  const read = (cursor: string | null | undefined) => context.useCases.comments.list(postId, first, cursor);
-  const page = await read(after);
-  const hydrator = hydratorOf(context.loaders);
-  return fillPage(pageSize(first), page, read, (next) => commentRules(next.items, context.viewerId, hydrator));
+export function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
+  return runFeed(context.useCases.feeds.comments, { postId, first, after }, feedContext(context));
 }
 
 /** A home timeline's live event as the edge a page would show it, through the same hydration and rules: null when they leave it out. */
@@ -86,25 +72,14 @@ export async function postEdge(event: TimelineEntry, context: GraphQLContext, in
   return entry && isShown(entry) ? entry : null;
 }
 
-const NO_PAGE: IdPage = { items: [], hasNextPage: false };
-
-/**
- * A list's page of ids, read only when the selection shows it (`edges` or `pageInfo`): a connection
- * asked for its `totalCount` alone answers from the counts, with no read of the list. A page after a
- * cursor is read anyway: the store is what knows whether the cursor is one of its positions.
- */
-export function pageIfShown(info: GraphQLResolveInfo, args: { first?: number | null; after?: string | null }, read: () => Promise<IdPage>): Promise<IdPage> {
-  const shown = selectionTree(info, 1).fields;
-  if (shown.has('edges') || shown.has('pageInfo') || args.after != null) return read();
-  pageSize(args.first);
-  return Promise.resolve(NO_PAGE);
-}
-
-/** A follow list's connection: its skeleton (a page of ids from the graph) hydrated, through the rules. */
-export async function userConnection(page: IdPage, context: GraphQLContext, info: GraphQLResolveInfo, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
-  const needs = context.feeds.hydrate ? userListNeeds(info) : NO_USER_NEEDS;
-  const hydrated = await hydrateUsers(page, context.viewerId, needs, hydratorOf(context.loaders));
-  return { page: present(userRules(hydrated), page), totalCount };
+export function userListConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  list: UserList,
+  args: { first?: number | null; after?: string | null },
+): Promise<UserConnectionModel> {
+  const params = { list, first: args.first, after: args.after, pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
+  return runFeed(context.useCases.feeds.userLists, params, feedContext(context));
 }
 
 type UserTimeline = 'timeline' | 'posts';

@@ -109,6 +109,11 @@ function edgeNeeds(edges: SelectionTree | undefined): PostNeeds {
   };
 }
 
+/** Whether a connection's selection shows its page (`edges` or `pageInfo`), not only its `totalCount`. */
+export function showsPage(info: GraphQLResolveInfo): boolean {
+  return has(selectionTree(info, 1), 'edges', 'pageInfo');
+}
+
 /** What each user of a connection shows, from the connection field's selection. */
 export function userListNeeds(info: GraphQLResolveInfo): UserNeeds {
   return userNeeds(selectionTree(info, 3).fields.get('edges')?.fields.get('node'));

@@ -83,7 +83,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
     taskEnqueued,
     stores.notifications,
   );
-  return {
+  const useCases = {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
     accountDeletion,
@@ -103,13 +103,13 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, t
       logger.child({ component: 'counters' }),
     ),
     notifications: new NotificationUseCases(stores.notifications),
-    feeds: createFeeds(home, stores.timelines),
     rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
     tasks: createTaskHandlers(stores, config, { accountDeletion, reposts, relationships }, { delivered: live.delivered, notified: live.notified }),
   };
+  return { ...useCases, feeds: createFeeds(home, stores.timelines, useCases) };
 }
 
 export type UseCases = ReturnType<typeof createUseCases>;

@@ -1,12 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { encodeCursor } from '../../domain/cursor.js';
 import { unauthenticated } from '../../domain/errors.js';
 import { withCostMeter } from '../../observability/cost.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
 import type { GraphQLContext } from '../context.js';
 import { postEdge } from '../feeds.js';
-import { shownGroups } from '../notifications.js';
+import { notificationEvent } from '../notifications.js';
 import type { SubscriptionResolvers } from '../generated/resolvers-types.js';
 import type { PostEdgeModel } from '../models.js';
 
@@ -56,10 +55,7 @@ export const Subscription: SubscriptionResolvers = {
     subscribe: async (_root, _args, context) => {
       const viewerId = context.viewerId;
       if (!viewerId) throw unauthenticated();
-      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, async (group) => {
-        const [shown] = await shownGroups(context, viewerId, [{ cursor: encodeCursor(group.position), node: group }]);
-        return shown!.node;
-      });
+      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, (group) => notificationEvent(context, group));
     },
     resolve: (group: NotificationGroup) => group,
   },

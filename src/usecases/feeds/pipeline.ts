@@ -1,6 +1,7 @@
 import type { PostRecord, UserRecord } from '../../domain/models.js';
 import type { CountedPost, PostCounts } from '../../stores/counter-store.js';
-import type { FollowCounts, FollowPair, Relation } from '../../stores/graph/graph-store.js';
+import type { FollowCounts, FollowPair, ReadBudget, Relation } from '../../stores/graph/graph-store.js';
+import type { BlockedAccounts } from '../relationships.js';
 
 /**
  * The read path of every list the API pages through is a feed of four named steps (as Bluesky's
@@ -27,10 +28,14 @@ export interface Hydrator {
   relations(relations: readonly Relation[]): Promise<boolean[]>;
 }
 
-/** What every step of a feed is given: the request's viewer and its batched, cached lookups. */
+/** What every step of a feed is given: the request's viewer, its batched and cached lookups, and its graph budget. */
 export interface FeedContext {
   viewerId: string | null;
   hydrator: Hydrator;
+  /** Every graph read a skeleton makes is charged to it (GRAPH_MAX_READS, GRAPH_MAX_EDGES). */
+  graphBudget: ReadBudget;
+  /** The accounts in a block with the viewer, read at most once per request: what the graph queries leave out. */
+  blocked: BlockedAccounts;
 }
 
 export interface Hydrated<T> {

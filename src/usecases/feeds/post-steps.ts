@@ -1,6 +1,6 @@
 import { encodeCursor } from '../../domain/cursor.js';
 import { idKind } from '../../domain/ids.js';
-import type { CommentRecord, Page, PostRecord } from '../../domain/models.js';
+import type { Page, PostRecord } from '../../domain/models.js';
 import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
 import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage } from './pipeline.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
@@ -128,15 +128,4 @@ export type PostPage = Page<PostRecord> & { items: Shown<HydratedPost>[] };
  */
 export function postPage({ read, ...page }: ShownPage<SkeletonItem, HydratedPost>): PostPage {
   return read.hasPreviousPage === undefined ? page : { ...page, hasPreviousPage: read.hasPreviousPage, startCursor: read.items[0]?.cursor ?? null };
-}
-
-/** The rules step for comments: a comment whose author is in a block with the viewer is left out (null). */
-export async function commentRules(page: Hydrated<CommentRecord>[], viewerId: string | null, hydrator: Hydrator): Promise<Hydrated<CommentRecord>[]> {
-  const hidden = await hiddenUsers(
-    viewerId,
-    page.flatMap((entry) => (entry.node ? [entry.node.authorId] : [])),
-    false,
-    hydrator,
-  );
-  return page.map((entry) => ({ cursor: entry.cursor, node: entry.node && !hidden.has(entry.node.authorId) ? entry.node : null }));
 }

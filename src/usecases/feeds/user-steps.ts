@@ -1,6 +1,6 @@
 import type { UserRecord } from '../../domain/models.js';
 import type { IdPage, Relation } from '../../stores/graph/graph-store.js';
-import type { Hydrated, Hydrator } from './pipeline.js';
+import type { FeedContext, Hydrated, Hydrator } from './pipeline.js';
 
 /** What a page shows of each user, from the request's selection: hydration fetches nothing more. */
 export interface UserNeeds {
@@ -12,10 +12,12 @@ export interface UserNeeds {
   viewerMutes: boolean;
 }
 
-/** Hydrates a page of users (a follow list) in one wave: the users and their follow counts and flags. */
-export async function hydrateUsers(page: IdPage, viewerId: string | null, needs: UserNeeds, hydrator: Hydrator): Promise<Hydrated<UserRecord>[]> {
+const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
+
+/** Hydrates a page of users in one wave: the users and, as far as `needs` asks (null: nothing), their follow counts and flags. */
+export async function hydrateUsers(page: IdPage, { viewerId, hydrator }: FeedContext, needs: UserNeeds | null): Promise<Hydrated<UserRecord>[]> {
   const ids = page.items.map((item) => item.id);
-  const related = hydrateUserRelations(ids, viewerId, needs, hydrator);
+  const related = hydrateUserRelations(ids, viewerId, needs ?? NO_USER_NEEDS, hydrator);
   const users = await hydrator.users(ids);
   await related;
   return page.items.map((item, i) => ({ cursor: item.cursor, node: users[i] ?? null }));
@@ -43,9 +45,4 @@ export function hydrateUserRelations(userIds: readonly string[], viewerId: strin
 /** Waits for every lookup, whatever its outcome: hydration only fills the cache. */
 export async function settled(lookups: (Promise<unknown> | null)[]): Promise<void> {
   await Promise.allSettled(lookups);
-}
-
-/** The rules step for users: an entry whose account is gone is left out. */
-export function userRules(page: Hydrated<UserRecord>[]): { cursor: string; node: UserRecord }[] {
-  return page.filter((entry): entry is { cursor: string; node: UserRecord } => entry.node !== null);
 }
