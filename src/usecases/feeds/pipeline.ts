@@ -113,7 +113,7 @@ export async function shownEntries<P, S extends { cursor: string }, E extends Hy
 }
 
 /** Skeleton reads a page may add to its first when the rules leave it short. */
-export const EXTRA_SKELETON_READS = 3;
+const EXTRA_SKELETON_READS = 3;
 
 /**
  * Pages stay full: when the rules leave out entries of a `size` page, the list is read further

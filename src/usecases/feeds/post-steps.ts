@@ -2,24 +2,23 @@ import { encodeCursor } from '../../domain/cursor.js';
 import { idKind } from '../../domain/ids.js';
 import type { Page, PostRecord } from '../../domain/models.js';
 import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
-import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage } from './pipeline.js';
+import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage, SkeletonPage } from './pipeline.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
 
-/** The steps the post feeds (home, author, tag, public) share. */
+/**
+ * The steps the post feeds (home, author, tag, public) share. Their skeletons page by keyset: a
+ * cursor is the last feed position of a page and the next page holds strictly older ones.
+ * Positions are time-ordered, so entries written during a walk sort before its position and
+ * never shift it.
+ */
 
 /** One entry of a post feed's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
 export interface SkeletonItem extends TimelineEntry {
   cursor: string;
 }
 
-/** The skeleton step's answer: a page of entries, read in one wave. */
-export interface TimelineSkeleton {
-  items: SkeletonItem[];
-  hasNextPage: boolean;
-  /** Paging backwards (`last`/`before`): whether newer entries remain. */
-  hasPreviousPage?: boolean;
-}
+export type TimelineSkeleton = SkeletonPage<SkeletonItem>;
 
 export function toSkeleton(page: EntryPage): TimelineSkeleton {
   return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
