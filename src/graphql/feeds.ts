@@ -129,12 +129,9 @@ function startedSkeleton(
 }
 
 /**
- * Starts what the selection shows of the user beside the user's own lookup instead of after it:
- * its follow counts (in the user's BatchGetItem, or from the cache), the viewer's flags and relations with it, and
- * the skeletons of its timelines, so that a profile's header and a page's skeleton go out in the
- * request's first wave, with the account check. A read nobody uses (the user does not exist) cost
- * a lookup; fields left out by @skip or @include are not looked ahead for. A failed read is
- * reported only by the field that reads it.
+ * Starts what the selection shows of the user (follow counts, the viewer's flags, its timelines' skeletons)
+ * beside the user's own lookup, so that they go out in the request's first wave; a failed read is reported
+ * only by the field that reads it.
  */
 export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo, userId: string): void {
   if (!context.feeds.hydrate) return;

@@ -36,10 +36,8 @@ export interface HomeParams {
 }
 
 /**
- * Outboxes read together with the check of which of their authors the reader follows, before
- * it answers, so that the home page stays one wave. Outbox authors are the few with more than
- * FANOUT_MAX_FOLLOWERS followers; past this many, reading every outbox costs more than the
- * wave it saves, and the check comes first.
+ * Up to this many outboxes are read beside the follow check, keeping the page one wave; past it,
+ * reading every outbox costs more than the wave it saves, and the check comes first.
  */
 export const OUTBOXES_READ_BEFORE_CHECK = 8;
 
@@ -58,9 +56,8 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
   ) {}
 
   /**
-   * The home partition and the followed outboxes, one Query each, merged by position with each post
-   * once. Backwards (pull-to-refresh), the `last` entries just newer than `before`, still newest
-   * first; `hasPreviousPage` says whether newer ones remain.
+   * The home partition and the followed outboxes, one Query each, merged. Backwards (pull-to-refresh):
+   * the `last` entries just newer than `before`, newest first, and whether newer ones remain.
    */
   async skeleton({ userId, args }: HomeParams, { viewerId }: FeedContext): Promise<TimelineSkeleton> {
     if (!backwards(args)) return this.older(viewerId, userId, args.first, args.after);

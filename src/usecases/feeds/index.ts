@@ -27,5 +27,3 @@ export function createFeeds(home: HomeFeed, timelines: TimelineStore, sources: F
     userLists: new UserListFeed(sources),
   };
 }
-
-export type Feeds = ReturnType<typeof createFeeds>;

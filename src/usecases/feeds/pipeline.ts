@@ -4,14 +4,9 @@ import type { FollowCounts, FollowPair, ReadBudget, Relation } from '../../store
 import type { BlockedAccounts } from '../relationships.js';
 
 /**
- * The read path of every list the API pages through is a feed of four named steps (as Bluesky's
- * AppView builds its feeds), run by `runFeed`:
- *
- * 1. skeleton — one read of the list's entries, each carrying what hydration needs before it can fetch;
- * 2. hydration — everything else the page shows, asked at once so that it goes out as one wave of
- *    batched lookups, with the relations the rules need;
- * 3. rules — which hydrated entries the viewer sees; a page they leave short reads on (`fillPage`);
- * 4. presentation — the page the API returns.
+ * Every list the API pages through is a feed of four steps, run by `runFeed` (see docs/architecture.md):
+ * skeleton (one read of the entries) → hydration (one wave of batched lookups) → rules (what the viewer
+ * sees) → presentation (the page returned).
  */
 
 /** The lookups hydration makes, batched and cached per request (the GraphQL layer's loaders). */
@@ -116,12 +111,9 @@ export async function shownEntries<P, S extends { cursor: string }, E extends Hy
 const EXTRA_SKELETON_READS = 3;
 
 /**
- * Pages stay full: when the rules leave out entries of a `size` page, the list is read further
- * after the last entry read (`readAfter`, a page of `size` again), at most EXTRA_SKELETON_READS
- * times, and `shown` (hydration and rules, null for an entry not shown) decides each read's
- * entries. The page ends at the last entry it returns or skipped, so the next page resumes right
- * after it; `hasNextPage` is true while entries remain that may be shown. Without `readAfter`, the
- * page is the first read.
+ * Keeps pages full: while the rules leave a `size` page short, reads on after the last entry read, at
+ * most EXTRA_SKELETON_READS times. The page ends at the last entry returned or skipped, so the next
+ * page resumes right after it. Without `readAfter`, the page is the first read.
  */
 export async function fillPage<S extends { cursor: string }, E extends Hydrated<unknown>>(
   size: number,

@@ -7,10 +7,8 @@ import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
 
 /**
- * The steps the post feeds (home, author, tag, public) share. Their skeletons page by keyset: a
- * cursor is the last feed position of a page and the next page holds strictly older ones.
- * Positions are time-ordered, so entries written during a walk sort before its position and
- * never shift it.
+ * The steps the post feeds (home, author, tag, public) share. A cursor is the last feed position of a
+ * page: positions are time-ordered, so entries written during a walk sort before it and never shift it.
  */
 
 /** One entry of a post feed's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
@@ -27,16 +25,12 @@ export function toSkeleton(page: EntryPage): TimelineSkeleton {
 /** A cursor of a list without reposts (tag, public) is a post id. */
 export const isPostId = (value: unknown): value is string => typeof value === 'string' && idKind(value) === 'pst';
 
-/**
- * Whose posts a timeline hides from a signed-in viewer: always those of accounts in a block with
- * the viewer (either way); with `hidesMuted` (home, tag and public timelines) also those of
- * accounts the viewer mutes. Anonymous viewers see everything.
- */
+/** Posts of accounts in a block with the viewer are always hidden; with `hidesMuted`, those of accounts it mutes too. */
 export interface PostRules {
   hidesMuted: boolean;
 }
 
-/** Home, tag and public timelines leave out muted authors too; an author page leaves out only blocks. */
+/** Home, tag and public timelines hide muted authors; a profile (the author feed) hides only blocks. */
 export const WITH_MUTES: PostRules = { hidesMuted: true };
 export const BLOCKS_ONLY: PostRules = { hidesMuted: false };
 
@@ -57,13 +51,9 @@ export interface HydratedPost extends Hydrated<PostRecord> {
 }
 
 /**
- * Hydrates a page of posts in one wave: the posts, and from what the entries carry, their
- * authors, counters, the viewer's likes and reposts, the reposters of repost entries and the
- * authors' and reposters' follow counts and flags, and the relations `rules` need, all asked in
- * the same tick. An entry that does not carry its author and counter shards gets those from its
- * post, one wave later. Only the posts are required: a failed lookup of anything else is left to
- * the field that shows it, which asks again and reports its own error. With `needs` null (the
- * naive baseline, BATCHING=false) only the posts are fetched, and the rules ask for their own.
+ * The posts and, from what the entries carry, everything `needs` shows of them and the relations
+ * `rules` need, asked in one tick. Only the posts are required: any other failed lookup is left to
+ * the field that shows it. With `needs` null (BATCHING=false) only the posts are fetched.
  */
 export async function hydratePosts(skeleton: TimelineSkeleton, ctx: FeedContext, needs: PostNeeds | null, rules: PostRules): Promise<HydratedPost[]> {
   const { viewerId, hydrator } = ctx;
@@ -106,11 +96,7 @@ function hydratePostRelations(
   ]);
 }
 
-/**
- * The rules step for posts: what the viewer sees of a hydrated page, aligned with it (null: not
- * shown). An entry whose post is gone (deleted after its entry was read) is left out, and so is
- * a post whose author, or the reposter that put it there, `rules` hide from the viewer.
- */
+/** No post that is gone, and none whose author, or the reposter that put it there, `rules` hide from the viewer. */
 export async function postRules(page: HydratedPost[], ctx: FeedContext, rules: PostRules): Promise<HydratedPost[]> {
   const userIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : []));
   const hidden = await hiddenUsers(ctx.viewerId, userIds, rules.hidesMuted, ctx.hydrator);
@@ -121,10 +107,7 @@ export async function postRules(page: HydratedPost[], ctx: FeedContext, rules: P
 /** A post feed's page: the entries the rules kept, each with its reason. */
 export type PostPage = Page<PostRecord> & { items: Shown<HydratedPost>[] };
 
-/**
- * The presentation step for posts. A backward page (pull-to-refresh) starts where its read did,
- * so that a page the rules emptied still leads on; the client asks again from its start.
- */
+/** A backward page (pull-to-refresh) starts where its read did, so that one the rules emptied still leads on. */
 export function postPage({ read, ...page }: ShownPage<SkeletonItem, HydratedPost>): PostPage {
   return read.hasPreviousPage === undefined ? page : { ...page, hasPreviousPage: read.hasPreviousPage, startCursor: read.items[0]?.cursor ?? null };
 }

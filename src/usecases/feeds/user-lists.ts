@@ -52,9 +52,8 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
   constructor(private readonly sources: UserListSources) {}
 
   /**
-   * A page of ids from the graph or the post's records. A list whose size is kept apart (a follow
-   * count, a post's counter) is not read when the selection shows only its `totalCount`; after a
-   * cursor it is read anyway: the store is what knows whether the cursor is one of its positions.
+   * A list whose size is kept apart (a follow count, a post's counter) is not read when the selection
+   * shows only its `totalCount`, unless after a cursor: the store is what checks a cursor.
    */
   async skeleton({ list, first, after, pageShown }: UserListParams, { viewerId, graphBudget, blocked }: FeedContext): Promise<UserListSkeleton> {
     const { follows, relationships, counters, reposts, graphQueries } = this.sources;
