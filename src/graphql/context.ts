@@ -2,7 +2,7 @@ import type { Tokens } from '../auth/tokens.js';
 import type { Credential, ProviderIdentity, UserRecord } from '../domain/models.js';
 import type { Cost } from '../observability/cost.js';
 import type { ReadBudget } from '../stores/graph/graph-store.js';
-import type { TimelineSkeleton } from '../usecases/timelines.js';
+import type { TimelineSkeleton } from '../usecases/feeds/post-steps.js';
 import type { RateStatus } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { Loaders, ReadConsistency } from './loaders.js';

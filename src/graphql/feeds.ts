@@ -1,71 +1,35 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
-import { pageSize } from '../domain/validation.js';
-import type { IdPage } from '../stores/graph/graph-store.js';
-import {
-  type PostNeeds,
-  type PostRules,
-  type UserNeeds,
-  commentRules,
-  fillPage,
-  isShown,
-  hiddenUsers,
-  hydratePosts,
-  hydrateUserRelations,
-  hydrateUsers,
-  postRules,
-  userRules,
-} from '../usecases/feed-pipeline.js';
-import type { SkeletonItem, TimelineSkeleton } from '../usecases/timelines.js';
+import { NOBODY } from '../stores/graph/graph-store.js';
+import type { TimelineEntry } from '../stores/timeline-store.js';
+import { type Feed, type FeedContext, type SkeletonPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
+import { type HydratedPost, type PostNeeds, type PostPage, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
+import type { UserList } from '../usecases/feeds/user-lists.js';
+import { hydrateUserRelations } from '../usecases/feeds/user-steps.js';
+import type { BlockedAccounts } from '../usecases/relationships.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
-import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, userListNeeds, userNeeds } from './lookahead.js';
+import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, showsPage, userListNeeds, userNeeds } from './lookahead.js';
 import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
- * The GraphQL end of the feed pipeline (see usecases/feed-pipeline.ts): the skeleton's start,
- * hydration of what the selection shows, the rules, and presentation as a connection.
+ * The GraphQL end of the feeds (src/usecases/feeds/): what the selection shows becomes each feed's
+ * needs, skeletons start early (startUserReads), and a feed's page is the connection.
  */
 
-const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
-const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
-
-/** Presentation: a page of what the rules kept, starting and ending where the skeleton did (so that a page that lost entries still leads on). */
-function present<I extends { cursor: string }>(
-  items: I[],
-  skeleton: { items: { cursor: string }[]; hasNextPage: boolean; hasPreviousPage?: boolean },
-): Omit<Page<unknown>, 'items'> & { items: I[] } {
-  return {
-    items,
-    hasNextPage: skeleton.hasNextPage,
-    endCursor: skeleton.items.at(-1)?.cursor ?? null,
-    hasPreviousPage: skeleton.hasPreviousPage,
-    startCursor: skeleton.items[0]?.cursor ?? null,
-  };
+/** The accounts in a block with the request's viewer, read at most once per request. */
+export function blockedAccounts(context: GraphQLContext): BlockedAccounts {
+  const { viewerId, loaders } = context;
+  return async () => (viewerId ? loaders.blockedAccounts.load(viewerId) : NOBODY);
 }
 
-/** How a post timeline reads on after a cursor when its rules leave a page short, and what they hide. */
-export interface PostTimeline {
-  /** The page size the client asked for. */
-  first: number | null | undefined;
-  readAfter: (cursor: string) => Promise<TimelineSkeleton>;
-  rules: PostRules;
+export function feedContext(context: GraphQLContext): FeedContext {
+  return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders), graphBudget: context.graphBudget, blocked: blockedAccounts(context) };
 }
 
-/** Home, tag and public timelines leave out muted authors too; an author page leaves out only blocks. */
-const WITH_MUTES: PostRules = { hidesMuted: true };
-const BLOCKS_ONLY: PostRules = { hidesMuted: false };
-
-/** A post timeline's connection: its skeleton hydrated with what the selection shows, through the rules, read further while they leave the page short. */
-export async function postConnection(skeleton: Promise<TimelineSkeleton>, context: GraphQLContext, info: GraphQLResolveInfo, timeline: PostTimeline): Promise<PostConnectionModel> {
-  const page = await skeleton;
-  // The naive baseline (BATCHING=false) reads each field on its own, uncached: hydration would only add reads.
-  const [needs, prefetched] = context.feeds.hydrate ? [postNeeds(info), timeline.rules] : [NO_POST_NEEDS, null];
-  const hydrator = hydratorOf(context.loaders);
-  const shown = async (next: TimelineSkeleton) => postRules(await hydratePosts(next, context.viewerId, needs, hydrator, prefetched), context.viewerId, timeline.rules, hydrator);
-  // Paging backwards (pull-to-refresh) returns what is newer than the cursor as read: the rules may leave it short, and the client asks again from its start.
-  if (page.hasPreviousPage !== undefined) return present((await shown(page)).filter(isShown), page);
-  return fillPage(pageSize(timeline.first), page, timeline.readAfter, shown);
+/** Null in the naive baseline (BATCHING=false), which reads each field on its own, uncached: hydration would only add reads. */
+function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNeeds | null {
+  return context.feeds.hydrate ? postNeeds(info) : null;
 }
 
 export function tagConnection(
@@ -75,8 +39,7 @@ export function tagConnection(
   first: number | null | undefined,
   after: string | null | undefined,
 ): Promise<PostConnectionModel> {
-  const read = (cursor: string | null | undefined) => context.useCases.timelines.tag(tag, first, cursor);
-  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+  return runFeed(context.useCases.feeds.tag, { tag, first, after, needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
 export function publicConnection(
@@ -85,75 +48,41 @@ export function publicConnection(
   first: number | null | undefined,
   after: string | null | undefined,
 ): Promise<PostConnectionModel> {
-  const read = (cursor: string | null | undefined) => context.useCases.timelines.public(first, cursor);
-  return postConnection(read(after), context, info, { first, readAfter: read, rules: WITH_MUTES });
+  return runFeed(context.useCases.feeds.public, { first, after, needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
-/**
- * One of the user's post timelines. The rules leave every post of an author page empty when the
- * author is in a block with the viewer; the page then reads no further (the relation is cached
- * from its hydration).
- */
+/** User.timeline or User.posts, from the skeleton startUserReads started when it did. */
 export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
-  const read = (cursor: string) => USER_TIMELINES[field](context, userId, { ...args, after: cursor });
-  const readAfter =
-    field === 'timeline'
-      ? read
-      : async (cursor: string) => ((await hiddenUsers(context.viewerId, [userId], false, hydratorOf(context.loaders))).size > 0 ? { items: [], hasNextPage: false } : read(cursor));
-  return postConnection(userTimelineSkeleton(context, field, userId, args), context, info, {
-    first: args.first,
-    readAfter,
-    rules: field === 'timeline' ? WITH_MUTES : BLOCKS_ONLY,
-  });
+  const timeline = userTimeline(context, field, userId, args, postNeedsOf(context, info));
+  const ctx = feedContext(context);
+  return timeline.run(
+    ctx,
+    startedSkeleton(context, field, userId, args, () => timeline.skeleton(ctx)),
+  );
 }
 
-/** A post's comments, oldest first, through the rules (no comment of an account in a block with the viewer), read further while they leave the page short. */
-export async function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
-  const read = (cursor: string | null | undefined) => context.useCases.comments.list(postId, first, cursor);
-  const page = await read(after);
-  const hydrator = hydratorOf(context.loaders);
-  return fillPage(pageSize(first), page, read, (next) => commentRules(next.items, context.viewerId, hydrator));
+export function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
+  return runFeed(context.useCases.feeds.comments, { postId, first, after }, feedContext(context));
 }
 
-/**
- * One timeline entry as an edge (a subscription's event), through the same hydration and rules as a
- * page: null when the rules leave it out (the post is gone).
- */
-export async function postEdge(item: SkeletonItem, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
-  const [needs, prefetched] = context.feeds.hydrate ? [postEdgeNeeds(info), WITH_MUTES] : [NO_POST_NEEDS, null];
-  const hydrator = hydratorOf(context.loaders);
-  const [entry] = await postRules(await hydratePosts({ items: [item], hasNextPage: false }, context.viewerId, needs, hydrator, prefetched), context.viewerId, WITH_MUTES, hydrator);
+/** A home timeline's live event as the edge a page would show it, through the same hydration and rules: null when they leave it out. */
+export async function postEdge(event: TimelineEntry, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
+  const params = { userId: context.viewerId!, args: {}, needs: context.feeds.hydrate ? postEdgeNeeds(info) : null };
+  const [entry] = await shownEntries(context.useCases.feeds.home, toSkeleton({ entries: [event], hasNextPage: false }), params, feedContext(context));
   return entry && isShown(entry) ? entry : null;
 }
 
-const NO_PAGE: IdPage = { items: [], hasNextPage: false };
-
-/**
- * A list's page of ids, read only when the selection shows it (`edges` or `pageInfo`): a connection
- * asked for its `totalCount` alone answers from the counts, with no read of the list. A page after a
- * cursor is read anyway: the store is what knows whether the cursor is one of its positions.
- */
-export function pageIfShown(info: GraphQLResolveInfo, args: { first?: number | null; after?: string | null }, read: () => Promise<IdPage>): Promise<IdPage> {
-  const shown = selectionTree(info, 1).fields;
-  if (shown.has('edges') || shown.has('pageInfo') || args.after != null) return read();
-  pageSize(args.first);
-  return Promise.resolve(NO_PAGE);
+export function userListConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  list: UserList,
+  args: { first?: number | null; after?: string | null },
+): Promise<UserConnectionModel> {
+  const params = { list, first: args.first, after: args.after, pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
+  return runFeed(context.useCases.feeds.userLists, params, feedContext(context));
 }
 
-/** A follow list's connection: its skeleton (a page of ids from the graph) hydrated, through the rules. */
-export async function userConnection(page: IdPage, context: GraphQLContext, info: GraphQLResolveInfo, totalCount: () => Promise<number>): Promise<UserConnectionModel> {
-  const needs = context.feeds.hydrate ? userListNeeds(info) : NO_USER_NEEDS;
-  const hydrated = await hydrateUsers(page, context.viewerId, needs, hydratorOf(context.loaders));
-  return { page: present(userRules(hydrated), page), totalCount };
-}
-
-/** The user's post timelines, by the User field that pages through each. */
-const USER_TIMELINES = {
-  timeline: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.homeTimeline(context.viewerId, userId, args),
-  posts: (context: GraphQLContext, userId: string, args: PageArguments) => context.useCases.timelines.authorPosts(userId, args.first, args.after, args.includeReposts ?? true),
-};
-
-type UserTimeline = keyof typeof USER_TIMELINES;
+type UserTimeline = 'timeline' | 'posts';
 
 interface PageArguments {
   first?: number | null;
@@ -163,31 +92,52 @@ interface PageArguments {
   includeReposts?: boolean | null;
 }
 
+/** A feed with its params: its skeleton, to start early, and the whole run. */
+interface BoundFeed<S extends { cursor: string }, R> {
+  skeleton(ctx: FeedContext): Promise<SkeletonPage<S>>;
+  run(ctx: FeedContext, started: Promise<SkeletonPage<S>>): Promise<R>;
+}
+
+function bound<P, S extends { cursor: string }, R>(feed: Feed<P, S, HydratedPost, R>, params: P): BoundFeed<S, R> {
+  return { skeleton: (ctx) => feed.skeleton(params, ctx), run: (ctx, started) => runFeed(feed, params, ctx, started) };
+}
+
+/** User.timeline is the user's home feed, User.posts the author feed. */
+function userTimeline(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments, needs: PostNeeds | null): BoundFeed<SkeletonItem, PostPage> {
+  const { home, author } = context.useCases.feeds;
+  if (field === 'timeline') return bound(home, { userId, args, needs });
+  return bound(author, { authorId: userId, first: args.first, after: args.after, includeReposts: args.includeReposts ?? true, needs });
+}
+
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
   JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null, args.includeReposts ?? true]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserReads) or a new one. */
-export function userTimelineSkeleton(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments): Promise<TimelineSkeleton> {
+function startedSkeleton(
+  context: GraphQLContext,
+  field: UserTimeline,
+  userId: string,
+  args: PageArguments,
+  read: () => Promise<SkeletonPage<SkeletonItem>>,
+): Promise<SkeletonPage<SkeletonItem>> {
   const key = skeletonKey(field, userId, args);
   const started = context.feeds.skeletons.get(key);
   if (started) return started;
-  const skeleton = USER_TIMELINES[field](context, userId, args);
+  const skeleton = read();
   context.feeds.skeletons.set(key, skeleton);
   return skeleton;
 }
 
 /**
- * Starts what the selection shows of the user beside the user's own lookup instead of after it:
- * its follow counts (in the user's BatchGetItem, or from the cache), the viewer's flags and relations with it, and
- * the skeletons of its timelines, so that a profile's header and a page's skeleton go out in the
- * request's first wave, with the account check. A read nobody uses (the user does not exist) cost
- * a lookup; fields left out by @skip or @include are not looked ahead for. A failed read is
- * reported only by the field that reads it.
+ * Starts what the selection shows of the user (follow counts, the viewer's flags, its timelines' skeletons)
+ * beside the user's own lookup, so that they go out in the request's first wave; a failed read is reported
+ * only by the field that reads it.
  */
 export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo, userId: string): void {
   if (!context.feeds.hydrate) return;
   void hydrateUserRelations([userId], context.viewerId, userNeeds(selectionTree(info, 1)), hydratorOf(context.loaders));
-  for (const field of Object.keys(USER_TIMELINES) as UserTimeline[]) {
+  const ctx = feedContext(context);
+  for (const field of ['timeline', 'posts'] as const) {
     let selections: Record<string, unknown>[];
     try {
       selections = childFieldArguments(info, 'User', field);
@@ -195,6 +145,9 @@ export function startUserReads(context: GraphQLContext, info: GraphQLResolveInfo
       // Arguments execution will refuse: the field reports that itself.
       continue;
     }
-    for (const args of selections) userTimelineSkeleton(context, field, userId, args as PageArguments).catch(() => {});
+    for (const args of selections) {
+      const timeline = userTimeline(context, field, userId, args as PageArguments, null);
+      startedSkeleton(context, field, userId, args as PageArguments, () => timeline.skeleton(ctx)).catch(() => {});
+    }
   }
 }

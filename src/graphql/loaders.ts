@@ -5,7 +5,7 @@ import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
 import type { Excluded, FollowCounts, FollowPair, ReadBudget, Relation } from '../stores/graph/graph-store.js';
 import type { Stores } from '../stores/stores.js';
-import type { Hydrator } from '../usecases/feed-pipeline.js';
+import type { Hydrator } from '../usecases/feeds/pipeline.js';
 
 /** The backend's limit for one batched read (BatchGetItem takes 100 keys). */
 export const MAX_BATCH = 100;

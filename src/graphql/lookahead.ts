@@ -11,7 +11,8 @@ import {
   getDirectiveValues,
   isObjectType,
 } from 'graphql';
-import type { PostNeeds, UserNeeds } from '../usecases/feed-pipeline.js';
+import type { PostNeeds } from '../usecases/feeds/post-steps.js';
+import type { UserNeeds } from '../usecases/feeds/user-steps.js';
 
 /**
  * What the resolving field's selection asks for, read before its children run, so that a list
@@ -106,6 +107,11 @@ function edgeNeeds(edges: SelectionTree | undefined): PostNeeds {
     author: author ? userNeeds(author) : null,
     repostedBy: repostedBy ? userNeeds(repostedBy) : null,
   };
+}
+
+/** Whether a connection's selection shows its page (`edges` or `pageInfo`), not only its `totalCount`. */
+export function showsPage(info: GraphQLResolveInfo): boolean {
+  return has(selectionTree(info, 1), 'edges', 'pageInfo');
 }
 
 /** What each user of a connection shows, from the connection field's selection. */

@@ -1,7 +1,7 @@
 import { shardsForWriteRate } from '../usecases/counter-heat.js';
 import { placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
-import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/timelines.js';
+import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/feeds/home.js';
 import { PARTITION_LIMITS, SECONDS_PER_DAY, SECONDS_PER_MONTH, STORAGE_OVERHEAD_BYTES, readUnits, writeUnits } from './dynamodb-capacity.js';
 import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
 

@@ -62,42 +62,6 @@ export function isFeedPosition(value: unknown): value is string {
   return typeof value === 'string' && (idKind(value) === 'pst' || REPOST_POSITION.test(value));
 }
 
-/**
- * One entry per post of the lists (a post of an outbox author can also be in the home partition
- * through a repost): an original entry if any list has it so, else the newest of its entries.
- */
-function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
-  const byPost = new Map<string, TimelineEntry>();
-  for (const entry of lists.flat()) {
-    const kept = byPost.get(entry.postId);
-    const original = (e: TimelineEntry) => e.repostedBy === null;
-    if (!kept || (original(entry) && !original(kept)) || (original(entry) === original(kept) && entry.position > kept.position)) byPost.set(entry.postId, entry);
-  }
-  return [...byPost.values()];
-}
-
-const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0);
-
-/**
- * Merges newest-first entry lists into one page by position: every list was read with first + 1
- * entries, so the merge knows if more follow. A post in several lists (or twice in one) is
- * shown once (oncePerPost); a list that came back full may hold more even when the entries left
- * after that fit the page.
- */
-export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
-  const merged = oncePerPost(lists).sort(newestFirst);
-  return { entries: merged.slice(0, first), hasNextPage: merged.length > first || lists.some((list) => list.length > first) };
-}
-
-/**
- * Merges oldest-first entry lists (each read with last + 1 entries newer than a cursor) into the
- * `last` entries nearest the cursor, newest first, and whether newer ones remain.
- */
-export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
-  const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
-  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last || lists.some((list) => list.length > last) };
-}
-
 export interface HomeSizeAddition {
   userId: string;
   added: number;
@@ -106,16 +70,19 @@ export interface HomeSizeAddition {
 export interface TimelineStore {
   /**
    * The newest first + 1 entries older than `after` of the home partition and of the outbox of
-   * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for mergeNewestFirst.
+   * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for the home feed to merge.
    */
   homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]>;
-  /** As homeLists, backwards: the oldest last + 1 entries newer than `before` of each list, oldest first, for mergeOldestFirst. */
+  /** As homeLists, backwards: the oldest last + 1 entries newer than `before` of each list, oldest first. */
   homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]>;
+  /** As homeLists, of the author's posts and, `withReposts`, of the author's reposts (entries with the author as their reason). */
+  authorLists(authorId: string, withReposts: boolean, first: number, after: string | null): Promise<TimelineEntry[][]>;
+  /** As homeLists, of each shard of the tag's timeline. */
+  tagLists(tag: string, first: number, after: string | null): Promise<TimelineEntry[][]>;
+  /** As homeLists, of each shard of the public timeline. */
+  publicLists(first: number, after: string | null): Promise<TimelineEntry[][]>;
+  /** A page of the author's posts alone, newest first. */
   authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
-  /** The author's posts merged with the author's reposts (entries with the author as their reason). */
-  authorPostsAndReposts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
-  tag(tag: string, first: number, after: string | null): Promise<EntryPage>;
-  public(first: number, after: string | null): Promise<EntryPage>;
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */
   outboxAuthors(): Promise<string[]>;
 

@@ -35,7 +35,7 @@ export function blocksBetween(a: string, others: readonly string[]): Relation[] 
  * accounts stop seeing each other's content and cannot interact; blocking also ends the follows
  * between them, through the unfollow path (graph edge, counts, timeline purge task). A mute is
  * private and one way: it only hides the muted account's posts from the muter's timelines.
- * What hides what is applied by the read pipeline's rules step (feed-pipeline.ts) and the graph
+ * What hides what is applied by the read pipeline's rules step (feeds/visibility.ts) and the graph
  * queries; this class keeps the relations and answers the checks.
  */
 export class RelationshipUseCases implements BlockCheck {

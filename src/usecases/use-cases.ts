@@ -7,6 +7,8 @@ import { CommentUseCases } from './comments.js';
 import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
 import { type FollowEvents, FollowEventEnqueuer } from './follow-events.js';
+import { HomeFeed } from './feeds/home.js';
+import { createFeeds } from './feeds/index.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
 import { LiveUpdates } from './live-updates.js';
@@ -22,7 +24,6 @@ import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
 import { TaskEnqueuer } from './tasks/enqueuer.js';
 import { createTaskHandlers } from './tasks/registry.js';
-import { TimelineUseCases } from './timelines.js';
 import { UserUseCases } from './users.js';
 
 /** Timeline events kept for a subscriber that reads slower than they arrive. */
@@ -42,10 +43,10 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
   });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
-  const timelines = new TimelineUseCases(stores.timelines, stores.graph, outboxAuthors);
+  const home = new HomeFeed(stores.timelines, stores.graph, outboxAuthors);
   const live = new LiveUpdates(
     stores.pubsub,
-    (userId) => timelines.followedOutboxAuthors(userId),
+    (userId) => home.followedOutboxAuthors(userId),
     { channelPrefix: config.tablePrefix, bufferedEvents: LIVE_BUFFERED_EVENTS },
     logger.child({ component: 'live' }),
   );
@@ -68,7 +69,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
   );
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer);
-  return {
+  const useCases = {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
     accountDeletion,
@@ -88,13 +89,13 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
       logger.child({ component: 'counters' }),
     ),
     notifications: new NotificationUseCases(stores.notifications),
-    timelines,
     rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
     tasks: createTaskHandlers(stores, config, { posts, reposts, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
+  return { ...useCases, feeds: createFeeds(home, stores.timelines, useCases) };
 }
 
 export type UseCases = ReturnType<typeof createUseCases>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type TimelineEntry, mergeNewestFirst, mergeOldestFirst } from '../../src/stores/timeline-store.js';
+import type { TimelineEntry } from '../../src/stores/timeline-store.js';
+import { mergeNewestFirst, mergeOldestFirst } from '../../src/usecases/feeds/timeline-merge.js';
 
 const original = (postId: string): TimelineEntry => ({ position: postId, postId, authorId: 'usr_a', counterShards: 1, repostedBy: null });
 const repost = (postId: string, position: string): TimelineEntry => ({ position, postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_r' });

@@ -2,7 +2,7 @@ import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import { fanOutStatus } from '../../usecases/live-updates.js';
-import { commentConnection, pageIfShown, userConnection } from '../feeds.js';
+import { commentConnection, userListConnection } from '../feeds.js';
 import type { CommentResolvers, PostEdgeResolvers, PostResolvers } from '../generated/resolvers-types.js';
 import { userById } from './user.js';
 
@@ -27,20 +27,8 @@ export const Post: PostResolvers = {
   viewerHasLiked: (post, _args, { loaders }) => loaders.viewerHasLiked.load(post.id),
   repostCount: async (post, _args, { loaders }) => (await loaders.postCounts.load(post)).repostCount,
   viewerHasReposted: (post, _args, { loaders }) => loaders.viewerHasReposted.load(post.id),
-  likedBy: async (post, args, context, info) =>
-    userConnection(
-      await pageIfShown(info, args, () => context.useCases.counters.likers(post.id, args.first, args.after)),
-      context,
-      info,
-      async () => (await context.loaders.postCounts.load(post)).likeCount,
-    ),
-  repostedBy: async (post, args, context, info) =>
-    userConnection(
-      await pageIfShown(info, args, () => context.useCases.reposts.reposters(post.id, args.first, args.after)),
-      context,
-      info,
-      async () => (await context.loaders.postCounts.load(post)).repostCount,
-    ),
+  likedBy: (post, args, context, info) => userListConnection(context, info, { kind: 'likedBy', post }, args),
+  repostedBy: (post, args, context, info) => userListConnection(context, info, { kind: 'repostedBy', post }, args),
   mentions: (post, _args, context) => mentionedUsers(context, post.mentionIds),
   comments: (post, { first, after }, context) => commentConnection(context, post.id, first, after),
   fanOut: (post, _args, { viewerId, loaders }) => fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),

@@ -1,13 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { encodeCursor } from '../../domain/cursor.js';
 import { unauthenticated } from '../../domain/errors.js';
 import { withCostMeter } from '../../observability/cost.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { TimelineEvent } from '../../usecases/live-updates.js';
-import { toSkeleton } from '../../usecases/timelines.js';
 import type { GraphQLContext } from '../context.js';
 import { postEdge } from '../feeds.js';
-import { shownGroups } from '../notifications.js';
+import { notificationEvent } from '../notifications.js';
 import type { SubscriptionResolvers } from '../generated/resolvers-types.js';
 import type { PostEdgeModel } from '../models.js';
 
@@ -41,7 +39,7 @@ function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLCon
 
 /** Each timeline event as the edge a timeline page would show it: hydrated and through the rules (a deleted post, a blocked or muted author or reposter is never sent). */
 function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: GraphQLContext, info: GraphQLResolveInfo): AsyncIterableIterator<PostEdgeModel> {
-  return shownEvents(events, context, (event) => postEdge(toSkeleton({ entries: [event], hasNextPage: false }).items[0]!, context, info));
+  return shownEvents(events, context, (event) => postEdge(event, context, info));
 }
 
 export const Subscription: SubscriptionResolvers = {
@@ -57,10 +55,7 @@ export const Subscription: SubscriptionResolvers = {
     subscribe: async (_root, _args, context) => {
       const viewerId = context.viewerId;
       if (!viewerId) throw unauthenticated();
-      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, async (group) => {
-        const [shown] = await shownGroups(context, viewerId, [{ cursor: encodeCursor(group.position), node: group }]);
-        return shown!.node;
-      });
+      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, (group) => notificationEvent(context, group));
     },
     resolve: (group: NotificationGroup) => group,
   },

@@ -1,16 +1,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
-import {
-  type EntryPage,
-  type HomeEntry,
-  type HomeReason,
-  type RepostEntry,
-  type TimelineEntry,
-  type TimelineStore,
-  type HomeSizeAddition,
-  mergeNewestFirst,
-} from '../timeline-store.js';
+import type { EntryPage, HomeEntry, HomeReason, RepostEntry, TimelineEntry, TimelineStore, HomeSizeAddition } from '../timeline-store.js';
 import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
@@ -50,8 +41,8 @@ const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
  * Timelines are partitions whose sort keys are feed positions (post ids, and repost positions in
- * home timelines, outboxes and users' reposts); a page is one Query per partition (positions
- * older than the cursor, newest first) merged in order. Tag and public timelines are
+ * home timelines, outboxes and users' reposts); a read is one Query per partition (positions
+ * older than the cursor, newest first), which the feeds merge. Tag and public timelines are
  * spread over shards so that no partition takes every write.
  */
 export class DynamoTimelineStore implements TimelineStore {
@@ -101,10 +92,6 @@ export class DynamoTimelineStore implements TimelineStore {
     return Promise.all(pks.map((pk) => this.newestEntries(pk, first + 1, after)));
   }
 
-  private async mergedPage(pks: readonly string[], first: number, after: string | null): Promise<EntryPage> {
-    return mergeNewestFirst(await this.lists(pks, first, after), first);
-  }
-
   private shardList(): number[] {
     return Array.from({ length: this.shards }, (_, shard) => shard);
   }
@@ -117,24 +104,25 @@ export class DynamoTimelineStore implements TimelineStore {
     return Promise.all([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)].map((pk) => this.oldestEntriesAfter(pk, last + 1, before)));
   }
 
-  authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
-    return this.mergedPage([partitions.authorPosts(authorId)], first, after);
+  authorLists(authorId: string, withReposts: boolean, first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.authorPosts(authorId), ...(withReposts ? [partitions.userReposts(authorId)] : [])], first, after);
   }
 
-  authorPostsAndReposts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
-    return this.mergedPage([partitions.authorPosts(authorId), partitions.userReposts(authorId)], first, after);
-  }
-
-  tag(tag: string, first: number, after: string | null): Promise<EntryPage> {
-    return this.mergedPage(
+  tagLists(tag: string, first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return this.lists(
       this.shardList().map((shard) => partitions.tag(tag, shard)),
       first,
       after,
     );
   }
 
-  public(first: number, after: string | null): Promise<EntryPage> {
-    return this.mergedPage(this.shardList().map(partitions.public), first, after);
+  publicLists(first: number, after: string | null): Promise<TimelineEntry[][]> {
+    return this.lists(this.shardList().map(partitions.public), first, after);
+  }
+
+  async authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
+    const entries = await this.newestEntries(partitions.authorPosts(authorId), first + 1, after);
+    return { entries: entries.slice(0, first), hasNextPage: entries.length > first };
   }
 
   async outboxAuthors(): Promise<string[]> {

@@ -1,0 +1,123 @@
+import { decodeCursor } from '../../domain/cursor.js';
+import { badInput, forbidden, unauthenticated } from '../../domain/errors.js';
+import { pageSize } from '../../domain/validation.js';
+import type { GraphStore } from '../../stores/graph/graph-store.js';
+import { UNMETERED } from '../../stores/graph/traversal.js';
+import { type TimelineEntry, type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
+import type { OutboxAuthors } from '../outbox-authors.js';
+import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
+import {
+  type HydratedPost,
+  type PostNeeds,
+  type PostPage,
+  type SkeletonItem,
+  type TimelineSkeleton,
+  WITH_MUTES,
+  hydratePosts,
+  postPage,
+  postRules,
+  toSkeleton,
+} from './post-steps.js';
+import { mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
+
+/** User.timeline: forwards (`first`/`after`) or backwards (`last`/`before`), not both. */
+export interface HomePageArguments {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface HomeParams {
+  userId: string;
+  args: HomePageArguments;
+  /** What the page shows of each post; null: only the posts (BATCHING=false). */
+  needs: PostNeeds | null;
+}
+
+/**
+ * Up to this many outboxes are read beside the follow check, keeping the page one wave; past it,
+ * reading every outbox costs more than the wave it saves, and the check comes first.
+ */
+export const OUTBOXES_READ_BEFORE_CHECK = 8;
+
+const backwards = (args: HomePageArguments) => args.last != null || args.before != null;
+
+/**
+ * User.timeline: the posts of the accounts the user follows, and what they reposted, newest first.
+ * Fan-out wrote them into the user's home partition; the posts of followed authors who are not
+ * fanned out are merged from their outboxes at read time. Only the user may read it.
+ */
+export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, PostPage> {
+  constructor(
+    private readonly timelines: Pick<TimelineStore, 'homeLists' | 'homeListsNewer'>,
+    private readonly graph: Pick<GraphStore, 'followsAmong'>,
+    private readonly outboxAuthors: OutboxAuthors,
+  ) {}
+
+  /**
+   * The home partition and the followed outboxes, one Query each, merged. Backwards (pull-to-refresh):
+   * the `last` entries just newer than `before`, newest first, and whether newer ones remain.
+   */
+  async skeleton({ userId, args }: HomeParams, { viewerId }: FeedContext): Promise<TimelineSkeleton> {
+    if (!backwards(args)) return this.older(viewerId, userId, args.first, args.after);
+    if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+    const size = pageSize(args.last, 'last');
+    const position = decodeCursor(args.before, 'before', isFeedPosition);
+    if (position === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
+    const lists = await this.lists(viewerId, userId, (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position));
+    const page = mergeOldestFirst(lists, size);
+    return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
+  }
+
+  /** A backward page is what it read: the client asks again from its start. */
+  readOn({ userId, args }: HomeParams, { viewerId }: FeedContext): ReadOn<SkeletonItem> | null {
+    if (backwards(args)) return null;
+    return { size: pageSize(args.first), after: (cursor) => this.older(viewerId, userId, args.first, cursor) };
+  }
+
+  hydration(page: TimelineSkeleton, { needs }: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return hydratePosts(page, ctx, needs, WITH_MUTES);
+  }
+
+  /** No deleted post, and none whose author or reposter is in a block with the viewer or muted by it. */
+  rules(entries: HydratedPost[], _params: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return postRules(entries, ctx, WITH_MUTES);
+  }
+
+  presentation(page: ShownPage<SkeletonItem, HydratedPost>): PostPage {
+    return postPage(page);
+  }
+
+  /** The outbox authors the user follows: their posts reach the user's home timeline at read time (and live updates from their channels). */
+  async followedOutboxAuthors(userId: string): Promise<string[]> {
+    const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
+    return [...(await this.followedAmong(userId, candidates))];
+  }
+
+  private async older(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
+    const size = pageSize(first);
+    const position = decodeCursor(after, 'after', isFeedPosition);
+    return toSkeleton(mergeNewestFirst(await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position)), size));
+  }
+
+  /** The home partition's list and those of the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */
+  private async lists(viewerId: string | null, userId: string, read: (outboxAuthorIds: readonly string[]) => Promise<TimelineEntry[][]>): Promise<TimelineEntry[][]> {
+    if (!viewerId) throw unauthenticated();
+    if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
+    const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
+    if (candidates.length > OUTBOXES_READ_BEFORE_CHECK) {
+      const followed = await this.followedAmong(userId, candidates);
+      return read([...followed]);
+    }
+    const [[home, ...outboxes], followed] = await Promise.all([read(candidates), this.followedAmong(userId, candidates)]);
+    return [home!, ...outboxes.filter((_, i) => followed.has(candidates[i]!))];
+  }
+
+  private async followedAmong(userId: string, authorIds: readonly string[]): Promise<Set<string>> {
+    if (authorIds.length === 0) return new Set();
+    // One item, the reader's graph node, while its following set is complete (see GraphStore.followsAmong).
+    const follows = await this.graph.followsAmong(userId, authorIds, UNMETERED);
+    return new Set(authorIds.filter((_, i) => follows[i]));
+  }
+}

@@ -1,0 +1,55 @@
+import { decodeCursor } from '../../domain/cursor.js';
+import { normalizeWord, pageSize } from '../../domain/validation.js';
+import type { TimelineStore } from '../../stores/timeline-store.js';
+import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
+import {
+  type HydratedPost,
+  type PostNeeds,
+  type PostPage,
+  type SkeletonItem,
+  type TimelineSkeleton,
+  WITH_MUTES,
+  hydratePosts,
+  isPostId,
+  postPage,
+  postRules,
+  toSkeleton,
+} from './post-steps.js';
+import { mergeNewestFirst } from './timeline-merge.js';
+
+export interface TagParams {
+  tag: string;
+  first?: number | null;
+  after?: string | null;
+  /** What the page shows of each post; null: only the posts (BATCHING=false). */
+  needs: PostNeeds | null;
+}
+
+/** Query.tagTimeline: the posts with a tag, newest first. */
+export class TagFeed implements Feed<TagParams, SkeletonItem, HydratedPost, PostPage> {
+  constructor(private readonly timelines: Pick<TimelineStore, 'tagLists'>) {}
+
+  /** One Query per shard of the tag, merged by position; the cursor is the last post id. */
+  async skeleton({ tag, first, after }: TagParams): Promise<TimelineSkeleton> {
+    const normalized = normalizeWord(tag, 'tag');
+    const size = pageSize(first);
+    return toSkeleton(mergeNewestFirst(await this.timelines.tagLists(normalized, size, decodeCursor(after, 'after', isPostId)), size));
+  }
+
+  readOn(params: TagParams): ReadOn<SkeletonItem> {
+    return { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
+  }
+
+  hydration(page: TimelineSkeleton, { needs }: TagParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return hydratePosts(page, ctx, needs, WITH_MUTES);
+  }
+
+  /** No deleted post, and none of an account in a block with the viewer or that the viewer mutes. */
+  rules(entries: HydratedPost[], _params: TagParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return postRules(entries, ctx, WITH_MUTES);
+  }
+
+  presentation(page: ShownPage<SkeletonItem, HydratedPost>): PostPage {
+    return postPage(page);
+  }
+}

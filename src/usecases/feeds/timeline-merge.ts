@@ -1,0 +1,32 @@
+import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
+
+/**
+ * Which entry of a post a page shows (an outbox author's post can also be in the home partition through
+ * a repost; an author may repost their own post): the original if any list has it, else the newest.
+ */
+function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
+  const byPost = new Map<string, TimelineEntry>();
+  for (const entry of lists.flat()) {
+    const kept = byPost.get(entry.postId);
+    const original = (e: TimelineEntry) => e.repostedBy === null;
+    if (!kept || (original(entry) && !original(kept)) || (original(entry) === original(kept) && entry.position > kept.position)) byPost.set(entry.postId, entry);
+  }
+  return [...byPost.values()];
+}
+
+const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0);
+
+/**
+ * Merges newest-first lists, each read with first + 1 entries, into a page: a list that came back
+ * full may hold more even when the entries left after oncePerPost fit the page.
+ */
+export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
+  const merged = oncePerPost(lists).sort(newestFirst);
+  return { entries: merged.slice(0, first), hasNextPage: merged.length > first || lists.some((list) => list.length > first) };
+}
+
+/** Merges oldest-first lists (each last + 1 entries newer than a cursor) into the `last` nearest it, newest first. */
+export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
+  const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
+  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last || lists.some((list) => list.length > last) };
+}
