@@ -1,5 +1,5 @@
 import { gql, type ApolloClient } from '@apollo/client';
-import { buildSchema, getNamedType, isObjectType } from 'graphql';
+import { buildSchema } from 'graphql';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApolloClient, likePost, typePolicies } from '../../examples/apollo.js';
 import {
@@ -15,8 +15,7 @@ import introspection from '../../examples/generated/possible-types.js';
 import { Session } from '../../examples/session.js';
 import { loadTypeDefs } from '../../src/app.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
-import { expiringIn, recordingFetch } from '../helpers/clients.js';
-import { eventually } from '../helpers/posts.js';
+import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
 
 let t: TestApp;
 const open: { client: ApolloClient; socket: { dispose(): void | Promise<void> } }[] = [];
@@ -36,7 +35,7 @@ afterAll(async () => {
 
 /** The example's client with a session of its own, as one browser tab would have. */
 function tab(options: { refreshMarginSeconds?: number } = {}) {
-  const requests = recordingFetch();
+  const requests = requestRecorder();
   const session = new Session({ url: `${t.url}/graphql`, fetch: requests.fetch, ...options });
   const apollo = createApolloClient({ url: `${t.url}/graphql`, session, fetch: requests.fetch });
   open.push(apollo);
@@ -50,26 +49,9 @@ async function signUp(app: ReturnType<typeof tab>, name: string) {
   return { id: data!.signUp!.user.id, handle };
 }
 
-/** Waits until the user's home timeline, read past the clients' caches, holds `count` posts. */
-async function timelineHolds(token: string, count: number) {
-  await eventually(async () => {
-    const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>('{ viewer { timeline(first: 100) { edges { cursor } } } }', {}, token);
-    expect(result.data!.viewer.timeline.edges).toHaveLength(count);
-  });
-}
-
 describe('the Apollo Client example', () => {
   it('has a paging policy for every connection, keyed by its arguments that are not paging ones', () => {
-    const schema = buildSchema(loadTypeDefs());
-    const connections: Record<string, Record<string, string[]>> = {};
-    for (const type of Object.values(schema.getTypeMap())) {
-      if (!isObjectType(type) || type.name.startsWith('__')) continue;
-      for (const field of Object.values(type.getFields())) {
-        if (!getNamedType(field.type).name.endsWith('Connection')) continue;
-        connections[type.name] ??= {};
-        connections[type.name]![field.name] = field.args.map((arg) => arg.name).filter((name) => !['first', 'after', 'last', 'before'].includes(name));
-      }
-    }
+    const connections = connectionFields(buildSchema(loadTypeDefs()));
     const policies = Object.fromEntries(
       Object.entries(typePolicies)
         .filter(([, policy]) => policy.fields)
@@ -94,7 +76,7 @@ describe('the Apollo Client example', () => {
       posted.unshift(created.data!.createPost!.post.id);
     };
     for (let i = 1; i <= 5; i += 1) await post(`post ${i}`);
-    await timelineHolds(reader.session.tokens!.token, 5);
+    await timelineHolds(t, reader.session.tokens!.token, 5);
 
     // The watched first page, then fetchMore: each page a request, merged into one list by relayStylePagination.
     const timeline = reader.client.watchQuery({ query: HomeTimelineDocument, variables: { first: 2 } });
@@ -118,7 +100,7 @@ describe('the Apollo Client example', () => {
 
     // Pull-to-refresh: RefreshTimeline's `last`/`before` pages go in front of the list, newest first.
     for (let i = 6; i <= 8; i += 1) await post(`post ${i}`);
-    await timelineHolds(reader.session.tokens!.token, 8);
+    await timelineHolds(t, reader.session.tokens!.token, 8);
     let newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: current().edges[0]!.cursor } });
     while (newer.data!.viewer!.timeline!.pageInfo.hasPreviousPage) {
       newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: newer.data!.viewer!.timeline!.pageInfo.startCursor } });

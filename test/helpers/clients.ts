@@ -1,7 +1,9 @@
+import { getNamedType, isObjectType, type GraphQLSchema } from 'graphql';
 import { decodeJwt } from 'jose';
 import { Tokens as TokenSigner } from '../../src/auth/tokens.js';
 import type { Tokens } from '../../examples/session.js';
 import type { TestApp } from './app.js';
+import { eventually } from './posts.js';
 
 /**
  * The session's tokens with the access token swapped for one of the same account, generation and session that
@@ -22,7 +24,7 @@ export interface SentRequest {
 }
 
 /** A fetch that records what each request carried, and holds the requests of operations named in `held` until released. */
-export function recordingFetch() {
+export function requestRecorder() {
   const sent: SentRequest[] = [];
   const held = new Map<string, Promise<void>>();
   const send: typeof fetch = async (input, init) => {
@@ -51,4 +53,25 @@ export function recordingFetch() {
   };
   const named = (operationName: string) => sent.filter((request) => request.operationName === operationName);
   return { fetch: send, sent, hold, named };
+}
+
+/** Waits until the home timeline of `token`'s user, read past any client cache, holds `count` posts. */
+export async function timelineHolds(t: TestApp, token: string, count: number): Promise<void> {
+  await eventually(async () => {
+    const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>('{ viewer { timeline(first: 100) { edges { cursor } } } }', {}, token);
+    if (result.data?.viewer.timeline.edges.length !== count) throw new Error(`the timeline holds ${result.data?.viewer.timeline.edges.length} posts, not ${count}`);
+  });
+}
+
+/** Every field of the schema whose type is a connection, by type, with its arguments other than the paging ones. */
+export function connectionFields(schema: GraphQLSchema): Record<string, Record<string, string[]>> {
+  const connections: Record<string, Record<string, string[]>> = {};
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (!getNamedType(field.type).name.endsWith('Connection')) continue;
+      (connections[type.name] ??= {})[field.name] = field.args.map((arg) => arg.name).filter((name) => !['first', 'after', 'last', 'before'].includes(name));
+    }
+  }
+  return connections;
 }
