@@ -75,11 +75,17 @@ export class Session {
     return this.store.get();
   }
 
+  /** Whether the access token ends within the margin, so that it is refreshed before the next request. */
+  get refreshDue(): boolean {
+    const tokens = this.store.get();
+    return tokens !== null && Date.parse(tokens.expiresAt) - Date.now() <= this.marginMs;
+  }
+
   /** The access token to send now (null when signed out), refreshed first when it ends within the margin. */
   async accessToken(): Promise<string | null> {
     const tokens = this.store.get();
     if (!tokens) return null;
-    return Date.parse(tokens.expiresAt) - Date.now() > this.marginMs ? tokens.token : this.refreshAfter(tokens.token);
+    return this.refreshDue ? this.refreshAfter(tokens.token) : tokens.token;
   }
 
   /**
