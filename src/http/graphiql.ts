@@ -113,6 +113,8 @@ const START_SCRIPT = `(function () {
       defaultHeaders: config.headers,
       defaultEditorToolsVisibility: 'headers',
       shouldPersistHeaders: false,
+      // The Docs panel opens with the schema's description (authentication, errors) instead of GraphiQL's generic text.
+      schemaDescription: true,
     }),
   );
 })();

@@ -30,6 +30,16 @@ async function runTab(page: Page, name: string): Promise<void> {
   await page.click('.graphiql-execute-button');
 }
 
+/** A fresh GraphiQL page, the page's errors collected. */
+async function openGraphiQL() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${t.url}/graphiql`);
+  await page.waitForSelector('.graphiql-container');
+  return { page, pageErrors, result: page.locator('.graphiql-response') };
+}
+
 describe('GraphiQL', () => {
   it('runs the sign-up tab from installed packages only, shows the result and keeps its token for the next tabs', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -96,6 +106,17 @@ describe('GraphiQL', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/graphiql.png` });
     expect(foreignRequests).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens its Docs panel with the schema’s description rather than GraphiQL’s generic text', async () => {
+    const { page, pageErrors } = await openGraphiQL();
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    const docs = page.locator('.graphiql-doc-explorer');
+    await expect.poll(() => docs.innerText(), { timeout: 15_000 }).toContain('Errors carry a stable extensions.code');
+    expect(await docs.innerText()).toContain('refreshSession');
+    expect(await docs.innerText()).not.toContain('A GraphQL schema provides a root type');
     expect(pageErrors).toEqual([]);
     await page.close();
   });
