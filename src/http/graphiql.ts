@@ -13,7 +13,7 @@ const GRAPHIQL_PATH = '/graphiql';
 const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
 
 /** The operations opened in GraphiQL's tabs, in this order. */
-const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
+const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'refresh-session', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
 
 /**
  * Stands for the token the page keeps: the start script sends the access token that SignUp, SignIn
@@ -58,17 +58,22 @@ const START_SCRIPT = `(function () {
   });
   // Plain JSON responses (the service serves no incremental delivery): each request is one promise, whose result keep() reads.
   var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false, wsClient: wsClient });
-  // The access token of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
+  // The tokens of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
   var TOKEN_KEY = 'social-graph-api:token';
-  function keptToken() {
-    return sessionStorage.getItem(TOKEN_KEY);
+  var REFRESH_TOKEN_KEY = 'social-graph-api:refresh-token';
+  function kept(key) {
+    return sessionStorage.getItem(key);
   }
   function keep(result) {
     var data = result && result.data;
     if (!data) return;
     var session = data.signUp || data.signIn || data.refreshSession;
     if (session && typeof session.token === 'string') sessionStorage.setItem(TOKEN_KEY, session.token);
-    if (data.signOut === true) sessionStorage.removeItem(TOKEN_KEY);
+    if (session && typeof session.refreshToken === 'string') sessionStorage.setItem(REFRESH_TOKEN_KEY, session.refreshToken);
+    if (data.signOut === true) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      sessionStorage.removeItem(REFRESH_TOKEN_KEY);
+    }
   }
   function fetcher(params, options) {
     var headers = Object.assign({}, options && options.headers);
@@ -80,7 +85,10 @@ const START_SCRIPT = `(function () {
     }
     // refreshSession is sent without a token: an expired one would refuse the request.
     var refreshing = /\\brefreshSession\\b/.test(params.query || '');
-    if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
+    if (!typed && !refreshing && kept(TOKEN_KEY)) headers.Authorization = 'Bearer ' + kept(TOKEN_KEY);
+    if (params.variables && params.variables.refreshToken === config.refreshTokenPlaceholder && kept(REFRESH_TOKEN_KEY)) {
+      params = Object.assign({}, params, { variables: Object.assign({}, params.variables, { refreshToken: kept(REFRESH_TOKEN_KEY) }) });
+    }
     authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
     // GraphiQL learns a tab's operation name (and the document it hands the fetcher) a moment after the tab
@@ -133,14 +141,14 @@ function cached(key: string, load: () => Buffer): Buffer {
 
 function page(): Buffer {
   const headers = JSON.stringify({ Authorization: TOKEN_PLACEHOLDER }, null, 2);
+  const operations = MAIN_OPERATIONS.map((name) => readExampleOperation(join(OPERATIONS_DIR, `${name}.graphql`)));
   const config = {
     endpoint: '/graphql',
     tokenPlaceholder: TOKEN_PLACEHOLDER,
+    // The example's refresh token (RefreshSession's, SignOut's): the start script sends the kept one in its place.
+    refreshTokenPlaceholder: (JSON.parse(operations.find((o) => o.name === 'refresh-session')!.variables) as { refreshToken: string }).refreshToken,
     headers,
-    tabs: MAIN_OPERATIONS.map((name) => {
-      const operation = readExampleOperation(join(OPERATIONS_DIR, `${name}.graphql`));
-      return { query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers };
-    }),
+    tabs: operations.map((operation) => ({ query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers })),
   };
   // `<` is escaped so that no operation text can close the script element.
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
