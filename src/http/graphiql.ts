@@ -47,17 +47,8 @@ const CONTENT_SECURITY_POLICY = [
 
 const START_SCRIPT = `(function () {
   var config = JSON.parse(document.getElementById('graphiql-config').textContent);
-  // The Authorization of the last operation run: subscriptions sign their WebSocket connection in with it.
-  var authorization = null;
-  // Subscriptions go over a WebSocket on the same endpoint (graphql-ws), connected when the first one runs.
-  var wsClient = graphqlWs.createClient({
-    url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint,
-    connectionParams: function () {
-      return authorization ? { authorization: authorization } : {};
-    },
-  });
   // Plain JSON responses (the service serves no incremental delivery): each request is one promise, whose result keep() reads.
-  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false, wsClient: wsClient });
+  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false });
   // The tokens of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
   var TOKEN_KEY = 'social-graph-api:token';
   var REFRESH_TOKEN_KEY = 'social-graph-api:refresh-token';
@@ -75,6 +66,52 @@ const START_SCRIPT = `(function () {
       sessionStorage.removeItem(REFRESH_TOKEN_KEY);
     }
   }
+  // Why a subscription ended, as the errors of a response: a closed socket says its code and reason, and what to do.
+  function explain(error) {
+    if (Array.isArray(error)) return error;
+    if (error && typeof error.code === 'number') {
+      var hint = error.code === 4403 && /token/i.test(error.reason) ? ' Run RefreshSession or SignIn, then this tab again.' : '';
+      return [{ message: 'The WebSocket closed: ' + error.code + ' ' + (error.reason || '') + '.' + hint, extensions: { closeCode: error.code } }];
+    }
+    return [{ message: String((error && error.message) || error) }];
+  }
+  // A subscription over a WebSocket of its own (graphql-ws), signed in with the Authorization it was run with. It does
+  // not reconnect: a refused or closed connection ends it with the reason, instead of a spinner retrying.
+  function subscribe(params, authorization) {
+    var client = graphqlWs.createClient({
+      url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint,
+      connectionParams: authorization ? { authorization: authorization } : {},
+      retryAttempts: 0,
+    });
+    var events = client.iterate({ query: params.query, variables: params.variables, operationName: params.operationName });
+    var ended = false;
+    function end() {
+      ended = true;
+      client.dispose();
+      return { done: true, value: undefined };
+    }
+    var iterator = {
+      next: function () {
+        if (ended) return Promise.resolve(end());
+        return events.next().then(
+          function (step) {
+            return step.done ? end() : step;
+          },
+          function (error) {
+            ended = true;
+            return { done: false, value: { errors: explain(error) } };
+          },
+        );
+      },
+      return: function () {
+        return Promise.resolve(events.return && events.return()).then(end);
+      },
+    };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
+    return iterator;
+  }
   function fetcher(params, options) {
     var headers = Object.assign({}, options && options.headers);
     var typed = false;
@@ -89,7 +126,7 @@ const START_SCRIPT = `(function () {
     if (params.variables && params.variables.refreshToken === config.refreshTokenPlaceholder && kept(REFRESH_TOKEN_KEY)) {
       params = Object.assign({}, params, { variables: Object.assign({}, params.variables, { refreshToken: kept(REFRESH_TOKEN_KEY) }) });
     }
-    authorization = null;
+    var authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
     // GraphiQL learns a tab's operation name (and the document it hands the fetcher) a moment after the tab
     // opens; a run in that moment would name the previous tab's operation, which this document does not
@@ -104,7 +141,7 @@ const START_SCRIPT = `(function () {
       operationType = only ? only[0] : null;
       params = Object.assign({}, params, { operationName: only ? only[1] : undefined });
     }
-    if (operationType === 'subscription') return wsClient.iterate({ query: params.query, variables: params.variables, operationName: params.operationName });
+    if (operationType === 'subscription') return subscribe(params, authorization);
     return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
       keep(result);
       return result;

@@ -140,6 +140,26 @@ describe('GraphiQL', () => {
     await page.close();
   });
 
+  it('ends a subscription refused for an expired or a revoked token with why, instead of a spinner', async () => {
+    const { page, result, pageErrors } = await openGraphiQL();
+    const user = await t.signUp();
+    const idle = page.locator('.graphiql-execute-button[aria-label="Execute query (Ctrl-Enter)"]');
+
+    await keep(page, await expiringIn(t, { token: user.token, refreshToken: user.refreshToken, expiresAt: '' }, -60));
+    await runTab(page, 'TimelineUpdates');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token has expired. Run RefreshSession or SignIn');
+    await expect.poll(() => idle.count()).toBe(1);
+
+    // Signed out everywhere: the kept token is revoked before it expires.
+    await keep(page, { token: user.token, refreshToken: user.refreshToken });
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, user.token)).data).toEqual({ signOut: true });
+    await page.click('.graphiql-execute-button');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token was signed out');
+    await expect.poll(() => idle.count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
   it('opens its Docs panel with the schema’s description rather than GraphiQL’s generic text', async () => {
     const { page, pageErrors } = await openGraphiQL();
     await page.click('[aria-label="Show Documentation Explorer"]');
