@@ -1,6 +1,6 @@
 import { gql, type ApolloClient } from '@apollo/client';
 import { buildSchema } from 'graphql';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { createApolloClient, likePost, typePolicies } from '../../examples/apollo.js';
 import {
   ChangePasswordDocument,
@@ -24,6 +24,7 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const { client, socket } of open.splice(0)) {
     client.stop();
     await socket.dispose();
@@ -112,6 +113,9 @@ describe('the Apollo Client example', () => {
     // Every post's author is one normalized User; possibleTypes lets a fragment on Node find it.
     const newest = current().edges[0]!.node;
     expect(newest.author).toMatchObject({ id: authorUser.id, handle: authorUser.handle });
+    // DateTime is typed as the string it is (codegen's scalar mapping), not `unknown`.
+    expectTypeOf(newest.createdAt).toEqualTypeOf<string>();
+    expect(new Date(newest.createdAt).toISOString()).toBe(newest.createdAt);
     const asNode = reader.client.cache.readFragment<{ id: string }>({
       id: reader.client.cache.identify({ __typename: 'Post', id: newest.id }),
       fragment: gql`

@@ -33,6 +33,7 @@ beforeAll(async () => {
   t = await startTestApp();
 });
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const socket of sockets.splice(0)) await socket.dispose();
 });
 afterAll(async () => {
