@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const graphQLConfig = { schema: 'schema.graphql', documents: 'docs/operations/*.graphql' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/graphql/generated/', '.data/', 'bench/results/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', 'src/graphql/generated/', 'examples/generated/', '.data/', 'bench/results/', 'test-artifacts/'] },
   {
     files: ['**/*.{js,mjs,cjs,ts}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],

@@ -13,7 +13,7 @@ const GRAPHIQL_PATH = '/graphiql';
 const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
 
 /** The operations opened in GraphiQL's tabs, in this order. */
-const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
+const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'refresh-session', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
 
 /**
  * Stands for the token the page keeps: the start script sends the access token that SignUp, SignIn
@@ -47,28 +47,70 @@ const CONTENT_SECURITY_POLICY = [
 
 const START_SCRIPT = `(function () {
   var config = JSON.parse(document.getElementById('graphiql-config').textContent);
-  // The Authorization of the last operation run: subscriptions sign their WebSocket connection in with it.
-  var authorization = null;
-  // Subscriptions go over a WebSocket on the same endpoint (graphql-ws), connected when the first one runs.
-  var wsClient = graphqlWs.createClient({
-    url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint,
-    connectionParams: function () {
-      return authorization ? { authorization: authorization } : {};
-    },
-  });
   // Plain JSON responses (the service serves no incremental delivery): each request is one promise, whose result keep() reads.
-  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false, wsClient: wsClient });
-  // The access token of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
+  var send = GraphiQL.createFetcher({ url: config.endpoint, enableIncrementalDelivery: false });
+  // The tokens of the last sign-up, sign-in or refresh, for this browser tab only (sessionStorage).
   var TOKEN_KEY = 'social-graph-api:token';
-  function keptToken() {
-    return sessionStorage.getItem(TOKEN_KEY);
+  var REFRESH_TOKEN_KEY = 'social-graph-api:refresh-token';
+  function kept(key) {
+    return sessionStorage.getItem(key);
   }
   function keep(result) {
     var data = result && result.data;
     if (!data) return;
     var session = data.signUp || data.signIn || data.refreshSession;
     if (session && typeof session.token === 'string') sessionStorage.setItem(TOKEN_KEY, session.token);
-    if (data.signOut === true) sessionStorage.removeItem(TOKEN_KEY);
+    if (session && typeof session.refreshToken === 'string') sessionStorage.setItem(REFRESH_TOKEN_KEY, session.refreshToken);
+    if (data.signOut === true) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      sessionStorage.removeItem(REFRESH_TOKEN_KEY);
+    }
+  }
+  // Why a subscription ended, as the errors of a response: a closed socket says its code and reason, and what to do.
+  function explain(error) {
+    if (Array.isArray(error)) return error;
+    if (error && typeof error.code === 'number') {
+      var hint = error.code === 4403 && /token/i.test(error.reason) ? ' Run RefreshSession or SignIn, then this tab again.' : '';
+      return [{ message: 'The WebSocket closed: ' + error.code + ' ' + (error.reason || '') + '.' + hint, extensions: { closeCode: error.code } }];
+    }
+    return [{ message: String((error && error.message) || error) }];
+  }
+  // A subscription over a WebSocket of its own (graphql-ws), signed in with the Authorization it was run with. It does
+  // not reconnect: a refused or closed connection ends it with the reason, instead of a spinner retrying.
+  function subscribe(params, authorization) {
+    var client = graphqlWs.createClient({
+      url: (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + config.endpoint,
+      connectionParams: authorization ? { authorization: authorization } : {},
+      retryAttempts: 0,
+    });
+    var events = client.iterate({ query: params.query, variables: params.variables, operationName: params.operationName });
+    var ended = false;
+    function end() {
+      ended = true;
+      client.dispose();
+      return { done: true, value: undefined };
+    }
+    var iterator = {
+      next: function () {
+        if (ended) return Promise.resolve(end());
+        return events.next().then(
+          function (step) {
+            return step.done ? end() : step;
+          },
+          function (error) {
+            ended = true;
+            return { done: false, value: { errors: explain(error) } };
+          },
+        );
+      },
+      return: function () {
+        return Promise.resolve(events.return && events.return()).then(end);
+      },
+    };
+    iterator[Symbol.asyncIterator] = function () {
+      return iterator;
+    };
+    return iterator;
   }
   function fetcher(params, options) {
     var headers = Object.assign({}, options && options.headers);
@@ -80,8 +122,11 @@ const START_SCRIPT = `(function () {
     }
     // refreshSession is sent without a token: an expired one would refuse the request.
     var refreshing = /\\brefreshSession\\b/.test(params.query || '');
-    if (!typed && !refreshing && keptToken()) headers.Authorization = 'Bearer ' + keptToken();
-    authorization = null;
+    if (!typed && !refreshing && kept(TOKEN_KEY)) headers.Authorization = 'Bearer ' + kept(TOKEN_KEY);
+    if (params.variables && params.variables.refreshToken === config.refreshTokenPlaceholder && kept(REFRESH_TOKEN_KEY)) {
+      params = Object.assign({}, params, { variables: Object.assign({}, params.variables, { refreshToken: kept(REFRESH_TOKEN_KEY) }) });
+    }
+    var authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
     // GraphiQL learns a tab's operation name (and the document it hands the fetcher) a moment after the tab
     // opens; a run in that moment would name the previous tab's operation, which this document does not
@@ -96,7 +141,7 @@ const START_SCRIPT = `(function () {
       operationType = only ? only[0] : null;
       params = Object.assign({}, params, { operationName: only ? only[1] : undefined });
     }
-    if (operationType === 'subscription') return wsClient.iterate({ query: params.query, variables: params.variables, operationName: params.operationName });
+    if (operationType === 'subscription') return subscribe(params, authorization);
     return send(params, Object.assign({}, options, { headers: headers })).then(function (result) {
       keep(result);
       return result;
@@ -113,6 +158,8 @@ const START_SCRIPT = `(function () {
       defaultHeaders: config.headers,
       defaultEditorToolsVisibility: 'headers',
       shouldPersistHeaders: false,
+      // The Docs panel opens with the schema's description (authentication, errors) instead of GraphiQL's generic text.
+      schemaDescription: true,
     }),
   );
 })();
@@ -131,14 +178,14 @@ function cached(key: string, load: () => Buffer): Buffer {
 
 function page(): Buffer {
   const headers = JSON.stringify({ Authorization: TOKEN_PLACEHOLDER }, null, 2);
+  const operations = MAIN_OPERATIONS.map((name) => readExampleOperation(join(OPERATIONS_DIR, `${name}.graphql`)));
   const config = {
     endpoint: '/graphql',
     tokenPlaceholder: TOKEN_PLACEHOLDER,
+    // The example's refresh token (RefreshSession's, SignOut's): the start script sends the kept one in its place.
+    refreshTokenPlaceholder: (JSON.parse(operations.find((o) => o.name === 'refresh-session')!.variables) as { refreshToken: string }).refreshToken,
     headers,
-    tabs: MAIN_OPERATIONS.map((name) => {
-      const operation = readExampleOperation(join(OPERATIONS_DIR, `${name}.graphql`));
-      return { query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers };
-    }),
+    tabs: operations.map((operation) => ({ query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers })),
   };
   // `<` is escaped so that no operation text can close the script element.
   const json = JSON.stringify(config).replace(/</g, '\\u003c');

@@ -3,6 +3,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { findChromium } from '../helpers/chromium.js';
+import { expiringIn } from '../helpers/clients.js';
 
 const ARTIFACTS = 'test-artifacts';
 
@@ -30,6 +31,27 @@ async function runTab(page: Page, name: string): Promise<void> {
   await page.click('.graphiql-execute-button');
 }
 
+/** A fresh GraphiQL page, the page's errors collected. */
+async function openGraphiQL() {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(`${t.url}/graphiql`);
+  await page.waitForSelector('.graphiql-container');
+  return { page, pageErrors, result: page.locator('.graphiql-response') };
+}
+
+/** The tokens the page keeps, as SignUp, SignIn or RefreshSession leave them. */
+function kept(page: Page) {
+  return page.evaluate(() => ({ token: sessionStorage.getItem('social-graph-api:token'), refreshToken: sessionStorage.getItem('social-graph-api:refresh-token') }));
+}
+function keep(page: Page, tokens: { token: string; refreshToken: string | null }) {
+  return page.evaluate((given) => {
+    sessionStorage.setItem('social-graph-api:token', given.token);
+    sessionStorage.setItem('social-graph-api:refresh-token', given.refreshToken ?? '');
+  }, tokens);
+}
+
 describe('GraphiQL', () => {
   it('runs the sign-up tab from installed packages only, shows the result and keeps its token for the next tabs', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
@@ -51,7 +73,7 @@ describe('GraphiQL', () => {
 
     // The main operations open as tabs; the first one is signUp.
     const tabs = await page.locator('.graphiql-tab').allInnerTexts();
-    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'Follow', 'CreatePost', 'HomeTimeline', 'TimelineUpdates', 'Suggestions']);
+    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'RefreshSession', 'Follow', 'CreatePost', 'HomeTimeline', 'TimelineUpdates', 'Suggestions']);
     await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain('mutation SignUp($input: SignUpInput!)');
     // The header editor is open with an Authorization example.
     await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toContain('"Authorization": "Bearer <token from SignUp or SignIn, kept for you>"');
@@ -96,6 +118,55 @@ describe('GraphiQL', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: `${ARTIFACTS}/graphiql.png` });
     expect(foreignRequests).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps the refresh token too, and swaps both in the RefreshSession tab', async () => {
+    const { page, result, pageErrors } = await openGraphiQL();
+    // As if SignIn had run a while ago: the kept access token has expired, its refresh token has not.
+    const user = await t.signUp();
+    await keep(page, await expiringIn(t, { token: user.token, refreshToken: user.refreshToken, expiresAt: '' }, -60));
+
+    // RefreshSession sends the kept refresh token in place of the example's, and keeps the new pair.
+    await runTab(page, 'RefreshSession');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toMatch(/"refreshToken": "rt_/);
+    const shown = await result.innerText();
+    const refreshed = { token: /"token": "(ey[^"]+)"/.exec(shown)![1]!, refreshToken: /"refreshToken": "(rt_[^"]+)"/.exec(shown)![1]! };
+    expect(refreshed.refreshToken).not.toBe(user.refreshToken);
+    expect(await kept(page)).toEqual(refreshed);
+    expect((await t.gql('{ viewer { id } }', {}, refreshed.token)).data).toEqual({ viewer: { id: user.id } });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('ends a subscription refused for an expired or a revoked token with why, instead of a spinner', async () => {
+    const { page, result, pageErrors } = await openGraphiQL();
+    const user = await t.signUp();
+    const idle = page.locator('.graphiql-execute-button[aria-label="Execute query (Ctrl-Enter)"]');
+
+    await keep(page, await expiringIn(t, { token: user.token, refreshToken: user.refreshToken, expiresAt: '' }, -60));
+    await runTab(page, 'TimelineUpdates');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token has expired. Run RefreshSession or SignIn');
+    await expect.poll(() => idle.count()).toBe(1);
+
+    // Signed out everywhere: the kept token is revoked before it expires.
+    await keep(page, { token: user.token, refreshToken: user.refreshToken });
+    expect((await t.gql('mutation { signOut(everywhere: true) }', {}, user.token)).data).toEqual({ signOut: true });
+    await page.click('.graphiql-execute-button');
+    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token was signed out');
+    await expect.poll(() => idle.count()).toBe(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('opens its Docs panel with the schema’s description rather than GraphiQL’s generic text', async () => {
+    const { page, pageErrors } = await openGraphiQL();
+    await page.click('[aria-label="Show Documentation Explorer"]');
+    const docs = page.locator('.graphiql-doc-explorer');
+    await expect.poll(() => docs.innerText(), { timeout: 15_000 }).toContain('Errors carry a stable extensions.code');
+    expect(await docs.innerText()).toContain('refreshSession');
+    expect(await docs.innerText()).not.toContain('A GraphQL schema provides a root type');
     expect(pageErrors).toEqual([]);
     await page.close();
   });

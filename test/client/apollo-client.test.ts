@@ -1,138 +1,213 @@
-import { ApolloClient, HttpLink, InMemoryCache, gql, type NormalizedCacheObject } from '@apollo/client';
-import { relayStylePagination } from '@apollo/client/utilities';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readExampleOperations } from '../../src/http/graphiql-operations.js';
+import { gql, type ApolloClient } from '@apollo/client';
+import { buildSchema } from 'graphql';
+import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { createApolloClient, likePost, typePolicies } from '../../examples/apollo.js';
+import {
+  ChangePasswordDocument,
+  CreatePostDocument,
+  FollowDocument,
+  HomeTimelineDocument,
+  RefreshTimelineDocument,
+  SignUpDocument,
+  TimelineUpdatesDocument,
+} from '../../examples/generated/graphql.js';
+import introspection from '../../examples/generated/possible-types.js';
+import { Session } from '../../examples/session.js';
+import { loadTypeDefs } from '../../src/app.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
-import { eventually } from '../helpers/posts.js';
-
-/** The example operations in docs/operations, as a client would ship them. */
-const operations = Object.fromEntries(readExampleOperations().map((o) => [o.name, gql(o.document)]));
-
-interface TimelinePage {
-  viewer: {
-    id: string;
-    timeline: {
-      edges: { cursor: string; node: { id: string; text: string; author: { id: string; handle: string } } }[];
-      pageInfo: { hasNextPage: boolean; endCursor: string | null };
-    };
-  };
-}
-
-/** Apollo Client 4 types a result by its document; these documents are plain strings, so the test names the shapes. */
-interface SignUpResult {
-  signUp: { token: string; user: { id: string; handle: string } };
-}
-interface FollowResult {
-  follow: { user: { id: string; followerCount: number; viewerFollows: boolean } };
-}
-interface CreatePostResult {
-  createPost: { post: { id: string } };
-}
+import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
 
 let t: TestApp;
-let requests = 0;
+const open: { client: ApolloClient; socket: { dispose(): void | Promise<void> } }[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
+});
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const { client, socket } of open.splice(0)) {
+    client.stop();
+    await socket.dispose();
+  }
 });
 afterAll(async () => {
   await t.stop();
 });
 
-/** An Apollo Client over HTTP with a normalized cache; timelines are Relay connections merged page by page. */
-function clientFor(token?: string): ApolloClient {
-  return new ApolloClient({
-    link: new HttpLink({
-      uri: `${t.url}/graphql`,
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      fetch: (input, init) => {
-        requests += 1;
-        return fetch(input, init);
-      },
-    }),
-    cache: new InMemoryCache({
-      typePolicies: { User: { fields: { timeline: relayStylePagination(), posts: relayStylePagination() } } },
-    }),
-  });
+/** The example's client with a session of its own, as one browser tab would have. */
+function tab(options: { refreshMarginSeconds?: number } = {}) {
+  const requests = requestRecorder();
+  const session = new Session({ url: `${t.url}/graphql`, fetch: requests.fetch, ...options });
+  const apollo = createApolloClient({ url: `${t.url}/graphql`, session, fetch: requests.fetch });
+  open.push(apollo);
+  return { ...apollo, session, requests };
 }
 
-async function signUp(client: ApolloClient, displayName: string) {
-  const { data } = await client.mutate<SignUpResult>({
-    mutation: operations['sign-up']!,
-    variables: { input: { handle: uniqueHandle(displayName.toLowerCase()), displayName, password: TEST_PASSWORD } },
-  });
-  return { id: data!.signUp.user.id, handle: data!.signUp.user.handle, token: data!.signUp.token };
+async function signUp(app: ReturnType<typeof tab>, name: string) {
+  const handle = uniqueHandle(name);
+  const { data } = await app.client.mutate({ mutation: SignUpDocument, variables: { input: { handle, displayName: name, password: TEST_PASSWORD } } });
+  app.session.signedIn(data!.signUp!);
+  return { id: data!.signUp!.user.id, handle };
 }
 
-describe('Apollo Client', () => {
-  it('signs up, follows, posts, and pages through a home timeline with fetchMore', async () => {
-    const anonymous = clientFor();
-    const reader = await signUp(anonymous, 'Reader');
-    const author = await signUp(anonymous, 'Author');
-    const readerClient = clientFor(reader.token);
-    const authorClient = clientFor(author.token);
+describe('the Apollo Client example', () => {
+  it('has a paging policy for every connection, keyed by its arguments that are not paging ones', () => {
+    const connections = connectionFields(buildSchema(loadTypeDefs()));
+    const policies = Object.fromEntries(
+      Object.entries(typePolicies)
+        .filter(([, policy]) => policy.fields)
+        .map(([type, policy]) => [type, Object.fromEntries(Object.entries(policy.fields!).map(([field, p]) => [field, (p as { keyArgs: string[] | false }).keyArgs || []]))]),
+    );
+    expect(policies).toEqual(connections);
+    expect(introspection.possibleTypes.Node).toEqual(['Comment', 'Notification', 'Post', 'User']);
+  });
 
-    const followed = await readerClient.mutate<FollowResult>({ mutation: operations.follow!, variables: { userId: author.id } });
-    expect(followed.data!.follow.user).toMatchObject({ id: author.id, followerCount: 1, viewerFollows: true });
-    // The payload landed in the normalized cache under the author's id.
-    const cachedAuthor = readerClient.cache.readFragment<{ viewerFollows: boolean; followerCount: number }>({
-      id: readerClient.cache.identify({ __typename: 'User', id: author.id }),
+  it('signs up, pages the home timeline forwards and backwards with fetchMore, and likes a post optimistically', async () => {
+    const warnings = vi.spyOn(console, 'warn');
+    const reader = tab();
+    const author = tab();
+    await signUp(reader, 'reader');
+    const authorUser = await signUp(author, 'author');
+    const followed = await reader.client.mutate({ mutation: FollowDocument, variables: { userId: authorUser.id } });
+    expect(followed.data!.follow!.user).toMatchObject({ id: authorUser.id, followerCount: 1, viewerFollows: true });
+
+    const posted: string[] = [];
+    const post = async (text: string) => {
+      const created = await author.client.mutate({ mutation: CreatePostDocument, variables: { input: { text, tags: ['apollo'] } } });
+      posted.unshift(created.data!.createPost!.post.id);
+    };
+    for (let i = 1; i <= 5; i += 1) await post(`post ${i}`);
+    await timelineHolds(t, reader.session.tokens!.token, 5);
+
+    // The watched first page, then fetchMore: each page a request, merged into one list by relayStylePagination.
+    const timeline = reader.client.watchQuery({ query: HomeTimelineDocument, variables: { first: 2 } });
+    const watching = timeline.subscribe(() => {});
+    const current = () => {
+      const result = timeline.getCurrentResult();
+      if (result.dataState !== 'complete') throw new Error(`the watched timeline is ${result.dataState}`);
+      return result.data.viewer!.timeline!;
+    };
+    await vi.waitFor(() => expect(current().edges).toHaveLength(2));
+    const before = reader.requests.named('HomeTimeline').length;
+    // The next cursor comes from the page fetchMore got; the watched list shows the merged pages a moment later.
+    let page = current();
+    while (page.pageInfo.hasNextPage) page = (await timeline.fetchMore({ variables: { after: page.pageInfo.endCursor } })).data!.viewer!.timeline!;
+    expect(reader.requests.named('HomeTimeline').length - before).toBe(2);
+    await vi.waitFor(() => expect(current().edges.map((edge) => edge.node.id)).toEqual(posted));
+    // The same query answers from the cache alone now, with every page.
+    const cached = await reader.client.query({ query: HomeTimelineDocument, variables: { first: 2 }, fetchPolicy: 'cache-only' });
+    expect(cached.data!.viewer!.timeline!.edges).toHaveLength(5);
+    expect(reader.requests.named('HomeTimeline').length - before).toBe(2);
+
+    // Pull-to-refresh: RefreshTimeline's `last`/`before` pages go in front of the list, newest first.
+    for (let i = 6; i <= 8; i += 1) await post(`post ${i}`);
+    await timelineHolds(t, reader.session.tokens!.token, 8);
+    let newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: current().edges[0]!.cursor } });
+    while (newer.data!.viewer!.timeline!.pageInfo.hasPreviousPage) {
+      newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: newer.data!.viewer!.timeline!.pageInfo.startCursor } });
+    }
+    expect(reader.requests.named('RefreshTimeline')).toHaveLength(2);
+    await vi.waitFor(() => expect(current().edges.map((edge) => edge.node.id)).toEqual(posted));
+    expect(current().edges.map((edge) => edge.node.text)).toEqual(['post 8', 'post 7', 'post 6', 'post 5', 'post 4', 'post 3', 'post 2', 'post 1']);
+
+    // Every post's author is one normalized User; possibleTypes lets a fragment on Node find it.
+    const newest = current().edges[0]!.node;
+    expect(newest.author).toMatchObject({ id: authorUser.id, handle: authorUser.handle });
+    // DateTime is typed as the string it is (codegen's scalar mapping), not `unknown`.
+    expectTypeOf(newest.createdAt).toEqualTypeOf<string>();
+    expect(new Date(newest.createdAt).toISOString()).toBe(newest.createdAt);
+    const asNode = reader.client.cache.readFragment<{ id: string }>({
+      id: reader.client.cache.identify({ __typename: 'Post', id: newest.id }),
       fragment: gql`
-        fragment FollowState on User {
-          viewerFollows
-          followerCount
+        fragment AnyNode on Node {
+          id
         }
       `,
     });
-    expect(cachedAuthor).toEqual({ __typename: 'User', viewerFollows: true, followerCount: 1 });
+    expect(asNode).toEqual({ __typename: 'Post', id: newest.id });
 
-    const postIds: string[] = [];
-    for (let i = 1; i <= 5; i += 1) {
-      const created = await authorClient.mutate<CreatePostResult>({ mutation: operations['create-post']!, variables: { input: { text: `post ${i}`, tags: ['client'] } } });
-      postIds.push(created.data!.createPost.post.id);
-    }
-    const newestFirst = [...postIds].reverse();
+    // The like shows while its request is still held, and stays once the service has answered.
+    const release = reader.requests.hold('LikePost');
+    const liked = likePost(reader.client, newest);
+    await vi.waitFor(() => expect(current().edges[0]!.node).toMatchObject({ viewerHasLiked: true, likeCount: 1 }));
+    // Its request is sent but held: no answer (status) yet.
+    await vi.waitFor(() => expect(reader.requests.named('LikePost')).toEqual([{ operationName: 'LikePost', authorization: expect.stringMatching(/^Bearer /) }]));
+    release();
+    expect((await liked).data!.likePost!.post).toMatchObject({ id: newest.id, viewerHasLiked: true, likeCount: 1 });
+    expect(current().edges[0]!.node).toMatchObject({ viewerHasLiked: true, likeCount: 1 });
+    expect((await reader.client.query({ query: HomeTimelineDocument, variables: { first: 1 }, fetchPolicy: 'network-only' })).data!.viewer!.timeline!.edges[0]!.node).toMatchObject(
+      {
+        id: newest.id,
+        viewerHasLiked: true,
+        likeCount: 1,
+      },
+    );
 
-    // The worker fills home timelines asynchronously: wait until all five have arrived.
-    await eventually(async () => {
-      const { data } = await readerClient.query<TimelinePage>({ query: operations['home-timeline']!, variables: { first: 5 }, fetchPolicy: 'network-only' });
-      expect(data!.viewer.timeline.edges.map((e) => e.node.id)).toEqual(newestFirst);
+    watching.unsubscribe();
+    expect(warnings).not.toHaveBeenCalled();
+  });
+
+  it('refreshes once for many requests, before sending with an expired token and after a 401, never with Authorization', async () => {
+    const reader = tab();
+    await signUp(reader, 'refresher');
+    const pages = () => Promise.all([1, 2, 3, 4, 5].map((first) => reader.client.query({ query: HomeTimelineDocument, variables: { first }, fetchPolicy: 'network-only' })));
+
+    // Expired by the clock: the five wait for one refresh, then go out with its token.
+    reader.session.signedIn(await expiringIn(t, reader.session.tokens!, -60));
+    const expired = reader.session.tokens!.token;
+    for (const page of await pages()) expect(page.data!.viewer!.timeline).toEqual(expect.objectContaining({ edges: [] }));
+    const fresh = reader.session.tokens!.token;
+    expect(fresh).not.toBe(expired);
+    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    expect(reader.requests.named('HomeTimeline').map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${fresh}`));
+
+    // Refused by the service: changePassword ends this session's access token but not its refresh token.
+    await reader.client.mutate({ mutation: ChangePasswordDocument, variables: { currentPassword: TEST_PASSWORD, newPassword: 'another long passphrase' } });
+    reader.requests.sent.length = 0;
+    for (const page of await pages()) expect(page.data!.viewer!.timeline!.edges).toEqual([]);
+    const after401 = reader.session.tokens!.token;
+    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    const timelines = reader.requests.named('HomeTimeline');
+    expect(timelines.filter((request) => request.status === 401).map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${fresh}`));
+    expect(timelines.filter((request) => request.status === 200).map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${after401}`));
+  });
+
+  it('keeps a subscription over graphql-ws through the close of its expired token and the refresh', async () => {
+    // No margin: the socket signs in with the short-lived token, and the service closes it when it expires.
+    const reader = tab({ refreshMarginSeconds: 0 });
+    const author = tab();
+    await signUp(reader, 'listener');
+    const authorUser = await signUp(author, 'speaker');
+    await reader.client.mutate({ mutation: FollowDocument, variables: { userId: authorUser.id } });
+    reader.session.signedIn(await expiringIn(t, reader.session.tokens!, 8));
+    const shortLived = reader.session.tokens!.token;
+
+    const closes: { code: number; reason: string }[] = [];
+    let connected = 0;
+    reader.socket.on('closed', (event) => closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }));
+    reader.socket.on('connected', () => (connected += 1));
+    const received: string[] = [];
+    const failures: unknown[] = [];
+    const live = reader.client.subscribe({ query: TimelineUpdatesDocument }).subscribe({
+      next: (result) => result.data && received.push(result.data.timelinePostAdded.node.text),
+      error: (error) => failures.push(error),
     });
-    await readerClient.clearStore();
+    const postUntilReceived = (text: string) =>
+      vi.waitFor(
+        async () => {
+          if (!received.includes(text)) await author.client.mutate({ mutation: CreatePostDocument, variables: { input: { text } } });
+          expect(received).toContain(text);
+        },
+        { timeout: 20_000, interval: 1_000 },
+      );
 
-    const firstPage = await readerClient.query<TimelinePage>({ query: operations['home-timeline']!, variables: { first: 2 } });
-    expect(firstPage.data!.viewer.timeline.edges.map((e) => e.node.id)).toEqual(newestFirst.slice(0, 2));
-    // The same query, watched: it answers from the cache, and fetchMore adds the next pages to it.
-    const timeline = readerClient.watchQuery<TimelinePage>({ query: operations['home-timeline']!, variables: { first: 2 } });
-    // Apollo Client 4 tells whether the data it holds is complete; only a complete page has its pageInfo.
-    const currentTimeline = () => {
-      const result = timeline.getCurrentResult();
-      if (result.dataState !== 'complete') throw new Error(`the watched timeline is ${result.dataState}`);
-      return result.data.viewer.timeline;
-    };
-    const requestsBefore = requests;
-    let pages = 1;
-    while (currentTimeline().pageInfo.hasNextPage) {
-      await timeline.fetchMore({ variables: { after: currentTimeline().pageInfo.endCursor } });
-      pages += 1;
-    }
-    expect(pages).toBe(3);
-    expect(requests - requestsBefore).toBe(2);
-
-    // relayStylePagination merged the pages into one list in the cache.
-    const merged = currentTimeline();
-    expect(merged.edges.map((e) => e.node.id)).toEqual(newestFirst);
-    expect(merged.edges.map((e) => e.node.text)).toEqual(['post 5', 'post 4', 'post 3', 'post 2', 'post 1']);
-    expect(merged.pageInfo.hasNextPage).toBe(false);
-    // Every post's author is the one normalized User entity.
-    const cache = readerClient.cache.extract() as NormalizedCacheObject;
-    expect(cache[`User:${author.id}`]).toMatchObject({ id: author.id, handle: author.handle });
-    for (const id of postIds) expect(cache[`Post:${id}`]).toMatchObject({ author: { __ref: `User:${author.id}` } });
-
-    // Read from the cache alone, the merged timeline needs no request.
-    const requestsAfterPaging = requests;
-    const cached = await readerClient.query<TimelinePage>({ query: operations['home-timeline']!, variables: { first: 2 }, fetchPolicy: 'cache-only' });
-    expect(cached.data!.viewer.timeline.edges).toHaveLength(5);
-    expect(requests).toBe(requestsAfterPaging);
+    await postUntilReceived('before the refresh');
+    await vi.waitFor(() => expect(connected).toBe(2), { timeout: 30_000, interval: 200 });
+    expect(closes[0]).toEqual({ code: 4403, reason: 'Forbidden: the token has expired' });
+    expect(reader.session.tokens!.token).not.toBe(shortLived);
+    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    await postUntilReceived('after the refresh');
+    expect(failures).toEqual([]);
+    live.unsubscribe();
   });
 });
