@@ -13,7 +13,7 @@ import {
 } from '../../examples/generated/graphql.js';
 import introspection from '../../examples/generated/possible-types.js';
 import { Session } from '../../examples/session.js';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
 

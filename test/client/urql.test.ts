@@ -15,7 +15,7 @@ import {
 } from '../../examples/generated/graphql.js';
 import { Session } from '../../examples/session.js';
 import { createUrqlClient, keys, resolvers } from '../../examples/urql.js';
-import { loadTypeDefs } from '../../src/app.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
