@@ -37,8 +37,9 @@ describe('the examples’ session', () => {
     expect(new Set(tokens)).toEqual(new Set([store.get()!.token]));
     expect(requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
     // The rotated refresh token was presented once only: the session refreshes again.
+    // (Two access tokens signed in one second for one user are equal, so count the refreshes instead.)
     const next = await tabs[1]!.refreshAfter(tokens[0]!);
-    expect(next).not.toBe(tokens[0]);
+    expect(requests.named('RefreshSession').map(({ status }) => status)).toEqual([200, 200]);
     expect((await t.gql('{ viewer { id } }', {}, next)).data).toEqual({ viewer: { id: user.id } });
   });
 
