@@ -3,7 +3,7 @@ import type { CommentRecord, Page } from '../domain/models.js';
 import { NOBODY } from '../stores/graph/graph-store.js';
 import type { TimelineEntry } from '../stores/timeline-store.js';
 import { type Feed, type FeedContext, type SkeletonPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
-import { type HydratedPost, type PostNeeds, type PostPage, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
+import { type HydratedPost, type PostNeeds, type PostPage, type PostPageArguments, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
 import type { UserList } from '../usecases/feeds/user-lists.js';
 import { hydrateUserRelations } from '../usecases/feeds/user-steps.js';
 import type { BlockedAccounts } from '../usecases/relationships.js';
@@ -32,24 +32,16 @@ function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNee
   return context.feeds.hydrate ? postNeeds(info) : null;
 }
 
-export function tagConnection(
-  context: GraphQLContext,
-  info: GraphQLResolveInfo,
-  tag: string,
-  first: number | null | undefined,
-  after: string | null | undefined,
-): Promise<PostConnectionModel> {
-  return runFeed(context.useCases.feeds.tag, { tag, first, after, needs: postNeedsOf(context, info) }, feedContext(context));
+export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, args: PostPageArguments): Promise<PostConnectionModel> {
+  return runFeed(context.useCases.feeds.tag, { tag, ...pageOf(args), needs: postNeedsOf(context, info) }, feedContext(context));
 }
 
-export function publicConnection(
-  context: GraphQLContext,
-  info: GraphQLResolveInfo,
-  first: number | null | undefined,
-  after: string | null | undefined,
-): Promise<PostConnectionModel> {
-  return runFeed(context.useCases.feeds.public, { first, after, needs: postNeedsOf(context, info) }, feedContext(context));
+export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, args: PostPageArguments): Promise<PostConnectionModel> {
+  return runFeed(context.useCases.feeds.public, { ...pageOf(args), needs: postNeedsOf(context, info) }, feedContext(context));
 }
+
+/** Only the paging arguments: a feed's params are not a bag of whatever the field takes. */
+const pageOf = ({ first, after, last, before }: PostPageArguments): PostPageArguments => ({ first, after, last, before });
 
 /** User.timeline or User.posts, from the skeleton startUserReads started when it did. */
 export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
@@ -84,11 +76,7 @@ export function userListConnection(
 
 type UserTimeline = 'timeline' | 'posts';
 
-interface PageArguments {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
+interface PageArguments extends PostPageArguments {
   includeReposts?: boolean | null;
 }
 
@@ -106,7 +94,7 @@ function bound<P, S extends { cursor: string }, R>(feed: Feed<P, S, HydratedPost
 function userTimeline(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments, needs: PostNeeds | null): BoundFeed<SkeletonItem, PostPage> {
   const { home, author } = context.useCases.feeds;
   if (field === 'timeline') return bound(home, { userId, args, needs });
-  return bound(author, { authorId: userId, first: args.first, after: args.after, includeReposts: args.includeReposts ?? true, needs });
+  return bound(author, { authorId: userId, ...pageOf(args), includeReposts: args.includeReposts ?? true, needs });
 }
 
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>

@@ -67,20 +67,21 @@ export interface HomeSizeAddition {
   added: number;
 }
 
+/**
+ * Which entries of a list a read returns: the newest `first` + 1 older than `after` (newest first), or
+ * the oldest `last` + 1 newer than `before` (oldest first, paging backwards).
+ */
+export type ListRead = { first: number; after: string | null } | { last: number; before: string };
+
 export interface TimelineStore {
-  /**
-   * The newest first + 1 entries older than `after` of the home partition and of the outbox of
-   * each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for the home feed to merge.
-   */
-  homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]>;
-  /** As homeLists, backwards: the oldest last + 1 entries newer than `before` of each list, oldest first. */
-  homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]>;
+  /** The home partition and the outbox of each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for the home feed to merge. */
+  homeLists(userId: string, outboxAuthorIds: readonly string[], read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of the author's posts and, `withReposts`, of the author's reposts (entries with the author as their reason). */
-  authorLists(authorId: string, withReposts: boolean, first: number, after: string | null): Promise<TimelineEntry[][]>;
+  authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of each shard of the tag's timeline. */
-  tagLists(tag: string, first: number, after: string | null): Promise<TimelineEntry[][]>;
+  tagLists(tag: string, read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of each shard of the public timeline. */
-  publicLists(first: number, after: string | null): Promise<TimelineEntry[][]>;
+  publicLists(read: ListRead): Promise<TimelineEntry[][]>;
   /** A page of the author's posts alone, newest first. */
   authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage>;
   /** Authors whose posts are kept in an outbox and merged at read time instead of fanned out. */

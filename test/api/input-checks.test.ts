@@ -141,13 +141,16 @@ describe('cursors', () => {
   function cursorArguments(userId: string, postId: string): [string, string, (cursor: string) => string][] {
     return [
       ['Query.tagTimeline', 'after', (c) => `{ tagTimeline(tag: "x", after: "${c}") { edges { cursor } } }`],
+      ['Query.tagTimeline', 'before', (c) => `{ tagTimeline(tag: "x", last: 5, before: "${c}") { edges { cursor } } }`],
       ['Query.publicTimeline', 'after', (c) => `{ publicTimeline(after: "${c}") { edges { cursor } } }`],
+      ['Query.publicTimeline', 'before', (c) => `{ publicTimeline(last: 5, before: "${c}") { edges { cursor } } }`],
       ['Query.network', 'after', (c) => `{ network(userId: "${userId}", after: "${c}") { totalCount } }`],
       ['User.followers', 'after', (c) => `{ user(id: "${userId}") { followers(after: "${c}") { totalCount } } }`],
       ['User.following', 'after', (c) => `{ user(id: "${userId}") { following(after: "${c}") { totalCount } } }`],
       ['User.knownFollowers', 'after', (c) => `{ user(id: "${userId}") { knownFollowers(after: "${c}") { totalCount } } }`],
       ['User.mutuals', 'after', (c) => `{ user(id: "${userId}") { mutuals(after: "${c}") { totalCount } } }`],
       ['User.posts', 'after', (c) => `{ user(id: "${userId}") { posts(after: "${c}") { edges { cursor } } } }`],
+      ['User.posts', 'before', (c) => `{ user(id: "${userId}") { posts(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['User.timeline', 'after', (c) => `{ viewer { timeline(after: "${c}") { edges { cursor } } } }`],
       ['User.timeline', 'before', (c) => `{ viewer { timeline(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['Post.comments', 'after', (c) => `{ post(id: "${postId}") { comments(after: "${c}") { edges { cursor } } } }`],

@@ -66,7 +66,7 @@ async function run<K extends Exclude<TaskKind, 'deleteAccount'>>(kind: K, payloa
 
 /** The user's home entries as stored: post id → reason (null for an original). */
 async function home(userId: string): Promise<Map<string, string | null>> {
-  const [entries] = await t.app.stores.timelines.homeLists(userId, [], 100, null);
+  const [entries] = await t.app.stores.timelines.homeLists(userId, [], { first: 100, after: null });
   return new Map(entries!.map((e) => [e.postId, e.repostedBy]));
 }
 
@@ -250,19 +250,19 @@ describe('home entries of reposts', () => {
         timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position }]),
       ),
     );
-    const [entries] = await timelines.homeLists('usr_raced', [], 100, null);
+    const [entries] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
     expect(entries).toHaveLength(1);
     expect(positions.map((p) => p.position)).toContain(entries![0]!.position);
     await timelines.removeHomeReasons([{ userId: 'usr_raced', postId, reposterId: entries![0]!.repostedBy }]);
-    const [left] = await timelines.homeLists('usr_raced', [], 100, null);
+    const [left] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
     expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([[entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId]]);
 
     // A deleted post goes whatever brought it, marker and all: a later repost of the post places it afresh.
     await timelines.removeHomeEntries([{ userId: 'usr_raced', postId }]);
-    expect((await timelines.homeLists('usr_raced', [], 100, null))[0]).toEqual([]);
+    expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]).toEqual([]);
     const again = repostPosition('usr_third');
     await timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_third', position: again }]);
-    expect((await timelines.homeLists('usr_raced', [], 100, null))[0]!.map((e) => [e.position, e.repostedBy])).toEqual([[again, 'usr_third']]);
+    expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]!.map((e) => [e.position, e.repostedBy])).toEqual([[again, 'usr_third']]);
   });
 });
 

@@ -630,13 +630,13 @@ export type Query = {
   nodes: Array<Maybe<Node>>;
   /** A post by its id; null when there is none. */
   post: Maybe<Post>;
-  /** Every post, newest first. */
+  /** Every post, newest first. `last`/`before` return the posts newer than a cursor, as `User.timeline` does. */
   publicTimeline: Maybe<PostConnection>;
   /** What this operation cost and what is left of the client's rate bucket (see RateLimit); costs nothing itself. */
   rateLimit: Maybe<RateLimit>;
   /** Who the viewer may want to follow: friends of friends, most shared connections first. Needs a signed-in viewer. */
   suggestedFollows: Maybe<Array<Suggestion>>;
-  /** Posts with this tag, newest first. */
+  /** Posts with this tag, newest first. `last`/`before` return the posts newer than a cursor, as `User.timeline` does. */
   tagTimeline: Maybe<PostConnection>;
   /** A user by id or by handle (give exactly one); null when there is none. */
   user: Maybe<User>;
@@ -686,7 +686,9 @@ export type QueryPostArgs = {
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryPublicTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -699,7 +701,9 @@ export type QuerySuggestedFollowsArgs = {
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QueryTagTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
   tag: Scalars['String']['input'];
 };
 
@@ -905,7 +909,8 @@ export type User = Node & {
   postCount: Scalars['Int']['output'];
   /**
    * Posts written by this user, and the posts this user reposted (with `PostEdge.repostedBy` set to this user), newest
-   * post first: a repost sits at its post's place in time.
+   * post first: a repost sits at its post's place in time. `last`/`before` return the posts newer than a cursor, as
+   * `timeline` does.
    */
   posts: PostConnection;
   /**
@@ -981,8 +986,10 @@ export type UserNotificationsArgs = {
 /** An account. */
 export type UserPostsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   includeReposts?: InputMaybe<Scalars['Boolean']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 

@@ -71,8 +71,8 @@ export const Query: QueryResolvers = {
         }
       : null,
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
-  tagTimeline: (_parent, { tag, first, after }, context, info) => tagConnection(context, info, tag, first, after),
-  publicTimeline: (_parent, { first, after }, context, info) => publicConnection(context, info, first, after),
+  tagTimeline: (_parent, { tag, ...args }, context, info) => tagConnection(context, info, tag, args),
+  publicTimeline: (_parent, args, context, info) => publicConnection(context, info, args),
   suggestedFollows: (_parent, { first }, context) => context.useCases.graphQueries.suggestedFollows(context.viewerId, first, context.graphBudget, blockedAccounts(context)),
   degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
     context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),

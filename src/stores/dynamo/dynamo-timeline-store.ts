@@ -1,7 +1,7 @@
 import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
-import type { EntryPage, HomeEntry, HomeReason, RepostEntry, TimelineEntry, TimelineStore, HomeSizeAddition } from '../timeline-store.js';
+import type { EntryPage, HomeEntry, HomeReason, ListRead, RepostEntry, TimelineEntry, TimelineStore, HomeSizeAddition } from '../timeline-store.js';
 import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
@@ -88,36 +88,31 @@ export class DynamoTimelineStore implements TimelineStore {
     return (result.Items ?? []).map(toTimelineEntry);
   }
 
-  private lists(pks: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
-    return Promise.all(pks.map((pk) => this.newestEntries(pk, first + 1, after)));
+  private lists(pks: readonly string[], read: ListRead): Promise<TimelineEntry[][]> {
+    return Promise.all(pks.map((pk) => ('last' in read ? this.oldestEntriesAfter(pk, read.last + 1, read.before) : this.newestEntries(pk, read.first + 1, read.after))));
   }
 
   private shardList(): number[] {
     return Array.from({ length: this.shards }, (_, shard) => shard);
   }
 
-  homeLists(userId: string, outboxAuthorIds: readonly string[], first: number, after: string | null): Promise<TimelineEntry[][]> {
-    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], first, after);
+  homeLists(userId: string, outboxAuthorIds: readonly string[], read: ListRead): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], read);
   }
 
-  homeListsNewer(userId: string, outboxAuthorIds: readonly string[], last: number, before: string): Promise<TimelineEntry[][]> {
-    return Promise.all([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)].map((pk) => this.oldestEntriesAfter(pk, last + 1, before)));
+  authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.authorPosts(authorId), ...(withReposts ? [partitions.userReposts(authorId)] : [])], read);
   }
 
-  authorLists(authorId: string, withReposts: boolean, first: number, after: string | null): Promise<TimelineEntry[][]> {
-    return this.lists([partitions.authorPosts(authorId), ...(withReposts ? [partitions.userReposts(authorId)] : [])], first, after);
-  }
-
-  tagLists(tag: string, first: number, after: string | null): Promise<TimelineEntry[][]> {
+  tagLists(tag: string, read: ListRead): Promise<TimelineEntry[][]> {
     return this.lists(
       this.shardList().map((shard) => partitions.tag(tag, shard)),
-      first,
-      after,
+      read,
     );
   }
 
-  publicLists(first: number, after: string | null): Promise<TimelineEntry[][]> {
-    return this.lists(this.shardList().map(partitions.public), first, after);
+  publicLists(read: ListRead): Promise<TimelineEntry[][]> {
+    return this.lists(this.shardList().map(partitions.public), read);
   }
 
   async authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {

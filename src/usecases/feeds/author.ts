@@ -1,4 +1,3 @@
-import { decodeCursor } from '../../domain/cursor.js';
 import { pageSize } from '../../domain/validation.js';
 import { type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
@@ -6,21 +5,21 @@ import {
   type HydratedPost,
   type PostNeeds,
   type PostPage,
+  type PostPageArguments,
   type SkeletonItem,
   type TimelineSkeleton,
   BLOCKS_ONLY,
   hydratePosts,
+  isBackward,
+  listRead,
+  mergedSkeleton,
   postPage,
   postRules,
-  toSkeleton,
 } from './post-steps.js';
-import { mergeNewestFirst } from './timeline-merge.js';
 import { hiddenUsers } from './visibility.js';
 
-export interface AuthorParams {
+export interface AuthorParams extends PostPageArguments {
   authorId: string;
-  first?: number | null;
-  after?: string | null;
   includeReposts: boolean;
   /** What the page shows of each post; null: only the posts (BATCHING=false). */
   needs: PostNeeds | null;
@@ -33,14 +32,14 @@ export class AuthorFeed implements Feed<AuthorParams, SkeletonItem, HydratedPost
   constructor(private readonly timelines: Pick<TimelineStore, 'authorLists'>) {}
 
   /** The author's posts partition, and the author's reposts partition (each repost at its own position), merged with each post once. */
-  async skeleton({ authorId, first, after, includeReposts }: AuthorParams): Promise<TimelineSkeleton> {
-    const size = pageSize(first);
-    const position = decodeCursor(after, 'after', isFeedPosition);
-    return toSkeleton(mergeNewestFirst(await this.timelines.authorLists(authorId, includeReposts, size, position), size));
+  async skeleton({ authorId, includeReposts, ...args }: AuthorParams): Promise<TimelineSkeleton> {
+    const read = listRead(args, isFeedPosition);
+    return mergedSkeleton(await this.timelines.authorLists(authorId, includeReposts, read), read);
   }
 
   /** The rules leave every post out when the author is in a block with the viewer: such a page reads no further (the relation is cached from its hydration). */
-  readOn(params: AuthorParams, ctx: FeedContext): ReadOn<SkeletonItem> {
+  readOn(params: AuthorParams, ctx: FeedContext): ReadOn<SkeletonItem> | null {
+    if (isBackward(params)) return null;
     const after = async (cursor: string) =>
       (await hiddenUsers(ctx.viewerId, [params.authorId], false, ctx.hydrator)).size > 0 ? NOTHING : this.skeleton({ ...params, after: cursor });
     return { size: pageSize(params.first), after };

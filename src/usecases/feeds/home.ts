@@ -1,36 +1,29 @@
-import { decodeCursor } from '../../domain/cursor.js';
-import { badInput, forbidden, unauthenticated } from '../../domain/errors.js';
+import { forbidden, unauthenticated } from '../../domain/errors.js';
 import { pageSize } from '../../domain/validation.js';
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import { UNMETERED } from '../../stores/graph/traversal.js';
-import { type TimelineEntry, type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
+import { type ListRead, type TimelineEntry, type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
 import type { OutboxAuthors } from '../outbox-authors.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
 import {
   type HydratedPost,
   type PostNeeds,
   type PostPage,
+  type PostPageArguments,
   type SkeletonItem,
   type TimelineSkeleton,
   WITH_MUTES,
   hydratePosts,
+  isBackward,
+  listRead,
+  mergedSkeleton,
   postPage,
   postRules,
-  toSkeleton,
 } from './post-steps.js';
-import { mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
-
-/** User.timeline: forwards (`first`/`after`) or backwards (`last`/`before`), not both. */
-export interface HomePageArguments {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
-}
 
 export interface HomeParams {
   userId: string;
-  args: HomePageArguments;
+  args: PostPageArguments;
   /** What the page shows of each post; null: only the posts (BATCHING=false). */
   needs: PostNeeds | null;
 }
@@ -41,8 +34,6 @@ export interface HomeParams {
  */
 export const OUTBOXES_READ_BEFORE_CHECK = 8;
 
-const backwards = (args: HomePageArguments) => args.last != null || args.before != null;
-
 /**
  * User.timeline: the posts of the accounts the user follows, and what they reposted, newest first.
  * Fan-out wrote them into the user's home partition; the posts of followed authors who are not
@@ -50,30 +41,21 @@ const backwards = (args: HomePageArguments) => args.last != null || args.before 
  */
 export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, PostPage> {
   constructor(
-    private readonly timelines: Pick<TimelineStore, 'homeLists' | 'homeListsNewer'>,
+    private readonly timelines: Pick<TimelineStore, 'homeLists'>,
     private readonly graph: Pick<GraphStore, 'followsAmong'>,
     private readonly outboxAuthors: OutboxAuthors,
   ) {}
 
-  /**
-   * The home partition and the followed outboxes, one Query each, merged. Backwards (pull-to-refresh):
-   * the `last` entries just newer than `before`, newest first, and whether newer ones remain.
-   */
+  /** The home partition and the followed outboxes, one Query each, merged; backwards (pull-to-refresh), what is newer than `before`. */
   async skeleton({ userId, args }: HomeParams, { viewerId }: FeedContext): Promise<TimelineSkeleton> {
-    if (!backwards(args)) return this.older(viewerId, userId, args.first, args.after);
-    if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
-    const size = pageSize(args.last, 'last');
-    const position = decodeCursor(args.before, 'before', isFeedPosition);
-    if (position === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
-    const lists = await this.lists(viewerId, userId, (authorIds) => this.timelines.homeListsNewer(userId, authorIds, size, position));
-    const page = mergeOldestFirst(lists, size);
-    return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
+    return this.read(viewerId, userId, listRead(args, isFeedPosition));
   }
 
   /** A backward page is what it read: the client asks again from its start. */
   readOn({ userId, args }: HomeParams, { viewerId }: FeedContext): ReadOn<SkeletonItem> | null {
-    if (backwards(args)) return null;
-    return { size: pageSize(args.first), after: (cursor) => this.older(viewerId, userId, args.first, cursor) };
+    if (isBackward(args)) return null;
+    const first = pageSize(args.first);
+    return { size: first, after: (cursor) => this.read(viewerId, userId, { first, after: cursor }) };
   }
 
   hydration(page: TimelineSkeleton, { needs }: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
@@ -95,10 +77,8 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
     return [...(await this.followedAmong(userId, candidates))];
   }
 
-  private async older(viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined): Promise<TimelineSkeleton> {
-    const size = pageSize(first);
-    const position = decodeCursor(after, 'after', isFeedPosition);
-    return toSkeleton(mergeNewestFirst(await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, size, position)), size));
+  private async read(viewerId: string | null, userId: string, read: ListRead): Promise<TimelineSkeleton> {
+    return mergedSkeleton(await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, read)), read);
   }
 
   /** The home partition's list and those of the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */

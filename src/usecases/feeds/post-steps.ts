@@ -1,8 +1,11 @@
-import { encodeCursor } from '../../domain/cursor.js';
+import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
+import { badInput } from '../../domain/errors.js';
 import { idKind } from '../../domain/ids.js';
 import type { Page, PostRecord } from '../../domain/models.js';
-import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
+import { pageSize } from '../../domain/validation.js';
+import type { EntryPage, ListRead, TimelineEntry } from '../../stores/timeline-store.js';
 import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage, SkeletonPage } from './pipeline.js';
+import { mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
 
@@ -20,6 +23,33 @@ export type TimelineSkeleton = SkeletonPage<SkeletonItem>;
 
 export function toSkeleton(page: EntryPage): TimelineSkeleton {
   return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
+}
+
+/** A post feed's page: forwards (`first`/`after`, older posts) or backwards (`last`/`before`, newer posts), not both. */
+export interface PostPageArguments {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export const isBackward = (args: PostPageArguments) => args.last != null || args.before != null;
+
+/** The read a page asks of its lists; backwards needs a cursor to read from, the newest post the client has. */
+export function listRead(args: PostPageArguments, isCursor: (value: unknown) => value is string): ListRead {
+  if (!isBackward(args)) return { first: pageSize(args.first), after: decodeCursor(args.after, 'after', isCursor) };
+  if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+  const last = pageSize(args.last, 'last');
+  const before = decodeCursor(args.before, 'before', isCursor);
+  if (before === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
+  return { last, before };
+}
+
+/** A page of merged lists (see mergeNewestFirst): backwards, the `last` entries nearest the cursor, newest first, and whether newer remain. */
+export function mergedSkeleton(lists: readonly TimelineEntry[][], read: ListRead): TimelineSkeleton {
+  if (!('last' in read)) return toSkeleton(mergeNewestFirst(lists, read.first));
+  const page = mergeOldestFirst(lists, read.last);
+  return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
 }
 
 /** A cursor of a list without reposts (tag, public) is a post id. */

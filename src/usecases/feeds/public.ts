@@ -1,4 +1,3 @@
-import { decodeCursor } from '../../domain/cursor.js';
 import { pageSize } from '../../domain/validation.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
@@ -6,20 +5,20 @@ import {
   type HydratedPost,
   type PostNeeds,
   type PostPage,
+  type PostPageArguments,
   type SkeletonItem,
   type TimelineSkeleton,
   WITH_MUTES,
   hydratePosts,
+  isBackward,
+  listRead,
+  mergedSkeleton,
   isPostId,
   postPage,
   postRules,
-  toSkeleton,
 } from './post-steps.js';
-import { mergeNewestFirst } from './timeline-merge.js';
 
-export interface PublicParams {
-  first?: number | null;
-  after?: string | null;
+export interface PublicParams extends PostPageArguments {
   /** What the page shows of each post; null: only the posts (BATCHING=false). */
   needs: PostNeeds | null;
 }
@@ -29,13 +28,14 @@ export class PublicFeed implements Feed<PublicParams, SkeletonItem, HydratedPost
   constructor(private readonly timelines: Pick<TimelineStore, 'publicLists'>) {}
 
   /** One Query per shard of the public timeline, merged by position; the cursor is the last post id. */
-  async skeleton({ first, after }: PublicParams): Promise<TimelineSkeleton> {
-    const size = pageSize(first);
-    return toSkeleton(mergeNewestFirst(await this.timelines.publicLists(size, decodeCursor(after, 'after', isPostId)), size));
+  async skeleton(params: PublicParams): Promise<TimelineSkeleton> {
+    const read = listRead(params, isPostId);
+    return mergedSkeleton(await this.timelines.publicLists(read), read);
   }
 
-  readOn(params: PublicParams): ReadOn<SkeletonItem> {
-    return { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
+  /** A backward page is what it read, as the home timeline's. */
+  readOn(params: PublicParams): ReadOn<SkeletonItem> | null {
+    return isBackward(params) ? null : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
   }
 
   hydration(page: TimelineSkeleton, { needs }: PublicParams, ctx: FeedContext): Promise<HydratedPost[]> {

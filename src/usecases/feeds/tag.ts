@@ -1,4 +1,3 @@
-import { decodeCursor } from '../../domain/cursor.js';
 import { normalizeWord, pageSize } from '../../domain/validation.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
@@ -6,21 +5,21 @@ import {
   type HydratedPost,
   type PostNeeds,
   type PostPage,
+  type PostPageArguments,
   type SkeletonItem,
   type TimelineSkeleton,
   WITH_MUTES,
   hydratePosts,
+  isBackward,
+  listRead,
+  mergedSkeleton,
   isPostId,
   postPage,
   postRules,
-  toSkeleton,
 } from './post-steps.js';
-import { mergeNewestFirst } from './timeline-merge.js';
 
-export interface TagParams {
+export interface TagParams extends PostPageArguments {
   tag: string;
-  first?: number | null;
-  after?: string | null;
   /** What the page shows of each post; null: only the posts (BATCHING=false). */
   needs: PostNeeds | null;
 }
@@ -30,14 +29,15 @@ export class TagFeed implements Feed<TagParams, SkeletonItem, HydratedPost, Post
   constructor(private readonly timelines: Pick<TimelineStore, 'tagLists'>) {}
 
   /** One Query per shard of the tag, merged by position; the cursor is the last post id. */
-  async skeleton({ tag, first, after }: TagParams): Promise<TimelineSkeleton> {
-    const normalized = normalizeWord(tag, 'tag');
-    const size = pageSize(first);
-    return toSkeleton(mergeNewestFirst(await this.timelines.tagLists(normalized, size, decodeCursor(after, 'after', isPostId)), size));
+  async skeleton(params: TagParams): Promise<TimelineSkeleton> {
+    const normalized = normalizeWord(params.tag, 'tag');
+    const read = listRead(params, isPostId);
+    return mergedSkeleton(await this.timelines.tagLists(normalized, read), read);
   }
 
-  readOn(params: TagParams): ReadOn<SkeletonItem> {
-    return { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
+  /** A backward page is what it read, as the home timeline's. */
+  readOn(params: TagParams): ReadOn<SkeletonItem> | null {
+    return isBackward(params) ? null : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
   }
 
   hydration(page: TimelineSkeleton, { needs }: TagParams, ctx: FeedContext): Promise<HydratedPost[]> {

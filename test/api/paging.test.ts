@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startTestApp, uniqueHandle } from '../helpers/app.js';
+import { createPost } from '../helpers/posts.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(async () => {
+  await t.stop();
+});
+
+const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+
+interface Connection {
+  edges: { cursor: string; node: { id: string } }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+type Read = (args: string) => Promise<{ connection: Connection | null; errors: [unknown, unknown][] }>;
+
+/** Each post list that pages both ways: how to read it with given paging arguments, after writing five posts to it. */
+async function lists(): Promise<[string, Read, string[]][]> {
+  const tag = uniqueHandle('tag');
+  const author = await t.signUp();
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) ids.push(await createPost(t, author.token, `post ${i}`, [tag]));
+  const read =
+    (query: (args: string) => string, pick: (data: Record<string, any>) => Connection): Read =>
+    async (args) => {
+      const result = await t.gql(query(args), { id: author.id, tag });
+      return { connection: result.errors ? null : pick(result.data!), errors: (result.errors ?? []).map((error) => [error.extensions?.code, error.extensions?.field]) };
+    };
+  return [
+    [
+      'User.posts',
+      read(
+        (args) => `query($id: ID!) { user(id: $id) { posts(${args}) { ${PAGE} } } }`,
+        (data) => data.user.posts,
+      ),
+      ids,
+    ],
+    [
+      'Query.tagTimeline',
+      read(
+        (args) => `query($tag: String!) { tagTimeline(tag: $tag, ${args}) { ${PAGE} } }`,
+        (data) => data.tagTimeline,
+      ),
+      ids,
+    ],
+    // The public timeline holds every post: this file writes none after these.
+    [
+      'Query.publicTimeline',
+      read(
+        (args) => `query { publicTimeline(${args}) { ${PAGE} } }`,
+        (data) => data.publicTimeline,
+      ),
+      ids,
+    ],
+  ];
+}
+
+describe('a post list paged backwards', () => {
+  it('returns the posts newer than a cursor, newest first, with page info true to the Relay spec', async () => {
+    for (const [name, read, ids] of await lists()) {
+      const ofPage = (connection: Connection | null) => connection!.edges.map((edge) => edge.node.id);
+      const forward = (await read('first: 10')).connection!;
+      expect(ofPage(forward), name).toEqual([...ids].reverse());
+      // The client has posts 0 and 1; it catches up two at a time, from the newest it has.
+      const newest = forward.edges.find((edge) => edge.node.id === ids[1])!.cursor;
+      const first = (await read(`last: 2, before: "${newest}"`)).connection!;
+      expect(ofPage(first), name).toEqual([ids[3], ids[2]]);
+      expect(first.pageInfo, name).toMatchObject({ hasPreviousPage: true, hasNextPage: false, startCursor: first.edges[0]!.cursor, endCursor: first.edges[1]!.cursor });
+      const second = (await read(`last: 2, before: "${first.pageInfo.startCursor}"`)).connection!;
+      expect(ofPage(second), name).toEqual([ids[4]]);
+      expect(second.pageInfo.hasPreviousPage, name).toBe(false);
+      const none = (await read(`last: 2, before: "${second.pageInfo.startCursor}"`)).connection!;
+      expect(none, name).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+      // Forwards again from the older end: the spec's hasPreviousPage is false when paging forwards.
+      const older = (await read(`first: 2, after: "${newest}"`)).connection!;
+      expect(ofPage(older), name).toEqual([ids[0]]);
+      expect(older.pageInfo, name).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
+    }
+  });
+
+  it('refuses last without before, both directions at once, and a last past 100, on the field alone', async () => {
+    for (const [name, read] of await lists()) {
+      const { edges } = (await read('first: 1')).connection!;
+      const cursor = edges[0]!.cursor;
+      expect((await read('last: 2')).errors, name).toEqual([['BAD_USER_INPUT', 'before']]);
+      expect((await read(`first: 2, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'first']]);
+      expect((await read(`after: "${cursor}", last: 2, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'after']]);
+      expect((await read(`last: 101, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'last']]);
+    }
+  });
+
+  it("shows nothing newer of an author in a block with the viewer, and a repost at the repost's place", async () => {
+    const author = await t.signUp();
+    const reposter = await t.signUp();
+    const old = await createPost(t, author.token, 'old');
+    const mine = await createPost(t, reposter.token, 'mine');
+    const repost = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: old }, reposter.token);
+    expect(repost.errors).toBeUndefined();
+    const posts = (args: string, token?: string) =>
+      t.gql<{ user: { posts: Connection } }>(`query($id: ID!) { user(id: $id) { posts(${args}) { ${PAGE} } } }`, { id: reposter.id }, token);
+    const all = (await posts('first: 10')).data!.user.posts;
+    expect(all.edges.map((edge) => edge.node.id)).toEqual([old, mine]);
+    const newer = (await posts(`last: 5, before: "${all.edges[1]!.cursor}"`)).data!.user.posts;
+    expect(newer.edges.map((edge) => edge.node.id)).toEqual([old]);
+
+    const blocked = await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: author.id }, reposter.token);
+    expect(blocked.errors).toBeUndefined();
+    const seenByAuthor = (await posts(`last: 5, before: "${all.edges[1]!.cursor}"`, author.token)).data!.user.posts;
+    expect(seenByAuthor.edges).toEqual([]);
+  });
+});
