@@ -64,13 +64,8 @@ export async function postEdge(event: TimelineEntry, context: GraphQLContext, in
   return entry && isShown(entry) ? entry : null;
 }
 
-export function userListConnection(
-  context: GraphQLContext,
-  info: GraphQLResolveInfo,
-  list: UserList,
-  args: { first?: number | null; after?: string | null },
-): Promise<UserConnectionModel> {
-  const params = { list, first: args.first, after: args.after, pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
+export function userListConnection(context: GraphQLContext, info: GraphQLResolveInfo, list: UserList, args: PostPageArguments): Promise<UserConnectionModel> {
+  const params = { list, ...pageOf(args), pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
   return runFeed(context.useCases.feeds.userLists, params, feedContext(context));
 }
 

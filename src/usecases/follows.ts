@@ -3,7 +3,7 @@ import type { CountedPage, Excluded, GraphStore, IdPage, ReadBudget } from '../s
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
-import { pageArgs, withOpaqueCursors } from './paging.js';
+import { type TwoWayArgs, pageArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
 import { checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
 import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
@@ -67,12 +67,12 @@ export class FollowUseCases {
     if (await this.graph.unfollow(followerId, followeeId, notify)) this.notifications.written(notify);
   }
 
-  async followers(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
-    return withOpaqueCursors(await this.graph.followers(userId, pageArgs(first, after), budget));
+  async followers(userId: string, args: TwoWayArgs, budget: ReadBudget): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.followers(userId, twoWayPageArgs(args), budget));
   }
 
-  async following(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
-    return withOpaqueCursors(await this.graph.following(userId, pageArgs(first, after), budget));
+  async following(userId: string, args: TwoWayArgs, budget: ReadBudget): Promise<IdPage> {
+    return withOpaqueCursors(await this.graph.following(userId, twoWayPageArgs(args), budget));
   }
 
   /** Accounts the viewer follows that follow `userId`, with their number; none when anonymous. Never an account in a block with the viewer. */

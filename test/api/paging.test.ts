@@ -114,4 +114,34 @@ describe('a post list paged backwards', () => {
     const seenByAuthor = (await posts(`last: 5, before: "${all.edges[1]!.cursor}"`, author.token)).data!.user.posts;
     expect(seenByAuthor.edges).toEqual([]);
   });
+
+  it('pages followers and following backwards from a cursor, with the counts beside', async () => {
+    const user = await t.signUp();
+    const fans: { id: string; token: string }[] = [];
+    for (let i = 0; i < 4; i++) fans.push(await t.signUp());
+    for (const fan of fans) expect((await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: user.id }, fan.token)).errors).toBeUndefined();
+    const read = async (field: 'followers' | 'following', id: string, args: string) => {
+      const result = await t.gql<{ user: Record<string, Connection & { totalCount: number }> }>(`query($id: ID!) { user(id: $id) { ${field}(${args}) { totalCount ${PAGE} } } }`, {
+        id,
+      });
+      return result.errors ? result.errors.map((error) => [error.extensions?.code, error.extensions?.field]) : result.data!.user[field]!;
+    };
+    const all = (await read('followers', user.id, 'first: 10')) as Connection;
+    expect(all.edges.map((edge) => edge.node.id)).toEqual(fans.map((fan) => fan.id).reverse());
+    const newer = (await read('followers', user.id, `last: 2, before: "${all.edges[3]!.cursor}"`)) as Connection & { totalCount: number };
+    expect(newer.edges.map((edge) => edge.node.id)).toEqual([fans[2]!.id, fans[1]!.id]);
+    expect(newer.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false, startCursor: newer.edges[0]!.cursor });
+    expect(newer.totalCount).toBe(4);
+    const rest = (await read('followers', user.id, `last: 2, before: "${newer.pageInfo.startCursor}"`)) as Connection;
+    expect(rest.edges.map((edge) => edge.node.id)).toEqual([fans[3]!.id]);
+    expect(rest.pageInfo.hasPreviousPage).toBe(false);
+
+    const following = (await read('following', fans[0]!.id, 'first: 10')) as Connection;
+    expect((await read('following', fans[0]!.id, `last: 5, before: "${following.edges[0]!.cursor}"`)) as Connection).toMatchObject({
+      edges: [],
+      pageInfo: { hasPreviousPage: false },
+    });
+    expect(await read('following', fans[0]!.id, 'last: 2')).toEqual([['BAD_USER_INPUT', 'before']]);
+    expect(await read('followers', user.id, `first: 2, before: "${all.edges[0]!.cursor}"`)).toEqual([['BAD_USER_INPUT', 'first']]);
+  });
 });

@@ -275,11 +275,35 @@ function contract(backend: Backend) {
     expect((await graph.followers(target!, { first: 1000, after: null }, UNMETERED)).items).toHaveLength(7);
   });
 
+  it('lists the follows newer than a cursor, newest first, in pages that walk back to the newest', async () => {
+    const [target, ...others] = await users(8);
+    await follow(others.map((o) => [o, target!] as [string, string]));
+    await follow(others.slice(0, 3).map((o) => [target!, o] as [string, string]));
+    const all = (await graph.followers(target!, { first: 10, after: null }, UNMETERED)).items;
+    // From the oldest follow, three at a time towards the newest.
+    const walked: string[] = [];
+    let before = all.at(-1)!.cursor;
+    for (let more = true; more;) {
+      const page = await graph.followers(target!, { last: 3, before }, UNMETERED);
+      walked.unshift(...page.items.map((item) => item.id));
+      more = page.hasPreviousPage!;
+      before = page.items[0]?.cursor ?? before;
+      expect(page.hasNextPage).toBe(false);
+    }
+    expect(walked).toEqual(all.slice(0, -1).map((item) => item.id));
+    const following = (await graph.following(target!, { first: 10, after: null }, UNMETERED)).items;
+    const newer = await graph.following(target!, { last: 10, before: following.at(-1)!.cursor }, UNMETERED);
+    expect(newer.items.map((item) => item.id)).toEqual(following.slice(0, -1).map((item) => item.id));
+    expect(newer.hasPreviousPage).toBe(false);
+  });
+
   it('refuses a list cursor it did not give out', async () => {
     const [a] = await users(1);
-    const error = await graph.followers(a!, { first: 5, after: 'nonsense' }, UNMETERED).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).code).toBe('BAD_USER_INPUT');
+    for (const read of [() => graph.followers(a!, { first: 5, after: 'nonsense' }, UNMETERED), () => graph.following(a!, { last: 5, before: 'nonsense' }, UNMETERED)]) {
+      const error = await read().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AppError);
+      expect((error as AppError).code).toBe('BAD_USER_INPUT');
+    }
   });
 
   it('finds known followers and mutuals with their number, intersecting from either list', async () => {

@@ -879,9 +879,9 @@ export type User = Node & {
   displayName: Maybe<Scalars['String']['output']>;
   /** How many accounts follow this user. */
   followerCount: Scalars['Int']['output'];
-  /** Accounts that follow this user, newest follow first. */
+  /** Accounts that follow this user, newest follow first; `last`/`before` return the follows newer than a cursor. */
   followers: UserConnection;
-  /** Accounts this user follows, newest follow first. */
+  /** Accounts this user follows, newest follow first; `last`/`before` return the follows newer than a cursor. */
   following: UserConnection;
   /** How many accounts this user follows. */
   followingCount: Scalars['Int']['output'];
@@ -942,14 +942,18 @@ export type UserBlockedUsersArgs = {
 /** An account. */
 export type UserFollowersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
 /** An account. */
 export type UserFollowingArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 

@@ -19,6 +19,9 @@ const cypher = (text: string, ...params: string[]): CypherStatement => ({ text, 
 const KEYSET = '($afterAt IS NULL OR r.at < $afterAt OR (r.at = $afterAt AND f.id < $afterId))';
 const PAGE_RETURN = 'RETURN f.id AS id, r.at AS at ORDER BY at DESC, id DESC LIMIT $limit';
 const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
+/** Paging backwards: the follows just newer than the cursor, oldest first (the store returns them newest first). */
+const NEWER = '(r.at > $beforeAt OR (r.at = $beforeAt AND f.id > $beforeId)) RETURN f.id AS id, r.at AS at ORDER BY at ASC, id ASC LIMIT $limit';
+const NEWER_PARAMS = ['beforeAt', 'beforeId', 'limit'];
 /** The keyset page of an ordered list of {id, at} maps. */
 const COUNTED_PAGE = (list: string) => `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
 
@@ -92,6 +95,8 @@ export const CYPHER = {
   ),
   followers: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
   following: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
+  followersNewer: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${NEWER}`, 'userId', ...NEWER_PARAMS),
+  followingNewer: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${NEWER}`, 'userId', ...NEWER_PARAMS),
   // Known followers and mutuals come with their number, so a page and its totalCount are one
   // statement; the keyset filter applies to the collected, ordered list.
   knownFollowers: cypher(

@@ -46,10 +46,18 @@ export interface PageArgs {
   after: string | null;
 }
 
+/** Paging a follow list backwards: the `last` follows newer than the position `before`. */
+export interface NewerPageArgs {
+  last: number;
+  before: string;
+}
+
 /** A page of user ids, each with the cursor that resumes after it. */
 export interface IdPage {
   items: { id: string; cursor: string }[];
   hasNextPage: boolean;
+  /** Paging backwards: whether newer entries remain. */
+  hasPreviousPage?: boolean;
 }
 
 export interface SuggestedUser {
@@ -172,9 +180,9 @@ export interface GraphStore {
    */
   counts(userIds: readonly string[], budget: ReadBudget, options?: { consistent?: boolean }): Promise<FollowCounts[]>;
 
-  /** Newest follow first; one list read of up to first + 1 entries. `first` may exceed 100 here: fan-out reads followers in large pages. */
-  followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
-  following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
+  /** Newest follow first; one list read of up to first + 1 entries (backwards, last + 1 newer than `before`, returned newest first). `first` may exceed 100 here: fan-out reads followers in large pages. */
+  followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage>;
+  following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage>;
   /**
    * Accounts `viewerId` follows that follow `userId`, newest follow of `userId` first, with their
    * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of

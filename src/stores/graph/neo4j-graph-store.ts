@@ -16,6 +16,7 @@ import {
   type GraphUser,
   type IdPage,
   type NetworkArgs,
+  type NewerPageArgs,
   type PageArgs,
   type ReadBudget,
   type Relation,
@@ -258,12 +259,21 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     };
   }
 
-  followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
-    return this.page('followers', userId, page, budget);
+  followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    return 'last' in page ? this.newerPage('followersNewer', userId, page, budget) : this.page('followers', userId, page, budget);
   }
 
-  following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
-    return this.page('following', userId, page, budget);
+  following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    return 'last' in page ? this.newerPage('followingNewer', userId, page, budget) : this.page('following', userId, page, budget);
+  }
+
+  private async newerPage(name: 'followersNewer' | 'followingNewer', userId: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    const match = POSITION.exec(page.before);
+    if (!match) throw badInput('before', 'is not a cursor this API gave out');
+    chargeListPage(budget, page.last);
+    const rows = await this.read(name, { userId, beforeAt: match[1]!, beforeId: match[2]!, limit: neo4j.int(page.last + 1) });
+    const items = rows.slice(0, page.last).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` }));
+    return { items: items.reverse(), hasNextPage: false, hasPreviousPage: rows.length > page.last };
   }
 
   async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {

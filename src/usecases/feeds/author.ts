@@ -10,12 +10,12 @@ import {
   type TimelineSkeleton,
   BLOCKS_ONLY,
   hydratePosts,
-  isBackward,
   listRead,
   mergedSkeleton,
   postPage,
   postRules,
 } from './post-steps.js';
+import { isBackward } from '../paging.js';
 import { hiddenUsers } from './visibility.js';
 
 export interface AuthorParams extends PostPageArguments {

@@ -14,12 +14,12 @@ import {
   type TimelineSkeleton,
   WITH_MUTES,
   hydratePosts,
-  isBackward,
   listRead,
   mergedSkeleton,
   postPage,
   postRules,
 } from './post-steps.js';
+import { isBackward } from '../paging.js';
 
 export interface HomeParams {
   userId: string;

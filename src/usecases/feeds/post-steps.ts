@@ -1,10 +1,9 @@
-import { decodeCursor, encodeCursor } from '../../domain/cursor.js';
-import { badInput } from '../../domain/errors.js';
+import { encodeCursor } from '../../domain/cursor.js';
 import { idKind } from '../../domain/ids.js';
 import type { Page, PostRecord } from '../../domain/models.js';
-import { pageSize } from '../../domain/validation.js';
 import type { EntryPage, ListRead, TimelineEntry } from '../../stores/timeline-store.js';
 import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage, SkeletonPage } from './pipeline.js';
+import { type TwoWayArgs, twoWayPageArgs } from '../paging.js';
 import { mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
@@ -26,24 +25,10 @@ export function toSkeleton(page: EntryPage): TimelineSkeleton {
 }
 
 /** A post feed's page: forwards (`first`/`after`, older posts) or backwards (`last`/`before`, newer posts), not both. */
-export interface PostPageArguments {
-  first?: number | null;
-  after?: string | null;
-  last?: number | null;
-  before?: string | null;
-}
+export type PostPageArguments = TwoWayArgs;
 
-export const isBackward = (args: PostPageArguments) => args.last != null || args.before != null;
-
-/** The read a page asks of its lists; backwards needs a cursor to read from, the newest post the client has. */
-export function listRead(args: PostPageArguments, isCursor: (value: unknown) => value is string): ListRead {
-  if (!isBackward(args)) return { first: pageSize(args.first), after: decodeCursor(args.after, 'after', isCursor) };
-  if (args.first != null || args.after != null) throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
-  const last = pageSize(args.last, 'last');
-  const before = decodeCursor(args.before, 'before', isCursor);
-  if (before === null) throw badInput('before', 'is required with last: the cursor of the newest post the client has');
-  return { last, before };
-}
+/** The read a page asks of its lists. */
+export const listRead = (args: PostPageArguments, isCursor: (value: unknown) => value is string): ListRead => twoWayPageArgs(args, isCursor);
 
 /** A page of merged lists (see mergeNewestFirst): backwards, the `last` entries nearest the cursor, newest first, and whether newer remain. */
 export function mergedSkeleton(lists: readonly TimelineEntry[][], read: ListRead): TimelineSkeleton {

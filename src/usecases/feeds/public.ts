@@ -10,13 +10,13 @@ import {
   type TimelineSkeleton,
   WITH_MUTES,
   hydratePosts,
-  isBackward,
   listRead,
   mergedSkeleton,
   isPostId,
   postPage,
   postRules,
 } from './post-steps.js';
+import { isBackward } from '../paging.js';
 
 export interface PublicParams extends PostPageArguments {
   /** What the page shows of each post; null: only the posts (BATCHING=false). */

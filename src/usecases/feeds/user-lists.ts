@@ -1,11 +1,11 @@
 import type { Page, PostRecord, UserRecord } from '../../domain/models.js';
-import { pageSize } from '../../domain/validation.js';
 import type { IdPage } from '../../stores/graph/graph-store.js';
 import type { CounterUseCases } from '../counters.js';
 import type { FollowUseCases } from '../follows.js';
 import type { GraphQueryUseCases } from '../graph-queries.js';
 import type { RelationshipUseCases } from '../relationships.js';
 import type { RepostUseCases } from '../reposts.js';
+import { type TwoWayArgs, twoWayPageArgs } from '../paging.js';
 import type { Feed, FeedContext, Hydrated, ShownPage } from './pipeline.js';
 import { type UserNeeds, hydrateUsers } from './user-steps.js';
 
@@ -15,10 +15,9 @@ export type UserList =
   | { kind: 'likedBy' | 'repostedBy'; post: PostRecord }
   | { kind: 'network'; userId: string; maxDepth?: number | null; interest?: string | null };
 
-export interface UserListParams {
+/** Followers and following also page backwards (`last`/`before`); the other lists take `first`/`after` only. */
+export interface UserListParams extends TwoWayArgs {
   list: UserList;
-  first?: number | null;
-  after?: string | null;
   /** Whether the selection shows the page (`edges` or `pageInfo`), not only `totalCount`. */
   pageShown: boolean;
   /** What the page shows of each user; null: only the users (BATCHING=false). */
@@ -55,18 +54,19 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
    * A list whose size is kept apart (a follow count, a post's counter) is not read when the selection
    * shows only its `totalCount`, unless after a cursor: the store is what checks a cursor.
    */
-  async skeleton({ list, first, after, pageShown }: UserListParams, { viewerId, graphBudget, blocked }: FeedContext): Promise<UserListSkeleton> {
+  async skeleton(params: UserListParams, { viewerId, graphBudget, blocked }: FeedContext): Promise<UserListSkeleton> {
+    const { list, first, after, pageShown } = params;
     const { follows, relationships, counters, reposts, graphQueries } = this.sources;
     const ifShown = (read: () => Promise<IdPage>) => {
-      if (pageShown || after != null) return read();
-      pageSize(first);
+      if (pageShown || after != null || params.before != null) return read();
+      twoWayPageArgs(params);
       return NO_PAGE;
     };
     switch (list.kind) {
       case 'followers':
-        return ifShown(() => follows.followers(list.userId, first, after, graphBudget));
+        return ifShown(() => follows.followers(list.userId, params, graphBudget));
       case 'following':
-        return ifShown(() => follows.following(list.userId, first, after, graphBudget));
+        return ifShown(() => follows.following(list.userId, params, graphBudget));
       case 'likedBy':
         return ifShown(() => counters.likers(list.post.id, first, after));
       case 'repostedBy':
@@ -101,7 +101,7 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
 
   presentation({ items, hasNextPage, endCursor, read }: ShownPage<UserEntry, Hydrated<UserRecord>>, { list }: UserListParams, ctx: FeedContext): UserListPage {
     return {
-      page: { items, hasNextPage, endCursor, startCursor: read.items[0]?.cursor ?? null },
+      page: { items, hasNextPage, endCursor, startCursor: read.items[0]?.cursor ?? null, ...(read.hasPreviousPage === undefined ? {} : { hasPreviousPage: read.hasPreviousPage }) },
       totalCount: () => this.totalCount(list, read, ctx),
     };
   }

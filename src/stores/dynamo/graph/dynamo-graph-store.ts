@@ -9,6 +9,7 @@ import type {
   GraphUser,
   IdPage,
   NetworkArgs,
+  NewerPageArgs,
   PageArgs,
   ReadBudget,
   Relation,
@@ -156,11 +157,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.lookups.degrees(userIds);
   }
 
-  followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     return this.lists.followers(userId, page, budget);
   }
 
-  following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     return this.lists.following(userId, page, budget);
   }
 

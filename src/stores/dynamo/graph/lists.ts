@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../../domain/errors.js';
 import { idPattern } from '../../../domain/ids.js';
 import { mapConcurrently } from '../../../lib/collections.js';
-import { type IdPage, type PageArgs, type ReadBudget, type RelationKind, chargeListPage } from '../../graph/graph-store.js';
+import { type IdPage, type NewerPageArgs, type PageArgs, type ReadBudget, type RelationKind, chargeListPage } from '../../graph/graph-store.js';
 import type { Direction } from '../../graph/traversal.js';
 import { BATCH_GET_LIMIT, batchGet } from '../batch.js';
 import { type RelationDirection, keys } from '../keys.js';
@@ -18,9 +18,9 @@ export interface ListEntry {
   position: string;
 }
 
-export function checkedPosition(after: string | null): string | null {
-  if (after !== null && !POSITION.test(after)) throw badInput('after', 'is not a cursor this API gave out');
-  return after;
+export function checkedPosition(position: string | null, field = 'after'): string | null {
+  if (position !== null && !POSITION.test(position)) throw badInput(field, 'is not a cursor this API gave out');
+  return position;
 }
 
 /** Every entry of a user's relation list, both directions; charged to `budget` as they arrive, when given. */
@@ -54,11 +54,11 @@ export async function relationEntries(
 export class GraphLists {
   constructor(private readonly table: GraphTable) {}
 
-  async followers(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  async followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     return this.listPage(keys.followersList(userId), page, budget);
   }
 
-  async following(userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  async following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     return this.listPage(keys.followingList(userId), page, budget);
   }
 
@@ -169,7 +169,8 @@ export class GraphLists {
     return (await this.readList(pk, null, null)).map((e) => e.id);
   }
 
-  private async listPage(pk: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  private async listPage(pk: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    if ('last' in page) return this.newerPage(pk, page, budget);
     const after = checkedPosition(page.after);
     chargeListPage(budget, page.first);
     const entries = await this.readList(pk, after, page.first + 1);
@@ -177,6 +178,23 @@ export class GraphLists {
       items: entries.slice(0, page.first).map((e) => ({ id: e.id, cursor: e.position })),
       hasNextPage: entries.length > page.first,
     };
+  }
+
+  private async newerPage(pk: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    const before = checkedPosition(page.before, 'before')!;
+    chargeListPage(budget, page.last);
+    const result = await this.table.client.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk > :before',
+        ExpressionAttributeValues: { ':pk': pk, ':before': before },
+        ProjectionExpression: 'sk, userId',
+        ScanIndexForward: true,
+        Limit: page.last + 1,
+      }),
+    );
+    const oldestFirst = ((result.Items ?? []) as Item[]).map((item) => ({ id: item.userId as string, cursor: item.sk as string }));
+    return { items: oldestFirst.slice(0, page.last).reverse(), hasNextPage: false, hasPreviousPage: oldestFirst.length > page.last };
   }
 }
 
