@@ -1,4 +1,4 @@
-import type { IdPage } from './graph/graph-store.js';
+import type { IdPage, NewerPageArgs, PageArgs } from './graph/graph-store.js';
 import type { Task } from '../domain/tasks.js';
 
 /**
@@ -56,7 +56,7 @@ export interface CounterStore {
   /** `tasks` as with `like`. */
   unlike(post: CountedPost, userId: string, tasks?: readonly Task[]): Promise<CounterChange>;
   /** Who liked the post, newest first: a page of user ids after `after` (a cursor of this list). */
-  likers(postId: string, first: number, after: string | null): Promise<IdPage>;
+  likers(postId: string, page: PageArgs | NewerPageArgs): Promise<IdPage>;
   view(post: CountedPost, userId: string): Promise<CounterChange>;
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange>;
   /**

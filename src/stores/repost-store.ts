@@ -1,6 +1,6 @@
 import type { PostRecord } from '../domain/models.js';
 import type { UserPost } from './counter-store.js';
-import type { IdPage } from './graph/graph-store.js';
+import type { IdPage, NewerPageArgs, PageArgs } from './graph/graph-store.js';
 import type { Task } from '../domain/tasks.js';
 
 /**
@@ -39,5 +39,5 @@ export interface RepostStore {
   /** For each pair: does the user repost the post? */
   hasReposted(pairs: readonly UserPost[], options?: { consistent?: boolean }): Promise<boolean[]>;
   /** Who reposted the post, newest first: a page of user ids after `after` (a cursor of this list); `consistent` after removals. */
-  reposters(postId: string, first: number, after: string | null, options?: { consistent?: boolean }): Promise<IdPage>;
+  reposters(postId: string, page: PageArgs | NewerPageArgs, options?: { consistent?: boolean }): Promise<IdPage>;
 }

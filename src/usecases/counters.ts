@@ -4,7 +4,7 @@ import type { Logger } from '../logger.js';
 import type { CounterChange, CounterStore } from '../stores/counter-store.js';
 import type { CounterHeat } from './counter-heat.js';
 import type { IdPage } from '../stores/graph/graph-store.js';
-import { pageArgs, withOpaqueCursors } from './paging.js';
+import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
@@ -56,9 +56,8 @@ export class CounterUseCases {
   }
 
   /** Who liked the post, newest first. */
-  async likers(postId: string, first: number | null | undefined, after: string | null | undefined): Promise<IdPage> {
-    const page = pageArgs(first, after);
-    return withOpaqueCursors(await this.counters.likers(postId, page.first, page.after));
+  async likers(postId: string, args: TwoWayArgs): Promise<IdPage> {
+    return withOpaqueCursors(await this.counters.likers(postId, twoWayPageArgs(args)));
   }
 
   /**

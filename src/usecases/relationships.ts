@@ -4,7 +4,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
-import { pageArgs, withOpaqueCursors } from './paging.js';
+import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
 import { checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
 
 /**
@@ -99,9 +99,9 @@ export class RelationshipUseCases implements BlockCheck {
   }
 
   /** The accounts `userId` has blocked (or muted), newest first; only that user may read them. */
-  async list(kind: RelationKind, viewerId: string | null, userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget): Promise<IdPage> {
+  async list(kind: RelationKind, viewerId: string | null, userId: string, args: TwoWayArgs, budget: ReadBudget): Promise<IdPage> {
     this.requireOwner(viewerId, userId, kind);
-    return withOpaqueCursors(await this.graph.related(kind, userId, pageArgs(first, after), budget));
+    return withOpaqueCursors(await this.graph.related(kind, userId, twoWayPageArgs(args), budget));
   }
 
   count(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {

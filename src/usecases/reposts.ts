@@ -6,7 +6,7 @@ import { UNMETERED } from '../stores/graph/traversal.js';
 import type { RepostStore } from '../stores/repost-store.js';
 import type { Task } from '../domain/tasks.js';
 import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
-import { pageArgs, withOpaqueCursors } from './paging.js';
+import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import type { BlockCheck } from './relationships.js';
@@ -83,14 +83,13 @@ export class RepostUseCases {
   /** Undoes one batch of a deleted post's reposts; true while more are left. */
   async undoBatch(postId: string, size: number): Promise<boolean> {
     // Strongly consistent: the batch before removed its reposts, and must not be read again.
-    const page = await this.reposts.reposters(postId, size, null, { consistent: true });
+    const page = await this.reposts.reposters(postId, { first: size, after: null }, { consistent: true });
     for (const { id } of page.items) await this.undo(id, postId);
     return page.hasNextPage;
   }
 
   /** Who reposted the post, newest first. */
-  async reposters(postId: string, first: number | null | undefined, after: string | null | undefined): Promise<IdPage> {
-    const page = pageArgs(first, after);
-    return withOpaqueCursors(await this.reposts.reposters(postId, page.first, page.after));
+  async reposters(postId: string, args: TwoWayArgs): Promise<IdPage> {
+    return withOpaqueCursors(await this.reposts.reposters(postId, twoWayPageArgs(args)));
   }
 }

@@ -157,11 +157,15 @@ describe('cursors', () => {
       ['User.timeline', 'before', (c) => `{ viewer { timeline(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['Post.comments', 'after', (c) => `{ post(id: "${postId}") { comments(after: "${c}") { edges { cursor } } } }`],
       ['User.blockedUsers', 'after', (c) => `{ viewer { blockedUsers(after: "${c}") { totalCount } } }`],
+      ['User.blockedUsers', 'before', (c) => `{ viewer { blockedUsers(last: 5, before: "${c}") { totalCount } } }`],
       ['User.mutedUsers', 'after', (c) => `{ viewer { mutedUsers(after: "${c}") { totalCount } } }`],
+      ['User.mutedUsers', 'before', (c) => `{ viewer { mutedUsers(last: 5, before: "${c}") { totalCount } } }`],
       ['User.notifications', 'after', (c) => `{ viewer { notifications(after: "${c}") { edges { cursor } } } }`],
       ['User.notifications', 'before', (c) => `{ viewer { notifications(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['Post.likedBy', 'after', (c) => `{ post(id: "${postId}") { likedBy(after: "${c}") { totalCount } } }`],
+      ['Post.likedBy', 'before', (c) => `{ post(id: "${postId}") { likedBy(last: 5, before: "${c}") { totalCount } } }`],
       ['Post.repostedBy', 'after', (c) => `{ post(id: "${postId}") { repostedBy(after: "${c}") { totalCount } } }`],
+      ['Post.repostedBy', 'before', (c) => `{ post(id: "${postId}") { repostedBy(last: 5, before: "${c}") { totalCount } } }`],
     ];
   }
 

@@ -144,4 +144,50 @@ describe('a post list paged backwards', () => {
     expect(await read('following', fans[0]!.id, 'last: 2')).toEqual([['BAD_USER_INPUT', 'before']]);
     expect(await read('followers', user.id, `first: 2, before: "${all.edges[0]!.cursor}"`)).toEqual([['BAD_USER_INPUT', 'first']]);
   });
+
+  it("pages a post's likers and reposters and the viewer's blocks and mutes backwards", async () => {
+    const owner = await t.signUp();
+    // Blocks hide accounts from a post's lists too: another account blocks and mutes.
+    const blocker = await t.signUp();
+    const postId = await createPost(t, owner.token, 'liked');
+    const others: { id: string; token: string }[] = [];
+    for (let i = 0; i < 3; i++) others.push(await t.signUp());
+    const act = async (mutation: string, variables: Record<string, unknown>, token: string) => expect((await t.gql(mutation, variables, token)).errors).toBeUndefined();
+    for (const other of others) {
+      await act('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, other.token);
+      await act('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId }, other.token);
+      await act('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: other.id }, blocker.token);
+      await act('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: other.id }, blocker.token);
+    }
+    const lists: [string, (args: string) => string, (data: Record<string, any>) => Connection][] = [
+      ['likedBy', (args) => `{ post(id: "${postId}") { likedBy(${args}) { ${PAGE} } } }`, (data) => data.post.likedBy],
+      ['repostedBy', (args) => `{ post(id: "${postId}") { repostedBy(${args}) { ${PAGE} } } }`, (data) => data.post.repostedBy],
+      ['blockedUsers', (args) => `{ viewer { blockedUsers(${args}) { ${PAGE} } } }`, (data) => data.viewer.blockedUsers],
+      ['mutedUsers', (args) => `{ viewer { mutedUsers(${args}) { ${PAGE} } } }`, (data) => data.viewer.mutedUsers],
+    ];
+    for (const [name, query, pick] of lists) {
+      const read = async (args: string) => {
+        const result = await t.gql(query(args), {}, blocker.token);
+        expect(result.errors, name).toBeUndefined();
+        return pick(result.data!);
+      };
+      const all = await read('first: 10');
+      expect(
+        all.edges.map((edge) => edge.node.id),
+        name,
+      ).toEqual(others.map((other) => other.id).reverse());
+      const newer = await read(`last: 1, before: "${all.edges[2]!.cursor}"`);
+      expect(
+        newer.edges.map((edge) => edge.node.id),
+        name,
+      ).toEqual([others[1]!.id]);
+      expect(newer.pageInfo, name).toMatchObject({ hasPreviousPage: true, hasNextPage: false });
+      const newest = await read(`last: 5, before: "${newer.pageInfo.startCursor}"`);
+      expect(
+        newest.edges.map((edge) => edge.node.id),
+        name,
+      ).toEqual([others[2]!.id]);
+      expect(newest.pageInfo.hasPreviousPage, name).toBe(false);
+    }
+  });
 });

@@ -434,6 +434,13 @@ function contract(backend: Backend) {
     expect(await walk((page) => graph.related('blocks', a!, page, UNMETERED), 1)).toEqual([c, b]);
     expect(await walk((page) => graph.related('mutes', a!, page, UNMETERED), 5)).toEqual([d]);
     expect(await walk((page) => graph.related('blocks', b!, page, UNMETERED), 5)).toEqual([]);
+    // Backwards from the oldest block: the newer ones, newest first; none of the mutes or of the blocks received.
+    const oldest = (await graph.related('blocks', a!, { first: 5, after: null }, UNMETERED)).items.at(-1)!;
+    expect(await graph.related('blocks', a!, { last: 5, before: oldest.cursor }, UNMETERED)).toEqual({
+      items: [expect.objectContaining({ id: c })],
+      hasNextPage: false,
+      hasPreviousPage: false,
+    });
     expect(await graph.relatedCount('blocks', a!, UNMETERED)).toBe(2);
     expect(await graph.relatedCount('mutes', a!, UNMETERED)).toBe(1);
     expect((await graph.relatedEitherWay('blocks', a!, UNMETERED)).sort()).toEqual([b!, c!, d!].sort());

@@ -540,7 +540,7 @@ export type Post = Node & {
   id: Scalars['ID']['output'];
   /** Distinct users who like the post. */
   likeCount: Scalars['Int']['output'];
-  /** Users who like the post, newest like first; totalCount equals likeCount. */
+  /** Users who like the post, newest like first (`last`/`before`: newer than a cursor); totalCount equals likeCount. */
   likedBy: UserConnection;
   /** The users mentioned as @handle in the text that existed when it was written and still do, in order of first mention. */
   mentions: Array<User>;
@@ -548,7 +548,7 @@ export type Post = Node & {
   reactionCounts: Array<ReactionCount>;
   /** Distinct users who repost the post. */
   repostCount: Scalars['Int']['output'];
-  /** Users who repost the post, newest repost first; totalCount equals repostCount. */
+  /** Users who repost the post, newest repost first (`last`/`before`: newer than a cursor); totalCount equals repostCount. */
   repostedBy: UserConnection;
   /** Lower-case tags, at most 10. */
   tags: Array<Scalars['String']['output']>;
@@ -573,14 +573,18 @@ export type PostCommentsArgs = {
 /** A post: up to 500 characters of text with tags, counters and comments. */
 export type PostLikedByArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
 /** A post: up to 500 characters of text with tags, counters and comments. */
 export type PostRepostedByArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of posts. */
@@ -867,8 +871,8 @@ export type User = Node & {
   /** A short self-description, at most 280 characters; null when not set. */
   bio: Maybe<Scalars['String']['output']>;
   /**
-   * Accounts this user has blocked, newest block first. Only this user may read it: anyone else gets null here
-   * with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
+   * Accounts this user has blocked, newest block first (`last`/`before`: the blocks newer than a cursor). Only this
+   * user may read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
    */
   blockedUsers: Maybe<UserConnection>;
   /** Has this user blocked the viewer? False when anonymous or for the viewer itself. */
@@ -935,7 +939,9 @@ export type User = Node & {
 /** An account. */
 export type UserBlockedUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -967,7 +973,9 @@ export type UserKnownFollowersArgs = {
 /** An account. */
 export type UserMutedUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 

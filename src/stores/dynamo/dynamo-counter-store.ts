@@ -1,6 +1,6 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../config.js';
-import type { IdPage } from '../graph/graph-store.js';
+import type { IdPage, NewerPageArgs, PageArgs } from '../graph/graph-store.js';
 import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
@@ -182,8 +182,8 @@ export class DynamoCounterStore implements CounterStore {
     ]);
   }
 
-  likers(postId: string, first: number, after: string | null): Promise<IdPage> {
-    return newestUserList(this.client, this.tableName, postId, listPrefixes.likers, first, after);
+  likers(postId: string, page: PageArgs | NewerPageArgs): Promise<IdPage> {
+    return newestUserList(this.client, this.tableName, postId, listPrefixes.likers, page);
   }
 
   view(post: CountedPost, userId: string): Promise<CounterChange> {

@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { notFound } from '../../domain/errors.js';
 import type { PostRecord } from '../../domain/models.js';
 import type { UserPost } from '../counter-store.js';
-import type { IdPage } from '../graph/graph-store.js';
+import type { IdPage, NewerPageArgs, PageArgs } from '../graph/graph-store.js';
 import type { RemovedRepost, RepostDelivery, RepostStore } from '../repost-store.js';
 import type { Task } from '../../domain/tasks.js';
 import { activityItem } from './activity-items.js';
@@ -158,7 +158,7 @@ export class DynamoRepostStore implements RepostStore {
     return records.map((record) => record !== undefined);
   }
 
-  reposters(postId: string, first: number, after: string | null, options: { consistent?: boolean } = {}): Promise<IdPage> {
-    return newestUserList(this.client, this.tableName, postId, listPrefixes.reposters, first, after, options.consistent);
+  reposters(postId: string, page: PageArgs | NewerPageArgs, options: { consistent?: boolean } = {}): Promise<IdPage> {
+    return newestUserList(this.client, this.tableName, postId, listPrefixes.reposters, page, options.consistent);
   }
 }

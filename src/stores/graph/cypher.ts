@@ -36,6 +36,7 @@ const RELATE = (type: string) =>
    RETURN created`;
 const UNRELATE = (type: string) => `MATCH (:User {id: $fromId})-[r:${type}]->(:User {id: $toId}) DELETE r RETURN count(*) AS removed`;
 const RELATED = (type: string) => `MATCH (:User {id: $userId})-[r:${type}]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`;
+const RELATED_NEWER = (type: string) => `MATCH (:User {id: $userId})-[r:${type}]->(f:User) WHERE ${NEWER}`;
 const RELATED_COUNT = (type: string) => `OPTIONAL MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:${type}]->(:User) } AS total`;
 const EITHER_WAY = (type: string) => `MATCH (:User {id: $userId})-[:${type}]-(o:User) RETURN collect(DISTINCT o.id) AS ids`;
 /** Users left out of a list or traversal (see Excluded in graph-store.ts). */
@@ -167,6 +168,8 @@ export const CYPHER = {
   ),
   blocked: cypher(RELATED('BLOCKS'), 'userId', ...PAGE_PARAMS),
   muted: cypher(RELATED('MUTES'), 'userId', ...PAGE_PARAMS),
+  blockedNewer: cypher(RELATED_NEWER('BLOCKS'), 'userId', ...NEWER_PARAMS),
+  mutedNewer: cypher(RELATED_NEWER('MUTES'), 'userId', ...NEWER_PARAMS),
   blockedCount: cypher(RELATED_COUNT('BLOCKS'), 'userId'),
   mutedCount: cypher(RELATED_COUNT('MUTES'), 'userId'),
   blocksEitherWay: cypher(EITHER_WAY('BLOCKS'), 'userId'),

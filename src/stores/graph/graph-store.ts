@@ -211,7 +211,7 @@ export interface GraphStore {
   /** For each: does it exist? A lookup of relations.length keys, strongly consistent like `follows`. */
   relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]>;
   /** The users `userId` has this relation to, newest first; one list read of up to first + 1 entries. */
-  related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage>;
+  related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage>;
   /** How many users `userId` has this relation to; one counting read. */
   relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number>;
   /** Every user with this relation to or from `userId`, in one read (charged its entries once read). */

@@ -55,8 +55,8 @@ function isUnavailability(error: unknown): boolean {
 
 /** The statements of each relation kind (a relationship type cannot be a parameter). */
 const RELATION_STATEMENTS = {
-  blocks: { relate: 'block', unrelate: 'unblock', list: 'blocked', count: 'blockedCount', eitherWay: 'blocksEitherWay' },
-  mutes: { relate: 'mute', unrelate: 'unmute', list: 'muted', count: 'mutedCount', eitherWay: 'mutesEitherWay' },
+  blocks: { relate: 'block', unrelate: 'unblock', list: 'blocked', newer: 'blockedNewer', count: 'blockedCount', eitherWay: 'blocksEitherWay' },
+  mutes: { relate: 'mute', unrelate: 'unmute', list: 'muted', newer: 'mutedNewer', count: 'mutedCount', eitherWay: 'mutesEitherWay' },
 } as const satisfies Record<RelationKind, Record<string, CypherName>>;
 
 /** Time the server has to report its own transaction timeout before the client gives up on it. */
@@ -267,7 +267,7 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return 'last' in page ? this.newerPage('followingNewer', userId, page, budget) : this.page('following', userId, page, budget);
   }
 
-  private async newerPage(name: 'followersNewer' | 'followingNewer', userId: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+  private async newerPage(name: 'followersNewer' | 'followingNewer' | 'blockedNewer' | 'mutedNewer', userId: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     const match = POSITION.exec(page.before);
     if (!match) throw badInput('before', 'is not a cursor this API gave out');
     chargeListPage(budget, page.last);
@@ -341,8 +341,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return result;
   }
 
-  related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
-    return this.page(RELATION_STATEMENTS[kind].list, userId, page, budget);
+  related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    const statements = RELATION_STATEMENTS[kind];
+    return 'last' in page ? this.newerPage(statements.newer, userId, page, budget) : this.page(statements.list, userId, page, budget);
   }
 
   async relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {

@@ -68,17 +68,17 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
       case 'following':
         return ifShown(() => follows.following(list.userId, params, graphBudget));
       case 'likedBy':
-        return ifShown(() => counters.likers(list.post.id, first, after));
+        return ifShown(() => counters.likers(list.post.id, params));
       case 'repostedBy':
-        return ifShown(() => reposts.reposters(list.post.id, first, after));
+        return ifShown(() => reposts.reposters(list.post.id, params));
       case 'knownFollowers':
         return follows.knownFollowers(viewerId, list.userId, first, after, graphBudget, blocked);
       case 'mutuals':
         return follows.mutuals(list.userId, first, after, graphBudget, blocked);
       case 'blockedUsers':
-        return relationships.list('blocks', viewerId, list.userId, first, after, graphBudget);
+        return relationships.list('blocks', viewerId, list.userId, params, graphBudget);
       case 'mutedUsers':
-        return relationships.list('mutes', viewerId, list.userId, first, after, graphBudget);
+        return relationships.list('mutes', viewerId, list.userId, params, graphBudget);
       case 'network':
         return graphQueries.network({ userId: list.userId, maxDepth: list.maxDepth, interest: list.interest, first, after }, graphBudget, blocked);
     }

@@ -34,7 +34,7 @@ export class FanOutHandler implements TaskHandler<'fanOut'> {
     return this.followers.walk(authorId, firstPage, save, stopping, {
       write: async (followerIds) => {
         // A post nobody has reposted is in no follower's timeline for another reason: no need to read their entries first.
-        const reposted = await this.reposts.reposters(postId, 1, null, { consistent: true });
+        const reposted = await this.reposts.reposters(postId, { first: 1, after: null }, { consistent: true });
         await this.homes.deliver(entries(followerIds), { unreposted: reposted.items.length === 0 });
         this.onDelivered({ postId, position: postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
         unannounced = [];

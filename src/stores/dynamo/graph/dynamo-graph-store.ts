@@ -165,7 +165,7 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.lists.following(userId, page, budget);
   }
 
-  related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     return this.lists.related(kind, userId, page, budget);
   }
 

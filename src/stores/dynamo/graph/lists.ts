@@ -62,7 +62,8 @@ export class GraphLists {
     return this.listPage(keys.followingList(userId), page, budget);
   }
 
-  async related(kind: RelationKind, userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+  async related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+    if ('last' in page) return this.newerPage(keys.relationList(kind, userId), page, budget, 'OUT#');
     const after = checkedPosition(page.after);
     chargeListPage(budget, page.first);
     // Newest first from below `after` (or the top of the OUT entries); IN entries sort below every OUT entry, so reading stops at the first.
@@ -180,20 +181,21 @@ export class GraphLists {
     };
   }
 
-  private async newerPage(pk: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+  /** Upwards from `before`, within the entries under `prefix` (a relation list keeps what was made under OUT#). */
+  private async newerPage(pk: string, page: NewerPageArgs, budget: ReadBudget, prefix = ''): Promise<IdPage> {
     const before = checkedPosition(page.before, 'before')!;
     chargeListPage(budget, page.last);
     const result = await this.table.client.send(
       new QueryCommand({
         TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk > :before',
-        ExpressionAttributeValues: { ':pk': pk, ':before': before },
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :before AND :end',
+        ExpressionAttributeValues: { ':pk': pk, ':before': `${prefix}${before}#`, ':end': `${prefix}~` },
         ProjectionExpression: 'sk, userId',
         ScanIndexForward: true,
         Limit: page.last + 1,
       }),
     );
-    const oldestFirst = ((result.Items ?? []) as Item[]).map((item) => ({ id: item.userId as string, cursor: item.sk as string }));
+    const oldestFirst = ((result.Items ?? []) as Item[]).map((item) => ({ id: item.userId as string, cursor: (item.sk as string).slice(prefix.length) }));
     return { items: oldestFirst.slice(0, page.last).reverse(), hasNextPage: false, hasPreviousPage: oldestFirst.length > page.last };
   }
 }
