@@ -623,7 +623,10 @@ export type Query = {
   __typename?: 'Query';
   /** The shortest follow path from `from` to `to`. maxDepth defaults to 3, at most 6. */
   degreesOfSeparation: Maybe<Separation>;
-  /** Users reachable from userId within maxDepth follow hops, optionally only those with the given interest. */
+  /**
+   * Users reachable from userId within maxDepth follow hops, optionally only those with the given interest, nearest
+   * first, then by id. Forwards only: ranked by distance, not by time, so nothing is newer than a cursor.
+   */
   network: Maybe<UserConnection>;
   /** A user, post, comment or notification by its id; null when there is none or the viewer may not see it. */
   node: Maybe<Node>;
@@ -897,11 +900,17 @@ export type User = Node & {
   id: Scalars['ID']['output'];
   /** Lower-case words of a-z, 0-9 and _, at most 20. */
   interests: Array<Scalars['String']['output']>;
-  /** Accounts the viewer follows that follow this user; empty when anonymous. */
+  /**
+   * Accounts the viewer follows that follow this user, newest follow of this user first; empty when anonymous. Forwards
+   * only: an intersection of two lists computed at each read, so what is newer is its first page again.
+   */
   knownFollowers: UserConnection;
   /** Accounts this user has muted, newest mute first. Only this user may read it, as `blockedUsers`. */
   mutedUsers: Maybe<UserConnection>;
-  /** Accounts that this user follows and that follow this user back. */
+  /**
+   * Accounts that this user follows and that follow this user back, newest follow first. Forwards only, as
+   * `knownFollowers`: read the first page again for what is newer.
+   */
   mutuals: UserConnection;
   /**
    * This user's notifications, grouped, the most recently updated first. Only this user may read them, as
