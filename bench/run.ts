@@ -21,6 +21,7 @@ import { seedNetwork } from '../src/seed/seed.js';
 import { placePost } from '../src/usecases/posts.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter, dynamoDbLocalPid } from './cpu.js';
+import { captureProxy, cpuPerPage, replayRequest } from './cpu-per-page.js';
 import { fanOutAgainstWriteFloor, fanOutRows } from './fan-out.js';
 import { type GraphQueryTiming, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
 import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
@@ -48,6 +49,7 @@ const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? 
 const plan = flags.quick
   ? {
       home: { warmupS: 2, seconds: 8, rounds: 4 },
+      cpu: { warmupS: 2, seconds: 8, rounds: 4 },
       graphRuns: 30,
       fanOutRounds: 7,
       worstRuns: 10,
@@ -56,6 +58,7 @@ const plan = flags.quick
     }
   : {
       home: { warmupS: 5, seconds: 20, rounds: 4 },
+      cpu: { warmupS: 5, seconds: 20, rounds: 4 },
       graphRuns: 100,
       fanOutRounds: 11,
       worstRuns: 20,
@@ -209,6 +212,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   });
   const cost = { batched: await costOf(batched.url), naive: await costOf(naive.url) };
 
+  log("the service's CPU per page against a bare client making that page's requests, in alternating windows");
+  const cpu = await serviceCpuPerPage(endpoint, batched, viewerToken);
+
   log('graph queries as the median and the 99th-percentile viewer, at 1 connection');
   const network = generateNetwork({ ...manifest.size, posts: 0, likes: 0, endMs: Date.now() });
   const userIds = (await opened.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter((id): id is string => id !== null);
@@ -235,6 +241,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   const suggestions = graph.filter((t) => t.query === 'suggestedFollows');
   return {
     homeTimeline: { postsPerPage: PAGE_SIZE, ...home, costPerRequest: cost },
+    cpu,
     fanOut,
     graph: {
       timings: graph,
@@ -247,13 +254,35 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   };
 }
 
+/** Captures one page's store requests through a service of its own, then sets the measured service against their replay. */
+async function serviceCpuPerPage(endpoint: string, measured: Service, token: string) {
+  const proxy = await captureProxy(endpoint);
+  const capturing = await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' });
+  let requests;
+  try {
+    const page = pageRequest(capturing.url, token);
+    // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
+    for (let i = 0; i < 3; i++) await page();
+    requests = await proxy.record(page);
+  } finally {
+    await stopService(capturing);
+    await proxy.close();
+  }
+  const replay = replayRequest(endpoint, requests);
+  try {
+    return await cpuPerPage({ page: pageRequest(measured.url, token), replay: replay.replay, serviceCpu: new CpuMeter({ service: measured.child.pid }), requests, plan: plan.cpu });
+  } finally {
+    replay.close();
+  }
+}
+
 function table(report: {
   mode: string;
   machine: Record<string, unknown> & { loadAverage: { before: number; after: number } };
   dataSet: Record<string, unknown>;
   results: Results;
 }): string {
-  const { homeTimeline: home, fanOut, graph, worstAllowed, underAttack, signIn } = report.results;
+  const { homeTimeline: home, cpu: pageCpu, fanOut, graph, worstAllowed, underAttack, signIn } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
     return `${'service' in s.cpuMsPerOperation ? ms('service') : '—'} / ${ms('engine')} / ${ms('client')}`;
@@ -274,6 +303,13 @@ function table(report: {
     `| page ÷ floor, 8 connections | ${eight.throughputRatio}× | | | | rates; goal ${eight.goal}: ${met(eight.met)} |`,
     row('same page, naive (`BATCHING=false`), 8 connections', eight.naive, describeCost(home.costPerRequest.naive)),
     `| batched ÷ naive, 8 connections | ${eight.batchedOverNaive}× | | | | rates |`,
+    row('home page of 20, its service’s CPU, 1 connection', pageCpu.page, `cache off; ${pageCpu.serviceCpuMsPerPage} ms of service CPU per page`),
+    row(
+      'the same page’s requests replayed by a bare SDK client, 1 connection',
+      pageCpu.replay,
+      `${pageCpu.requests.join(', ')}; ${pageCpu.clientCpuMsPerReplay} ms of client CPU each`,
+    ),
+    `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | alternating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)} |`,
     ...fanOutRows(fanOut),
     ...graph.timings.map(
       (t: GraphQueryTiming) =>

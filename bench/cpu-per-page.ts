@@ -1,0 +1,109 @@
+/**
+ * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
+ * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
+ * replayed from this process; both sides run in alternating windows of the same run.
+ */
+import * as dynamodb from '@aws-sdk/client-dynamodb';
+import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-engine.js';
+import { CpuMeter } from './cpu.js';
+import { type Summary, round, runLoops, summarize, type Window } from './loops.js';
+
+export const CPU_GOAL = 1.5;
+
+interface CapturedRequest {
+  /** The DynamoDB operation, as `X-Amz-Target` names it (`Query`, `BatchGetItem`, ...). */
+  operation: string;
+  input: Record<string, unknown>;
+}
+
+/** A loopback proxy to the engine that records the requests passing through while `recording` is on. */
+export async function captureProxy(engineEndpoint: string) {
+  const engine = new URL(engineEndpoint);
+  const captured: CapturedRequest[] = [];
+  let recording = false;
+  const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const target = String(incoming.headers['x-amz-target'] ?? '');
+      if (recording && target) captured.push({ operation: target.slice(target.indexOf('.') + 1), input: JSON.parse(body.toString('utf8')) as Record<string, unknown> });
+      const forwarded = httpRequest({ host: engine.hostname, port: engine.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
+        answer.pipe(outgoing);
+      });
+      forwarded.on('error', () => outgoing.destroy());
+      forwarded.end(body);
+    });
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    /** The requests `run` sends through the proxy. */
+    async record(run: () => Promise<void>): Promise<CapturedRequest[]> {
+      captured.length = 0;
+      recording = true;
+      try {
+        await run();
+      } finally {
+        recording = false;
+      }
+      return [...captured];
+    },
+    close: () => new Promise<void>((closed) => server.close(() => closed())),
+  };
+}
+
+/** The captured requests, sent again by a bare low-level client: all at once, as a page's waves are no CPU of their own. */
+export function replayRequest(engineEndpoint: string, requests: readonly CapturedRequest[]): { replay: () => Promise<void>; close: () => void } {
+  const client = new dynamodb.DynamoDBClient({ endpoint: engineEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const commands = requests.map(({ operation, input }) => {
+    const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.ScanCommand>)[`${operation}Command`];
+    if (!Command) throw new Error(`no command for the captured operation ${operation}`);
+    return () => new Command(input);
+  });
+  return {
+    replay: async () => {
+      await Promise.all(commands.map((command) => client.send(command())));
+    },
+    close: () => client.destroy(),
+  };
+}
+
+/** Service CPU per page against the replay's client CPU, one connection, in `rounds` alternating windows. */
+export async function cpuPerPage(options: {
+  page: () => Promise<void>;
+  replay: () => Promise<void>;
+  serviceCpu: CpuMeter;
+  requests: readonly CapturedRequest[];
+  plan: { warmupS: number; seconds: number; rounds: number };
+}) {
+  const replayCpu = new CpuMeter({});
+  await runLoops(1, options.plan.warmupS, options.page, options.serviceCpu);
+  await runLoops(1, options.plan.warmupS, options.replay, replayCpu);
+  const windows: { page: Window[]; replay: Window[] } = { page: [], replay: [] };
+  for (let round = 0; round < options.plan.rounds; round++) {
+    const seconds = options.plan.seconds / options.plan.rounds;
+    const sides = round % 2 === 0 ? (['page', 'replay'] as const) : (['replay', 'page'] as const);
+    for (const side of sides) {
+      windows[side].push(await runLoops(1, seconds, side === 'page' ? options.page : options.replay, side === 'page' ? options.serviceCpu : replayCpu));
+    }
+  }
+  const page: Summary = summarize(1, windows.page);
+  const replay: Summary = summarize(1, windows.replay);
+  const serviceMs = page.cpuMsPerOperation.service ?? null;
+  const clientMs = replay.cpuMsPerOperation.client ?? null;
+  const ratio = serviceMs === null || clientMs === null ? null : round(serviceMs / clientMs, 2);
+  return {
+    page,
+    replay,
+    requests: options.requests.map((request) => request.operation),
+    serviceCpuMsPerPage: serviceMs,
+    clientCpuMsPerReplay: clientMs,
+    ratio,
+    goal: `service CPU per page ≤ ${CPU_GOAL}× a bare client's CPU for the same requests`,
+    met: ratio !== null && ratio <= CPU_GOAL,
+  };
+}
