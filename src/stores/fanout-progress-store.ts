@@ -13,7 +13,7 @@ export interface FanOutProgress {
 }
 
 export interface FanOutProgressStore {
-  /** Aligned with `postIds`; null for a post without a record (gone, or made before records were kept). */
+  /** Aligned with `postIds`; null for a post without a record (gone, or older than the records). */
   getMany(postIds: readonly string[]): Promise<(FanOutProgress | null)[]>;
   /**
    * Counts `delivered` more followers, moving the record from checkpoint `from` to `to` (null: start, end).

@@ -5,7 +5,7 @@ import { idKind, newId } from '../domain/ids.js';
  * hydration needs (author, counter shards) so a page is two reads; old entries may lack them and are looked up.
  */
 export interface TimelineEntry {
-  /** Where the entry sorts: the post id for an original entry (and any entry written before positions), a repost's position for a repost entry. */
+  /** Where the entry sorts: the post id for an original entry (and an old entry), a repost's position for a repost entry. */
   position: string;
   postId: string;
   authorId: string | null;
@@ -23,7 +23,7 @@ export interface HomeEntry {
   userId: string;
   postId: string;
   authorId: string;
-  /** Null when unknown (copied from an entry written before it was stored). */
+  /** Null when unknown (copied from an old entry). */
   counterShards: number | null;
 }
 

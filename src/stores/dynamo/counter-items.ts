@@ -36,7 +36,7 @@ export function counterShardPuts(tableName: string, postId: string, shards: numb
  * instances raise once. Shards only grow and counts never move, so none is lost (see docs/design/counters.md).
  */
 export function counterShardRaise(tableName: string, postId: string, from: number, to: number): TransactItem[] {
-  // Posts written before counterShards was stored have one shard and no attribute.
+  // An old post without counterShards has one shard.
   const unchanged = from === 1 ? 'attribute_exists(pk) AND (attribute_not_exists(counterShards) OR counterShards = :from)' : 'attribute_exists(pk) AND counterShards = :from';
   return [
     {

@@ -86,7 +86,7 @@ function holdingsOf(userId: string, postId: string, entry: Item | undefined, mar
   if (entry) {
     const key = keys.homeEntry(userId, postId);
     const shown = (entry.repostedBy as string | undefined) ?? null;
-    // An entry written before `original` was: an original unless a repost wrote it.
+    // An old entry without `original`: an original unless a repost wrote it.
     const original = entry.original === undefined ? shown === null : entry.original === true;
     holdings.push({ key, entryKey: key, isMarker: false, reasons: { original, reposters: reposters(entry) }, shown, version: version(entry) });
   }

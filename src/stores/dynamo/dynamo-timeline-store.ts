@@ -21,7 +21,7 @@ export interface DynamoTimelineStoreOptions extends TableOptions {
 function toTimelineEntry(item: Item): TimelineEntry {
   return {
     position: item.sk as string,
-    // Entries written before positions may lack postId: they are at their post id.
+    // Old entries may lack postId: they are at their post id.
     postId: (item.postId as string | undefined) ?? (item.sk as string),
     authorId: (item.authorId as string | undefined) ?? null,
     counterShards: item.counterShards === undefined ? null : Number(item.counterShards),

@@ -95,10 +95,8 @@ interface Launched {
   output: () => string;
 }
 
-// A small shell stands between us and java, holding our pipe open on its stdin (as fd 3, read by a
-// background job): when this process goes away for any reason, even SIGKILL, the pipe closes, `read`
-// returns, and java is stopped, so no java process ever outlives the service. The shell itself waits
-// for java, so that when java dies on its own the shell exits too and the service sees it.
+// A shell holds our pipe (fd 3) and stops java when it closes, even after SIGKILL, so no java outlives the
+// service; it also waits for java, so java dying on its own shows as the shell's exit.
 const WATCHDOG = [
   'exec 3<&0',
   'java "$@" 3<&- </dev/null & engine=$!',
