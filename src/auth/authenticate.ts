@@ -4,13 +4,8 @@ import type { Credential, UserRecord } from '../domain/models.js';
 import type { UserStore } from '../stores/user-store.js';
 
 /**
- * The account a signed-in request acts as. A validly signed token is not enough: its subject
- * must have an account, else the request is UNAUTHENTICATED: a mutation does not execute, so that
- * nothing is ever written for an account that never existed or is gone, and a query (run beside
- * this check) answers nothing (see authenticationPlugin). A token of the service must also carry
- * the account's current token generation, so that signing out everywhere (or a password change)
- * ends every access token issued before it at once. Read through the request's user loader,
- * so that `viewer { … }` reuses the record at no extra request.
+ * The account a signed-in request acts as. A valid token is not enough: its account must exist and be at the
+ * token's generation, so signing out everywhere ends every token at once (see docs/design/authentication.md).
  */
 export async function authenticate(credential: Credential, userLoader: DataLoader<string, UserRecord | null>, users: UserStore): Promise<UserRecord> {
   const subject = credential.userId;

@@ -11,11 +11,8 @@ export interface RequestCredential {
 const ANONYMOUS: RequestCredential = { credential: null, identity: null };
 
 /**
- * What a request's bearer token proves, before anything executes: a token of the service (HS256)
- * names its account directly; a token of the identity provider (RS256/ES256, when one is
- * configured) names an identity, whose linked account is looked up here (one strongly consistent
- * read). A provider token whose identity has no account yet is no credential: the request acts
- * anonymous but may sign up as that identity. Either way the account itself is checked by authenticate.
+ * What a bearer token proves before anything runs: a service token names its account, a provider token an
+ * identity whose account is looked up here. A provider identity without an account acts anonymous, so it may sign up.
  */
 export class RequestCredentials {
   constructor(

@@ -7,7 +7,7 @@ export interface AccessClaims {
   userId: string;
   /** The account's token generation when the token was issued; a token of an older one is refused (see authenticate). */
   generation: number;
-  /** The session (refresh token family) the token belongs to; null for tokens issued before sessions existed. */
+  /** The session (refresh token family) the token belongs to; null for an old token without one. */
   sessionId: string | null;
 }
 
@@ -52,7 +52,7 @@ export class Tokens {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], requiredClaims: ['exp'] });
       if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token names no user');
-      // Tokens from before token generations carry none: they belong to generation 0.
+      // An old token without a generation is at generation 0.
       const generation = payload.gen ?? 0;
       if (!Number.isSafeInteger(generation) || (generation as number) < 0) throw unauthenticated('The token is not valid');
       const sessionId = typeof payload.sid === 'string' ? payload.sid : null;

@@ -2,11 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { badInput } from './errors.js';
 
 /**
- * Time-ordered, globally unique ids: a type prefix, then a ULID (48-bit millisecond
- * time + 80 random bits, Crockford base32). Ids of one type sort lexicographically by
- * creation time, which is what the timeline sort keys rely on. Within one process ids
- * are strictly increasing even inside one millisecond (the random part is incremented);
- * across processes the 80 random bits make collisions practically impossible.
+ * Time-ordered ids: a type prefix and a ULID, so ids of one type sort by creation time, as timeline sort keys
+ * need. Strictly increasing within a process, even inside one millisecond.
  */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const TIME_LEN = 10;

@@ -1,8 +1,6 @@
 /**
- * Mentions: `@handle` in a post's or a comment's text. A handle is 3-30 characters of a-z, 0-9
- * and _ (compared in lower case), not preceded by a character that could belong to a word or
- * an address (`me@example` is no mention) and not followed by one (`@abcdefghij…` longer than a
- * handle is none either).
+ * Mentions: `@handle` of 3-30 characters of a-z, 0-9 and _, not inside a word or an address (`me@example`)
+ * and not followed by a handle character.
  */
 const MENTION = /(?<![A-Za-z0-9_@.])@([A-Za-z0-9_]{3,30})(?![A-Za-z0-9_])/g;
 

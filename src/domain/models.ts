@@ -70,7 +70,7 @@ export interface Credential {
   userId: string;
   /** The token generation of a service access token; null for a provider's token, which the service cannot revoke. */
   generation: number | null;
-  /** The session a service access token belongs to; null for a provider's token or a token from before sessions. */
+  /** The session a service access token belongs to; null for a provider's token or an old token. */
   sessionId: string | null;
 }
 

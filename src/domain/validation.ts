@@ -102,10 +102,7 @@ export function idempotencyClaim(key: string | null, input: readonly unknown[]):
   return key === null ? null : { key, fingerprint: createHash('sha256').update(JSON.stringify(input)).digest('base64url') };
 }
 
-/**
- * BAD_USER_INPUT when an idempotency key's first use came with other input than this one; claims
- * made before fingerprints were recorded (null) are taken as a match.
- */
+/** BAD_USER_INPUT when an idempotency key's first use came with other input; an old claim without a fingerprint matches. */
 export function refuseReusedKey(claim: IdempotencyClaim | null, recorded: string | null, field: string, what: string): void {
   if (claim !== null && recorded !== null && recorded !== claim.fingerprint) throw badInput(field, `was used within the last 24 hours for ${what} with other input: use a new key`);
 }

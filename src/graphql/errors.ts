@@ -24,10 +24,8 @@ export const INTERNAL_MESSAGE = 'Internal server error';
 const SUGGESTION = / ?Did you mean .+\?$/s;
 
 /**
- * Shapes every error a client sees: AppErrors keep their message and code; GraphQL's own
- * client errors pass through; anything else is logged with its stack and masked. With
- * `hideSchemaDetails` (introspection off), client errors lose graphql-js's suggestions, which
- * would otherwise let a client walk the schema a name at a time.
+ * Shapes every error a client sees: AppErrors keep message and code, GraphQL's client errors pass, the rest is
+ * logged and masked. With `hideSchemaDetails`, suggestions go too: they would let a client walk the schema.
  */
 export function createErrorFormatter(logger: Logger, { hideSchemaDetails }: { hideSchemaDetails: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {

@@ -20,10 +20,8 @@ export interface ReadConsistency {
 }
 
 /**
- * Per-request DataLoaders: every lookup a field resolver makes goes through one of these,
- * so a page of 20 or 100 items costs the same few backend calls. With `batching` off each
- * lookup is its own backend call, uncached — the naive resolvers that the benchmark
- * measures as its baseline. Graph lookups are charged to the request's graph budget.
+ * Per-request DataLoaders, so a page of 20 or 100 items costs the same few backend calls. With `batching` off,
+ * each lookup is its own uncached call: the benchmark's naive baseline.
  */
 export function createLoaders(stores: Stores, viewerId: string | null, reads: ReadConsistency, { batching, graphBudget }: { batching: boolean; graphBudget: ReadBudget }) {
   const batched = batching ? { maxBatchSize: MAX_BATCH } : { batch: false, cache: false };

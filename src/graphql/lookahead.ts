@@ -15,10 +15,8 @@ import type { PostNeeds } from '../usecases/feeds/post-steps.js';
 import type { UserNeeds } from '../usecases/feeds/user-steps.js';
 
 /**
- * What the resolving field's selection asks for, read before its children run, so that a list
- * can hydrate everything its page shows at once and a parent can start its children's reads
- * beside its own. Fields are by name (aliases merged), fragments flattened; what @skip or @include
- * leaves out is left out here too, so that a skipped field costs no lookup.
+ * What the field's selection asks for, read before its children run, so a list hydrates its whole page at once
+ * and a parent starts its children's reads beside its own. What @skip or @include leaves out costs nothing.
  */
 export interface SelectionTree {
   /** Field name → what is selected under it. */

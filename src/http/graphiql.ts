@@ -128,11 +128,8 @@ const START_SCRIPT = `(function () {
     }
     var authorization = null;
     for (var header in headers) if (header.toLowerCase() === 'authorization') authorization = headers[header];
-    // GraphiQL learns a tab's operation name (and the document it hands the fetcher) a moment after the tab
-    // opens; a run in that moment would name the previous tab's operation, which this document does not
-    // have, or none: name the document's only operation instead. Which transport an operation takes is
-    // decided here from the text sent, not from GraphiQL's possibly stale document: a subscription goes
-    // over the WebSocket.
+    // GraphiQL learns a new tab's operation name a moment late, so a stale or missing name gives way to the
+    // document's only operation; the transport follows the text sent: a subscription goes over the WebSocket.
     var named = params.operationName && new RegExp('\\\\b(query|mutation|subscription)\\\\s+' + params.operationName + '\\\\b').exec(params.query || '');
     var operationType = named ? named[1] : null;
     if (!named) {

@@ -51,10 +51,8 @@ interface ConnectionState {
   signedIn?: SignedIn;
   expiry?: NodeJS.Timeout;
   /**
-   * Ids whose subscribe has not reached its event stream yet (onSubscribe to onOperation). They
-   * count toward the connection's subscriptions even when a Complete took them out of graphql-ws's
-   * own list meanwhile, and cannot be sent again until they have started: otherwise a Complete and
-   * a new Subscribe of the same id during the awaits would start streams past the limit.
+   * Ids whose subscribe has not started its stream yet. They count toward the limit and cannot be reused until
+   * started, so a Complete and a new Subscribe of the same id meanwhile cannot pass the limit.
    */
   starting: Set<string>;
 }
@@ -67,15 +65,8 @@ function clientError(message: string, code: string, details: Record<string, unkn
 }
 
 /**
- * GraphQL subscriptions over WebSocket with the graphql-ws protocol (`graphql-transport-ws`), on
- * /graphql of the API's HTTP server. A connection signs in with `connectionParams.authorization`
- * ("Bearer <token>"), checked like a request's; without a valid token and account it is closed with
- * 4403 Forbidden (graphql-ws's answer to a refused connection_init), and so it is when its token
- * expires — graphql-ws clients then reconnect, reading their connectionParams again. An account
- * holds at most `maxConnectionsPerAccount` connections on this instance (the next is closed with
- * 4403), a connection at most `maxSubscriptionsPerConnection` subscriptions (the next gets
- * TOO_MANY_SUBSCRIPTIONS). Each operation passes the same token, depth, alias, cost and id limits
- * as a query over HTTP. Queries and mutations are refused here: they go over HTTP.
+ * GraphQL subscriptions over graphql-ws on /graphql: signed in through `connectionParams`, closed with 4403 when
+ * refused or expired, under the same limits as a query (see docs/design/notifications.md#subscriptions).
  */
 export function createSubscriptionServer(options: SubscriptionServerOptions): SubscriptionServer {
   const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });

@@ -23,11 +23,8 @@ interface Waiting {
 }
 
 /**
- * Runs at most `concurrency` tasks at once, at most `maxRunningPerKey` of one key (a client address);
- * the others wait, served fairly across keys: a free slot goes to the key with the fewest tasks
- * running, and among those to the one served least recently (round-robin), so that one key's backlog
- * never stands in front of another key's task. Each key may keep `maxQueuedPerKey` tasks waiting,
- * each for at most `maxWaitMs`.
+ * Runs at most `concurrency` tasks, at most `maxRunningPerKey` of one key; a free slot goes to the key with the
+ * fewest running, then round-robin, so one key's backlog never stands in front of another's task.
  */
 export class FairPool {
   private running = 0;

@@ -2,17 +2,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../domain/errors.js';
 
 /**
- * What one GraphQL operation cost the backends, counted where requests are sent: the
- * DynamoDB client middleware and each graph backend record into the meter of the
- * operation they run for (found through AsyncLocalStorage), and into the process totals.
- *
- * `waves` is the number of sequential store round trips on the operation's critical path:
- * a request sent while no earlier request had come back is in the first wave; one sent after
- * a request of wave n came back is in wave n + 1 (DynamoDB and graph requests alike).
+ * What one GraphQL operation cost the backends, recorded where requests are sent, into the operation's meter
+ * (found through AsyncLocalStorage) and the process totals.
  */
 export interface Cost {
   dynamodb: { requests: number; readCapacityUnits: number; writeCapacityUnits: number };
   graph: { requests: number };
+  /** Sequential store round trips on the operation's critical path (see docs/design/limits.md). */
   waves: number;
   /** Lookups of cached items (profiles, posts, counter shards) answered by the cache, and those that went to DynamoDB. */
   cache: { hits: number; misses: number };

@@ -18,10 +18,8 @@ function routeOf(url: string | undefined): string {
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'OPTIONS']);
 
 /**
- * Serves one HTTP request (`handle`) observed: its id (the client's `x-request-id` when
- * well-formed, else a new one) is returned in the `x-request-id` header and set for every log
- * line written while serving it; its span, when tracing is on, is the parent of everything it
- * does; when the answer is sent (or the client is gone) it is counted, timed and logged.
+ * Serves one HTTP request observed: a request id (the client's when well-formed) in the response and every log
+ * line, its span as the parent of its work, and counted, timed and logged once answered.
  */
 export function observeHttpRequest(request: IncomingMessage, response: ServerResponse, logger: Logger, handle: () => void): void {
   const requestId = requestIdFrom(request.headers['x-request-id']);

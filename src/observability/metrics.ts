@@ -3,14 +3,8 @@ import { withTimeout } from '../lib/deadline.js';
 import { currentCostMeter } from './cost.js';
 
 /**
- * The process's Prometheus metrics (served at GET /metrics, and by a standalone worker on
- * WORKER_METRICS_PORT). One registry per process: the process is what Prometheus scrapes, and
- * counters only ever grow while it lives.
- *
- * Every label takes values from a bounded set, so that no client can grow the series without
- * bound: routes, methods and statuses the server itself chooses, operation names only once the
- * operation has parsed and validated (and at most MAX_OPERATION_NAMES of them), error codes the
- * service itself gives, store commands, task kinds.
+ * The process's Prometheus metrics, one registry per process. Every label has a bounded set of values, so no
+ * client can grow the series (see docs/running.md).
  */
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });

@@ -21,10 +21,8 @@ export interface ObservedTaskRun {
 }
 
 /**
- * Observes one run of a claimed task, at the worker's level (whatever the kind does inside):
- * its outcome and duration; on its first claim, how long it waited since it was enqueued (task
- * ids carry their creation time); and when a fan-out is done, its lag — from the post's creation
- * (post ids carry it too) to the last follower's entry written.
+ * Observes one run of a claimed task: outcome and duration, the wait since enqueueing on its first claim, and a
+ * finished fan-out's lag from the post's creation (both read from the time-ordered ids).
  */
 export function observeTaskRun(task: ObservedTask): ObservedTaskRun {
   const kind = taskKindLabel(task.payload.kind);

@@ -1,9 +1,6 @@
 /**
- * An item's size as DynamoDB counts it for capacity and storage ("Item sizes and formats" in the
- * DynamoDB developer guide): the UTF-8 length of every attribute name, plus each value's size —
- * a string its UTF-8 length, a number about one byte per two significant digits plus one, a
- * boolean or null one byte, a set the sum of its elements, a list or map 3 bytes plus one byte per
- * element plus its elements (a map's keys counted like attribute names).
+ * An item's size as DynamoDB counts it for capacity and storage ("Item sizes and formats" in the DynamoDB
+ * developer guide).
  */
 export function itemSize(item: Record<string, unknown>): number {
   let size = 0;

@@ -6,14 +6,8 @@ import { PARTITION_LIMITS, SECONDS_PER_DAY, SECONDS_PER_MONTH, STORAGE_OVERHEAD_
 import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
 
 /**
- * A steady-state cost and hot-spot model of the service on DynamoDB on-demand: from a follower
- * distribution, a workload and the service's settings, what each kind of item costs in write and
- * read units per second, what the table stores, and how close the hottest partitions come to
- * DynamoDB's per-partition limits. Pure arithmetic: the placement of a post (fan-out or outbox,
- * counter shards) is decided by the service's own `placePost`, the raise of a hot post's counter
- * shards by its own `shardsForWriteRate`, the item sizes are measured on
- * the stores' own items (measureItems), and the requests counted per operation follow the code
- * paths named beside each figure. docs/scaling.md explains every figure.
+ * A steady-state cost and hot-spot model of the service on DynamoDB on-demand. Pure arithmetic on the service's
+ * own placement rules and measured item sizes; docs/scaling.md explains every figure.
  */
 
 export function runModel(input: ModelInput): ModelResult {

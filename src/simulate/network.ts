@@ -15,11 +15,8 @@ export interface PowerLawOptions {
 }
 
 /**
- * The expected follower counts of a power-law network, by popularity rank: of users × followsPerUser
- * follows, `uniformShare` go to followees drawn uniformly and the rest to followees drawn by a Zipf
- * law over ranks — the shape `npm run seed` generates (src/seed/network.ts), with its parameters as
- * flags. A count is capped at users − 1 (nobody is followed by more than everyone else). Ranks with
- * equal (rounded) counts share a bucket, so ten million users fit in a few thousand buckets.
+ * Expected follower counts by popularity rank of the power-law network `npm run seed` generates (uniform share
+ * plus Zipf). Ranks with equal counts share a bucket, so ten million users fit in a few thousand.
  */
 export function powerLawFollowers(options: PowerLawOptions): FollowerBucket[] {
   const { users, followsPerUser, exponent, uniformShare } = options;

@@ -57,10 +57,8 @@ export interface AccountStore {
   endAllSessions(userId: string): Promise<number>;
 
   /**
-   * Starts deleting an account, in one transaction: its token generation advanced (every token
-   * and session ends), its login and provider identity link removed (no way in again), and
-   * `task`, which removes the rest, enqueued. False when the account is no longer at
-   * `user.tokenGeneration` (signed out meanwhile, or being deleted already).
+   * Starts deleting an account in one transaction: ends every token, removes its ways in, and enqueues `task`
+   * for the rest. False when the account is no longer at `user.tokenGeneration`.
    */
   closeAccount(user: UserRecord, task: Task): Promise<boolean>;
   /** Removes one bounded batch of what a closed account keeps (home timeline, notifications, sessions, idempotency claims); true while more remains. */

@@ -1,6 +1,6 @@
 /** A record a user wrote on a post, with what undoing it needs. */
 export type Activity = { postId: string; counterShards: number } &
-  /** `atMs` names the like's likers list entry (absent on likes from before the list). */
+  /** `atMs` names the like's likers list entry (absent on old likes). */
   (
     | { kind: 'like'; atMs?: number }
     | { kind: 'view' }

@@ -13,13 +13,11 @@ export interface FanOutProgress {
 }
 
 export interface FanOutProgressStore {
-  /** Aligned with `postIds`; null for a post without a record (gone, or made before records were kept). */
+  /** Aligned with `postIds`; null for a post without a record (gone, or older than the records). */
   getMany(postIds: readonly string[]): Promise<(FanOutProgress | null)[]>;
   /**
-   * Counts `delivered` more followers, moving the record from the task's checkpoint `from` to
-   * `to` (null `from`: the start; null `to`: the end, DONE). A move whose `from` is not where the
-   * record is (a step repeated after a crash or a lost lease) changes nothing, so no follower is
-   * counted twice.
+   * Counts `delivered` more followers, moving the record from checkpoint `from` to `to` (null: start, end).
+   * A move from where the record is not changes nothing, so a repeated step counts no follower twice.
    */
   advance(postId: string, from: string | null, to: string | null, delivered: number): Promise<void>;
 }

@@ -1,11 +1,8 @@
 import type { NotificationCause, NotificationKind } from '../domain/models.js';
 
 /**
- * Grouped notifications: one group per recipient and (kind, post), or per day for FOLLOW, with
- * the accounts that caused it (its actors) newest first. Every change of a group writes the
- * group, its actor entries, its place in the recipient's newest-first list and the recipient's
- * unread count in one transaction, conditioned on the group's version, so the count stays
- * exact under concurrent writers and a change repeated (a task run twice) changes nothing.
+ * Grouped notifications: one group per recipient and (kind, post), or per day for FOLLOW. Every change is one
+ * transaction conditioned on the group's version, so the unread count stays exact and a repeat changes nothing.
  */
 export interface NotificationGroup {
   recipientId: string;

@@ -1,8 +1,6 @@
 /**
- * Live events between processes: the worker that fans a post out publishes, the API instance
- * that holds the subscriber's WebSocket listens. Messages are fire-and-forget (at most once):
- * a subscriber that was not listening catches up by reading its timeline (see Subscriptions in
- * the README). In-process by default; RedisPubSub when REDIS_URL is set.
+ * Live events between processes, at most once: a subscriber that missed one catches up by reading its
+ * timeline (see docs/design/notifications.md). In-process by default; RedisPubSub when REDIS_URL is set.
  */
 export interface PubSub {
   /** Publishes each message on its channel; listeners in any process subscribed to the channel receive it. */

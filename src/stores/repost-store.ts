@@ -22,10 +22,8 @@ export interface RemovedRepost {
  */
 export interface RepostStore {
   /**
-   * Adds the repost, enqueueing `tasks` (its notification) with it; false when the user reposts it
-   * already. NOT_FOUND when the post is gone. `position` is the repost's feed position
-   * (repostPosition): where its entries go in the reposter's own list and outbox, kept with the
-   * record so that `remove` finds them.
+   * Adds the repost, enqueueing `tasks` with it; false when it exists already, NOT_FOUND when the post is gone.
+   * `position` is kept with the record so that `remove` finds the entries placed there.
    */
   add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string, tasks?: readonly Task[]): Promise<boolean>;
   /**

@@ -14,11 +14,8 @@ export interface ClaimedTask extends Task {
 }
 
 /**
- * The durable task queue behind fan-out. A task is written in the same transaction as the
- * change that needs it (a new post, a deletion), so once that change is acknowledged the
- * task exists. Workers claim tasks with a lease; a task whose worker died becomes claimable
- * again when its lease expires, and resumes from its last checkpoint. Every task is
- * idempotent, so running a step twice after a crash changes nothing.
+ * The durable task queue: a task is written with the change that needs it, claimed under a lease, and resumed
+ * from its last checkpoint when a worker dies; steps are idempotent (see docs/architecture.md).
  */
 export interface TaskQueue {
   enqueue(task: Task): Promise<void>;

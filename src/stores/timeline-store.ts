@@ -1,18 +1,11 @@
 import { idKind, newId } from '../domain/ids.js';
 
 /**
- * Timelines as lists of entries, newest first, each in its own partition(s) sorted by a feed
- * position: the time-ordered post id for a post, and for a repost in a home timeline, an outbox
- * or an author's page, the repost's own position (repostPosition), so that a repost of an old
- * post shows at the time it was made. Reads are keyset pages: positions strictly older than `after`.
- *
- * An entry carries, besides its post id, what hydrating the post needs before it can fetch
- * (its author, where its counters are), written with the entry, so that a page's skeleton is
- * one read and everything else one more. Entries written before a field was stored read it
- * as null, and the reader looks it up instead.
+ * Timelines as lists of entries, newest feed position first, read as keyset pages. An entry carries what
+ * hydration needs (author, counter shards) so a page is two reads; old entries may lack them and are looked up.
  */
 export interface TimelineEntry {
-  /** Where the entry sorts: the post id for an original entry (and any entry written before positions), a repost's position for a repost entry. */
+  /** Where the entry sorts: the post id for an original entry (and an old entry), a repost's position for a repost entry. */
   position: string;
   postId: string;
   authorId: string | null;
@@ -30,7 +23,7 @@ export interface HomeEntry {
   userId: string;
   postId: string;
   authorId: string;
-  /** Null when unknown (copied from an entry written before it was stored). */
+  /** Null when unknown (copied from an old entry). */
   counterShards: number | null;
 }
 
@@ -88,15 +81,9 @@ export interface TimelineStore {
   outboxAuthors(): Promise<string[]>;
 
   /**
-   * A post is in a home timeline at most once, at one entry, and the entry knows every reason it
-   * is there (the author followed; reposts of followed accounts), of which it shows one. The
-   * first to arrive places it: an original at the post id, a repost at its own position (with a
-   * marker per user and post, see keys.homeMarker); a later arrival only adds its reason.
-   *
-   * Originals (fan-out, backfill): idempotent. Keeping home timelines bounded is the caller's step
-   * (see HomeDelivery), with addToHomeSizes and trimHome. `unreposted`: the caller read (strongly
-   * consistent) that the post has no repost, so no receiver holds it for any other reason and the
-   * entries are written without first reading what the receivers hold.
+   * Adds entries so that a post is in a home timeline at most once, its entry keeping every reason
+   * (see docs/design/timelines.md). Idempotent. `unreposted`: the caller read that the post has no repost, so
+   * the receivers' holdings need not be read first.
    */
   addHomeEntries(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void>;
   /**

@@ -24,11 +24,8 @@ export function shardsForWriteRate(shards: number, writesPerSecond: number, sett
 }
 
 /**
- * Finds posts whose counters this instance writes faster than their shards should take: counts
- * each post's counter writes in the current second, in memory (no read, no write: a hot post is
- * found before DynamoDB throttles or transactions conflict), and names the post once its writes
- * this second pass COUNTER_SHARD_WRITES_PER_SECOND times its shards. Only posts written this
- * second are kept, so memory follows the write rate.
+ * Finds hot posts from this instance's counter writes in the current second, in memory, so a hot post is
+ * found before DynamoDB throttles; only this second's posts are kept (see docs/design/counters.md).
  */
 export class CounterHeat {
   private second = -1;

@@ -10,10 +10,8 @@ import type { PostUseCases } from './posts.js';
 import type { BlockCheck } from './relationships.js';
 
 /**
- * Likes, unique views and reactions. Each is idempotent: the store writes the user's
- * record and the counter together, and a repeat finds the record and changes nothing.
- * A like, view or reaction of a post whose author is in a block with the viewer is FORBIDDEN;
- * taking a like back never is.
+ * Likes, unique views and reactions, idempotent: the record and the counter are written together, so a
+ * repeat changes nothing. FORBIDDEN across a block, except taking a like back.
  */
 export class CounterUseCases {
   constructor(

@@ -20,18 +20,9 @@ export class FollowUseCases {
   ) {}
 
   /**
-   * Idempotent: following someone already followed changes nothing in the graph and is not
-   * an error. The timeline task is enqueued even then: if a process died between the graph
-   * change and the enqueue, the client's retry still gets the backfill. Tasks check the
-   * follow when they run, so a repeat is harmless. The notification's task is written with the
-   * follow itself (and only then), so a retry adds none.
-   *
-   * FORBIDDEN while a block stands between the two. A block made while this follow is being
-   * written is caught by the check after the write: either that check sees the block and takes
-   * the follow back, or it ran before the block was written, and then the block's own unfollow
-   * (which comes after that) removes the edge. No follow outlives a block either way. Nor an
-   * account: the deletion of either one is checked for after the write too, beside the block
-   * (see failIfDeletedMeanwhile).
+   * Idempotent. The backfill task is enqueued even on a repeat, so a retry after a crash still gets it; the
+   * notification task is written with the follow, so a retry adds none. FORBIDDEN across a block; a racing block or
+   * account deletion is caught by the checks after the write (see docs/design/blocks-and-mutes.md, account-deletion.md).
    */
   async follow(viewerId: string | null, userId: string): Promise<void> {
     const followerId = await checkPair(this.users, viewerId, userId, 'follow');

@@ -26,10 +26,8 @@ export interface Separation {
 }
 
 /**
- * Friends of friends, degrees of separation and reachable networks. Accounts in a block with the
- * viewer (either way) are left out of each as if they did not exist: never suggested, never in a
- * network, never on a path nor passed through by one; a path from or to such an account, or the
- * network of one, is empty.
+ * Friends of friends, degrees of separation and reachable networks. Accounts in a block with the viewer
+ * are treated as if they did not exist (see docs/design/blocks-and-mutes.md).
  */
 export class GraphQueryUseCases {
   constructor(
@@ -75,10 +73,8 @@ export class GraphQueryUseCases {
   }
 
   /**
-   * A traversal from or between `users`, started at once: the check that they exist and the read of the viewer's
-   * blocks go beside its first hop instead of before it, and all three are awaited. About a blocked user it answers
-   * `ifBlocked` whatever the traversal did, even when its first hop, read before the blocks arrived, did not fit the
-   * budget. NOT_FOUND comes first, then a failed read of the blocks, then the traversal's own error.
+   * Starts the traversal at once, with the existence check and the viewer's blocks beside its first hop. Errors
+   * in this order: NOT_FOUND, the blocks' read, the traversal's; about a blocked user it answers `ifBlocked`.
    */
   private async besideFirstHop<T>(users: readonly string[], blocked: BlockedAccounts, ifBlocked: T, traverse: (excluding: Promise<Excluded>) => Promise<T>): Promise<T> {
     const excluding = blocked();

@@ -27,14 +27,8 @@ export interface LiveSettings {
 }
 
 /**
- * Live timeline events. Fan-out publishes each batch of home entries it wrote on the channel of
- * every receiver (`timeline:<userId>`), from whichever process runs it. Posts of authors who are
- * not fanned out (more than FANOUT_MAX_FOLLOWERS followers) write no home entries: they are
- * published once on the author's channel (`author:<authorId>`), and a subscriber listens to the
- * channels of the outbox authors it follows (and its own), as its home page merges their
- * outboxes. A follow or unfollow publishes on the follower's control channel (`following:<userId>`),
- * and a subscription listening there reads the outbox authors it follows again and listens to
- * their channels from then on. Delivery is at most once; a client catches up with `timeline(last, before)`.
+ * Live timeline events: fan-out publishes on each receiver's channel, outbox authors once on their own, and
+ * follows on the follower's control channel. At most once (see docs/design/notifications.md).
  */
 export class LiveUpdates {
   constructor(

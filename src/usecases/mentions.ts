@@ -2,10 +2,8 @@ import { mentionedHandles } from '../domain/mentions.js';
 import type { UserStore } from '../stores/user-store.js';
 
 /**
- * Resolves a text's @handles to user ids when it is written, in one batched lookup: what is
- * stored with the post or comment (its `mentionIds`) is who was mentioned, whatever handles
- * change to later. Unknown handles stay text. The ids are what a notification of a mention
- * needs: the mentioned users, in order of first mention.
+ * Resolves @handles to user ids when a text is written, in one batched lookup, so a mention stays with the
+ * user whatever handles change to later. Unknown handles stay text.
  */
 export class MentionResolver {
   constructor(private readonly users: Pick<UserStore, 'idsByHandle'>) {}

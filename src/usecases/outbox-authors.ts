@@ -1,11 +1,8 @@
 import type { TimelineStore } from '../stores/timeline-store.js';
 
 /**
- * The registry of authors who are not fanned out, read by every home timeline page. It
- * changes only when an author crosses FANOUT_MAX_FOLLOWERS, so each process keeps it for
- * `ttlMs` instead of reading it per request, and forgets it at once when this process
- * registers an author. Another process's registration is seen within `ttlMs`, the same
- * kind of short delay that fan-out itself has.
+ * The registry of authors who are not fanned out, kept for `ttlMs` per process because it rarely changes;
+ * this process's own registrations clear it at once.
  */
 export class OutboxAuthors {
   private cached: { ids: Promise<string[]>; expiresAt: number } | null = null;

@@ -18,13 +18,8 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
 }
 
 /**
- * Run after a write that added something about the viewer and another user (a follow, block or
- * mute). An account's deletion removes its graph node last, after its profile; a write whose
- * `checkPair` saw the profile but that landed after that removal has put an edge back, and its
- * count changes have recreated the node. So if either profile is gone now, `undo` takes the write
- * back (with the tasks that reconcile its notifications), the recreated node is removed (the node
- * alone: a bounded write, whatever the account had), and the request fails: UNAUTHENTICATED when
- * the viewer's own account is gone, else NOT_FOUND, as `checkPair` fails it for a missing user.
+ * Takes back a follow, block or mute that landed after either account's deletion removed its graph node,
+ * and removes the recreated node (see docs/design/account-deletion.md). Fails as `checkPair` would.
  */
 export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<unknown>): Promise<void> {
   const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });

@@ -20,11 +20,8 @@ export interface PasswordHashingSettings {
 }
 
 /**
- * Every password hash a request asks for (scrypt: about half a second of a core and 128 MiB each),
- * run in one pool per process: PASSWORD_HASH_CONCURRENCY at once, all but one of them at most for one
- * client address, the rest waiting in turn by address (see FairPool), so that one address's flood can
- * neither hold every slot nor stand in front of another's sign-in. Past PASSWORD_HASH_QUEUE_PER_ADDRESS
- * waiting, or PASSWORD_HASH_QUEUE_TIMEOUT_MS: RATE_LIMITED.
+ * Runs every password hash in one pool per process, fair between client addresses, so one address's flood
+ * can neither hold every slot nor stand in front of another's sign-in (see docs/design/limits.md).
  */
 export class PasswordHashing {
   private readonly pool: FairPool;

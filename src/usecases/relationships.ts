@@ -31,12 +31,8 @@ export function blocksBetween(a: string, others: readonly string[]): Relation[] 
 }
 
 /**
- * Blocks and mutes (see "Blocks and mutes" in the README). A block works both ways: the two
- * accounts stop seeing each other's content and cannot interact; blocking also ends the follows
- * between them, through the unfollow path (graph edge, counts, timeline purge task). A mute is
- * private and one way: it only hides the muted account's posts from the muter's timelines.
- * What hides what is applied by the read pipeline's rules step (feeds/visibility.ts) and the graph
- * queries; this class keeps the relations and answers the checks.
+ * Keeps blocks and mutes and answers the checks; what they hide is applied by the feeds' rules and the graph
+ * queries (see docs/design/blocks-and-mutes.md).
  */
 export class RelationshipUseCases implements BlockCheck {
   constructor(
@@ -49,10 +45,8 @@ export class RelationshipUseCases implements BlockCheck {
   ) {}
 
   /**
-   * Idempotent. The block is written first and the follows removed after it, so a follow racing
-   * with the block is either refused by the block or removed here (see FollowUseCases.follow).
-   * The unfollow events are sent even when there was no follow, as unfollow does, so that a retry
-   * after a crash still purges the timelines.
+   * Idempotent. The block is written before the follows are removed, so a racing follow is refused or removed.
+   * Unfollow events go out even without a follow, so a retry after a crash still purges the timelines.
    */
   async block(viewerId: string | null, userId: string): Promise<void> {
     const blockerId = await checkPair(this.users, viewerId, userId, 'block');

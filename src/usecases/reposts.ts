@@ -14,12 +14,8 @@ import { type PostSettings, type PostUseCases, placePost } from './posts.js';
 import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
- * Reposts. `repost` and `unrepost` are idempotent: the store writes the record, the count and
- * the delivery together, and a repeat finds things as asked. A repost reaches the reposter's
- * followers by the same hybrid rule as a post (placePost, from the reposter's follower count):
- * a `repost` task fans it out, or the reposter's outbox holds it; `unrepost` undoes whichever it
- * was. The reposter's id is what every rule about reposts keys on (the feed's rules step sees it
- * as the entry's reason).
+ * Reposts, idempotent: the record, the count and the delivery are written together. A repost reaches followers
+ * by the same hybrid rule as a post: a `repost` task, or the reposter's outbox.
  */
 export class RepostUseCases {
   constructor(

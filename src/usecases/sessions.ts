@@ -25,10 +25,8 @@ export interface SessionSettings {
 const SESSION_ENDED = 'The session has ended: sign in again';
 
 /**
- * Sign-in, sessions and their end. A session is a family of refresh tokens: each refresh
- * replaces the token presented with a new one, and presenting a replaced token again (a copy in
- * someone else's hands, or a replay) ends the whole family. Signing out everywhere and changing
- * the password advance the account's token generation, which every access token and session carries.
+ * Sign-in, sessions and their end. A session is a family of rotating refresh tokens; a replayed token ends
+ * the family (see docs/design/authentication.md).
  */
 export class SessionUseCases {
   constructor(

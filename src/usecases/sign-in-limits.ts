@@ -25,12 +25,7 @@ export function slidingFailures(counts: WindowCounts, elapsedFraction: number): 
   return counts.current + counts.previous * (1 - elapsedFraction);
 }
 
-/**
- * Seconds until a refused subject's estimate falls below `maxFailures`, if it fails no more
- * (refused attempts are not counted): while the current window lasts only the previous
- * window's share shrinks; if the current window alone is at the limit, its own share must
- * shrink in the next one.
- */
+/** Seconds until a refused subject's sliding estimate falls below `maxFailures`, if it fails no more. */
 export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number, settings: Pick<SignInLimitSettings, 'maxFailures' | 'windowSeconds'>): number {
   const { maxFailures, windowSeconds } = settings;
   const allowedAt =
@@ -40,13 +35,8 @@ export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number
 }
 
 /**
- * Brute-force protection for every password check: failures are counted per handle and per
- * client address, in the store (so that every service instance sees the same counts), in fixed
- * windows; a check weighs the current window's count and the previous one's into a sliding
- * window, so a burst on either side of a window boundary counts as one. Once either subject has
- * `maxFailures` in the last `windowSeconds`, every attempt — right password or wrong — is
- * RATE_LIMITED. Concurrent attempts that all pass the check before any failure is counted may
- * overshoot the limit by their number.
+ * Brute-force protection: failures per handle and per address, stored so every instance sees them, weighed
+ * over a sliding window. Concurrent attempts may overshoot by their number (see docs/design/limits.md).
  */
 export class SignInLimits {
   constructor(

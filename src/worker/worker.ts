@@ -30,10 +30,8 @@ function queueBackoff(pollMs: number, failures: number): number {
 }
 
 /**
- * Claims tasks from the durable queue and runs them, a few at a time. Idle, it polls every
- * `pollMs`; `nudge(task)` wakes it at once (a listener of the TaskEnqueuer, when the API shares
- * its process), and the task is claimed by its key, without searching the queue for it.
- * Stopping lets running tasks reach their next checkpoint and gives them back.
+ * Claims tasks from the durable queue and runs a few at a time. `nudge` wakes it and claims a task by key, so
+ * a task of this process skips the poll. Stopping hands running tasks back at their next checkpoint.
  */
 export class Worker {
   private stopping = false;

@@ -97,10 +97,8 @@ export function overLongIdRefusal(
 }
 
 /**
- * Refuses, before any resolver runs, an operation that passes an ID argument (anywhere: a
- * list, an input object, a variable) longer than any id: BAD_USER_INPUT naming the argument.
- * Every ID a client sends is checked here, for every field, so none reaches a store unchecked;
- * the use cases then check that a short one has the shape of the id they need.
+ * Refuses, before any resolver runs, an ID argument anywhere in the operation that is longer than any id, so
+ * no oversized id reaches a store; the use cases check the shape of short ones.
  */
 export function idArgumentsPlugin(): ApolloServerPlugin {
   return {

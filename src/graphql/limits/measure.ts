@@ -49,12 +49,8 @@ type SizedFields = ReadonlyMap<string, number>;
 const UNSIZED: SizedFields = new Map();
 
 /**
- * Measures `operation` with the request's variables, as execution will run it: every alias
- * counts, fields left out by `@skip`/`@include` cost nothing, a variable sent as null is null and
- * only one left out takes its default. A field costs its declared `@cost` weight each time it
- * runs, plus every object it returns at its type's weight (1 unless declared) with what is
- * selected under it; a list multiplies by its size: the largest slicing argument given, else
- * `assumedSize`, or the size its parent's `sizedFields` gives it (a connection's `edges`).
+ * Measures `operation` as execution will run it (aliases, @skip/@include, variables), from the schema's @cost
+ * and @listSize (see docs/design/limits.md).
  */
 export function measureOperation(
   schema: GraphQLSchema,

@@ -70,10 +70,8 @@ export function rateRefusal(status: RateStatus): GraphQLError {
 }
 
 /**
- * Refuses an operation that is too deep, has too many aliases or password checks or costs too much, after it is
- * parsed and validated and before execution starts, so a refused operation reaches no store; then takes its
- * estimate out of its client's bucket, or refuses it with RATE_LIMITED when the bucket holds less.
- * The token limit is enforced by the parser itself (Apollo's `parseOptions.maxTokens`).
+ * Refuses an operation past the depth, alias, password-check or cost limits before execution, so it reaches no
+ * store; then charges its estimate to the client's bucket (RATE_LIMITED when short). Tokens are limited by the parser.
  */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<GraphQLContext> {
   return {

@@ -15,12 +15,8 @@ function refusal(error: AppError): Pick<GraphQLResponse, 'http' | 'body'> {
 }
 
 /**
- * Checks a signed-in request's account (see authenticate) once the operation is known and has
- * passed the query limits, so that a refused document still costs no store request. A mutation
- * executes only after the check has passed: nothing is ever written for an account that never
- * existed or is gone. A query executes beside the check, so that the check's lookup goes out in
- * the same wave as the query's first reads; its answer is withheld until the check has passed.
- * Either way a token without an account gets HTTP 401 UNAUTHENTICATED and nothing else.
+ * Checks a signed-in request's account once the operation has passed the limits. A mutation runs only after the
+ * check, so nothing is written for a missing account; a query runs beside it to save a wave, its answer withheld.
  */
 export function authenticationPlugin(users: UserStore): ApolloServerPlugin<GraphQLContext> {
   return {

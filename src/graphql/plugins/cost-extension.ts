@@ -2,10 +2,8 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLContext } from '../context.js';
 
 /**
- * Adds `extensions.cost` to every response that passed the limits: the estimate and its limit, the
- * store requests sent and their budget, and the client's bucket (as GitHub's `rateLimit` and
- * Shopify's `throttleStatus` do). With `details` (COST_EXTENSIONS) also each backend's requests and
- * capacity, the waves and the cache lookups.
+ * Adds `extensions.cost` to every response that passed the limits, as GitHub's `rateLimit` does; with
+ * `details` (COST_EXTENSIONS) also each backend's requests, waves and cache lookups.
  */
 export function costExtensionPlugin({ details }: { details: boolean }): ApolloServerPlugin<GraphQLContext> {
   return {

@@ -4,10 +4,8 @@ import { errorCodeLabel, graphqlErrors, graphqlOperationDuration, operationLabel
 import type { GraphQLContext } from '../context.js';
 
 /**
- * Counts and times every operation by name and type, and its errors by code. A name is only a
- * label once the document has parsed and validated and named the operation (operationLabel
- * caps how many); a request that failed before is `invalid`, and its errors are still counted.
- * Requests refused before Apollo runs (a bad token, an oversized body) are in http_requests_total.
+ * Counts and times every operation by name and type, and its errors by code. A name becomes a label only once
+ * validated, so labels stay bounded; earlier failures are `invalid`.
  */
 export function metricsPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {

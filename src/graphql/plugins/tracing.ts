@@ -21,11 +21,8 @@ function hasResolver(info: GraphQLResolveInfo): boolean {
 }
 
 /**
- * Resolver spans under the request's span, installed only when tracing is on. They are bounded:
- * one per resolver path without list indices (the first item of a list stands for the rest),
- * at most MAX_RESOLVER_SPANS a request, each the child of its nearest traced ancestor field.
- * Store calls are children of the request's span, not of a resolver: the per-request loaders
- * batch the lookups of many resolvers into one call.
+ * Resolver spans, bounded: one per path without list indices, at most MAX_RESOLVER_SPANS a request. Store
+ * calls hang under the request's span, since the loaders batch many resolvers' lookups into one call.
  */
 export function tracingPlugin(): ApolloServerPlugin<GraphQLContext> {
   return {

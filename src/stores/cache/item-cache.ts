@@ -16,10 +16,8 @@ export interface CacheFill {
 }
 
 /**
- * A read-through cache of store items by key (see README, Cache). Invalidation is by version:
- * `invalidate` drops a key and moves its version on, and a fill stores its item only if the
- * key's version is still the one its lookup saw, so a read that overlapped a write (read miss →
- * write and invalidate → fill with what the read found) never puts the old item back.
+ * A read-through cache of store items by key, invalidated by version, so a read that overlapped a write never
+ * puts the old item back (see docs/design/cache.md).
  */
 export interface ItemCache {
   readonly kind: 'memory' | 'redis';

@@ -23,14 +23,8 @@ export const MAX_PENDING_INVALIDATIONS = 10_000;
 const REPLAY_CHUNK = 500;
 
 /**
- * The cache in Redis, shared by every API instance and worker: a key's item is a hash (one
- * field per shape of read, JSON), its version a counter beside it that each invalidation
- * increments; a fill is a script that compares the version and writes in one step.
- *
- * It fails open (GuardedRedis): a lookup Redis does not answer is a miss that reads the store and
- * fills nothing; an invalidation it does not answer is kept (up to MAX_PENDING_INVALIDATIONS
- * keys) and sent when Redis answers again, and until then the TTLs bound what other instances
- * may serve of those keys.
+ * The cache in Redis, shared by every instance: a hash per key with a version counter beside it, filled by a
+ * script that compares the version. Fails open; unanswered invalidations are replayed (see docs/design/resilience.md).
  */
 export class RedisItemCache implements ItemCache {
   readonly kind = 'redis';

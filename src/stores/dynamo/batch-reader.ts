@@ -44,13 +44,8 @@ interface PendingBatch {
 const NO_METER = {};
 
 /**
- * BatchGetItem for every store of one table, coalescing: the lookups an operation makes in
- * one tick (posts, authors, counter shards, like records... — different item kinds, one
- * table) are sent together, as few BatchGetItem calls as the 100-key limit allows, instead
- * of one call per kind. Lookups are combined only with those of the same operation (so that
- * each operation's extensions.cost counts its own reads), the same consistency, and the same
- * shape of answer (projected or whole items); projected lookups share the union of their
- * attributes. Without `coalesce` each lookup is its own call: the naive baseline.
+ * Coalesces the lookups of one operation in one tick, of any item kind, into as few BatchGetItem calls as the
+ * 100-key limit allows. Only lookups of the same operation, consistency and shape combine, so costs stay per operation.
  */
 export class BatchReader implements ItemReader {
   private readonly pending = new Map<object, Map<string, PendingBatch>>();

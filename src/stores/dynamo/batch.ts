@@ -21,12 +21,8 @@ export const BATCH_CONCURRENCY = 16;
 /** Import calls in flight at once: enough to keep the engine busy between commits. */
 const IMPORT_CONCURRENCY = 16;
 /**
- * How the whole-table scans of scripts (`counters:verify`, `graph:relation-sets`) page: in
- * SCAN_SEGMENTS segments, SCAN_PAGE_ITEMS items a page (the Limit). DynamoDB stops a page at 1 MB
- * either way and serves segments in parallel. DynamoDB Local needs both: on the default seed's 2.1M
- * items a page without a Limit took 7–37 s (0.2–0.7 s with one), and a page's time grows with how far
- * into its segment it starts (0.9 s to 4 s over one segment's first 1.25M items), so the whole
- * table is about 2.5 minutes in sixteen segments against over 20 in one.
+ * How whole-table scans of scripts page: DynamoDB Local slows down badly on long or unlimited pages, so
+ * short pages in parallel segments (see docs/design/blocks-and-mutes.md#relation-sets-embedded-backend).
  */
 export const SCAN_SEGMENTS = 16;
 export const SCAN_PAGE_ITEMS = 5_000;
@@ -80,13 +76,8 @@ export async function batchGet(
 }
 
 /**
- * Many independent puts and deletes (fan-out's home entries, cleanups, imports) go out with the
- * WriteApi of BULK_WRITE_API. `batchWrite` (BatchWriteItem, 25 items a call) is the cheapest on
- * DynamoDB, where a transaction costs twice the write capacity. DynamoDB Local commits each item
- * of a BatchWriteItem to its SQLite file on its own, but a whole TransactWriteItems at once, so
- * there `transactWrite` (100 unconditioned items a call) is several times faster (see
- * docs/performance.md). Either way each item is an idempotent put or delete, and the items of
- * one call must have distinct keys.
+ * Independent idempotent puts and deletes go out with BULK_WRITE_API: BatchWriteItem is cheapest on DynamoDB,
+ * TransactWriteItems faster on DynamoDB Local (see docs/performance.md). Items of one call need distinct keys.
  */
 const itemsPerCall = (api: WriteApi) => (api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT);
 

@@ -41,10 +41,8 @@ function writtenKeys(command: string, input: Input): (Key | null)[] {
 }
 
 /**
- * Invalidates the cache on every write that may change a cached item, whichever store sends it:
- * before the write (so that no reader is served the old item from then on) and again after it,
- * answered or not (so that a read that overlapped the write cannot fill the cache with what it
- * found before the write landed). The write returns only after both.
+ * Invalidates the cache before every write that may change a cached item (no reader sees the old item) and
+ * after it (an overlapping read cannot refill it). The write returns only after both.
  */
 export function addCacheInvalidation(client: DynamoDBDocumentClient, cache: ItemCache): void {
   client.middlewareStack.add(

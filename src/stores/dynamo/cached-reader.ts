@@ -19,12 +19,8 @@ export function cacheKeyOf(key: Key): string {
 }
 
 /**
- * The read-through cache in front of a reader: the cached kinds of item (cachedKindOf) are
- * looked up in the cache first, and only the misses, with every uncached key of the same
- * call, go on to the reader, in one call, so that a page's misses still share one
- * BatchGetItem and its hits cost DynamoDB nothing. Strongly consistent reads (made after a
- * write, or where a stale answer would be wrong) bypass the cache. Writes invalidate through
- * the DynamoDB client (cache-invalidation.ts), whichever store makes them.
+ * The read-through cache in front of a reader: only misses go on, in one call with the uncached keys, so a
+ * page still shares one BatchGetItem. Strongly consistent reads bypass it (see docs/design/cache.md).
  */
 export class CachedReader implements ItemReader {
   /** The reads of missed items under way, by item and shape of read, with the version their lookup saw. */

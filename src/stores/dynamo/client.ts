@@ -95,10 +95,8 @@ const FAILURES_TO_OPEN = 5;
 const OPEN_MS = 1_000;
 
 /**
- * Fails fast while DynamoDB is down (a circuit breaker): after FAILURES_TO_OPEN calls in a row timed
- * out or could not connect, calls fail at once for OPEN_MS; then one call goes through, and its
- * answer closes the circuit. Throttling and server faults do not count: they are one partition's
- * or one request's, not the store's.
+ * Fails fast while DynamoDB is down: calls fail at once for OPEN_MS after FAILURES_TO_OPEN timeouts in a row.
+ * Throttling and server faults do not count: they are one partition's or one request's.
  */
 class FailFast {
   private failures = 0;

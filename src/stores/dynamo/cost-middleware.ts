@@ -38,10 +38,8 @@ function sumCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined
 }
 
 /**
- * Asks every DynamoDB request for its consumed capacity (`ReturnConsumedCapacity: TOTAL`)
- * and records the request, its wave and its capacity in the current cost meter, and in the
- * process's metrics and traces (see observeStoreRequest). A client that serves the embedded
- * graph backend counts its requests as graph requests instead.
+ * Records every DynamoDB request, its wave and consumed capacity in the cost meter, metrics and traces; a
+ * graph backend's client counts as graph requests.
  */
 export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 'graph'): void {
   const record = (read: number, write: number) => (countAs === 'graph' ? recordGraphRequest() : recordDynamoRequest(read, write));

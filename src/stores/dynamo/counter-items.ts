@@ -32,14 +32,11 @@ export function counterShardPuts(tableName: string, postId: string, shards: numb
 }
 
 /**
- * Raises a post's counter shards from `from` to `to` in one transaction: the post item's
- * `counterShards` (the writers' number; conditioned on still being `from`, so that two
- * instances raising at once raise once, and on the post existing), shard 0's `shards` (the
- * readers' number: see DynamoCounterStore.countsOf) and the new shards, empty. Shards only
- * ever grow, and counts never move between them, so no count can be lost or doubled.
+ * Raises a post's counter shards from `from` to `to` in one transaction, conditioned on `from`, so two
+ * instances raise once. Shards only grow and counts never move, so none is lost (see docs/design/counters.md).
  */
 export function counterShardRaise(tableName: string, postId: string, from: number, to: number): TransactItem[] {
-  // Posts written before counterShards was stored have one shard and no attribute.
+  // An old post without counterShards has one shard.
   const unchanged = from === 1 ? 'attribute_exists(pk) AND (attribute_not_exists(counterShards) OR counterShards = :from)' : 'attribute_exists(pk) AND counterShards = :from';
   return [
     {

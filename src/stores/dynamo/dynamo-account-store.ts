@@ -24,10 +24,7 @@ function toSession(item: Item): SessionRecord {
   return { sessionId: item.sessionId as string, userId: item.userId as string, generation: Number(item.generation), revoked: item.revoked === true };
 }
 
-/**
- * The condition that an account's token generation is still `generation`; records from before
- * generations existed have none, which counts as 0.
- */
+/** The condition that an account's token generation is still `generation`; an old record without one is at 0. */
 function atGeneration(generation: number): string {
   return generation === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)' : 'tokenGeneration = :generation';
 }

@@ -17,10 +17,8 @@ interface Reasons {
 }
 
 /**
- * The item that holds a post's reasons in one home timeline: the post's original entry (at the
- * post id; entries written before markers are all such), or the marker of the entry a repost
- * placed. Every change of reasons is conditioned on the version read, and read again if another
- * change came first.
+ * The item holding a post's reasons in one home timeline: its original entry or a repost's marker (old
+ * entries have no marker). Changes are conditioned on the version read and retried.
  */
 interface Holding {
   key: Key;
@@ -88,7 +86,7 @@ function holdingsOf(userId: string, postId: string, entry: Item | undefined, mar
   if (entry) {
     const key = keys.homeEntry(userId, postId);
     const shown = (entry.repostedBy as string | undefined) ?? null;
-    // An entry written before `original` was: an original unless a repost wrote it.
+    // An old entry without `original`: an original unless a repost wrote it.
     const original = entry.original === undefined ? shown === null : entry.original === true;
     holdings.push({ key, entryKey: key, isMarker: false, reasons: { original, reposters: reposters(entry) }, shown, version: version(entry) });
   }

@@ -41,11 +41,8 @@ export function repostItems(
 }
 
 /**
- * A repost is its record (POST#<post> REPOST#<user>: its time and delivery), the post's
- * repostCount, the reposters list entry, the reposter's own entry (REPOSTS#<user>, with the
- * post's hydration fields and the reason), the reposter's activity item (so that deleting the
- * account finds it) and its delivery — a fan-out task, or an outbox entry for a reposter who is
- * not fanned out — in one transaction.
+ * A repost is written in one transaction: its record, repostCount, reposters entry, the reposter's own entry
+ * and activity item (for account deletion), and its fan-out task or outbox entry.
  */
 export interface DynamoRepostStoreOptions extends TableOptions {
   tasks: DynamoTaskQueue;

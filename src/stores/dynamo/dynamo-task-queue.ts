@@ -30,10 +30,8 @@ export interface TaskItems {
 }
 
 /**
- * Tasks are items in QUEUE#<shard> partitions sorted by task id (oldest first). A task is
- * free when `leaseUntil` is in the past; claiming is a conditional update on that, so two
- * workers can never both hold one. Checkpoints and completion are conditioned on the
- * claim's lease token, so a worker that lost its lease cannot overwrite its successor.
+ * Tasks in QUEUE#<shard> partitions, oldest first. Claiming is conditioned on an expired lease, and
+ * checkpoints and completion on the lease token, so a worker that lost its lease cannot overwrite its successor.
  */
 export class DynamoTaskQueue implements TaskQueue, TaskItems {
   private readonly client: DynamoDBDocumentClient;
@@ -218,10 +216,8 @@ export class DynamoTaskQueue implements TaskQueue, TaskItems {
   }
 
   /**
-   * What the queue holds, for the metrics: per shard, its tasks (counted up to `cap`, so that a
-   * scrape of a huge backlog stays cheap) and the creation time of its oldest (task ids are
-   * time-ordered, so it is the first item); and the dead-letter list's size. Counting reads every
-   * counted item, so a scrape costs about one read unit per 8 KB of queue, at most `cap` tasks a shard.
+   * What the queue holds, for the metrics. Counting reads every item counted, so at most `cap` tasks a shard
+   * keeps a scrape of a huge backlog cheap.
    */
   async stats(cap = 10_000): Promise<QueueStats> {
     const count = async (pk: string): Promise<number> => {

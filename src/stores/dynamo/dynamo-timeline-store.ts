@@ -21,7 +21,7 @@ export interface DynamoTimelineStoreOptions extends TableOptions {
 function toTimelineEntry(item: Item): TimelineEntry {
   return {
     position: item.sk as string,
-    // Entries written before positions may lack postId: they are at their post id.
+    // Old entries may lack postId: they are at their post id.
     postId: (item.postId as string | undefined) ?? (item.sk as string),
     authorId: (item.authorId as string | undefined) ?? null,
     counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
@@ -40,10 +40,8 @@ const TRACES_PER_CALL = 500;
 const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
- * Timelines are partitions whose sort keys are feed positions (post ids, and repost positions in
- * home timelines, outboxes and users' reposts); a read is one Query per partition (positions
- * older than the cursor, newest first), which the feeds merge. Tag and public timelines are
- * spread over shards so that no partition takes every write.
+ * A read is one Query per partition, merged by the feeds; tag and public timelines are sharded so that no
+ * partition takes every write.
  */
 export class DynamoTimelineStore implements TimelineStore {
   private readonly client: DynamoDBDocumentClient;

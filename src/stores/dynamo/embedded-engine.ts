@@ -7,14 +7,8 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { Logger } from '../../logger.js';
 
 /**
- * Runs the official DynamoDB Local (the jar shipped in the npm package
- * `amplify-dynamodb-simulator`) as a child process on a free loopback port.
- * With a data directory it persists to disk; without one it runs in memory (tests).
- *
- * A persistent engine is supervised: when java dies, it is started again on the same port
- * and data directory (clients keep their endpoint), after 1 s, 2 s, 4 s, ... (at most 30 s);
- * after `restarts` failed or short-lived attempts in a row it gives up and calls `onFailed`.
- * An in-memory engine is not restarted: its tables died with it.
+ * Runs DynamoDB Local (from `amplify-dynamodb-simulator`) on a free loopback port, on disk or in memory. A
+ * persistent engine is restarted with backoff until `restarts` attempts fail (see docs/running.md); in memory, never.
  */
 export interface EmbeddedEngine {
   endpoint: string;
@@ -101,10 +95,8 @@ interface Launched {
   output: () => string;
 }
 
-// A small shell stands between us and java, holding our pipe open on its stdin (as fd 3, read by a
-// background job): when this process goes away for any reason, even SIGKILL, the pipe closes, `read`
-// returns, and java is stopped, so no java process ever outlives the service. The shell itself waits
-// for java, so that when java dies on its own the shell exits too and the service sees it.
+// A shell holds our pipe (fd 3) and stops java when it closes, even after SIGKILL, so no java outlives the
+// service; it also waits for java, so java dying on its own shows as the shell's exit.
 const WATCHDOG = [
   'exec 3<&0',
   'java "$@" 3<&- </dev/null & engine=$!',

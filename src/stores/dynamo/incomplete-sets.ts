@@ -5,13 +5,8 @@ export type NodeSet = 'following' | 'relations';
 export const INCOMPLETE_SETS_MAX = 10_000;
 
 /**
- * The graph nodes whose sets could not answer a lookup when this store last read them. A user
- * following more accounts than the following set holds stays so until unfollows bring the count
- * back; a relation set that ran out of room, for good; an old node, until the migration. So the
- * lookups about such a user read their edges beside the node, in its call, instead of one wave
- * after it, and a page keeps its two waves. Only a hint about where to read: every read of the
- * node records what it found, and an answer never comes from a set that is not complete, so a
- * stale entry costs a few keys and never a wrong answer.
+ * Graph nodes whose sets could not answer a lookup when last read, so their edges are read in the node's call
+ * and a page keeps its two waves. Only a hint: a stale entry costs a few keys, never a wrong answer.
  */
 export class IncompleteSets {
   /** `${set} ${userId}`, oldest record first (a Map keeps insertion order). */

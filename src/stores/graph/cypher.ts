@@ -1,13 +1,6 @@
 /**
- * Every Cypher statement the Neo4j backend can send, in one catalog, so that a test can
- * list them all and lint each with Neo4j's own parser (test/graph/cypher-lint.test.ts).
- * Each statement declares its parameters; the backend refuses to send others.
- *
- * Graph model: (:User {id, handle, interests})-[:FOLLOWS {at}]->(:User), `at` an ISO-8601
- * string, so ordering by it is ordering by time. Lists are newest follow first, ties by id
- * descending, with a keyset position ($afterAt, $afterId) — the same order as the DynamoDB lists.
- * Blocks and mutes are (:User)-[:BLOCKS {at}]->(:User) and (:User)-[:MUTES {at}]->(:User); a
- * relationship type cannot be a parameter, so each statement about them comes in both kinds.
+ * Every Cypher statement the Neo4j backend sends, in one catalog a test lints with Neo4j's own parser.
+ * Each declares its parameters; the backend refuses others. Model and order: see docs/design/graph.md.
  */
 export interface CypherStatement {
   readonly text: string;

@@ -1,11 +1,6 @@
 /**
- * The follow graph. Two backends implement it — DynamoDB adjacency lists (the embedded
- * default) and Neo4j — and the use cases never know which one answers. Methods are
- * plural where a page needs them: ids in, aligned lists out, so a page costs one call.
- * List cursors are the backend's own strings; callers treat them as opaque.
- *
- * Every read takes a ReadBudget and charges it before it is sent, in the same units on both
- * backends, so that one GraphQL request cannot read more of the graph than its budget allows.
+ * The follow graph, behind one interface for both backends (DynamoDB and Neo4j). Plural methods so a page
+ * costs one call; every read charges a ReadBudget first (see docs/design/graph.md).
  */
 import type { Task } from '../../domain/tasks.js';
 
@@ -88,13 +83,8 @@ export interface NetworkArgs {
 }
 
 /**
- * What graph reads may still cost. `reads` are round trips as a backend would make them one by
- * one: one per follow list or list page, and one per batch of up to LOOKUP_BATCH keys looked up
- * (counts, edges, interests); `items` are the list entries, edges and nodes read. A backend that
- * answers several of these in one statement (Neo4j's UNWIND) is charged the same, so both
- * backends obey one budget. `charge` throws (QUERY_TOO_EXPENSIVE) instead of charging when either
- * total would pass its bound, so a read is refused before it is sent (bounded following sets that
- * ride on a count lookup aside: see Adjacency.countedFollowing).
+ * What graph reads may still cost, in the same units on both backends. `charge` throws QUERY_TOO_EXPENSIVE
+ * instead of charging past a bound, so a read is refused before it is sent (see docs/design/graph.md#bounds).
  */
 export interface ReadBudget {
   charge(reads: number, items: number): void;
@@ -156,27 +146,20 @@ export interface GraphStore {
    */
   removeUser(userId: string): Promise<void>;
   /**
-   * Removes the user's node alone: a write that raced the account's deletion recreated it, and has
-   * been taken back (see failIfDeletedMeanwhile). Bounded, unlike removeUser: the user's edges are
-   * left alone, and so is a node that still has some where edges hang on the node (Neo4j); the
-   * account's removeUser is then still removing them, and removes the node last. Idempotent.
+   * Removes the user's node alone, after a write that raced the account's deletion recreated it. Leaves the
+   * edges (and a node that still has some) to removeUser, so it stays bounded. Idempotent.
    */
   removeNode(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
   follows(pairs: readonly FollowPair[], budget: ReadBudget): Promise<boolean[]>;
   /**
-   * Which of `followeeIds` `followerId` follows, strongly consistent like `follows`: one user's own
-   * follows among a few accounts (the home page's outbox authors). The embedded backend answers
-   * from the follower's node (a lookup of one key) while its following set is complete, and looks
-   * the edges up otherwise (followeeIds.length keys more); Neo4j looks the edges up in one
-   * statement, charged as one key.
+   * Which of `followeeIds` `followerId` follows, strongly consistent like `follows` (the home page's outbox
+   * authors).
    */
   followsAmong(followerId: string, followeeIds: readonly string[], budget: ReadBudget): Promise<boolean[]>;
   /**
-   * A lookup of userIds.length keys; strongly consistent unless `consistent` is false (a query's
-   * counts, which, like its other items, may trail a write by up to a second on DynamoDB). The
-   * embedded backend reads eventually consistent counts through the table's reader (and its
-   * cache), with the other items of the tick (a page's posts and authors, a profile's user).
+   * A lookup of userIds.length keys; strongly consistent unless `consistent` is false, as a query's counts
+   * may trail a write like its other items.
    */
   counts(userIds: readonly string[], budget: ReadBudget, options?: { consistent?: boolean }): Promise<FollowCounts[]>;
 
@@ -184,10 +167,8 @@ export interface GraphStore {
   followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage>;
   following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage>;
   /**
-   * Accounts `viewerId` follows that follow `userId`, newest follow of `userId` first, with their
-   * number. Both this and `mutuals` intersect two follow lists from the shorter one: a lookup of
-   * the two counts, then that whole list and a lookup of an edge per entry. `excluding` may still be
-   * arriving (the caller reads it beside the counts): it is awaited before the list is filtered.
+   * Accounts `viewerId` follows that follow `userId`, newest follow first, with their number. `excluding`
+   * may still be arriving; it is awaited before the list is filtered.
    */
   knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
   /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number; `excluding` as with knownFollowers. */

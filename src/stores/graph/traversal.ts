@@ -4,16 +4,8 @@ import { chunk } from '../../lib/collections.js';
 import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, NOBODY, chargeLookup, lookupReads } from './graph-store.js';
 
 /**
- * Multi-hop traversals written once over a small batched adjacency interface, so both
- * backends give the same answers and obey the same budget. Each hop is one batched call
- * per frontier (one UNWIND query on Neo4j; on DynamoDB one BatchGetItem of up to 100 nodes'
- * following sets, or a Query per list), or one per 64 users where the hop may have to stop early
- * (see `reachable`). Before a frontier's counts are looked up, its list reads (one per user) are
- * charged, and before its lists are read, their exact degree sum: a query the budget cannot
- * afford is refused before the reads that would pass it, and a hop it can afford reads exactly
- * what was charged. A backend that keeps bounded following lists with the counts (the embedded
- * backend's sets) reads both at once (`countedFollowing`) for a frontier that fits one such read:
- * the sum is then charged in the same order, as soon as the counts arrive, before the lists are used.
+ * Multi-hop traversals written once over a batched adjacency interface, so both backends give the same
+ * answers and obey the same budget: each hop charges its reads before sending them (see docs/design/graph.md#bounds).
  */
 export type Direction = 'out' | 'in';
 
@@ -26,10 +18,8 @@ export interface Adjacency {
   /** Aligned with `ids`: whom each follows ('out') or who follows each ('in'). */
   neighbours(ids: readonly string[], direction: Direction): Promise<string[][]>;
   /**
-   * Whom each follows, for a backend that reads following lists in the request that looks up
-   * their counts: it calls `chargeEdges` with the sum of the counts when they arrive, before any
-   * other read (a throw ends the hop there). What rides along before the charge must be bounded:
-   * at most `countedFollowingMax` users' lists of a bounded size.
+   * Whom each follows, read with their counts: calls `chargeEdges` with the counts' sum before any other read
+   * (a throw ends the hop). What rides along before the charge is bounded by `countedFollowingMax`.
    */
   countedFollowing?(ids: readonly string[], chargeEdges: (degreeSum: number) => void): Promise<string[][]>;
   /** The most users `countedFollowing` is asked for at once. */
@@ -124,14 +114,8 @@ function countedReader(graph: Adjacency, users: number): Adjacency['countedFollo
 const HOP_CHUNK = 64;
 
 /**
- * Every user within maxDepth hops of the origin (not the origin itself) with its distance, never
- * reaching or passing through an `excluding` user: an excluded origin reaches nobody. `excluding`
- * may still be arriving; it is awaited once the first hop is read. With
- * `lookUpAll` the caller will then look up every user reached (network's interest filter).
- * A hop that more reads are certain to follow — the next hop's list and counts for every user
- * found so far, the caller's lookup of every user reached — reads its lists HOP_CHUNK users at
- * a time and stops as soon as those reads cannot fit the budget: a query the budget refuses
- * does not first read the rest of the hop.
+ * Every user within maxDepth hops of the origin with its distance, never reaching or passing an `excluding`
+ * user. A hop that more reads must follow reads HOP_CHUNK users at a time and stops once the budget cannot fit them.
  */
 export async function reachable(
   graph: Adjacency,
@@ -213,10 +197,8 @@ export async function networkPage(graph: Adjacency, args: NetworkArgs, budget: R
 const compareIds = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Shortest directed path by bidirectional BFS: forwards along follows from `from`, backwards
- * along followers from `to`, always growing the side whose next hop reads fewer edges. A path
- * never starts, ends or passes at an `excluding` user; those may still be arriving, and are
- * awaited once the first hop is read, so that their read overlaps it.
+ * Shortest directed path by bidirectional BFS, growing the side whose next hop reads fewer edges. `excluding`
+ * is awaited once the first hop is read, so their reads overlap.
  */
 export async function shortestPath(
   graph: Adjacency,

@@ -20,14 +20,8 @@ export type CircuitState = 'closed' | 'open' | 'half-open';
 const CIRCUIT_GAUGE: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 /**
- * One Redis connection for a user that can do without it (the cache, live events, rate buckets):
- * every command has a deadline, and a circuit breaker turns an outage into one timeout per retry
- * interval, not one per request. `run(command, fallback)` answers with the command's result, or
- * with the fallback when Redis did not answer in time, failed, or is known to be down. Commands
- * are never queued while the connection is down (no offline queue): they fail over at once.
- * While the circuit is open, a probe (PING) goes out once per interval; when it answers, the
- * circuit closes and `onRecovered` listeners run (to resubscribe, to replay invalidations).
- * The log gets one line per change of state, and the metrics the state and every fallback.
+ * One Redis connection for users that can do without it: every command has a deadline and a circuit breaker,
+ * so an outage costs one timeout per retry interval and answers the fallback (see docs/design/resilience.md).
  */
 export class GuardedRedis {
   readonly connection: Redis;

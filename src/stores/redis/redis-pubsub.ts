@@ -3,12 +3,8 @@ import { ChannelListeners, type PubSub, type PubSubMessage } from '../pubsub.js'
 import { GuardedRedis, type RedisTimeouts } from './guarded-redis.js';
 
 /**
- * Redis pub/sub (REDIS_URL): what several API instances and separate workers share. One
- * connection publishes (shared with the cache); another (a connection in subscriber mode can do
- * nothing else) holds this process's channels, each subscribed once however many local
- * listeners it has. Messages published while Redis is down are dropped, as pub/sub's are;
- * clients catch up by reading their timeline. A subscription made meanwhile is kept here, and
- * every channel is subscribed again when the subscriber's circuit closes.
+ * Redis pub/sub for several processes. A subscriber connection can do nothing else, so it is its own; every
+ * channel is subscribed again when its circuit closes.
  */
 export class RedisPubSub implements PubSub {
   private readonly listeners = new ChannelListeners();

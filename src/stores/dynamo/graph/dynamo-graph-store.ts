@@ -34,11 +34,8 @@ export interface DynamoGraphStoreOptions extends TableOptions {
   /** Coalesces this store's lookups of one tick (a page's follow flags, a hop's nodes) into one call; a reader of its own unless given. */
   reader?: ItemReader;
   /**
-   * The reader of the table's other stores, through the cache when there is one: a query's
-   * eventually consistent follow counts go through it, so that they join the page's posts,
-   * authors and counters in one BatchGetItem (or come from the cache). Strongly consistent
-   * counts and the traversals' reads stay on `reader`, counted as graph requests. `reader`
-   * unless given.
+   * Reader for eventually consistent follow counts, through the cache when there is one, so they join the
+   * page's other lookups in one BatchGetItem; `reader` unless given.
    */
   tableReader?: ItemReader;
   /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */
@@ -50,26 +47,9 @@ export interface DynamoGraphStoreOptions extends TableOptions {
 }
 
 /**
- * The embedded graph backend, in the service's own table. A follow is three items written in
- * one transaction with both users' counts: the edge (for existence checks), an entry in the
- * follower's following list and one in the followee's followers list. Each list is one
- * partition sorted by follow time, read newest first.
- *
- * The follower's graph node also keeps the followee's id in a string set, `followingIds`, in the
- * same transaction, so a traversal hop reads the following lists of up to 100 users in one
- * BatchGetItem instead of one Query each. The set only ever holds accounts the user follows
- * (ids are added and removed atomically with the edges), so it is complete exactly when its
- * size equals the node's `followingCount` — checked on every read, in one item, with no
- * staleness. A node whose set is not complete — past `followingSetMax` accounts — has its hops
- * read from the following list instead, and becomes complete again once unfollows bring its
- * count down to the set's size.
- *
- * A node also keeps its user's blocks and mutes as sets (RELATION_SETS), written in the
- * transactions of the relations, so that the lookups a page makes about its viewer — whom they
- * follow, block, are blocked by and mute, for every author — are one node read instead of an
- * edge each (see GraphLookups). Those sets are complete while the node is marked so: a new node
- * is; one whose set ran out of room is not for good, and one the relation-sets migration has not
- * reached yet is not until it has (scripts/graph-relation-sets.ts).
+ * The embedded graph backend, in the service's own table: a follow is the edge and both list entries, written
+ * in one transaction with the counts. Graph nodes keep following and relation sets so a hop or a page's viewer
+ * lookups are one read (see docs/design/graph.md and docs/design/blocks-and-mutes.md).
  */
 export class DynamoGraphStore implements GraphStore, Adjacency {
   readonly backend = 'dynamodb' as const;

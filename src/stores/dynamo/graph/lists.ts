@@ -123,10 +123,8 @@ export class GraphLists {
   readonly countedFollowingMax = BATCH_GET_LIMIT;
 
   /**
-   * Following lists with their counts: the nodes' following sets (at most followingSetMax ids
-   * each) are read in the request that looks up the counts, and only users whose set is not
-   * complete have their list read (one Query each), after the charge. Eventually consistent, as
-   * the sets always were: the charge and the lists come from the same items.
+   * Following lists read with their counts from the nodes' following sets; only users whose set is incomplete
+   * have their list queried, after the charge.
    */
   async countedFollowing(ids: readonly string[], chargeEdges: (degreeSum: number) => void): Promise<string[][]> {
     const nodes = await batchGet(this.table.client, this.table.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, followingCount, followingIds' });

@@ -7,10 +7,8 @@ import { type GraphTable, type Item, NODE_SET_ATTRIBUTES, RELATION_SETS, complet
 /** The reads of nodes' sets: kept out of the call of other node reads (strongly consistent counts), whose nodes would otherwise carry the sets too. */
 const NODE_SETS_GROUP = 'node sets';
 /**
- * A node is read for the lookups of one call that it can answer once they are at least this many
- * (the viewer's flags and rules on a page of several authors); fewer (a profile's flags, an author
- * page's blocks) read their edges, which then share the call of the tick's other edge reads and
- * strongly consistent counts (a mutation's payload) instead of costing one request more.
+ * Fewer lookups than this in a call read their edges, sharing the tick's edge reads, instead of costing one
+ * request more for the node.
  */
 const ANCHOR_MIN_LOOKUPS = 3;
 
@@ -103,13 +101,8 @@ export class GraphLookups {
   }
 
   /**
-   * Whether each edge exists. A user whose node can answer several of the lookups (the viewer
-   * of a page: whom they follow, block, are blocked by, mute) has that one node read instead of
-   * their edges, while its sets are complete; the other lookups read their edges in the same
-   * tick, and so does a lookup whose node turned out incomplete, after it (or beside it, when
-   * this process found that node incomplete before: see IncompleteSets). The nodes and the
-   * edges beside them are one call, apart from the tick's other reads of nodes (strongly
-   * consistent counts), so that those nodes do not carry the sets.
+   * Whether each edge exists, reading an anchor's node instead of its edges while its sets are complete
+   * (see docs/design/blocks-and-mutes.md#relation-sets-embedded-backend).
    */
   private async anchoredLookups(edgeKeys: readonly Key[], anchors: readonly (readonly Anchor[])[]): Promise<boolean[]> {
     const coverage = new Map<string, number>();

@@ -39,7 +39,7 @@ export class GraphWrites {
             TableName: tableName,
             Key: keys.graphNode(u.id),
             UpdateExpression: `SET id = :id, handle = :handle, interests = :interests${marked ? ', #complete = :complete' : ''}`,
-            // A new node (or one marked already) holds every relation; a node from before the relation sets existed may not.
+            // A new or marked node holds every relation; an old unmarked one may not.
             ...(marked
               ? { ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#complete)', ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE } }
               : {}),
