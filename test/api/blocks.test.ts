@@ -7,7 +7,8 @@ import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';
 import { TaskEnqueuer } from '../../src/usecases/tasks/enqueuer.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { authorIds, createPost, eventually, follow, homeIds, newestFirst, queueDrained, walk } from '../helpers/posts.js';
+import { authorIds, createPost, follow, homeIds, newestFirst, walk } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
 
@@ -101,7 +102,7 @@ describe('blocks and mutes', () => {
     fPost = posts.get(F.id)![0]!;
     for (const u of [V, B, C, M, N]) await ok('mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: fPost }, u.token);
     // Everything fanned out (B's posts reached V's home) before the blocks.
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, V)).toEqual(expect.arrayContaining(posts.get(B.id)!));
 
     const blocked = await ok(BLOCK, { id: B.id }, V.token);
@@ -109,7 +110,7 @@ describe('blocks and mutes', () => {
     await ok(BLOCK, { id: V.id }, C.token);
     await ok(MUTE, { id: M.id }, V.token);
     await ok(MUTE, { id: V.id }, N.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
   });
 
   const mine = (...users: Account[]) => users.flatMap((u) => posts.get(u.id)!);
@@ -355,10 +356,11 @@ describe('blocks and mutes', () => {
     const [blocker, author] = await Promise.all([t.signUp(), t.signUp()]);
     await follow(t, blocker.token, author.id);
     const post = await createPost(t, author.token, 'soon gone');
-    await eventually(async () => expect(await homeIds(t, blocker)).toEqual([post]));
+    await expect.poll(() => homeIds(t, blocker), WORKER_WAIT).toEqual([post]);
     await ok(BLOCK, { id: author.id }, blocker.token);
     await ok(UNBLOCK, { id: author.id }, blocker.token);
-    await eventually(async () => expect(await homeIds(t, blocker)).toEqual([]));
+    await waitForQueueToDrain(t);
+    expect(await homeIds(t, blocker)).toEqual([]);
     expect(await authorIdsAs(blocker, author.id)).toEqual([post]);
   });
 
@@ -414,7 +416,7 @@ describe('blocks and mutes', () => {
     await follow(t, viewer.token, reposter.id);
     const shared = await createPost(t, author.token, 'worth sharing');
     await ok('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: shared }, reposter.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, viewer)).toContain(shared);
     await ok(MUTE, { id: reposter.id }, viewer.token);
     expect(await homeIds(t, viewer)).not.toContain(shared);
@@ -429,7 +431,7 @@ describe('blocks and mutes', () => {
     await follow(t, viewer.token, muted.id);
     const older = await createPost(t, friend.token, 'older');
     const newer = await createPost(t, muted.token, 'newer, by a muted account');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     await ok(MUTE, { id: muted.id }, viewer.token);
     const cursor = (await ok('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline.edges[0]
       .cursor;
@@ -450,7 +452,7 @@ describe('blocks and mutes', () => {
     await ok(BLOCK, { id: viewer.id }, poster.token);
     const post = await createPost(t, poster.token, 'a post the viewer must not see');
     await ok('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `@${viewer.handle} look` }, commenter.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     const groups = (await ok('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user
       .notifications.edges;
     expect(groups.filter((e: any) => e.node.post?.id === post)).toEqual([]);

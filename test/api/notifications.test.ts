@@ -5,7 +5,8 @@ import { NotifyHandler } from '../../src/usecases/tasks/notify.js';
 import { NotificationCheck } from '../../src/usecases/tasks/steps/notification-check.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, queueDrained, unfollow } from '../helpers/posts.js';
+import { createPost, follow, unfollow } from '../helpers/posts.js';
+import { waitForQueueToDrain } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
 
@@ -46,7 +47,7 @@ const NOTIFICATIONS = `query($id: ID!, $first: Int, $after: String, $last: Int, 
 
 /** The user's notifications once the queue is drained: every group, newest first, and the unread count. */
 async function notifications(user: Account, args: Record<string, unknown> = { first: 100 }) {
-  await queueDrained(t);
+  await waitForQueueToDrain(t);
   const data = await ok(NOTIFICATIONS, { id: user.id, ...args }, user.token);
   const connection = data.user.notifications as {
     edges: { cursor: string; node: Group }[];
@@ -248,7 +249,7 @@ describe('notifications', () => {
     for (let i = 0; i < MAX + 2; i++) posts.push(await createPost(t, author!.token, `post ${i}`));
     for (const post of posts) {
       await act('likePost', liker!.token, post);
-      await queueDrained(t);
+      await waitForQueueToDrain(t);
     }
     const { groups, unread } = await notifications(author!);
     expect(groups.length).toBeLessThanOrEqual(MAX);
@@ -329,7 +330,7 @@ describe('notifications', () => {
 
     // A group whose only actor the recipient blocks is left out of the page, and so of node.
     await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: liker!.id }, author!.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect((await ok(NODE, { id: like.id }, author!.token)).node).toBeNull();
   });
 });

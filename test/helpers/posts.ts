@@ -1,20 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../src/stores/dynamo/client.js';
-import { partitions, tableName } from '../../src/stores/dynamo/keys.js';
 import type { TestApp } from './app.js';
-
-/** Retries `check` until it stops throwing; the worker fills timelines asynchronously. */
-export async function eventually<T>(check: () => Promise<T>, deadlineMs = 45_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 export async function createPost(t: TestApp, token: string, text: string, tags?: string[]): Promise<string> {
   const result = await t.gql<{ createPost: { post: { id: string } } }>(
@@ -91,21 +75,3 @@ export function authorIds(t: TestApp, userId: string, first = 100): Promise<stri
 
 /** Newest first, as every timeline orders them. */
 export const newestFirst = (ids: readonly string[]) => [...ids].sort().reverse();
-
-/** Resolves once the durable queue has no task left, so no fan-out or backfill is still on its way. */
-export async function queueDrained(t: TestApp): Promise<void> {
-  const table = tableName(t.tablePrefix);
-  const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
-  try {
-    await eventually(async () => {
-      for (let shard = 0; shard < t.app.config.queueShards; shard++) {
-        const result = await client.send(
-          new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }),
-        );
-        if ((result.Items ?? []).length > 0) throw new Error(`tasks are still queued in shard ${shard}`);
-      }
-    });
-  } finally {
-    client.destroy();
-  }
-}
