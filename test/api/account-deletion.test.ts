@@ -118,6 +118,18 @@ async function expectGone(app: TestApp, doomed: Account, own: string[], before: 
 }
 
 describe('deleteAccount', () => {
+  it('needs the right password, counted like a sign-in, and changes nothing without it', async () => {
+    const user = await t.signUp(uniqueHandle('keep'));
+    for (const password of [undefined, 'not my password at all']) {
+      const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
+      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
+    }
+    expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
+    expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
+  });
+});
+
+describe('stored items: deleteAccount', () => {
   it('removes the account and everything it wrote; every count of every other account is as it was before it existed', { timeout: 120_000 }, async () => {
     const { others, posts } = await neighbourhood(t);
     await waitForQueueToDrain(t);
@@ -142,19 +154,9 @@ describe('deleteAccount', () => {
 
     await expectGone(t, doomed, own, before, others, posts, tag);
   });
-
-  it('needs the right password, counted like a sign-in, and changes nothing without it', async () => {
-    const user = await t.signUp(uniqueHandle('keep'));
-    for (const password of [undefined, 'not my password at all']) {
-      const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
-      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
-    }
-    expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
-    expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
-  });
 });
 
-describe('a follow, block or mute racing the deletion of an account it is about', () => {
+describe('stored items: a follow, block or mute racing the deletion of an account it is about', () => {
   it.each([
     ['follow', 'the other', 'NOT_FOUND'],
     ['block', 'the other', 'NOT_FOUND'],
@@ -229,7 +231,7 @@ describe('a follow, block or mute racing the deletion of an account it is about'
   );
 });
 
-describe('what reaches an account while it is being deleted', () => {
+describe('stored items: what reaches an account while it is being deleted', () => {
   it("a follow's notification that arrives after the account's remnants went is swept once its graph node is gone", { timeout: 60_000 }, async () => {
     const doomed = await t.signUp(uniqueHandle('closing'));
     const late = await t.signUp(uniqueHandle('late'));
@@ -315,7 +317,7 @@ describe('what reaches an account while it is being deleted', () => {
   });
 });
 
-describe('deleteAccount with its worker killed mid-way', () => {
+describe('stored items: deleteAccount with its worker killed mid-way', () => {
   it('finishes from its checkpoint in the next worker, exactly', { timeout: 240_000 }, async () => {
     const app = await startTestApp({ WORKER_ENABLED: 'false' });
     try {

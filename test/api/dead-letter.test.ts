@@ -16,7 +16,7 @@ afterAll(async () => {
   await t.stop();
 });
 
-describe('a task that keeps failing', () => {
+describe('stored items: a task that keeps failing', () => {
   it('is moved to the dead-letter list after QUEUE_MAX_ATTEMPTS runs, and the queue goes on', async () => {
     const poison = { id: newId('tsk'), payload: { kind: 'fromTheFuture', postId: 'pst_x' } as unknown as TaskPayload };
     await t.app.stores.tasks.enqueue(poison);

@@ -102,7 +102,7 @@ async function notifications(user: Account) {
 
 const like = (token: string, postId: string, mutation = 'likePost') => ok(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 
-describe('a notification is enqueued with its action', () => {
+describe('stored items: a notification is enqueued with its action', () => {
   it('a crash right after an action loses no notification, whichever action it was', async () => {
     const [author, actor, mentioned] = await users(3);
     const post = await createPost(t, author!.token, 'act on me');

@@ -178,23 +178,32 @@ describe('GET /metrics', () => {
     }, WORKER_WAIT);
   });
 
-  it('shows a waiting task in the queue depth and the age of the oldest task', async () => {
-    // A task enqueued a minute ago and held by a worker elsewhere (its lease runs for an hour).
-    const id = `tsk_${crockford(Date.now() - 60_000)}${newId('tsk').slice(-16)}`;
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const item = { ...keys.task(2, id), id, payload: { kind: 'backfill', followerId: 'usr_x', followeeId: 'usr_y' }, leaseUntil: Date.now() + 3_600_000, attempts: 1, failures: 0 };
-    await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: item }));
-    try {
-      const text = await scrape();
-      expect(samples(text, 'task_queue_depth').find((sample) => sample.labels.shard === '2')?.value).toBe(1);
-      expect(total(text, 'task_queue_depth')).toBe(1);
-      const age = samples(text, 'task_queue_oldest_task_age_seconds').find((sample) => sample.labels.shard === '2')!.value;
-      expect(age).toBeGreaterThanOrEqual(59);
-      expect(age).toBeLessThan(120);
-    } finally {
-      await client.send(new DeleteCommand({ TableName: tableName(t.tablePrefix), Key: keys.task(2, id) }));
-      client.destroy();
-    }
+  describe('stored items: a task enqueued a minute ago', () => {
+    it('shows a waiting task in the queue depth and the age of the oldest task', async () => {
+      // A task enqueued a minute ago and held by a worker elsewhere (its lease runs for an hour).
+      const id = `tsk_${crockford(Date.now() - 60_000)}${newId('tsk').slice(-16)}`;
+      const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+      const item = {
+        ...keys.task(2, id),
+        id,
+        payload: { kind: 'backfill', followerId: 'usr_x', followeeId: 'usr_y' },
+        leaseUntil: Date.now() + 3_600_000,
+        attempts: 1,
+        failures: 0,
+      };
+      await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: item }));
+      try {
+        const text = await scrape();
+        expect(samples(text, 'task_queue_depth').find((sample) => sample.labels.shard === '2')?.value).toBe(1);
+        expect(total(text, 'task_queue_depth')).toBe(1);
+        const age = samples(text, 'task_queue_oldest_task_age_seconds').find((sample) => sample.labels.shard === '2')!.value;
+        expect(age).toBeGreaterThanOrEqual(59);
+        expect(age).toBeLessThan(120);
+      } finally {
+        await client.send(new DeleteCommand({ TableName: tableName(t.tablePrefix), Key: keys.task(2, id) }));
+        client.destroy();
+      }
+    });
   });
 
   it('is not served with METRICS=false', async () => {

@@ -327,7 +327,7 @@ describe('pages that lose entries', () => {
   });
 });
 
-describe('entries written before they carried their author and counter shards', () => {
+describe('stored items: entries written before they carried their author and counter shards', () => {
   it('read as before, their post looked up first', async () => {
     const author = await t.signUp();
     const reader = await t.signUp();
