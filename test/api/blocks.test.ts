@@ -7,7 +7,7 @@ import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';
 import { TaskEnqueuer } from '../../src/usecases/tasks/enqueuer.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { authorIds, createPost, follow, homeIds, newestFirst, walk } from '../helpers/posts.js';
+import { authorIds, createPost, follow, homeIds, newestFirst, idsOfEveryPage } from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
@@ -34,7 +34,7 @@ async function ok(query: string, variables: Record<string, unknown>, token?: str
 
 /** Every post id of a tag timeline as `viewer` reads it, page by page. */
 function tagIdsAs(viewer: Account, tag: string, first = 100): Promise<string[]> {
-  return walk(
+  return idsOfEveryPage(
     async (after) =>
       (await ok(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after }, viewer.token))
         .tagTimeline,
@@ -42,11 +42,11 @@ function tagIdsAs(viewer: Account, tag: string, first = 100): Promise<string[]> 
 }
 
 function publicIdsAs(viewer: Account): Promise<string[]> {
-  return walk(async (after) => (await ok(`query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`, { after }, viewer.token)).publicTimeline);
+  return idsOfEveryPage(async (after) => (await ok(`query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`, { after }, viewer.token)).publicTimeline);
 }
 
 function authorIdsAs(viewer: Account, authorId: string): Promise<string[]> {
-  return walk(
+  return idsOfEveryPage(
     async (after) =>
       (await ok(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts,
   );

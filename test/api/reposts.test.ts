@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, unfollow, walk } from '../helpers/posts.js';
+import { createPost, follow, unfollow, idsOfEveryPage } from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 /** Reposters with more than 4 followers are not fanned out here (FANOUT_MAX_FOLLOWERS), so the hybrid rule is reachable. */
@@ -25,7 +25,7 @@ async function repost(user: User, postId: string, mutation: 'repost' | 'unrepost
 /** Every entry of the user's home timeline: the post and the handle of the reposter that put it there. */
 function homeEntries(user: User): Promise<{ id: string; repostedBy: string | null }[]> {
   const entries: { id: string; repostedBy: string | null }[] = [];
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(
       'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
       { id: user.id, after },
@@ -360,7 +360,7 @@ describe('likedBy and repostedBy', () => {
       ['repostedBy', 'repostCount', users.filter((_, i) => i !== 3)],
     ] as const) {
       const totals: number[] = [];
-      const ids = await walk(async (after) => {
+      const ids = await idsOfEveryPage(async (after) => {
         const result = await t.gql(
           `query($id: ID!, $after: String) { post(id: $id) { ${count} ${field}(first: 2, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }`,
           { id: postId, after },

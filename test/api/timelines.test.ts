@@ -4,7 +4,7 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { shardOf } from '../../src/stores/dynamo/shards.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, homeIds, newestFirst, publicIds, tagIds, unfollow, walk } from '../helpers/posts.js';
+import { createPost, follow, homeIds, newestFirst, publicIds, tagIds, unfollow, idsOfEveryPage } from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 let t: TestApp;
@@ -149,14 +149,14 @@ describe('paging', () => {
         ).data!.user.posts,
     };
     for (const [name, fetchPage] of Object.entries(walks)) {
-      const before = await walk(fetchPage);
+      const before = await idsOfEveryPage(fetchPage);
       expect(
         before.filter((id) => existing.includes(id)),
         name,
       ).toEqual(name === 'author' ? newestFirst(existing.filter((_, i) => i % 3)) : newestFirst(existing));
       const during: string[] = [];
       const pages: string[][] = [];
-      await walk(async (after) => {
+      await idsOfEveryPage(async (after) => {
         // A new post before every page: newer than the walk's position, so never part of the rest of the walk.
         during.push(await createPost(t, (during.length % 2 ? author : reader)!.token, `during ${name} ${during.length}`, [tag]));
         const page = await fetchPage(after);

@@ -21,7 +21,7 @@ export async function unfollow(t: TestApp, token: string, userId: string): Promi
 }
 
 /** A connection field's post ids, walked page by page to the end. */
-export async function walk(
+export async function idsOfEveryPage(
   fetchPage: (after: string | null) => Promise<{ edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>,
 ): Promise<string[]> {
   const ids: string[] = [];
@@ -38,7 +38,7 @@ const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage endCursor }';
 
 /** Every post id in the user's home timeline, newest first. */
 export function homeIds(t: TestApp, user: { id: string; token: string }, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(
       `query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { ${PAGE} } } }`,
       { id: user.id, first, after },
@@ -50,7 +50,7 @@ export function homeIds(t: TestApp, user: { id: string; token: string }, first =
 }
 
 export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.tagTimeline;
@@ -58,7 +58,7 @@ export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> 
 }
 
 export function publicIds(t: TestApp, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($first: Int, $after: String) { publicTimeline(first: $first, after: $after) { ${PAGE} } }`, { first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.publicTimeline;
@@ -66,7 +66,7 @@ export function publicIds(t: TestApp, first = 100): Promise<string[]> {
 }
 
 export function authorIds(t: TestApp, userId: string, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { posts(first: $first, after: $after) { ${PAGE} } } }`, { id: userId, first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.user.posts;
