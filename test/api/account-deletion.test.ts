@@ -6,7 +6,8 @@ import type { UserStore } from '../../src/stores/user-store.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { scanTable } from '../helpers/table.js';
-import { createPost, eventually, follow, homeIds, publicIds, queueDrained, tagIds } from '../helpers/posts.js';
+import { createPost, follow, homeIds, publicIds, tagIds } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 let t: TestApp;
@@ -92,10 +93,8 @@ async function neighbourhood(app: TestApp) {
 
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
 async function expectGone(app: TestApp, doomed: Account, own: string[], before: Awaited<ReturnType<typeof observe>>, others: Account[], otherPosts: string[], tag: string) {
-  await eventually(async () => {
-    expect((await app.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull();
-  });
-  await queueDrained(app);
+  await expect.poll(async () => (await app.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
+  await waitForQueueToDrain(app);
   expect(await observe(app, others, otherPosts)).toEqual(before);
   for (const postId of own) expect((await app.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toBeNull();
   expect((await publicIds(app)).filter((id) => own.includes(id))).toEqual([]);
@@ -119,13 +118,25 @@ async function expectGone(app: TestApp, doomed: Account, own: string[], before: 
 }
 
 describe('deleteAccount', () => {
+  it('needs the right password, counted like a sign-in, and changes nothing without it', async () => {
+    const user = await t.signUp(uniqueHandle('keep'));
+    for (const password of [undefined, 'not my password at all']) {
+      const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
+      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
+    }
+    expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
+    expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
+  });
+});
+
+describe('stored items: deleteAccount', () => {
   it('removes the account and everything it wrote; every count of every other account is as it was before it existed', { timeout: 120_000 }, async () => {
     const { others, posts } = await neighbourhood(t);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     const before = await observe(t, others, posts);
     const tag = `gone_${Date.now()}`;
     const { doomed, own } = await busyAccount(t, others, posts, tag);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await observe(t, others, posts)).not.toEqual(before);
     expect((await homeIds(t, others[0]!)).filter((id) => own.includes(id))).toHaveLength(own.length);
 
@@ -143,19 +154,9 @@ describe('deleteAccount', () => {
 
     await expectGone(t, doomed, own, before, others, posts, tag);
   });
-
-  it('needs the right password, counted like a sign-in, and changes nothing without it', async () => {
-    const user = await t.signUp(uniqueHandle('keep'));
-    for (const password of [undefined, 'not my password at all']) {
-      const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
-      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
-    }
-    expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
-    expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
-  });
 });
 
-describe('a follow, block or mute racing the deletion of an account it is about', () => {
+describe('stored items: a follow, block or mute racing the deletion of an account it is about', () => {
   it.each([
     ['follow', 'the other', 'NOT_FOUND'],
     ['block', 'the other', 'NOT_FOUND'],
@@ -198,13 +199,11 @@ describe('a follow, block or mute racing the deletion of an account it is about'
       await checkAnswered;
 
       expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-      await eventually(async () => {
-        expect((await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull();
-      });
-      await queueDrained(t);
+      await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
+      await waitForQueueToDrain(t);
       release();
       await expect(write).rejects.toMatchObject({ code });
-      await queueDrained(t);
+      await waitForQueueToDrain(t);
 
       const seen = await t.gql(
         '{ viewer { followerCount followingCount following(first: 10) { totalCount } followers(first: 10) { totalCount } blockedUsers(first: 10) { totalCount } mutedUsers(first: 10) { totalCount } } }',
@@ -232,7 +231,7 @@ describe('a follow, block or mute racing the deletion of an account it is about'
   );
 });
 
-describe('what reaches an account while it is being deleted', () => {
+describe('stored items: what reaches an account while it is being deleted', () => {
   it("a follow's notification that arrives after the account's remnants went is swept once its graph node is gone", { timeout: 60_000 }, async () => {
     const doomed = await t.signUp(uniqueHandle('closing'));
     const late = await t.signUp(uniqueHandle('late'));
@@ -274,7 +273,7 @@ describe('what reaches an account while it is being deleted', () => {
     resume();
     expect(await deletion).toBe('done');
     expect(steps.slice(-2)).toEqual(['profile', 'leftovers']);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await notifications()).toEqual([]);
     const seen = await t.gql('{ viewer { followingCount following(first: 10) { totalCount } } }', {}, late.token);
     expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 } });
@@ -288,8 +287,8 @@ describe('what reaches an account while it is being deleted', () => {
     await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
 
     expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-    await eventually(async () => expect((await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user).toBeNull());
-    await queueDrained(t);
+    await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
+    await waitForQueueToDrain(t);
     expect(await notifications()).toEqual([]);
 
     // The mention's task delivered late (a retry, a backlog): the post is still there, its recipient is not.
@@ -318,17 +317,17 @@ describe('what reaches an account while it is being deleted', () => {
   });
 });
 
-describe('deleteAccount with its worker killed mid-way', () => {
+describe('stored items: deleteAccount with its worker killed mid-way', () => {
   it('finishes from its checkpoint in the next worker, exactly', { timeout: 240_000 }, async () => {
     const app = await startTestApp({ WORKER_ENABLED: 'false' });
     try {
       let running = startWorker(app);
       const { others, posts } = await neighbourhood(app);
-      await queueDrained(app);
+      await waitForQueueToDrain(app);
       const before = await observe(app, others, posts);
       const tag = `crash_${Date.now()}`;
       const { doomed, own } = await busyAccount(app, others, posts, tag);
-      await queueDrained(app);
+      await waitForQueueToDrain(app);
 
       // Batches of two records (FANOUT_PAGE_SIZE): the deletion checkpoints many times; the worker dies as it starts on the activities.
       expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });

@@ -61,43 +61,6 @@ describe('passwords', () => {
       expect((await t.gql(SIGN_UP, { input: { handle: uniqueHandle('pw'), password } })).data!.signUp).toBeTruthy();
     }
   });
-
-  it('are stored only as salted scrypt hashes, and never returned or logged', async () => {
-    const password = `secret ${uniqueHandle('pw')} phrase`;
-    const a = await t.signUp(uniqueHandle('hash'), { password });
-    const b = await t.signUp(uniqueHandle('hash'), { password });
-    expect((await signIn(a.handle, password)).data!.signIn.user.id).toBe(a.id);
-    expect(errorCodes(await signIn(a.handle, `${password}!`))).toEqual(['UNAUTHENTICATED']);
-
-    const items = await scanTable(t);
-    const dump = JSON.stringify(items);
-    expect(dump).not.toContain(password);
-    const hashes = items
-      .filter((item) => item.userId === a.id || item.userId === b.id)
-      .map((item) => item.passwordHash)
-      .filter(Boolean) as string[];
-    expect(hashes).toHaveLength(2);
-    for (const hash of hashes) expect(hash).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
-    expect(hashes[0]).not.toBe(hashes[1]);
-    // The profile item (what the user loader reads) holds no hash.
-    expect(items.find((item) => item.pk === `USER#${a.id}` && item.sk === 'PROFILE')).not.toHaveProperty('passwordHash');
-    expect(JSON.stringify(logs)).not.toContain(password);
-  });
-
-  it('made with a lower cost than configured are hashed again at the next sign-in', async () => {
-    const user = await t.signUp(uniqueHandle('rehash'));
-    const stronger = await startTestApp({ TABLE_PREFIX: t.tablePrefix, PASSWORD_SCRYPT_LOG2_N: '11', WORKER_ENABLED: 'false' });
-    try {
-      const hashOf = async () => (await scanTable(t)).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!.passwordHash as string;
-      expect(await hashOf()).toMatch(/^\$scrypt\$ln=10,/);
-      const signedIn = await stronger.gql(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
-      expect(signedIn.errors).toBeUndefined();
-      expect(await hashOf()).toMatch(/^\$scrypt\$ln=11,/);
-      expect((await signIn(user.handle)).data!.signIn.user.id).toBe(user.id);
-    } finally {
-      await stronger.app.stop();
-    }
-  });
 });
 
 describe('signIn', () => {
@@ -165,35 +128,6 @@ describe('refreshSession', () => {
     const winners = results.filter((r) => r.data?.refreshSession);
     expect(winners).toHaveLength(1);
     for (const winner of winners) expect(errorCodes(await refresh(winner.data!.refreshSession.refreshToken))).toEqual(['UNAUTHENTICATED']);
-  });
-
-  it('keeps refresh tokens only as hashes that DynamoDB expires after REFRESH_TTL_SECONDS, and refuses an expired one', async () => {
-    const user = await t.signUp(uniqueHandle('ttl'));
-    const session = (await signIn(user.handle)).data!.signIn;
-    const items = await scanTable(t);
-    expect(JSON.stringify(items)).not.toContain(session.refreshToken.slice(3));
-    const stored = items.filter((item) => String(item.pk).startsWith('REFRESH#') && item.userId === user.id);
-    expect(stored.length).toBeGreaterThanOrEqual(2);
-    const now = Date.now() / 1000;
-    for (const item of stored) expect(Number(item.expiresAt)).toBeGreaterThan(now + 30 * 24 * 3600 - 120);
-
-    // DynamoDB deletes expired items only some time after they expire: the service does not wait for that.
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    try {
-      for (const item of stored) {
-        await client.send(
-          new UpdateCommand({
-            TableName: tableName(t.tablePrefix),
-            Key: { pk: item.pk, sk: item.sk },
-            UpdateExpression: 'SET expiresAt = :past',
-            ExpressionAttributeValues: { ':past': Math.floor(now) - 1 },
-          }),
-        );
-      }
-    } finally {
-      client.destroy();
-    }
-    expect(errorCodes(await refresh(session.refreshToken))).toEqual(['UNAUTHENTICATED']);
   });
 
   it('refuses strings that are no refresh token, and tokens never issued', async () => {
@@ -282,5 +216,73 @@ describe('changePassword', () => {
     expect(errorCodes(await signIn(user.handle))).toEqual(['UNAUTHENTICATED']);
     expect((await signIn(user.handle, next)).data!.signIn.user.id).toBe(user.id);
     expect(JSON.stringify(logs)).not.toContain(next);
+  });
+});
+
+describe('stored items: password hashes and refresh tokens', () => {
+  it('passwords are stored only as salted scrypt hashes, and never returned or logged', async () => {
+    const password = `secret ${uniqueHandle('pw')} phrase`;
+    const a = await t.signUp(uniqueHandle('hash'), { password });
+    const b = await t.signUp(uniqueHandle('hash'), { password });
+    expect((await signIn(a.handle, password)).data!.signIn.user.id).toBe(a.id);
+    expect(errorCodes(await signIn(a.handle, `${password}!`))).toEqual(['UNAUTHENTICATED']);
+
+    const items = await scanTable(t);
+    const dump = JSON.stringify(items);
+    expect(dump).not.toContain(password);
+    const hashes = items
+      .filter((item) => item.userId === a.id || item.userId === b.id)
+      .map((item) => item.passwordHash)
+      .filter(Boolean) as string[];
+    expect(hashes).toHaveLength(2);
+    for (const hash of hashes) expect(hash).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(hashes[0]).not.toBe(hashes[1]);
+    // The profile item (what the user loader reads) holds no hash.
+    expect(items.find((item) => item.pk === `USER#${a.id}` && item.sk === 'PROFILE')).not.toHaveProperty('passwordHash');
+    expect(JSON.stringify(logs)).not.toContain(password);
+  });
+
+  it('passwords made with a lower cost than configured are hashed again at the next sign-in', async () => {
+    const user = await t.signUp(uniqueHandle('rehash'));
+    const stronger = await startTestApp({ TABLE_PREFIX: t.tablePrefix, PASSWORD_SCRYPT_LOG2_N: '11', WORKER_ENABLED: 'false' });
+    try {
+      const hashOf = async () => (await scanTable(t)).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!.passwordHash as string;
+      expect(await hashOf()).toMatch(/^\$scrypt\$ln=10,/);
+      const signedIn = await stronger.gql(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
+      expect(signedIn.errors).toBeUndefined();
+      expect(await hashOf()).toMatch(/^\$scrypt\$ln=11,/);
+      expect((await signIn(user.handle)).data!.signIn.user.id).toBe(user.id);
+    } finally {
+      await stronger.app.stop();
+    }
+  });
+
+  it('refresh tokens are kept only as hashes that DynamoDB expires after REFRESH_TTL_SECONDS, and an expired one is refused', async () => {
+    const user = await t.signUp(uniqueHandle('ttl'));
+    const session = (await signIn(user.handle)).data!.signIn;
+    const items = await scanTable(t);
+    expect(JSON.stringify(items)).not.toContain(session.refreshToken.slice(3));
+    const stored = items.filter((item) => String(item.pk).startsWith('REFRESH#') && item.userId === user.id);
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    const now = Date.now() / 1000;
+    for (const item of stored) expect(Number(item.expiresAt)).toBeGreaterThan(now + 30 * 24 * 3600 - 120);
+
+    // DynamoDB deletes expired items only some time after they expire: the service does not wait for that.
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      for (const item of stored) {
+        await client.send(
+          new UpdateCommand({
+            TableName: tableName(t.tablePrefix),
+            Key: { pk: item.pk, sk: item.sk },
+            UpdateExpression: 'SET expiresAt = :past',
+            ExpressionAttributeValues: { ':past': Math.floor(now) - 1 },
+          }),
+        );
+      }
+    } finally {
+      client.destroy();
+    }
+    expect(errorCodes(await refresh(session.refreshToken))).toEqual(['UNAUTHENTICATED']);
   });
 });

@@ -1,7 +1,6 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_FILE } from '../../src/auth/signing-secret.js';
@@ -11,6 +10,7 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+import { scanTable } from '../helpers/table.js';
 
 let t: TestApp;
 const dataDirs: string[] = [];
@@ -29,38 +29,36 @@ function signedToken(secret: string, subject: string, options: { expires: boolea
   return (options.expires ? jwt.setExpirationTime('1h') : jwt).sign(new TextEncoder().encode(secret));
 }
 
-async function scanTable(app: TestApp): Promise<Record<string, unknown>[]> {
-  const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
-  try {
-    return (await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true }))).Items ?? [];
-  } finally {
-    client.destroy();
-  }
+/** Every example query and mutation, aimed at a real author and post, and the mutations the examples leave out. */
+function everyOperation(postId: string, authorId: string): { name: string; query: string; variables: Record<string, unknown> }[] {
+  // Subscriptions run over WebSocket: see subscriptions.test.ts.
+  const operations = readExampleOperations()
+    .filter((o) => !/^subscription\b/m.test(o.document))
+    .map((o) => ({
+      name: o.name,
+      query: o.document,
+      variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, authorId)),
+    }));
+  operations.push(
+    { name: 'viewer', query: '{ viewer { id } }', variables: {} },
+    { name: 'unlike', query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', variables: { id: postId } },
+    { name: 'delete', query: 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', variables: { id: postId } },
+  );
+  return operations;
+}
+
+/** A post of a real author to aim the operations at, and a validly signed token of an account that does not exist. */
+async function ghostAndTarget() {
+  const author = await t.signUp();
+  const created = await t.gql('mutation { createPost(input: { text: "target", tags: ["engines"] }) { post { id } } }', {}, author.token);
+  const ghost = newId('usr');
+  return { author, postId: created.data!.createPost.post.id as string, ghost, token: await signedToken(t.app.config.jwtSecret, ghost) };
 }
 
 describe('a validly signed token whose account does not exist', () => {
-  it('is UNAUTHENTICATED (HTTP 401) for every query and mutation, and writes nothing', async () => {
-    const author = await t.signUp();
-    const created = await t.gql('mutation { createPost(input: { text: "target", tags: ["engines"] }) { post { id } } }', {}, author.token);
-    const postId: string = created.data!.createPost.post.id;
-    const ghost = newId('usr');
-    const token = await signedToken(t.app.config.jwtSecret, ghost);
-
-    // Every example query and mutation (subscriptions run over WebSocket: see subscriptions.test.ts), aimed at
-    // real users and posts, and the mutations the examples leave out.
-    const operations = readExampleOperations()
-      .filter((o) => !/^subscription\b/m.test(o.document))
-      .map((o) => ({
-        name: o.name,
-        query: o.document,
-        variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, author.id)),
-      }));
-    operations.push(
-      { name: 'viewer', query: '{ viewer { id } }', variables: {} },
-      { name: 'unlike', query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', variables: { id: postId } },
-      { name: 'delete', query: 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', variables: { id: postId } },
-    );
-    for (const operation of operations) {
+  it('is UNAUTHENTICATED (HTTP 401) for every query and mutation, and changes no count', async () => {
+    const { author, postId, token } = await ghostAndTarget();
+    for (const operation of everyOperation(postId, author.id)) {
       const result = await t.gql(operation.query, operation.variables, token);
       expect({ operation: operation.name, status: result.status, codes: errorCodes(result) }).toEqual({
         operation: operation.name,
@@ -70,8 +68,6 @@ describe('a validly signed token whose account does not exist', () => {
       expect(result.data).toBeUndefined();
     }
 
-    const items = await scanTable(t);
-    expect(items.filter((item) => JSON.stringify(item).includes(ghost))).toEqual([]);
     const after = await t.gql(
       'query($id: ID!, $user: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind } } user(id: $user) { postCount followerCount followers { totalCount } } }',
       { id: postId, user: author.id },
@@ -81,18 +77,28 @@ describe('a validly signed token whose account does not exist', () => {
       user: { postCount: 1, followerCount: 0, followers: { totalCount: 0 } },
     });
     expect(await t.gql('{ user(handle: "ada") { id } }')).toMatchObject({ data: { user: null } });
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    try {
-      expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
-    } finally {
-      client.destroy();
-    }
   });
 
   it('is refused when its subject is not even a user id', async () => {
     const result = await t.gql('{ viewer { id } }', {}, await signedToken(t.app.config.jwtSecret, 'usr_not_an_id'));
     expect(result.status).toBe(401);
     expect(errorCodes(result)).toEqual(['UNAUTHENTICATED']);
+  });
+});
+
+describe('stored items: a validly signed token whose account does not exist', () => {
+  it('writes no item that names its subject, and leaves every counter agreeing with its records', async () => {
+    const { author, postId, ghost, token } = await ghostAndTarget();
+    for (const operation of everyOperation(postId, author.id)) {
+      expect((await t.gql(operation.query, operation.variables, token)).status, operation.name).toBe(401);
+    }
+    expect((await scanTable(t)).filter((item) => JSON.stringify(item).includes(ghost))).toEqual([]);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+    } finally {
+      client.destroy();
+    }
   });
 });
 

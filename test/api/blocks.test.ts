@@ -7,7 +7,8 @@ import { NotificationEvents } from '../../src/usecases/notifications.js';
 import { RelationshipUseCases } from '../../src/usecases/relationships.js';
 import { TaskEnqueuer } from '../../src/usecases/tasks/enqueuer.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { authorIds, createPost, eventually, follow, homeIds, newestFirst, queueDrained, walk } from '../helpers/posts.js';
+import { authorIds, createPost, follow, homeIds, newestFirst, idsOfEveryPage } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
 
@@ -25,49 +26,52 @@ const MUTE = 'mutation($id: ID!) { mute(userId: $id) { user { id viewerMutes vie
 const UNMUTE = 'mutation($id: ID!) { unmute(userId: $id) { user { id viewerMutes } } }';
 const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage endCursor }';
 
-async function ok(query: string, variables: Record<string, unknown>, token?: string) {
-  const result = await t.gql(query, variables, token);
-  if (result.errors) throw new Error(JSON.stringify(result.errors));
-  return result.data!;
-}
-
 /** Every post id of a tag timeline as `viewer` reads it, page by page. */
 function tagIdsAs(viewer: Account, tag: string, first = 100): Promise<string[]> {
-  return walk(
+  return idsOfEveryPage(
     async (after) =>
-      (await ok(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after }, viewer.token))
-        .tagTimeline,
+      (
+        await t.gqlData(
+          `query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`,
+          { tag, first, after },
+          viewer.token,
+        )
+      ).tagTimeline,
   );
 }
 
 function publicIdsAs(viewer: Account): Promise<string[]> {
-  return walk(async (after) => (await ok(`query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`, { after }, viewer.token)).publicTimeline);
+  return idsOfEveryPage(
+    async (after) => (await t.gqlData(`query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`, { after }, viewer.token)).publicTimeline,
+  );
 }
 
 function authorIdsAs(viewer: Account, authorId: string): Promise<string[]> {
-  return walk(
+  return idsOfEveryPage(
     async (after) =>
-      (await ok(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts,
+      (await t.gqlData(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts,
   );
 }
 
 async function commentAuthors(viewer: Account, postId: string): Promise<string[]> {
-  const data = await ok('query($id: ID!) { post(id: $id) { comments(first: 100) { edges { node { author { id } } } } } }', { id: postId }, viewer.token);
+  const data = await t.gqlData('query($id: ID!) { post(id: $id) { comments(first: 100) { edges { node { author { id } } } } } }', { id: postId }, viewer.token);
   return data.post.comments.edges.map((e: any) => e.node.author.id);
 }
 
 async function flags(viewer: Account, userId: string) {
-  const data = await ok('query($id: ID!) { user(id: $id) { handle viewerBlocks blocksViewer viewerMutes viewerFollows followsViewer } }', { id: userId }, viewer.token);
+  const data = await t.gqlData('query($id: ID!) { user(id: $id) { handle viewerBlocks blocksViewer viewerMutes viewerFollows followsViewer } }', { id: userId }, viewer.token);
   return data.user;
 }
 
 async function counts(userId: string) {
-  const data = await ok('query($id: ID!) { user(id: $id) { followerCount followingCount } }', { id: userId });
+  const data = await t.gqlData('query($id: ID!) { user(id: $id) { followerCount followingCount } }', { id: userId });
   return data.user;
 }
 
 async function postState(postId: string) {
-  const data = await ok('query($id: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind count } comments { edges { node { id } } } } }', { id: postId });
+  const data = await t.gqlData('query($id: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind count } comments { edges { node { id } } } } }', {
+    id: postId,
+  });
   return data.post;
 }
 
@@ -99,17 +103,17 @@ describe('blocks and mutes', () => {
     await follow(t, B.token, X.id);
     for (const u of [V, B, C, M, N, F]) posts.set(u.id, [await createPost(t, u.token, `by ${u.handle}`, [tag]), await createPost(t, u.token, `more by ${u.handle}`, [tag])]);
     fPost = posts.get(F.id)![0]!;
-    for (const u of [V, B, C, M, N]) await ok('mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: fPost }, u.token);
+    for (const u of [V, B, C, M, N]) await t.gqlData('mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: fPost }, u.token);
     // Everything fanned out (B's posts reached V's home) before the blocks.
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, V)).toEqual(expect.arrayContaining(posts.get(B.id)!));
 
-    const blocked = await ok(BLOCK, { id: B.id }, V.token);
+    const blocked = await t.gqlData(BLOCK, { id: B.id }, V.token);
     expect(blocked.block.user).toMatchObject({ viewerBlocks: true, blocksViewer: false });
-    await ok(BLOCK, { id: V.id }, C.token);
-    await ok(MUTE, { id: M.id }, V.token);
-    await ok(MUTE, { id: V.id }, N.token);
-    await queueDrained(t);
+    await t.gqlData(BLOCK, { id: V.id }, C.token);
+    await t.gqlData(MUTE, { id: M.id }, V.token);
+    await t.gqlData(MUTE, { id: V.id }, N.token);
+    await waitForQueueToDrain(t);
   });
 
   const mine = (...users: Account[]) => users.flatMap((u) => posts.get(u.id)!);
@@ -133,13 +137,13 @@ describe('blocks and mutes', () => {
     expect(await flags(M, V.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
     expect(await flags(V, N.id)).toMatchObject({ viewerMutes: false });
     expect(await flags(V, V.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
-    const anonymous = await ok('query($id: ID!) { user(id: $id) { viewerBlocks blocksViewer viewerMutes } }', { id: B.id });
+    const anonymous = await t.gqlData('query($id: ID!) { user(id: $id) { viewerBlocks blocksViewer viewerMutes } }', { id: B.id });
     expect(anonymous.user).toEqual({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
   });
 
   it('lists whom a user blocks and mutes to that user alone, newest first', async () => {
     const LISTS = 'query($id: ID!) { user(id: $id) { blockedUsers { totalCount edges { node { id } } } mutedUsers { totalCount edges { node { id } } } } }';
-    const own = await ok(LISTS, { id: V.id }, V.token);
+    const own = await t.gqlData(LISTS, { id: V.id }, V.token);
     expect(own.user.blockedUsers).toEqual({ totalCount: 1, edges: [{ node: { id: B.id } }] });
     expect(own.user.mutedUsers).toEqual({ totalCount: 1, edges: [{ node: { id: M.id } }] });
     for (const [reader, code] of [
@@ -224,17 +228,17 @@ describe('blocks and mutes', () => {
   it('leaves blocked accounts out of suggestions, mutuals, networks and paths, both ways', async () => {
     const SUGGESTED = '{ suggestedFollows(first: 100) { user { id } } }';
     // V follows F, who follows B, C, M and N: only the blocked are left out.
-    const forV = (await ok(SUGGESTED, {}, V.token)).suggestedFollows.map((s: any) => s.user.id);
+    const forV = (await t.gqlData(SUGGESTED, {}, V.token)).suggestedFollows.map((s: any) => s.user.id);
     expect(forV).not.toContain(B.id);
     expect(forV).not.toContain(C.id);
     // B follows F, who follows C, M and N.
-    const forB = (await ok(SUGGESTED, {}, B.token)).suggestedFollows.map((s: any) => s.user.id);
+    const forB = (await t.gqlData(SUGGESTED, {}, B.token)).suggestedFollows.map((s: any) => s.user.id);
     expect(forB).toEqual(expect.arrayContaining([C.id, M.id, N.id]));
     expect(forB).not.toContain(V.id);
 
     // F's mutuals are B, C, M and N; V sees M and N only, B sees all but V (who is not one).
     const MUTUALS = 'query($id: ID!) { user(id: $id) { mutuals(first: 100) { totalCount edges { node { id } } } } }';
-    const mutualsAs = async (viewer: Account) => (await ok(MUTUALS, { id: F.id }, viewer.token)).user.mutuals;
+    const mutualsAs = async (viewer: Account) => (await t.gqlData(MUTUALS, { id: F.id }, viewer.token)).user.mutuals;
     const seenByV = await mutualsAs(V);
     expect(seenByV.edges.map((e: any) => e.node.id).sort()).toEqual([M.id, N.id].sort());
     expect(seenByV.totalCount).toBe(2);
@@ -243,7 +247,7 @@ describe('blocks and mutes', () => {
     // Known followers are accounts the viewer follows, and a block ends follows: the graph store's contract covers their exclusion.
 
     const NETWORK = 'query($id: ID!) { network(userId: $id, maxDepth: 3, first: 100) { totalCount edges { node { id } } } }';
-    const networkOf = async (viewer: Account, origin: Account) => (await ok(NETWORK, { id: origin.id }, viewer.token)).network;
+    const networkOf = async (viewer: Account, origin: Account) => (await t.gqlData(NETWORK, { id: origin.id }, viewer.token)).network;
     // From F, V reaches M, N and itself, never B, C, nor X (whom only B leads to).
     const fromF = await networkOf(V, F);
     expect(fromF.edges.map((e: any) => e.node.id).sort()).toEqual([V.id, M.id, N.id].sort());
@@ -253,7 +257,7 @@ describe('blocks and mutes', () => {
     expect((await networkOf(B, F)).edges.map((e: any) => e.node.id)).not.toContain(V.id);
 
     const PATH = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }';
-    const path = async (viewer: Account | undefined, from: Account, to: Account) => (await ok(PATH, { from: from.id, to: to.id }, viewer?.token)).degreesOfSeparation;
+    const path = async (viewer: Account | undefined, from: Account, to: Account) => (await t.gqlData(PATH, { from: from.id, to: to.id }, viewer?.token)).degreesOfSeparation;
     // F -> B -> X is the only way to X: anyone else sees it, V and B's blocker do not.
     expect(await path(F, F, X)).toEqual({ degrees: 2, path: [{ id: F.id }, { id: B.id }, { id: X.id }] });
     expect(await path(undefined, F, X)).toEqual({ degrees: 2, path: [{ id: F.id }, { id: B.id }, { id: X.id }] });
@@ -267,7 +271,7 @@ describe('blocks and mutes', () => {
     // The viewer's blocks are read beside the first hop (with the check that the users exist), not before it. Asked
     // twice, so that the second finds every profile it shows in the cache: what is left are the graph's waves.
     const graphCost = async (query: string, variables: Record<string, string>) => {
-      await ok(query, variables, V.token);
+      await t.gqlData(query, variables, V.token);
       const { graph, waves } = (await t.gql(query, variables, V.token)).extensions!.cost;
       return { requests: graph.requests, waves };
     };
@@ -289,19 +293,23 @@ describe('blocks and mutes', () => {
     for (let i = 0; i < 3; i++) visible.push(await createPost(t, quiet.token, `old ${i}`, [fullTag]));
     for (let i = 0; i < 4; i++) await createPost(t, prolific.token, `noise ${i}`, [fullTag]);
     for (let i = 0; i < 3; i++) visible.push(await createPost(t, quiet.token, `new ${i}`, [fullTag]));
-    await ok(BLOCK, { id: prolific.id }, reader.token);
+    await t.gqlData(BLOCK, { id: prolific.id }, reader.token);
     // Pages of 3: [new × 3], then noise × 4 and old × 3 read in 3 + 3 + 3: full.
     const QUERY = `query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 3, after: $after) { ${PAGE} } }`;
-    const first = (await ok(QUERY, { tag: fullTag }, reader.token)).tagTimeline;
+    const first = (await t.gqlData(QUERY, { tag: fullTag }, reader.token)).tagTimeline;
     expect(first.edges.map((e: any) => e.node.id)).toEqual(newestFirst(visible).slice(0, 3));
     expect(first.pageInfo.hasNextPage).toBe(true);
-    const second = (await ok(QUERY, { tag: fullTag, after: first.pageInfo.endCursor }, reader.token)).tagTimeline;
+    const second = (await t.gqlData(QUERY, { tag: fullTag, after: first.pageInfo.endCursor }, reader.token)).tagTimeline;
     expect(second.edges.map((e: any) => e.node.id)).toEqual(newestFirst(visible).slice(3));
     expect(second.pageInfo.hasNextPage).toBe(false);
     expect(second.pageInfo.endCursor).toBe(second.edges.at(-1).cursor);
     // Pages of 1 run out of extra reads inside the noise: an empty page that leads on, and nothing lost or repeated.
     const empty = (
-      await ok(`query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 1, after: $after) { ${PAGE} } }`, { tag: fullTag, after: first.edges[2].cursor }, reader.token)
+      await t.gqlData(
+        `query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 1, after: $after) { ${PAGE} } }`,
+        { tag: fullTag, after: first.edges[2].cursor },
+        reader.token,
+      )
     ).tagTimeline;
     expect(empty.edges).toEqual([]);
     expect(empty.pageInfo.hasNextPage).toBe(true);
@@ -317,18 +325,18 @@ describe('blocks and mutes', () => {
       expect(errorCodes(await t.gql(mutation, { id: B.id }))).toEqual(['UNAUTHENTICATED']);
     }
     // Repeats change nothing and are no error.
-    expect((await ok(BLOCK, { id: B.id }, V.token)).block.user).toMatchObject({ viewerBlocks: true, followerCount: 1 });
-    expect((await ok(MUTE, { id: M.id }, V.token)).mute.user).toEqual({ id: M.id, viewerMutes: true, viewerFollows: true });
+    expect((await t.gqlData(BLOCK, { id: B.id }, V.token)).block.user).toMatchObject({ viewerBlocks: true, followerCount: 1 });
+    expect((await t.gqlData(MUTE, { id: M.id }, V.token)).mute.user).toEqual({ id: M.id, viewerMutes: true, viewerFollows: true });
 
     const other = await t.signUp();
     await follow(t, other.token, V.id);
-    await ok(BLOCK, { id: other.id }, V.token);
-    expect((await ok(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
-    expect((await ok(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
+    await t.gqlData(BLOCK, { id: other.id }, V.token);
+    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
+    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
     expect(await flags(V, other.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, followsViewer: false });
     await follow(t, other.token, V.id);
     expect(await flags(V, other.id)).toMatchObject({ followsViewer: true });
-    expect((await ok(UNMUTE, { id: N.id }, V.token)).unmute.user).toEqual({ id: N.id, viewerMutes: false });
+    expect((await t.gqlData(UNMUTE, { id: N.id }, V.token)).unmute.user).toEqual({ id: N.id, viewerMutes: false });
   });
 
   it('takes back a follow written while a block was being made, so no follow outlives a block', async () => {
@@ -355,10 +363,11 @@ describe('blocks and mutes', () => {
     const [blocker, author] = await Promise.all([t.signUp(), t.signUp()]);
     await follow(t, blocker.token, author.id);
     const post = await createPost(t, author.token, 'soon gone');
-    await eventually(async () => expect(await homeIds(t, blocker)).toEqual([post]));
-    await ok(BLOCK, { id: author.id }, blocker.token);
-    await ok(UNBLOCK, { id: author.id }, blocker.token);
-    await eventually(async () => expect(await homeIds(t, blocker)).toEqual([]));
+    await expect.poll(() => homeIds(t, blocker), WORKER_WAIT).toEqual([post]);
+    await t.gqlData(BLOCK, { id: author.id }, blocker.token);
+    await t.gqlData(UNBLOCK, { id: author.id }, blocker.token);
+    await waitForQueueToDrain(t);
+    expect(await homeIds(t, blocker)).toEqual([]);
     expect(await authorIdsAs(blocker, author.id)).toEqual([post]);
   });
 
@@ -367,18 +376,18 @@ describe('blocks and mutes', () => {
     const own = `own${Date.now()}`;
     const a = await createPost(t, muted.token, 'muted', [own]);
     const b = await createPost(t, blocked.token, 'blocked', [own]);
-    await ok(MUTE, { id: muted.id }, viewer.token);
-    await ok(BLOCK, { id: blocked.id }, viewer.token);
+    await t.gqlData(MUTE, { id: muted.id }, viewer.token);
+    await t.gqlData(BLOCK, { id: blocked.id }, viewer.token);
     expect(await tagIdsAs(viewer, own)).toEqual([]);
-    await ok(UNMUTE, { id: muted.id }, viewer.token);
-    await ok(UNBLOCK, { id: blocked.id }, viewer.token);
+    await t.gqlData(UNMUTE, { id: muted.id }, viewer.token);
+    await t.gqlData(UNBLOCK, { id: blocked.id }, viewer.token);
     expect(await tagIdsAs(viewer, own)).toEqual(newestFirst([a, b]));
   });
 
   it("applies blocks and mutes to reposts and mentions: refused across a block, and a hidden reposter's reposts left out", async () => {
     const [viewer, reposter, author, blocked, blocker] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
-    await ok(BLOCK, { id: blocked.id }, viewer.token);
-    await ok(BLOCK, { id: viewer.id }, blocker.token);
+    await t.gqlData(BLOCK, { id: blocked.id }, viewer.token);
+    await t.gqlData(BLOCK, { id: viewer.id }, blocker.token);
     const [blockedPost, blockerPost] = [await createPost(t, blocked.token, 'by the blocked'), await createPost(t, blocker.token, 'by the blocker')];
 
     // Reposting across a block, either way, is refused and writes nothing.
@@ -389,17 +398,17 @@ describe('blocks and mutes', () => {
     ] as const) {
       const result = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: post }, actor.token);
       expect(errorCodes(result)).toEqual(['FORBIDDEN']);
-      expect((await ok('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({
+      expect((await t.gqlData('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({
         repostCount: 0,
         repostedBy: { totalCount: 0 },
       });
     }
 
     // Mentioning across a block, in a post or a comment, either way, is refused and writes nothing.
-    const postsBefore = (await ok('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount;
+    const postsBefore = (await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount;
     const mentionPost = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text: `hi @${blocked.handle}` }, viewer.token);
     expect(errorCodes(mentionPost)).toEqual(['FORBIDDEN']);
-    expect((await ok('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(postsBefore);
+    expect((await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(postsBefore);
     const open = await createPost(t, author.token, 'open to all');
     const mentionComment = await t.gql(
       'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
@@ -413,13 +422,13 @@ describe('blocks and mutes', () => {
     // the reposter's reposts leave the viewer's home timeline (its author page still shows them).
     await follow(t, viewer.token, reposter.id);
     const shared = await createPost(t, author.token, 'worth sharing');
-    await ok('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: shared }, reposter.token);
-    await queueDrained(t);
+    await t.gqlData('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: shared }, reposter.token);
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, viewer)).toContain(shared);
-    await ok(MUTE, { id: reposter.id }, viewer.token);
+    await t.gqlData(MUTE, { id: reposter.id }, viewer.token);
     expect(await homeIds(t, viewer)).not.toContain(shared);
     expect(await authorIdsAs(viewer, reposter.id)).toContain(shared);
-    await ok(UNMUTE, { id: reposter.id }, viewer.token);
+    await t.gqlData(UNMUTE, { id: reposter.id }, viewer.token);
     expect(await homeIds(t, viewer)).toContain(shared);
   });
 
@@ -429,13 +438,13 @@ describe('blocks and mutes', () => {
     await follow(t, viewer.token, muted.id);
     const older = await createPost(t, friend.token, 'older');
     const newer = await createPost(t, muted.token, 'newer, by a muted account');
-    await queueDrained(t);
-    await ok(MUTE, { id: muted.id }, viewer.token);
-    const cursor = (await ok('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline.edges[0]
-      .cursor;
+    await waitForQueueToDrain(t);
+    await t.gqlData(MUTE, { id: muted.id }, viewer.token);
+    const cursor = (await t.gqlData('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline
+      .edges[0].cursor;
     // Pull-to-refresh from the older post: the one newer entry is muted, yet the page says where it got to.
     const refreshed = (
-      await ok(
+      await t.gqlData(
         'query($id: ID!, $before: String) { user(id: $id) { timeline(last: 1, before: $before) { edges { node { id } } pageInfo { startCursor hasPreviousPage } } } }',
         { id: viewer.id, before: cursor },
         viewer.token,
@@ -447,11 +456,15 @@ describe('blocks and mutes', () => {
     expect([older, newer]).toHaveLength(2);
 
     // A comment under the poster's post mentions the viewer, whom the poster blocked: the viewer is not shown that post through a notification.
-    await ok(BLOCK, { id: viewer.id }, poster.token);
+    await t.gqlData(BLOCK, { id: viewer.id }, poster.token);
     const post = await createPost(t, poster.token, 'a post the viewer must not see');
-    await ok('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `@${viewer.handle} look` }, commenter.token);
-    await queueDrained(t);
-    const groups = (await ok('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user
+    await t.gqlData(
+      'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
+      { id: post, text: `@${viewer.handle} look` },
+      commenter.token,
+    );
+    await waitForQueueToDrain(t);
+    const groups = (await t.gqlData('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user
       .notifications.edges;
     expect(groups.filter((e: any) => e.node.post?.id === post)).toEqual([]);
   });

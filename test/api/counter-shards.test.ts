@@ -96,7 +96,7 @@ function countsPastShardZero(items: Map<number, Record<string, unknown>>): numbe
   return [...items].filter(([n]) => n > 0).reduce((sum, [, item]) => sum + Number(item.likeCount) + Number(item.viewCount), 0);
 }
 
-describe('a post that turns hot after creation', () => {
+describe('stored items: a post that turns hot after creation', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp(HOT_AFTER_CREATION);
@@ -144,7 +144,7 @@ describe('a post that turns hot after creation', () => {
   });
 });
 
-describe('a raised post read through the caches of other instances', () => {
+describe('stored items: a raised post read through the caches of other instances', () => {
   it('with CACHE=memory: an instance whose cached post item still names one shard sums every shard within the counter TTL', { timeout: 120_000 }, async () => {
     // The reader keeps post items far longer than the test runs; its counter shards for 200 ms.
     const reader = await startTestApp({ ...HOT_AFTER_CREATION, CACHE: 'memory', CACHE_TTL_MS: '600000', CACHE_COUNTER_TTL_MS: '200' });

@@ -30,7 +30,7 @@ async function verify(...args: string[]): Promise<{ code: number; output: string
 }
 
 // Each verify is a process of its own (tsx compiles the script), several per test.
-describe('npm run counters:verify', { timeout: 180_000 }, () => {
+describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
   it("sums every shard of a post whose shards were raised, and reports a shard past the post's counterShards", async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
     const created = await t.gql('mutation { createPost(input: { text: "raised" }) { post { id } } }', {}, author.token);

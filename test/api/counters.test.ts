@@ -4,6 +4,7 @@ import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 
+const REACT = 'mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }';
 const COUNTS = 'id likeCount viewCount commentCount viewerHasLiked reactionCounts { kind count }';
 let t: TestApp;
 
@@ -113,8 +114,6 @@ describe('unique views', () => {
 });
 
 describe('reactions', () => {
-  const REACT = 'mutation($id: ID!, $kind: String!) { react(postId: $id, kind: $kind) { post { id } } }';
-
   it('counts each user once per kind and lists kinds largest first', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
@@ -143,13 +142,8 @@ describe('reactions', () => {
       expect(result.errors![0]!.message).toContain('like, love, laugh, wow, sad, clap');
     }
     expect((await counts(postId)).reactionCounts).toEqual([]);
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const partition = await client.send(
-      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.post(postId).pk } }),
-    );
-    client.destroy();
-    expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'FANOUT', 'POST']);
-    expect(partition.Items!.find((item) => item.sk === 'COUNT#0')!.reactions).toEqual({});
+    await t.gql(REACT, { id: postId, kind: 'wow' }, author.token);
+    expect((await counts(postId)).reactionCounts).toEqual([{ kind: 'wow', count: 1 }]);
   });
 
   it('counts a configured kind that is also a member of every plain object (constructor) exactly', async () => {
@@ -168,32 +162,6 @@ describe('reactions', () => {
     } finally {
       await own.stop();
     }
-  });
-});
-
-describe('hot posts', () => {
-  it("spreads the counter writes of a popular author's post over several shards and sums them on read", async () => {
-    const author = await t.signUp();
-    const fan = await t.signUp();
-    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
-    const postId = await createPost(author.token);
-    const likers = await signUpMany(60);
-    await Promise.all(likers.map((u) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token)));
-    expect((await counts(postId)).likeCount).toBe(60);
-
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const shardPrefix = keys.counterShard(postId, 0).sk.replace(/\d+$/, '');
-    const shards = await client.send(
-      new QueryCommand({
-        TableName: tableName(t.tablePrefix),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.counterShard(postId, 0).pk, ':prefix': shardPrefix },
-      }),
-    );
-    client.destroy();
-    const used = (shards.Items ?? []).filter((shard) => Number(shard.likeCount) > 0);
-    expect(shards.Items).toHaveLength(4);
-    expect(used.length).toBeGreaterThan(1);
   });
 });
 
@@ -219,5 +187,46 @@ describe('social counts', () => {
       b: { postCount: 0, followerCount: 0, followingCount: 1 },
       post: { commentCount: 2 },
     });
+  });
+});
+
+describe('stored items: reaction records and counter shards', () => {
+  it('a refused reaction kind writes no item and no key: the post keeps its item, its counter shard and its fan-out record', async () => {
+    const author = await t.signUp();
+    const postId = await createPost(author.token);
+    for (const kind of ['UPPER', 'brand_new_kind', '__proto__', 'constructor']) {
+      expect(errorCodes(await t.gql(REACT, { id: postId, kind }, author.token))).toEqual(['BAD_USER_INPUT']);
+    }
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    const partition = await client.send(
+      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.post(postId).pk } }),
+    );
+    client.destroy();
+    expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'FANOUT', 'POST']);
+    expect(partition.Items!.find((item) => item.sk === 'COUNT#0')!.reactions).toEqual({});
+  });
+
+  it("spreads the counter writes of a popular author's post over several shards and sums them on read", async () => {
+    const author = await t.signUp();
+    const fan = await t.signUp();
+    await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
+    const postId = await createPost(author.token);
+    const likers = await signUpMany(60);
+    await Promise.all(likers.map((u) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token)));
+    expect((await counts(postId)).likeCount).toBe(60);
+
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    const shardPrefix = keys.counterShard(postId, 0).sk.replace(/\d+$/, '');
+    const shards = await client.send(
+      new QueryCommand({
+        TableName: tableName(t.tablePrefix),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.counterShard(postId, 0).pk, ':prefix': shardPrefix },
+      }),
+    );
+    client.destroy();
+    const used = (shards.Items ?? []).filter((shard) => Number(shard.likeCount) > 0);
+    expect(shards.Items).toHaveLength(4);
+    expect(used.length).toBeGreaterThan(1);
   });
 });

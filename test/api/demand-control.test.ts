@@ -5,7 +5,8 @@ import { declaredCost } from '../../src/graphql/limits/cost-directives.js';
 import { totals } from '../../src/observability/cost.js';
 import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
 import { connectLive } from '../helpers/live.js';
-import { createPost, queueDrained } from '../helpers/posts.js';
+import { createPost } from '../helpers/posts.js';
+import { waitForQueueToDrain } from '../helpers/queue.js';
 import { startRedis } from '../helpers/redis.js';
 
 /** The first High request of the review (issue 29): each post of a public page of 100 asks three lists for one entry. */
@@ -48,7 +49,7 @@ beforeAll(async () => {
   for (const followed of followers.slice(0, 5)) await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: followed.id }, reader.token);
   await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: followers[19]!.id }, reader.token);
   await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: followers[18]!.id }, reader.token);
-  await queueDrained(t);
+  await waitForQueueToDrain(t);
   // Nothing else runs in this process from here: every store request counted is one of the tests'.
   await t.app.stop();
   t = await startTestApp({ CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });

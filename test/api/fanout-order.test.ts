@@ -60,7 +60,7 @@ const rawHomeEntries = (userId: string) => rawPartition(partitions.home(userId))
 
 const firstOfKind = (tasks: ClaimedTask[], kind: string) => [...tasks.filter((x) => x.payload.kind === kind), ...tasks.filter((x) => x.payload.kind !== kind)];
 
-describe('task order', () => {
+describe('stored items: task order', () => {
   it('a fan-out that runs after its post was deleted and cleaned up leaves nothing behind', async () => {
     const [author, ...followers] = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
     for (const f of followers) await follow(t, f.token, author!.id);

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';
+import { createPost, follow, homeIds } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 /**
@@ -68,7 +69,7 @@ describe('fan-out worker as its own process', () => {
     expect(resumed.attempts).toBe(2);
     expect(resumed.checkpoint).not.toBeNull();
     await second.logLine((e) => e.msg === 'task ended' && e.kind === 'fanOut' && e.outcome === 'done');
-    await eventually(async () => expect(await counts()).toEqual(followers.map(() => 1)));
+    await expect.poll(counts, WORKER_WAIT).toEqual(followers.map(() => 1));
     // Pages written again after the crash are not counted twice.
     expect(await fanOutStatus(author.token, postId)).toEqual({ state: 'DONE', delivered: 120, total: 120 });
 
@@ -108,7 +109,7 @@ describe('fan-out worker as its own process', () => {
     const resumed = await second.logLine((e) => e.msg === 'task claimed' && e.kind === 'repost');
     expect(resumed.checkpoint).not.toBeNull();
     await second.logLine((e) => e.msg === 'task ended' && e.kind === 'repost' && e.outcome === 'done');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     const [ofAuthorsFollower, ...rest] = await reasons();
     expect(ofAuthorsFollower).toHaveLength(1);
     expect([null, reposter.id]).toContain(ofAuthorsFollower![0]);
@@ -127,10 +128,10 @@ describe('fan-out worker as its own process', () => {
 
     // The API enqueued over its 4 shards; this worker spreads new tasks over 16.
     const worker = startWorker({ QUEUE_SHARDS: '16' });
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       for (const f of followers) expect(new Set(await homeIds(t, f))).toEqual(new Set(posts));
-    });
-    await queueDrained(t);
+    }, WORKER_WAIT);
+    await waitForQueueToDrain(t);
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
   });

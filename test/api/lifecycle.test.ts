@@ -161,15 +161,6 @@ describe('npm start process', () => {
     return { child, url, exited, log: () => log };
   }
 
-  async function waitFor(check: () => Promise<boolean>, ms: number): Promise<boolean> {
-    const deadline = Date.now() + ms;
-    while (Date.now() < deadline) {
-      if (await check()) return true;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    return check();
-  }
-
   it('drains and stops the engine on SIGTERM, exiting 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-sigterm-'));
     dirs.push(dataDir);
@@ -188,7 +179,7 @@ describe('npm start process', () => {
     expect(await javaPidsFor(dataDir)).toHaveLength(1);
     service.child.kill('SIGKILL');
     await service.exited;
-    expect(await waitFor(async () => (await javaPidsFor(dataDir)).length === 0, 10_000)).toBe(true);
+    await expect.poll(() => javaPidsFor(dataDir), { timeout: 10_000, interval: 100 }).toEqual([]);
   });
 
   it('starts a dead DynamoDB Local again on the same port and data, saying "restarting" on /healthz meanwhile', { timeout: 240_000 }, async () => {

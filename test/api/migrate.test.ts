@@ -18,7 +18,7 @@ async function migrate(env: Record<string, string>): Promise<{ code: number; out
   }
 }
 
-describe('npm run migrate', () => {
+describe('stored items: npm run migrate', () => {
   it('creates the table (with TTL on expiresAt) on the configured DynamoDB, and again changes nothing', async () => {
     const endpoint = inject('dynamodbEndpoint');
     const prefix = `m${randomBytes(4).toString('hex')}_`;

@@ -26,12 +26,6 @@ afterAll(async () => {
 type Account = { id: string; handle: string; token: string };
 const users = (n: number) => Promise.all(Array.from({ length: n }, () => t.signUp()));
 
-async function ok(query: string, variables: Record<string, unknown>, token?: string) {
-  const result = await t.gql(query, variables, token);
-  if (result.errors) throw new Error(JSON.stringify(result.errors));
-  return result.data!;
-}
-
 /** The causes of the notify tasks waiting in the queue that concern `recipientId`. */
 async function queuedNotifications(recipientId: string): Promise<NotificationCause[]> {
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
@@ -89,7 +83,7 @@ function crashingAfter<S extends keyof Stores>(store: S, method: keyof Stores[S]
 }
 
 async function notifications(user: Account) {
-  const data = await ok(
+  const data = await t.gqlData(
     'query($id: ID!) { user(id: $id) { unreadNotificationCount notifications(first: 20) { edges { node { kind actorCount actors { id } } } } } }',
     { id: user.id },
     user.token,
@@ -100,9 +94,9 @@ async function notifications(user: Account) {
   };
 }
 
-const like = (token: string, postId: string, mutation = 'likePost') => ok(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+const like = (token: string, postId: string, mutation = 'likePost') => t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 
-describe('a notification is enqueued with its action', () => {
+describe('stored items: a notification is enqueued with its action', () => {
   it('a crash right after an action loses no notification, whichever action it was', async () => {
     const [author, actor, mentioned] = await users(3);
     const post = await createPost(t, author!.token, 'act on me');
@@ -152,12 +146,12 @@ describe('a notification is enqueued with its action', () => {
     for (const post of posts) await like(liker!.token, post);
     await runQueue();
     // The three newest posts are deleted; their cleanup tasks (which drop their groups) have not run yet, so their groups are read and left out.
-    for (const post of posts.slice(2)) await ok('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
+    for (const post of posts.slice(2)) await t.gqlData('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
     const query =
       'query($id: ID!, $after: String) { user(id: $id) { notifications(first: 2, after: $after) { edges { node { post { id } } } pageInfo { hasNextPage endCursor } } } }';
-    const page = (await ok(query, { id: author!.id }, author!.token)).user.notifications;
+    const page = (await t.gqlData(query, { id: author!.id }, author!.token)).user.notifications;
     expect(page.edges.map((e: { node: { post: { id: string } } }) => e.node.post.id)).toEqual([posts[1], posts[0]]);
-    const rest = (await ok(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user.notifications;
+    const rest = (await t.gqlData(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user.notifications;
     expect(rest.edges).toEqual([]);
     expect(rest.pageInfo.hasNextPage).toBe(false);
     await runQueue();
@@ -173,8 +167,8 @@ describe('a notification is enqueued with its action', () => {
     await like(actor!.token, post, 'repost');
     await like(actor!.token, post, 'repost');
     const comment = 'mutation($id: ID!) { addComment(postId: $id, text: "once", idempotencyKey: "k-1") { comment { id } } }';
-    await ok(comment, { id: post }, actor!.token);
-    await ok(comment, { id: post }, actor!.token);
+    await t.gqlData(comment, { id: post }, actor!.token);
+    await t.gqlData(comment, { id: post }, actor!.token);
     expect((await queuedNotifications(author!.id)).map((c) => c.kind).sort()).toEqual(['COMMENT', 'FOLLOW', 'LIKE', 'REPOST']);
 
     await runQueue();

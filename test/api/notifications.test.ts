@@ -5,7 +5,8 @@ import { NotifyHandler } from '../../src/usecases/tasks/notify.js';
 import { NotificationCheck } from '../../src/usecases/tasks/steps/notification-check.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, queueDrained, unfollow } from '../helpers/posts.js';
+import { createPost, follow, unfollow } from '../helpers/posts.js';
+import { waitForQueueToDrain } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
 
@@ -19,12 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.stop();
 });
-
-async function ok(query: string, variables: Record<string, unknown>, token?: string) {
-  const result = await t.gql(query, variables, token);
-  if (result.errors) throw new Error(JSON.stringify(result.errors));
-  return result.data!;
-}
 
 interface Group {
   id: string;
@@ -46,8 +41,8 @@ const NOTIFICATIONS = `query($id: ID!, $first: Int, $after: String, $last: Int, 
 
 /** The user's notifications once the queue is drained: every group, newest first, and the unread count. */
 async function notifications(user: Account, args: Record<string, unknown> = { first: 100 }) {
-  await queueDrained(t);
-  const data = await ok(NOTIFICATIONS, { id: user.id, ...args }, user.token);
+  await waitForQueueToDrain(t);
+  const data = await t.gqlData(NOTIFICATIONS, { id: user.id, ...args }, user.token);
   const connection = data.user.notifications as {
     edges: { cursor: string; node: Group }[];
     pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null };
@@ -55,7 +50,7 @@ async function notifications(user: Account, args: Record<string, unknown> = { fi
   return { groups: connection.edges.map((edge) => edge.node), edges: connection.edges, pageInfo: connection.pageInfo, unread: data.user.unreadNotificationCount as number };
 }
 
-const act = (mutation: string, token: string, postId: string) => ok(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+const act = (mutation: string, token: string, postId: string) => t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 const users = (n: number) => Promise.all(Array.from({ length: n }, () => t.signUp()));
 const ids = (group: Group | undefined) => group?.actors.map((a) => a.id);
 
@@ -109,7 +104,7 @@ describe('notifications', () => {
     const [author, b, c, d] = await users(4);
     const post = await createPost(t, author!.token, 'share me');
     await act('repost', b!.token, post);
-    await ok('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `nice, @${d!.handle}` }, c!.token);
+    await t.gqlData('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `nice, @${d!.handle}` }, c!.token);
     const mentioning = await createPost(t, b!.token, `hello @${author!.handle}`);
     let { groups, unread } = await notifications(author!);
     expect(groups.map((g) => g.kind)).toEqual(['MENTION', 'COMMENT', 'REPOST']);
@@ -131,7 +126,7 @@ describe('notifications', () => {
     expect(groups.map((g) => g.kind)).toEqual(['MENTION', 'COMMENT']);
     expect(unread).toBe(2);
 
-    await ok('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
+    await t.gqlData('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
     ({ groups, unread } = await notifications(author!));
     expect(groups.map((g) => g.kind)).toEqual(['MENTION']);
     expect(unread).toBe(1);
@@ -142,7 +137,7 @@ describe('notifications', () => {
   it('never notifies from a muted account, and hides an account blocked later', async () => {
     const [author, muted, blocked] = await users(3);
     const post = await createPost(t, author!.token, 'quiet please');
-    await ok('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, author!.token);
+    await t.gqlData('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, author!.token);
     await act('likePost', muted!.token, post);
     await follow(t, muted!.token, author!.id);
     let { groups, unread } = await notifications(author!);
@@ -153,7 +148,7 @@ describe('notifications', () => {
     await follow(t, blocked!.token, author!.id);
     ({ groups } = await notifications(author!));
     expect(groups.map((g) => g.kind)).toEqual(['FOLLOW', 'LIKE']);
-    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
+    await t.gqlData('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
     // The block ended the follow (its notification goes) and took the account out of the like's group, which went with its count.
     ({ groups, unread } = await notifications(author!));
     expect(groups).toEqual([]);
@@ -168,8 +163,8 @@ describe('notifications', () => {
     const post = await createPost(t, author!.token, 'crowded');
     for (const actor of [muted!, blocker!, blocked!, stays!]) await act('likePost', actor.token, post);
     const comment = 'mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }';
-    await ok(comment, { id: post }, muted!.token);
-    await ok(comment, { id: post }, blocked!.token);
+    await t.gqlData(comment, { id: post }, muted!.token);
+    await t.gqlData(comment, { id: post }, blocked!.token);
     await follow(t, muted!.token, author!.id);
     let { groups, unread } = await notifications(author!);
     expect(groups.map((g) => [g.kind, g.actorCount])).toEqual([
@@ -178,11 +173,11 @@ describe('notifications', () => {
       ['LIKE', 4],
     ]);
     expect(unread).toBe(3);
-    await ok('mutation { markNotificationsRead { id } }', {}, author!.token);
+    await t.gqlData('mutation { markNotificationsRead { id } }', {}, author!.token);
 
-    await ok('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, author!.token);
-    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: author!.id }, blocker!.token);
-    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
+    await t.gqlData('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, author!.token);
+    await t.gqlData('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: author!.id }, blocker!.token);
+    await t.gqlData('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: blocked!.id }, author!.token);
     ({ groups, unread } = await notifications(author!));
     // The FOLLOW and COMMENT groups had nobody else: they went. The LIKE group keeps the one actor left, counted as one.
     expect(groups.map((g) => [g.kind, g.actorCount, ids(g)])).toEqual([['LIKE', 1, [stays!.id]]]);
@@ -206,9 +201,9 @@ describe('notifications', () => {
     expect(unread).toBe(2);
 
     // Until a time before the groups' updates: nothing is marked.
-    await ok('mutation($until: DateTime) { markNotificationsRead(until: $until) { id } }', { until: '2020-01-01T00:00:00.000Z' }, author!.token);
+    await t.gqlData('mutation($until: DateTime) { markNotificationsRead(until: $until) { id } }', { until: '2020-01-01T00:00:00.000Z' }, author!.token);
     expect((await notifications(author!)).unread).toBe(2);
-    const marked = await ok('mutation { markNotificationsRead { id unreadNotificationCount } }', {}, author!.token);
+    const marked = await t.gqlData('mutation { markNotificationsRead { id unreadNotificationCount } }', {}, author!.token);
     expect(marked.markNotificationsRead).toEqual({ id: author!.id, unreadNotificationCount: 0 });
     ({ groups, unread } = await notifications(author!));
     expect(groups.every((g) => g.read)).toBe(true);
@@ -248,7 +243,7 @@ describe('notifications', () => {
     for (let i = 0; i < MAX + 2; i++) posts.push(await createPost(t, author!.token, `post ${i}`));
     for (const post of posts) {
       await act('likePost', liker!.token, post);
-      await queueDrained(t);
+      await waitForQueueToDrain(t);
     }
     const { groups, unread } = await notifications(author!);
     expect(groups.length).toBeLessThanOrEqual(MAX);
@@ -295,7 +290,7 @@ describe('notifications', () => {
     const [author, liker, other] = await users(3);
     const post = await createPost(t, author!.token, `for @${other!.handle}`);
     await act('likePost', liker!.token, post);
-    const comment = await ok('mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post }, liker!.token);
+    const comment = await t.gqlData('mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post }, liker!.token);
     const { groups } = await notifications(author!);
     const like = groups.find((group) => group.kind === 'LIKE')!;
     const mention = (await notifications(other!)).groups.find((group) => group.kind === 'MENTION')!;
@@ -303,18 +298,18 @@ describe('notifications', () => {
     expect(mention.id.length).toBeLessThanOrEqual(100);
 
     const NODE = `query($id: ID!) { node(id: $id) { id ... on Notification { ${GROUP} } } }`;
-    expect((await ok(NODE, { id: like.id }, author!.token)).node).toEqual(like);
-    expect((await ok(NODE, { id: mention.id }, other!.token)).node).toMatchObject({ id: mention.id, kind: 'MENTION' });
+    expect((await t.gqlData(NODE, { id: like.id }, author!.token)).node).toEqual(like);
+    expect((await t.gqlData(NODE, { id: mention.id }, other!.token)).node).toMatchObject({ id: mention.id, kind: 'MENTION' });
     // Someone else's notification, anonymous or not, names nothing.
-    expect((await ok(NODE, { id: like.id }, other!.token)).node).toBeNull();
-    expect((await ok(NODE, { id: like.id }, undefined)).node).toBeNull();
+    expect((await t.gqlData(NODE, { id: like.id }, other!.token)).node).toBeNull();
+    expect((await t.gqlData(NODE, { id: like.id }, undefined)).node).toBeNull();
     for (const forged of ['ntf_', `ntf_${Buffer.from(`${author!.id}|LIKE#nope`).toString('base64url')}`, 'ntf_!!']) {
-      expect((await ok(NODE, { id: forged }, author!.token)).node).toBeNull();
+      expect((await t.gqlData(NODE, { id: forged }, author!.token)).node).toBeNull();
     }
 
     const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }';
     const ids = [like.id, author!.id, post, comment.addComment.comment.id, 'nope', mention.id];
-    const all = await ok(NODES, { ids }, author!.token);
+    const all = await t.gqlData(NODES, { ids }, author!.token);
     expect(all.nodes).toEqual([
       { __typename: 'Notification', id: like.id },
       { __typename: 'User', id: author!.id },
@@ -328,8 +323,8 @@ describe('notifications', () => {
     expect(tooMany.errors![0]!.extensions!.field).toBe('ids');
 
     // A group whose only actor the recipient blocks is left out of the page, and so of node.
-    await ok('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: liker!.id }, author!.token);
-    await queueDrained(t);
-    expect((await ok(NODE, { id: like.id }, author!.token)).node).toBeNull();
+    await t.gqlData('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: liker!.id }, author!.token);
+    await waitForQueueToDrain(t);
+    expect((await t.gqlData(NODE, { id: like.id }, author!.token)).node).toBeNull();
   });
 });

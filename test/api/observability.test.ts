@@ -7,7 +7,8 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import type { TaskPayload } from '../../src/domain/tasks.js';
 import { type TestApp, startTestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, homeIds, queueDrained } from '../helpers/posts.js';
+import { createPost, follow, homeIds } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 /** Every JSON line the service writes on stderr while the test runs. */
@@ -152,10 +153,10 @@ describe('GET /metrics', () => {
     const [reader, author] = await Promise.all([t.signUp(), t.signUp()]);
     await follow(t, reader.token, author.id);
     const postId = await createPost(t, author.token, 'measured');
-    await eventually(async () => expect(await homeIds(t, reader)).toEqual([postId]));
-    await queueDrained(t);
+    await expect.poll(() => homeIds(t, reader), WORKER_WAIT).toEqual([postId]);
+    await waitForQueueToDrain(t);
 
-    await eventually(async () => {
+    await vi.waitFor(async () => {
       const text = await scrape();
       expect(total(text, 'worker_tasks_total', { kind: 'fanOut', outcome: 'done' })).toBeGreaterThanOrEqual(1);
       expect(total(text, 'worker_tasks_total', { kind: 'backfill', outcome: 'done' })).toBeGreaterThanOrEqual(1);
@@ -174,26 +175,35 @@ describe('GET /metrics', () => {
       expect(total(text, 'task_queue_oldest_task_age_seconds')).toBe(0);
       expect(total(text, 'task_dead_letters')).toBe(1);
       expect(total(text, 'worker_tasks_running')).toBe(0);
-    });
+    }, WORKER_WAIT);
   });
 
-  it('shows a waiting task in the queue depth and the age of the oldest task', async () => {
-    // A task enqueued a minute ago and held by a worker elsewhere (its lease runs for an hour).
-    const id = `tsk_${crockford(Date.now() - 60_000)}${newId('tsk').slice(-16)}`;
-    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const item = { ...keys.task(2, id), id, payload: { kind: 'backfill', followerId: 'usr_x', followeeId: 'usr_y' }, leaseUntil: Date.now() + 3_600_000, attempts: 1, failures: 0 };
-    await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: item }));
-    try {
-      const text = await scrape();
-      expect(samples(text, 'task_queue_depth').find((sample) => sample.labels.shard === '2')?.value).toBe(1);
-      expect(total(text, 'task_queue_depth')).toBe(1);
-      const age = samples(text, 'task_queue_oldest_task_age_seconds').find((sample) => sample.labels.shard === '2')!.value;
-      expect(age).toBeGreaterThanOrEqual(59);
-      expect(age).toBeLessThan(120);
-    } finally {
-      await client.send(new DeleteCommand({ TableName: tableName(t.tablePrefix), Key: keys.task(2, id) }));
-      client.destroy();
-    }
+  describe('stored items: a task enqueued a minute ago', () => {
+    it('shows a waiting task in the queue depth and the age of the oldest task', async () => {
+      // A task enqueued a minute ago and held by a worker elsewhere (its lease runs for an hour).
+      const id = `tsk_${crockford(Date.now() - 60_000)}${newId('tsk').slice(-16)}`;
+      const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+      const item = {
+        ...keys.task(2, id),
+        id,
+        payload: { kind: 'backfill', followerId: 'usr_x', followeeId: 'usr_y' },
+        leaseUntil: Date.now() + 3_600_000,
+        attempts: 1,
+        failures: 0,
+      };
+      await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: item }));
+      try {
+        const text = await scrape();
+        expect(samples(text, 'task_queue_depth').find((sample) => sample.labels.shard === '2')?.value).toBe(1);
+        expect(total(text, 'task_queue_depth')).toBe(1);
+        const age = samples(text, 'task_queue_oldest_task_age_seconds').find((sample) => sample.labels.shard === '2')!.value;
+        expect(age).toBeGreaterThanOrEqual(59);
+        expect(age).toBeLessThan(120);
+      } finally {
+        await client.send(new DeleteCommand({ TableName: tableName(t.tablePrefix), Key: keys.task(2, id) }));
+        client.destroy();
+      }
+    });
   });
 
   it('is not served with METRICS=false', async () => {
@@ -216,13 +226,13 @@ describe('a standalone worker', () => {
       const [reader, author] = await Promise.all([api.signUp(), api.signUp()]);
       await follow(api, reader.token, author.id);
       const postId = await createPost(api, author.token, 'from the worker process');
-      await eventually(async () => expect(await homeIds(api, reader)).toEqual([postId]));
-      await eventually(async () => {
+      await expect.poll(() => homeIds(api, reader), WORKER_WAIT).toEqual([postId]);
+      await vi.waitFor(async () => {
         const text = await scrape(started.metrics);
         expect(total(text, 'worker_tasks_total', { kind: 'fanOut', outcome: 'done' })).toBe(1);
         expect(total(text, 'fanout_lag_seconds_count')).toBe(1);
         expect(samples(text, 'task_queue_depth')).toHaveLength(4);
-      });
+      }, WORKER_WAIT);
       expect((await fetch(started.metrics.replace('/metrics', '/graphql'))).status).toBe(404);
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);

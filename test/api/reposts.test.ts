@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, queueDrained, unfollow, walk } from '../helpers/posts.js';
+import { createPost, follow, unfollow, idsOfEveryPage } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 /** Reposters with more than 4 followers are not fanned out here (FANOUT_MAX_FOLLOWERS), so the hybrid rule is reachable. */
 let t: TestApp;
@@ -24,7 +25,7 @@ async function repost(user: User, postId: string, mutation: 'repost' | 'unrepost
 /** Every entry of the user's home timeline: the post and the handle of the reposter that put it there. */
 function homeEntries(user: User): Promise<{ id: string; repostedBy: string | null }[]> {
   const entries: { id: string; repostedBy: string | null }[] = [];
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(
       'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
       { id: user.id, after },
@@ -88,10 +89,10 @@ describe('reposts under races', () => {
     await follow(t, follower!.token, reposter!.id);
     const postId = await createPost(t, author!.token, 'outlived');
     await repost(reposter!, postId);
-    await eventually(async () => expect(await entriesOf(follower!, postId)).toHaveLength(1));
+    await expect.poll(() => entriesOf(follower!, postId), WORKER_WAIT).toHaveLength(1);
     const deleted = await t.gql('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, reposter!.token);
     expect(deleted.errors).toBeUndefined();
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await entriesOf(follower!, postId)).toEqual([]);
     const post = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount edges { node { id } } } } }', { id: postId });
     expect(post.data!.post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0, edges: [] } });
@@ -108,12 +109,12 @@ describe('reposts in home timelines', () => {
     await follow(t, followers[3]!.token, first!.id);
     await follow(t, followers[3]!.token, author!.id);
     const postId = await createPost(t, author!.token, 'shared twice');
-    await eventually(async () => expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]));
+    await expect.poll(() => entriesOf(followers[3]!, postId), WORKER_WAIT).toEqual([{ id: postId, repostedBy: null }]);
 
     await repost(first!, postId);
-    await eventually(async () => expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]));
+    await expect.poll(() => entriesOf(followers[0]!, postId), WORKER_WAIT).toEqual([{ id: postId, repostedBy: first!.handle }]);
     await repost(second!, postId);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
 
     expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]);
     expect(await entriesOf(followers[1]!, postId)).toEqual([{ id: postId, repostedBy: first!.handle }]);
@@ -126,13 +127,13 @@ describe('reposts in home timelines', () => {
 
     // Unreposting takes the entry back where only that repost held it; elsewhere the other reason stays.
     await repost(first!, postId, 'unrepost');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await entriesOf(followers[0]!, postId)).toEqual([{ id: postId, repostedBy: second!.handle }]);
     expect(await entriesOf(followers[2]!, postId)).toEqual([{ id: postId, repostedBy: second!.handle }]);
     expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]);
     expect(await entriesOf(first!, postId)).toEqual([]);
     await repost(second!, postId, 'unrepost');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     for (const f of followers.slice(0, 3)) expect(await entriesOf(f, postId)).toEqual([]);
     expect(await entriesOf(followers[3]!, postId)).toEqual([{ id: postId, repostedBy: null }]);
   });
@@ -145,16 +146,16 @@ describe('reposts in home timelines', () => {
     const deleted = await createPost(t, author!.token, 'deleted');
     await repost(reposter!, kept);
     await repost(reposter!, deleted);
-    await eventually(async () => expect((await homeEntries(followers[0]!)).map((e) => e.id)).toEqual([deleted, kept]));
+    await expect.poll(async () => (await homeEntries(followers[0]!)).map((e) => e.id), WORKER_WAIT).toEqual([deleted, kept]);
 
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: deleted }, author!.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     for (const f of followers) expect((await homeEntries(f)).map((e) => e.id)).toEqual([kept]);
     const page = await t.gql('query($id: ID!) { user(id: $id) { posts { edges { node { id } repostedBy { id } } } } }', { id: reposter!.id });
     expect(page.data!.user.posts.edges).toEqual([{ node: { id: kept }, repostedBy: { id: reposter!.id } }]);
 
     await unfollow(t, followers[0]!.token, reposter!.id);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(await homeEntries(followers[0]!)).toEqual([]);
     expect((await homeEntries(followers[1]!)).map((e) => e.id)).toEqual([kept]);
   });
@@ -202,10 +203,10 @@ describe('reposts at the time they are made', () => {
     await follow(t, follower.token, friend!.id);
     const old = await createPost(t, author!.token, 'an old post');
     const newer = await createPost(t, friend!.token, 'newer than the old post');
-    await eventually(async () => expect(shown((await homePage(follower, { first: 1 })).entries)).toEqual([{ id: newer, repostedBy: null }]));
+    await expect.poll(async () => shown((await homePage(follower, { first: 1 })).entries), WORKER_WAIT).toEqual([{ id: newer, repostedBy: null }]);
 
     await repost(reposter!, old);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(shown((await homePage(follower, { first: 5 })).entries)).toEqual([
       { id: old, repostedBy: reposter!.handle },
       { id: newer, repostedBy: null },
@@ -215,7 +216,7 @@ describe('reposts at the time they are made', () => {
     const ownPost = await createPost(t, reposter!.token, 'the reposter’s own, older than nothing');
     expect(page.data!.user.posts.edges).toEqual([{ node: { id: old }, repostedBy: { handle: reposter!.handle } }]);
     await repost(reposter!, old, 'unrepost');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect((await homeEntries(follower)).map((e) => e.id)).toEqual([ownPost, newer]);
 
     // A reposter with more than FANOUT_MAX_FOLLOWERS followers: the repost is merged from the outbox at its own time too.
@@ -223,7 +224,7 @@ describe('reposts at the time they are made', () => {
     const crowd = await signUps(4);
     for (const u of [follower, ...crowd]) await follow(t, u.token, hot.id);
     const newest = await createPost(t, friend!.token, 'newer still');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     await repost(hot, old);
     expect(shown((await homePage(follower, { first: 2 })).entries)).toEqual([
       { id: old, repostedBy: hot.handle },
@@ -242,12 +243,12 @@ describe('reposts at the time they are made', () => {
     }
     await follow(t, withAuthor!.token, author!.id);
     const postId = await createPost(t, author!.token, 'reposted twice at once');
-    await eventually(async () => expect(shown(await homeEntries(withAuthor!))).toEqual([{ id: postId, repostedBy: null }]));
+    await expect.poll(async () => shown(await homeEntries(withAuthor!)), WORKER_WAIT).toEqual([{ id: postId, repostedBy: null }]);
     const later = await createPost(t, author!.token, 'later, by the author');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
 
     await Promise.all([repost(first!, postId), repost(second!, postId)]);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     // One entry, at the top, shown with one of the two reposts.
     const [top, ...rest] = await homeEntries(both!);
     expect(top!.id).toBe(postId);
@@ -263,16 +264,16 @@ describe('reposts at the time they are made', () => {
     const shownReposter = top!.repostedBy === first!.handle ? first! : second!;
     const other = shownReposter === first! ? second! : first!;
     await repost(shownReposter, postId, 'unrepost');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(shown(await homeEntries(both!))).toEqual([{ id: postId, repostedBy: other.handle }]);
 
     // Unfollowing the author keeps the post where a followed account also reposted it, shown with that repost.
     await unfollow(t, withAuthor!.token, author!.id);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(shown(await homeEntries(withAuthor!))).toEqual([{ id: postId, repostedBy: other.handle }]);
 
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     for (const u of [both!, withAuthor!, other]) expect(await entriesOf(u, postId)).toEqual([]);
   });
 
@@ -287,7 +288,7 @@ describe('reposts at the time they are made', () => {
     const post = async (text: string) => expected.unshift({ id: await createPost(t, friend!.token, text), repostedBy: null });
     const reposted = async (postId: string) => {
       await repost(reposter!, postId);
-      await queueDrained(t);
+      await waitForQueueToDrain(t);
       expected.unshift({ id: postId, repostedBy: reposter!.handle });
     };
     await post('q1');
@@ -296,7 +297,7 @@ describe('reposts at the time they are made', () => {
     await post('q3');
     await reposted(old2);
     await post('q4');
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
 
     const forwards: { id: string; repostedBy: string | null; cursor: string }[] = [];
     let after: string | null = null;
@@ -359,7 +360,7 @@ describe('likedBy and repostedBy', () => {
       ['repostedBy', 'repostCount', users.filter((_, i) => i !== 3)],
     ] as const) {
       const totals: number[] = [];
-      const ids = await walk(async (after) => {
+      const ids = await idsOfEveryPage(async (after) => {
         const result = await t.gql(
           `query($id: ID!, $after: String) { post(id: $id) { ${count} ${field}(first: 2, after: $after) { totalCount edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }`,
           { id: postId, after },

@@ -8,7 +8,8 @@ import { Tokens } from '../../src/auth/tokens.js';
 import { MAX_BODY_BYTES } from '../../src/http/server.js';
 import { TEST_PASSWORD, type GraphQLResponse, type TestApp, capturingLogger, errorCodes, startTestApp } from '../helpers/app.js';
 import { type LiveClient, connectLive } from '../helpers/live.js';
-import { createPost, follow, queueDrained } from '../helpers/posts.js';
+import { createPost, follow } from '../helpers/posts.js';
+import { waitForQueueToDrain } from '../helpers/queue.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
 import { type RedisServer, startRedis } from '../helpers/redis.js';
 import { killWorkerProcesses, startApiProcess, startWorkerProcess } from '../helpers/worker-process.js';
@@ -172,7 +173,7 @@ describe('one instance, in-process events', () => {
     createUseCases(t.app.stores, t.app.config, capturingLogger()).live.notified(viewer.id, { ...group, actorCount: 2 });
     await mention(open);
     await vi.waitFor(() => expect(groups.data.length).toBe(before + 1), { timeout: 20_000 });
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     expect(groups.data.slice(before).map((data) => data.notificationReceived.post)).toEqual([{ id: open, text: 'an open post' }]);
     const page = await t.gql('query($id: ID!) { user(id: $id) { notifications(first: 10) { edges { node { post { id } } } } } }', { id: viewer.id }, viewer.token);
     expect(page.data!.user.notifications.edges.map((edge: any) => edge.node.post.id)).toEqual([open]);

@@ -266,7 +266,7 @@ describe('home entries of reposts', () => {
   });
 });
 
-describe('home entries written before feed positions', () => {
+describe('stored items: home entries written before feed positions', () => {
   it('are read where they are, gain and lose reasons, and go when none is left', async () => {
     const { timelines } = t.app.stores;
     const postId = 'pst_01JD0000000000000000000000';

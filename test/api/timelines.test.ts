@@ -1,10 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { shardOf } from '../../src/stores/dynamo/shards.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, homeIds, newestFirst, publicIds, queueDrained, tagIds, unfollow, walk } from '../helpers/posts.js';
+import { createPost, follow, homeIds, newestFirst, publicIds, tagIds, unfollow, idsOfEveryPage } from '../helpers/posts.js';
+import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 let t: TestApp;
 
@@ -35,7 +36,8 @@ describe('home timeline', () => {
     await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
     const postId = await createPost(t, author.token, 'to all my followers');
 
-    await eventually(async () => expect(await occurrences(t, followers, postId)).toEqual(followers.map(() => 1)), 100_000);
+    await expect.poll(() => occurrences(t, followers, postId), { ...WORKER_WAIT, timeout: 100_000 }).toEqual(followers.map(() => 1));
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, stranger)).toEqual([]);
     expect(await homeIds(t, author)).toEqual([postId]);
   });
@@ -58,7 +60,7 @@ describe('home timeline', () => {
     await follow(t, reader!.token, b!.id);
     const ids: string[] = [];
     for (const user of [a!, reader!, b!, a!, b!]) ids.push(await createPost(t, user.token, `by ${user.handle}`));
-    await eventually(async () => expect(await homeIds(t, reader!, 2)).toEqual(newestFirst(ids)));
+    await expect.poll(() => homeIds(t, reader!, 2), WORKER_WAIT).toEqual(newestFirst(ids));
   });
 
   it('backfills the newest posts of a new followee (FOLLOW_BACKFILL_POSTS) and removes them on unfollow', async () => {
@@ -68,28 +70,29 @@ describe('home timeline', () => {
     await follow(t, reader!.token, other!.id);
     const otherPost = await createPost(t, other!.token, 'stays');
     const ownPost = await createPost(t, reader!.token, 'mine');
-    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost])));
+    await expect.poll(() => homeIds(t, reader!), WORKER_WAIT).toEqual(newestFirst([otherPost, ownPost]));
 
     await follow(t, reader!.token, author!.id);
     const newest5 = newestFirst(authored).slice(0, 5);
-    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([...newest5, otherPost, ownPost])));
+    await expect.poll(() => homeIds(t, reader!), WORKER_WAIT).toEqual(newestFirst([...newest5, otherPost, ownPost]));
 
     await unfollow(t, reader!.token, author!.id);
-    await eventually(async () => expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost])));
+    await waitForQueueToDrain(t);
+    expect(await homeIds(t, reader!)).toEqual(newestFirst([otherPost, ownPost]));
   });
 
   it('backfills on a retried follow whose first attempt died between the graph write and the task', async () => {
     const [reader, author] = await signUpMany(t, 2);
     const post = await createPost(t, author!.token, 'worth seeing');
     // Once the queue is empty the post's fan-out is over and cannot reach the reader.
-    await queueDrained(t);
+    await waitForQueueToDrain(t);
     // The first attempt's graph write, with no task after it: what a crash at that moment leaves.
     await t.app.stores.graph.follow(reader!.id, author!.id, new Date().toISOString());
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForQueueToDrain(t);
     expect(await homeIds(t, reader!)).toEqual([]);
 
     await follow(t, reader!.token, author!.id);
-    await eventually(async () => expect(await homeIds(t, reader!)).toEqual([post]));
+    await expect.poll(() => homeIds(t, reader!), WORKER_WAIT).toEqual([post]);
     const counts = await t.gql('query($id: ID!) { user(id: $id) { followerCount } }', { id: author!.id });
     expect(counts.data!.user.followerCount).toBe(1);
   });
@@ -100,16 +103,15 @@ describe('home timeline', () => {
     await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
     const kept = await createPost(t, author.token, 'kept', ['deletion_test']);
     const doomed = await createPost(t, author.token, 'doomed', ['deletion_test']);
-    await eventually(async () => expect(await occurrences(t, followers, doomed)).toEqual(followers.map(() => 1)));
+    await expect.poll(() => occurrences(t, followers, doomed), WORKER_WAIT).toEqual(followers.map(() => 1));
     expect(await tagIds(t, 'deletion_test')).toEqual([doomed, kept]);
 
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: doomed }, author.token);
-    await eventually(async () => {
-      expect(await occurrences(t, followers, doomed)).toEqual(followers.map(() => 0));
-      expect(await occurrences(t, followers, kept)).toEqual(followers.map(() => 1));
-      expect(await tagIds(t, 'deletion_test')).toEqual([kept]);
-      expect(await publicIds(t)).not.toContain(doomed);
-    });
+    await waitForQueueToDrain(t);
+    expect(await occurrences(t, followers, doomed)).toEqual(followers.map(() => 0));
+    expect(await occurrences(t, followers, kept)).toEqual(followers.map(() => 1));
+    expect(await tagIds(t, 'deletion_test')).toEqual([kept]);
+    expect(await publicIds(t)).not.toContain(doomed);
   });
 });
 
@@ -120,7 +122,7 @@ describe('paging', () => {
     const tag = `walk_${Date.now()}`;
     const existing: string[] = [];
     for (let i = 0; i < 23; i++) existing.push(await createPost(t, (i % 3 ? author : reader)!.token, `p${i}`, [tag]));
-    await eventually(async () => expect(await homeIds(t, reader!)).toHaveLength(23));
+    await expect.poll(() => homeIds(t, reader!), WORKER_WAIT).toHaveLength(23);
 
     const walks: Record<string, (after: string | null) => Promise<any>> = {
       home: async (after) =>
@@ -147,14 +149,14 @@ describe('paging', () => {
         ).data!.user.posts,
     };
     for (const [name, fetchPage] of Object.entries(walks)) {
-      const before = await walk(fetchPage);
+      const before = await idsOfEveryPage(fetchPage);
       expect(
         before.filter((id) => existing.includes(id)),
         name,
       ).toEqual(name === 'author' ? newestFirst(existing.filter((_, i) => i % 3)) : newestFirst(existing));
       const during: string[] = [];
       const pages: string[][] = [];
-      await walk(async (after) => {
+      await idsOfEveryPage(async (after) => {
         // A new post before every page: newer than the walk's position, so never part of the rest of the walk.
         during.push(await createPost(t, (during.length % 2 ? author : reader)!.token, `during ${name} ${during.length}`, [tag]));
         const page = await fetchPage(after);
@@ -238,10 +240,10 @@ describe('bounded home timelines', () => {
       const ids: string[] = [];
       for (let i = 0; i < 9; i++) ids.push(await createPost(small, author!.token, `bounded ${i}`));
       const newest = newestFirst(ids).slice(0, 5);
-      await eventually(async () => {
+      await vi.waitFor(async () => {
         expect(await homeIds(small, reader!)).toEqual(newest);
         expect(await homeIds(small, author!)).toEqual(newest);
-      });
+      }, WORKER_WAIT);
     } finally {
       await small.stop();
     }
@@ -325,7 +327,7 @@ describe('pages that lose entries', () => {
   });
 });
 
-describe('entries written before they carried their author and counter shards', () => {
+describe('stored items: entries written before they carried their author and counter shards', () => {
   it('read as before, their post looked up first', async () => {
     const author = await t.signUp();
     const reader = await t.signUp();
@@ -333,7 +335,7 @@ describe('entries written before they carried their author and counter shards', 
     const tag = `legacy${Date.now()}`;
     const [old, current] = [await createPost(t, author.token, 'old', [tag]), await createPost(t, author.token, 'current', [tag])];
     await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: old }, reader.token);
-    await eventually(async () => expect(await homeIds(t, reader)).toEqual([current, old]));
+    await expect.poll(() => homeIds(t, reader), WORKER_WAIT).toEqual([current, old]);
 
     // As entries were stored before: the post id and (not every kind) the author, no counter shards.
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activeTracer } from '../../src/observability/tracing.js';
 import { startTestApp } from '../helpers/app.js';
-import { createPost, eventually, follow, homeIds } from '../helpers/posts.js';
+import { createPost, follow, homeIds } from '../helpers/posts.js';
+import { WORKER_WAIT } from '../helpers/queue.js';
 
 interface ReceivedSpan {
   service: string;
@@ -73,7 +74,7 @@ describe('traces', () => {
       const [reader, author] = await Promise.all([t.signUp(), t.signUp()]);
       await follow(t, reader.token, author.id);
       postId = await createPost(t, author.token, 'traced');
-      await eventually(async () => expect(await homeIds(t, reader)).toEqual([postId]));
+      await expect.poll(() => homeIds(t, reader), WORKER_WAIT).toEqual([postId]);
       const response = await fetch(`${t.url}/graphql`, {
         method: 'POST',
         headers: {

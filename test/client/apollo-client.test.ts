@@ -15,7 +15,8 @@ import introspection from '../../examples/generated/possible-types.js';
 import { Session } from '../../examples/session.js';
 import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
-import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
+import { connectionFields, expiringIn, homeTimelineLength, requestRecorder } from '../helpers/clients.js';
+import { WORKER_WAIT } from '../helpers/queue.js';
 
 let t: TestApp;
 const open: { client: ApolloClient; socket: { dispose(): void | Promise<void> } }[] = [];
@@ -77,7 +78,7 @@ describe('the Apollo Client example', () => {
       posted.unshift(created.data!.createPost!.post.id);
     };
     for (let i = 1; i <= 5; i += 1) await post(`post ${i}`);
-    await timelineHolds(t, reader.session.tokens!.token, 5);
+    await expect.poll(() => homeTimelineLength(t, reader.session.tokens!.token), WORKER_WAIT).toBe(5);
 
     // The watched first page, then fetchMore: each page a request, merged into one list by relayStylePagination.
     const timeline = reader.client.watchQuery({ query: HomeTimelineDocument, variables: { first: 2 } });
@@ -101,7 +102,7 @@ describe('the Apollo Client example', () => {
 
     // Pull-to-refresh: RefreshTimeline's `last`/`before` pages go in front of the list, newest first.
     for (let i = 6; i <= 8; i += 1) await post(`post ${i}`);
-    await timelineHolds(t, reader.session.tokens!.token, 8);
+    await expect.poll(() => homeTimelineLength(t, reader.session.tokens!.token), WORKER_WAIT).toBe(8);
     let newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: current().edges[0]!.cursor } });
     while (newer.data!.viewer!.timeline!.pageInfo.hasPreviousPage) {
       newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: newer.data!.viewer!.timeline!.pageInfo.startCursor } });

@@ -18,7 +18,8 @@ import { createUrqlClient, keys, resolvers } from '../../examples/urql.js';
 import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { readExampleOperations } from '../../src/http/graphiql-operations.js';
 import { TEST_PASSWORD, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
-import { connectionFields, expiringIn, requestRecorder, timelineHolds } from '../helpers/clients.js';
+import { connectionFields, expiringIn, homeTimelineLength, requestRecorder } from '../helpers/clients.js';
+import { WORKER_WAIT } from '../helpers/queue.js';
 
 /** The example operations in docs/operations, as a client would ship them. */
 const operations = new Map(readExampleOperations().map((o) => [o.name, gql(o.document)]));
@@ -151,7 +152,7 @@ describe('the urql example', () => {
       posted.unshift(created.data!.createPost!.post.id);
     };
     for (let i = 1; i <= 5; i += 1) await post(`post ${i}`);
-    await timelineHolds(t, reader.session.tokens!.token, 5);
+    await expect.poll(() => homeTimelineLength(t, reader.session.tokens!.token), WORKER_WAIT).toBe(5);
     const fanOut = await author.client.query(FanOutStatusDocument, { id: posted[0]! }).toPromise();
     expect(fanOut.data!.post!.fanOut).toMatchObject({ state: 'DONE', delivered: 1, total: 1 });
 
@@ -167,7 +168,7 @@ describe('the urql example', () => {
 
     // Pull-to-refresh: the `last`/`before` pages go in front ('outwards'), newest first.
     for (let i = 6; i <= 8; i += 1) await post(`post ${i}`);
-    await timelineHolds(t, reader.session.tokens!.token, 8);
+    await expect.poll(() => homeTimelineLength(t, reader.session.tokens!.token), WORKER_WAIT).toBe(8);
     const newerThan = async (before: string) => (await reader.client.query(RefreshTimelineDocument, { last: 2, before }).toPromise()).data!.viewer!.timeline!.pageInfo;
     let newer = await newerThan(current().edges[0]!.cursor);
     while (newer.hasPreviousPage) newer = await newerThan(newer.startCursor!);

@@ -21,6 +21,8 @@ export interface TestApp {
   tablePrefix: string;
   /** Sends one operation over HTTP, as `token`'s user when given. */
   gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
+  /** Sends one operation that must succeed and returns its data; throws with its errors otherwise. */
+  gqlData<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T>;
   /** Signs up a user with TEST_PASSWORD (unless `extra` gives another) and returns its id, handle, token and refresh token. */
   signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string; refreshToken: string }>;
   /** Stops the service and fails if any counter drifted from its records, or records disagree (follows, counter shards). */
@@ -88,6 +90,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     return { status: response.status, ...body };
   }
 
+  async function gqlData<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T> {
+    const result = await gql<T>(query, variables, token);
+    if (result.errors || !result.data) throw new Error(`${query}: ${JSON.stringify(result.errors)}`);
+    return result.data;
+  }
+
   async function signUp(handle = uniqueHandle(), extra: Record<string, unknown> = {}) {
     const result = await gql<{ signUp: { token: string; refreshToken: string; user: { id: string; handle: string } } }>(
       'mutation($input: SignUpInput!) { signUp(input: $input) { token refreshToken user { id handle } } }',
@@ -110,7 +118,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     }
   }
 
-  return { app, url, endpoint, tablePrefix, gql, signUp, stop };
+  return { app, url, endpoint, tablePrefix, gql, gqlData, signUp, stop };
 }
 
 export interface LogEntry {

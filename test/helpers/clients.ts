@@ -3,7 +3,6 @@ import { decodeJwt } from 'jose';
 import { Tokens as TokenSigner } from '../../src/auth/tokens.js';
 import type { Tokens } from '../../examples/session.js';
 import type { TestApp } from './app.js';
-import { eventually } from './posts.js';
 
 /**
  * The session's tokens with the access token swapped for one of the same account, generation and session that
@@ -55,12 +54,11 @@ export function requestRecorder() {
   return { fetch: send, sent, hold, named };
 }
 
-/** Waits until the home timeline of `token`'s user, read past any client cache, holds `count` posts. */
-export async function timelineHolds(t: TestApp, token: string, count: number): Promise<void> {
-  await eventually(async () => {
-    const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>('{ viewer { timeline(first: 100) { edges { cursor } } } }', {}, token);
-    if (result.data?.viewer.timeline.edges.length !== count) throw new Error(`the timeline holds ${result.data?.viewer.timeline.edges.length} posts, not ${count}`);
-  });
+/** How many posts the home timeline of `token`'s user holds, read over HTTP, past any client cache. */
+export async function homeTimelineLength(t: TestApp, token: string): Promise<number> {
+  const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>('{ viewer { timeline(first: 100) { edges { cursor } } } }', {}, token);
+  if (!result.data) throw new Error(JSON.stringify(result.errors));
+  return result.data.viewer.timeline.edges.length;
 }
 
 /** Every field of the schema whose type is a connection, by type, with its arguments other than the paging ones. */

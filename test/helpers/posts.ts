@@ -1,20 +1,4 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '../../src/stores/dynamo/client.js';
-import { partitions, tableName } from '../../src/stores/dynamo/keys.js';
 import type { TestApp } from './app.js';
-
-/** Retries `check` until it stops throwing; the worker fills timelines asynchronously. */
-export async function eventually<T>(check: () => Promise<T>, deadlineMs = 45_000): Promise<T> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 export async function createPost(t: TestApp, token: string, text: string, tags?: string[]): Promise<string> {
   const result = await t.gql<{ createPost: { post: { id: string } } }>(
@@ -37,7 +21,7 @@ export async function unfollow(t: TestApp, token: string, userId: string): Promi
 }
 
 /** A connection field's post ids, walked page by page to the end. */
-export async function walk(
+export async function idsOfEveryPage(
   fetchPage: (after: string | null) => Promise<{ edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>,
 ): Promise<string[]> {
   const ids: string[] = [];
@@ -54,7 +38,7 @@ const PAGE = 'edges { cursor node { id } } pageInfo { hasNextPage endCursor }';
 
 /** Every post id in the user's home timeline, newest first. */
 export function homeIds(t: TestApp, user: { id: string; token: string }, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(
       `query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { ${PAGE} } } }`,
       { id: user.id, first, after },
@@ -66,7 +50,7 @@ export function homeIds(t: TestApp, user: { id: string; token: string }, first =
 }
 
 export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.tagTimeline;
@@ -74,7 +58,7 @@ export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> 
 }
 
 export function publicIds(t: TestApp, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($first: Int, $after: String) { publicTimeline(first: $first, after: $after) { ${PAGE} } }`, { first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.publicTimeline;
@@ -82,7 +66,7 @@ export function publicIds(t: TestApp, first = 100): Promise<string[]> {
 }
 
 export function authorIds(t: TestApp, userId: string, first = 100): Promise<string[]> {
-  return walk(async (after) => {
+  return idsOfEveryPage(async (after) => {
     const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { posts(first: $first, after: $after) { ${PAGE} } } }`, { id: userId, first, after });
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.user.posts;
@@ -91,21 +75,3 @@ export function authorIds(t: TestApp, userId: string, first = 100): Promise<stri
 
 /** Newest first, as every timeline orders them. */
 export const newestFirst = (ids: readonly string[]) => [...ids].sort().reverse();
-
-/** Resolves once the durable queue has no task left, so no fan-out or backfill is still on its way. */
-export async function queueDrained(t: TestApp): Promise<void> {
-  const table = tableName(t.tablePrefix);
-  const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
-  try {
-    await eventually(async () => {
-      for (let shard = 0; shard < t.app.config.queueShards; shard++) {
-        const result = await client.send(
-          new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }),
-        );
-        if ((result.Items ?? []).length > 0) throw new Error(`tasks are still queued in shard ${shard}`);
-      }
-    });
-  } finally {
-    client.destroy();
-  }
-}
