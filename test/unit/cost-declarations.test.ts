@@ -61,7 +61,7 @@ describe('declared costs', () => {
     const withoutSize = typeDefs.replace('tags: [String!]! @listSize(assumedSize: 10)', 'tags: [String!]!');
     expect(undeclared(buildSchema(withoutSize), resolvers as unknown as ResolverMap)).toEqual([expect.stringMatching(/^Post\.tags is a list without @listSize/)]);
     const unsizedEdges = typeDefs.replace(
-      /(likedBy\([\s\S]*?\): UserConnection! @cost\(weight: 20\) @listSize\(assumedSize: 20, slicingArguments: \["first"\]), sizedFields: \["edges"\]/,
+      /(likedBy\([\s\S]*?\): UserConnection! @cost\(weight: 20\) @listSize\(assumedSize: 20, slicingArguments: \["first", "last"\]), sizedFields: \["edges"\]/,
       '$1',
     );
     expect(unsizedEdges).not.toBe(typeDefs);
