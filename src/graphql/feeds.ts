@@ -69,9 +69,9 @@ export function commentConnection(context: GraphQLContext, postId: string, paren
 
 /** A comment the viewer may see: null when there is none, or its author is in a block with the viewer (a tombstone has none). */
 export async function visibleComment(context: GraphQLContext, id: string): Promise<CommentRecord | null> {
-  const comment = await context.loaders.comment.load(id);
-  if (!comment?.authorId || comment.authorId === context.viewerId) return comment;
-  return (await blockedAccounts(context)()).has(comment.authorId) ? null : comment;
+  // The viewer's blocks (read once per request) beside the comment, not after it.
+  const [comment, blocked] = await Promise.all([context.loaders.comment.load(id), blockedAccounts(context)()]);
+  return comment?.authorId && comment.authorId !== context.viewerId && blocked.has(comment.authorId) ? null : comment;
 }
 
 /** Comment.parent: every ancestor loads in one batch (cached for theirs), so a chain of any depth is one wave. */

@@ -122,27 +122,15 @@ export class CommentUseCases {
     if (!isCommentId(commentId)) throw badInput('commentId', 'is not a comment id');
     for (let attempt = 1; ; attempt++) {
       const comment = await this.requireComment(commentId);
-      const post = await this.postUseCases.require(comment.postId, 'commentId');
+      // The ancestors a deletion may empty, beside the post.
+      const [post, ancestors] = await Promise.all([
+        this.postUseCases.require(comment.postId, 'commentId'),
+        comment.replyCount === 0 && comment.ancestorIds.length > 0 ? this.posts.getComments(comment.ancestorIds, { consistent: true }) : [],
+      ]);
       if (viewerId !== comment.authorId && viewerId !== post.authorId) throw forbidden("Only the comment's author or the post's author may delete it");
-      if (await this.posts.deleteComment(await this.plan(post, comment))) return { deletedCommentId: commentId, post };
+      if (await this.posts.deleteComment(plan(post, comment, ancestors))) return { deletedCommentId: commentId, post };
       if (attempt === DELETE_ATTEMPTS) throw new Error(`comment ${commentId} changed during each of ${DELETE_ATTEMPTS} attempts to delete it`);
     }
-  }
-
-  /** What deleting the comment changes, from its records as they are now. */
-  private async plan(post: PostRecord, comment: CommentRecord): Promise<CommentDeletion> {
-    if (comment.replyCount > 0) return { post, comment, emptied: null, keptAncestor: null };
-    const ancestors = comment.ancestorIds.length > 0 ? await this.posts.getComments(comment.ancestorIds, { consistent: true }) : [];
-    const emptied: CommentRecord[] = [];
-    for (const ancestor of ancestors.reverse()) {
-      // A tombstone whose last reply this was goes too.
-      if (ancestor?.deleted && ancestor.replyCount === 1) {
-        emptied.push(ancestor);
-        continue;
-      }
-      return { post, comment, emptied, keptAncestor: ancestor };
-    }
-    return { post, comment, emptied, keptAncestor: null };
   }
 
   /** A page of the post's top-level comments (`parent` null) or of a comment's replies, oldest first. */
@@ -154,6 +142,21 @@ export class CommentUseCases {
   async firstReplies(parents: readonly CommentRecord[], first: number): Promise<Page<CommentRecord>[]> {
     return (await this.posts.firstReplies(parents, first)).map(toPage);
   }
+}
+
+/** What deleting the comment changes, from its records and its ancestors' (top-level first) as they are now. */
+function plan(post: PostRecord, comment: CommentRecord, ancestors: readonly (CommentRecord | null)[]): CommentDeletion {
+  if (comment.replyCount > 0) return { post, comment, emptied: null, keptAncestor: null };
+  const emptied: CommentRecord[] = [];
+  for (const ancestor of [...ancestors].reverse()) {
+    // A tombstone whose last reply this was goes too.
+    if (ancestor?.deleted && ancestor.replyCount === 1) {
+      emptied.push(ancestor);
+      continue;
+    }
+    return { post, comment, emptied, keptAncestor: ancestor };
+  }
+  return { post, comment, emptied, keptAncestor: null };
 }
 
 /** The slice `first`/`after` or `last`/`before` ask for; BAD_USER_INPUT for a mix of the two or a cursor not of this list. */

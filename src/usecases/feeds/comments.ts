@@ -2,7 +2,6 @@ import type { CommentRecord, Page, PageItem } from '../../domain/models.js';
 import { pageSize } from '../../domain/validation.js';
 import type { CommentPageArgs, CommentUseCases } from '../comments.js';
 import type { Feed, FeedContext, Hydrated, ReadOn, ShownPage } from './pipeline.js';
-import { hiddenUsers } from './visibility.js';
 
 export interface CommentParams {
   postId: string;
@@ -26,6 +25,8 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
 
   /** A page of comments, read with their records; a cursor is a comment's id. */
   skeleton({ postId, parent, args }: CommentParams, ctx: FeedContext): Promise<Page<CommentRecord>> {
+    // The rules' one read (once per request), beside the first level's skeleton: no wave of its own at any level.
+    ctx.blocked().catch(() => {});
     if (parent && isFirstPage(args)) return ctx.hydrator.firstReplies(parent, pageSize(args.first));
     return this.comments.page(postId, parent, args);
   }
@@ -43,8 +44,7 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
 
   /** No comment of an account in a block with the viewer (nor, so, its replies); a tombstone has no author and stays. */
   async rules(entries: Hydrated<CommentRecord>[], _params: CommentParams, ctx: FeedContext): Promise<Hydrated<CommentRecord>[]> {
-    const authorIds = entries.flatMap((entry) => (entry.node?.authorId ? [entry.node.authorId] : []));
-    const hidden = await hiddenUsers(ctx.viewerId, authorIds, false, ctx.hydrator);
+    const hidden = await ctx.blocked();
     return entries.map((entry) => ({ cursor: entry.cursor, node: entry.node && !(entry.node.authorId && hidden.has(entry.node.authorId)) ? entry.node : null }));
   }
 
