@@ -83,7 +83,7 @@ export type AddCommentMutationVariables = Exact<{
 }>;
 
 
-export type AddCommentMutation = { addComment: { __typename: 'CommentPayload', comment: { __typename: 'Comment', id: string, text: string | null, createdAt: string, author: { __typename: 'User', id: string, handle: string } | null }, post: { __typename: 'Post', id: string, commentCount: number } } | null };
+export type AddCommentMutation = { addComment: { __typename: 'CommentPayload', comment: { __typename: 'Comment', id: string, text: string, createdAt: string, author: { __typename: 'User', id: string, handle: string } }, post: { __typename: 'Post', id: string, commentCount: number } } | null };
 
 export type AuthorPostsQueryVariables = Exact<{
   handle: string;
@@ -122,7 +122,7 @@ export type CommentContextQueryVariables = Exact<{
 }>;
 
 
-export type CommentContextQuery = { comment: { __typename: 'Comment', id: string, text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null, post: { __typename: 'Post', id: string, text: string, author: { __typename: 'User', id: string, handle: string } }, parent: { __typename: 'Comment', id: string, text: string | null, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null, parent: { __typename: 'Comment', id: string, text: string | null, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null, parent: { __typename: 'Comment', id: string, text: string | null, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null } | null } | null } | null } | null };
+export type CommentContextQuery = { comment: { __typename: 'Comment', id: string, text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string }, post: { __typename: 'Post', id: string, text: string, author: { __typename: 'User', id: string, handle: string } }, parent: { __typename: 'Comment', id: string, text: string, deleted: boolean, author: { __typename: 'User', id: string, handle: string }, parent: { __typename: 'Comment', id: string, text: string, deleted: boolean, author: { __typename: 'User', id: string, handle: string }, parent: { __typename: 'Comment', id: string, text: string, deleted: boolean, author: { __typename: 'User', id: string, handle: string } } | null } | null } | null } | null };
 
 export type CreatePostMutationVariables = Exact<{
   input: CreatePostInput;
@@ -161,7 +161,7 @@ export type EarlierCommentsQueryVariables = Exact<{
 }>;
 
 
-export type EarlierCommentsQuery = { post: { __typename: 'Post', id: string, commentCount: number, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasPreviousPage: boolean, startCursor: string | null } } } | null };
+export type EarlierCommentsQuery = { post: { __typename: 'Post', id: string, commentCount: number, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string, createdAt: string, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasPreviousPage: boolean, startCursor: string | null } } } | null };
 
 export type FanOutStatusQueryVariables = Exact<{
   id: string | number;
@@ -262,7 +262,7 @@ export type PostWithCommentsQueryVariables = Exact<{
 }>;
 
 
-export type PostWithCommentsQuery = { post: { __typename: 'Post', id: string, text: string, tags: Array<string>, createdAt: string, likeCount: number, viewCount: number, commentCount: number, viewerHasLiked: boolean, reactionCounts: Array<{ __typename: 'ReactionCount', kind: string, count: number }>, author: { __typename: 'User', id: string, handle: string }, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } } } | null };
+export type PostWithCommentsQuery = { post: { __typename: 'Post', id: string, text: string, tags: Array<string>, createdAt: string, likeCount: number, viewCount: number, commentCount: number, viewerHasLiked: boolean, reactionCounts: Array<{ __typename: 'ReactionCount', kind: string, count: number }>, author: { __typename: 'User', id: string, handle: string }, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string, createdAt: string, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } } } | null };
 
 export type PublicTimelineQueryVariables = Exact<{
   first?: number | null | undefined;
@@ -303,7 +303,7 @@ export type ReplyMutationVariables = Exact<{
 }>;
 
 
-export type ReplyMutation = { addComment: { __typename: 'CommentPayload', comment: { __typename: 'Comment', id: string, text: string | null, depth: number, createdAt: string, author: { __typename: 'User', id: string, handle: string } | null, parent: { __typename: 'Comment', id: string, replyCount: number } | null }, post: { __typename: 'Post', id: string, commentCount: number } } | null };
+export type ReplyMutation = { addComment: { __typename: 'CommentPayload', comment: { __typename: 'Comment', id: string, text: string, depth: number, createdAt: string, author: { __typename: 'User', id: string, handle: string }, parent: { __typename: 'Comment', id: string, replyCount: number } | null }, post: { __typename: 'Post', id: string, commentCount: number } } | null };
 
 export type RepostMutationVariables = Exact<{
   postId: string | number;
@@ -358,9 +358,9 @@ export type ThreadQueryVariables = Exact<{
 }>;
 
 
-export type ThreadQuery = { post: { __typename: 'Post', id: string, text: string, commentCount: number, author: { __typename: 'User', id: string, handle: string }, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } | null } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } } } | null };
+export type ThreadQuery = { post: { __typename: 'Post', id: string, text: string, commentCount: number, author: { __typename: 'User', id: string, handle: string }, comments: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', cursor: string, node: { __typename: 'Comment', id: string, text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, replies: { __typename: 'CommentConnection', edges: Array<{ __typename: 'CommentEdge', node: { __typename: 'Comment', id: string, text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } }, author: { __typename: 'User', id: string, handle: string } } }>, pageInfo: { __typename: 'PageInfo', hasNextPage: boolean, endCursor: string | null } } } | null };
 
-export type ThreadCommentFragment = { __typename: 'Comment', text: string | null, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } | null };
+export type ThreadCommentFragment = { __typename: 'Comment', text: string, createdAt: string, depth: number, replyCount: number, deleted: boolean, author: { __typename: 'User', id: string, handle: string } };
 
 export type TimelineUpdatesSubscriptionVariables = Exact<{ [key: string]: never; }>;
 

@@ -58,9 +58,9 @@ export interface PostRecord {
 export interface CommentRecord {
   id: string;
   postId: string;
-  /** Null once deleted (a tombstone kept for its replies). */
+  /** Kept by a tombstone; null only on items written without one. */
   authorId: string | null;
-  /** Null once deleted. */
+  /** Null once deleted (a tombstone kept for its replies). */
   text: string | null;
   createdAt: string;
   /** The users its text mentions (resolved when it was written), in order of first mention; empty once deleted. */

@@ -71,7 +71,10 @@ export function commentConnection(context: GraphQLContext, postId: string, paren
 export async function visibleComment(context: GraphQLContext, id: string): Promise<CommentRecord | null> {
   // The viewer's blocks (read once per request) beside the comment, not after it.
   const [comment, blocked] = await Promise.all([context.loaders.comment.load(id), blockedAccounts(context)()]);
-  return comment?.authorId && comment.authorId !== context.viewerId && blocked.has(comment.authorId) ? null : comment;
+  if (!comment?.authorId || (comment.authorId !== context.viewerId && blocked.has(comment.authorId))) return null;
+  // A deleted account's tombstone has no author to show: it is left out, as in a thread.
+  const [author] = await hydratorOf(context.loaders).users([comment.authorId]);
+  return author ? comment : null;
 }
 
 /** Comment.parent: every ancestor loads in one batch (cached for theirs), so a chain of any depth is one wave. */

@@ -114,7 +114,7 @@ export class CommentUseCases {
 
   /**
    * Deletes a comment: its author may, and so may the author of the post it is on. One with replies becomes a tombstone
-   * (no author, no text) that keeps the thread's shape; one without goes, and so do the tombstones it leaves without
+   * (its author kept, no text) that keeps the thread's shape; one without goes, and so do the tombstones it leaves without
    * replies. The post's commentCount goes down with it, in the same transaction.
    */
   async delete(viewerId: string | null, commentId: string): Promise<CommentDeleted> {

@@ -150,18 +150,18 @@ describe('threaded replies', () => {
     expect((await ok('query($id: ID!) { comment(id: $id) { id } }', { id: lone })).comment).toBeNull();
     expect(errorCodes(await t.gql(DELETE, { id: lone }, author!.token))).toEqual(['NOT_FOUND']);
 
-    // Its author deletes a comment with a reply: a tombstone without author or text, its reply still under it.
+    // Its author deletes a comment with a reply: a tombstone with its author and no text, its reply still under it.
     expect((await ok(DELETE, { id: top }, a!.token)).deleteComment.post.commentCount).toBe(1);
     let read = await thread(post, author);
     expect(read.commentCount).toBe(1);
     expect(read.comments).toHaveLength(1);
-    expect(read.comments[0]).toMatchObject({ id: top, text: null, author: null, deleted: true, replyCount: 1 });
+    expect(read.comments[0]).toMatchObject({ id: top, text: '', author: { handle: a!.handle }, deleted: true, replyCount: 1 });
     expect(read.comments[0]!.replies!.edges.map((e) => e.node.text)).toEqual(['reply']);
     expect((await ok('query($id: ID!) { comment(id: $id) { id deleted text author { id } mentions { id } } }', { id: top })).comment).toEqual({
       id: top,
       deleted: true,
-      text: null,
-      author: null,
+      text: '',
+      author: { id: a!.id },
       mentions: [],
     });
     // A tombstone takes no replies and is deleted once.
@@ -188,7 +188,7 @@ describe('threaded replies', () => {
     expect(await verifyCounters()).toContain('no drift');
   });
 
-  it('removes a deleted account’s comments the same way: a tombstone where it has replies', async () => {
+  it('removes a deleted account’s comments the same way, and leaves its tombstones out of the thread with their replies', async () => {
     const [author, doomed, other] = (await Promise.all([t.signUp(), t.signUp(), t.signUp()])) as Account[];
     const post = await createPost(t, author!.token, 'talk');
     const answered = await comment(doomed!, post, 'answered');
@@ -199,9 +199,12 @@ describe('threaded replies', () => {
     await ok('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, doomed!.token);
     await queueDrained(t);
     const { commentCount, comments } = await thread(post);
+    // The answer is still counted and stored, under a tombstone that has no author left to show.
     expect(commentCount).toBe(1);
-    expect(comments.map(shape)).toEqual([[null, 1, [['answer', 0, []]]]]);
+    expect(comments).toEqual([]);
+    expect((await ok('query($id: ID!) { comment(id: $id) { id } }', { id: answered })).comment).toBeNull();
     expect((await ok('query($id: ID!) { comment(id: $id) { id } }', { id: nested })).comment).toBeNull();
+    expect(await verifyCounters()).toContain('no drift');
   });
 });
 

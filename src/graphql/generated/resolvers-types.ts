@@ -22,12 +22,12 @@ export type Scalars = {
 
 /**
  * A comment on a post, or a reply to a comment (see `parent`). A deleted comment that has replies stays as a tombstone
- * (`deleted`, no author, no text, no mentions) so that its thread keeps its shape.
+ * (`deleted`, empty text, no mentions, its author kept) so that its thread keeps its shape.
  */
 export type Comment = Node & {
   __typename?: 'Comment';
-  /** Who wrote the comment. Null once deleted (a deleted comment with replies stays as a tombstone). */
-  author: Maybe<User>;
+  /** Who wrote the comment; a tombstone (see `deleted`) keeps it. */
+  author: User;
   /** When the comment was written. */
   createdAt: Scalars['DateTime']['output'];
   /** Whether it was deleted while it had replies: a tombstone. */
@@ -53,14 +53,14 @@ export type Comment = Node & {
   replies: CommentConnection;
   /** How many direct replies it has, tombstones included (what `replies` lists, before blocks): exact, counted with each reply. */
   replyCount: Scalars['Int']['output'];
-  /** 1-500 characters. Null once deleted. */
-  text: Maybe<Scalars['String']['output']>;
+  /** 1-500 characters; empty once deleted. */
+  text: Scalars['String']['output'];
 };
 
 
 /**
  * A comment on a post, or a reply to a comment (see `parent`). A deleted comment that has replies stays as a tombstone
- * (`deleted`, no author, no text, no mentions) so that its thread keeps its shape.
+ * (`deleted`, empty text, no mentions, its author kept) so that its thread keeps its shape.
  */
 export type CommentRepliesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -1285,7 +1285,7 @@ export type ListSizeDirectiveArgs = {
 export type ListSizeDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = ListSizeDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
-  author?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
+  author?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1295,7 +1295,7 @@ export type CommentResolvers<ContextType = GraphQLContext, ParentType extends Re
   post?: Resolver<ResolversTypes['Post'], ParentType, ContextType>;
   replies?: Resolver<ResolversTypes['CommentConnection'], ParentType, ContextType, Partial<CommentRepliesArgs>>;
   replyCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  text?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 

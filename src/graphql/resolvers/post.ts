@@ -39,7 +39,9 @@ export const PostEdge: PostEdgeResolvers = {
 };
 
 export const Comment: CommentResolvers = {
-  author: (comment, _args, context) => (comment.authorId ? author(context, comment.authorId) : null),
+  // The rules left out a comment whose author is gone (a deleted account's tombstone).
+  author: (comment, _args, context) => author(context, comment.authorId ?? ''),
+  text: (comment) => comment.text ?? '',
   mentions: (comment, _args, context) => mentionedUsers(context, comment.mentionIds),
   post: async (comment, _args, { loaders }) => {
     const post = await loaders.post.load(comment.postId);

@@ -60,7 +60,7 @@ export function deletionItems(tableName: string, { comment, post, emptied, keptA
         Update: {
           TableName: tableName,
           Key,
-          UpdateExpression: 'SET deleted = :true REMOVE authorId, #text, mentionIds',
+          UpdateExpression: 'SET deleted = :true REMOVE #text, mentionIds',
           ConditionExpression: 'replyCount > :zero AND attribute_not_exists(deleted)',
           ExpressionAttributeNames: { '#text': 'text' },
           ExpressionAttributeValues: { ':true': true, ':zero': 0 },

@@ -37,15 +37,20 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
     return { size: pageSize(args.first), after: (cursor) => this.comments.page(postId, parent, { first: args.first, after: cursor }) };
   }
 
-  /** The records came with the skeleton; their authors are loaded by the fields that show them. */
-  hydration(page: Page<CommentRecord>): Promise<Hydrated<CommentRecord>[]> {
-    return Promise.resolve(page.items);
+  /** The records came with the skeleton; their authors, which the rules need, in one batch. */
+  async hydration(page: Page<CommentRecord>, _params: CommentParams, ctx: FeedContext): Promise<Hydrated<CommentRecord>[]> {
+    const authorIds = [...new Set(page.items.flatMap((item) => (item.node?.authorId ? [item.node.authorId] : [])))];
+    if (authorIds.length > 0) await ctx.hydrator.users(authorIds);
+    return page.items;
   }
 
-  /** No comment of an account in a block with the viewer (nor, so, its replies); a tombstone has no author and stays. */
+  /** No comment of an account in a block with the viewer, nor one whose author is gone (a deleted account's tombstone): nor, so, their replies. */
   async rules(entries: Hydrated<CommentRecord>[], _params: CommentParams, ctx: FeedContext): Promise<Hydrated<CommentRecord>[]> {
-    const hidden = await ctx.blocked();
-    return entries.map((entry) => ({ cursor: entry.cursor, node: entry.node && !(entry.node.authorId && hidden.has(entry.node.authorId)) ? entry.node : null }));
+    const authorIds = entries.flatMap((entry) => (entry.node?.authorId ? [entry.node.authorId] : []));
+    const [hidden, authors] = await Promise.all([ctx.blocked(), ctx.hydrator.users(authorIds)]);
+    const present = new Set(authors.flatMap((user) => (user ? [user.id] : [])));
+    const shown = (comment: CommentRecord) => comment.authorId !== null && present.has(comment.authorId) && !hidden.has(comment.authorId);
+    return entries.map((entry) => ({ cursor: entry.cursor, node: entry.node && shown(entry.node) ? entry.node : null }));
   }
 
   presentation({ items, hasNextPage, endCursor, read }: ShownPage<CommentEntry, Hydrated<CommentRecord>>): Page<CommentRecord> {
