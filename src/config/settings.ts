@@ -234,6 +234,13 @@ export const SETTINGS = {
     3600,
     'Least time between two reads of the JWKS, so that tokens naming unknown keys cannot flood the provider.',
   ),
+  commentMaxDepth: int(
+    'COMMENT_MAX_DEPTH',
+    8,
+    1,
+    20,
+    "Deepest reply: a top-level comment is at depth 0, a reply one deeper than its parent. A reply to a comment at this depth joins its parent's replies instead (see Comments and threads).",
+  ),
   reactionKinds: {
     name: 'REACTION_KINDS',
     default: DEFAULT_REACTION_KINDS,

@@ -58,12 +58,24 @@ export interface PostRecord {
 export interface CommentRecord {
   id: string;
   postId: string;
-  authorId: string;
-  text: string;
+  /** Kept by a tombstone; null only on items written without one. */
+  authorId: string | null;
+  /** Null once deleted (a tombstone kept for its replies). */
+  text: string | null;
   createdAt: string;
-  /** The users its text mentions (resolved when it was written), in order of first mention. */
+  /** The users its text mentions (resolved when it was written), in order of first mention; empty once deleted. */
   mentionIds: string[];
+  /** The comments it replies to, the top-level one first and its parent last; empty for a top-level comment. */
+  ancestorIds: string[];
+  /** Its direct replies, tombstones included: what `replies` lists. */
+  replyCount: number;
+  /** A tombstone: deleted while it had replies. */
+  deleted: boolean;
+  /** The author of the comment replied to (its REPLY notification's recipient); null for a top-level comment. */
+  replyToAuthorId: string | null;
 }
+
+export const parentIdOf = (comment: Pick<CommentRecord, 'ancestorIds'>): string | null => comment.ancestorIds.at(-1) ?? null;
 
 /** What a request's valid token says about who sends it; its account is checked by authenticate. */
 export interface Credential {
@@ -74,7 +86,7 @@ export interface Credential {
   sessionId: string | null;
 }
 
-export type NotificationKind = 'FOLLOW' | 'LIKE' | 'REPOST' | 'COMMENT' | 'MENTION';
+export type NotificationKind = 'FOLLOW' | 'LIKE' | 'REPOST' | 'COMMENT' | 'MENTION' | 'REPLY';
 
 /** What one actor did that notifies the recipient; `postId` is null for FOLLOW. */
 export interface NotificationCause {

@@ -6,6 +6,7 @@ import { type Feed, type FeedContext, type SkeletonPage, isShown, runFeed, shown
 import { type HydratedPost, type PostNeeds, type PostPage, type PostPageArguments, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
 import type { UserList } from '../usecases/feeds/user-lists.js';
 import { hydrateUserRelations } from '../usecases/feeds/user-steps.js';
+import type { CommentPageArgs } from '../usecases/comments.js';
 import type { BlockedAccounts } from '../usecases/relationships.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
@@ -53,8 +54,26 @@ export function userTimelineConnection(context: GraphQLContext, info: GraphQLRes
   );
 }
 
-export function commentConnection(context: GraphQLContext, postId: string, first: number | null | undefined, after: string | null | undefined): Promise<Page<CommentRecord>> {
-  return runFeed(context.useCases.feeds.comments, { postId, first, after }, feedContext(context));
+/** Post.comments (`parent` null) or Comment.replies. */
+export function commentConnection(context: GraphQLContext, postId: string, parent: CommentRecord | null, args: CommentPageArgs): Promise<Page<CommentRecord>> {
+  return runFeed(context.useCases.feeds.comments, { postId, parent, args }, feedContext(context));
+}
+
+/** A comment the viewer may see: null when there is none, or its author is in a block with the viewer (a tombstone has none). */
+export async function visibleComment(context: GraphQLContext, id: string): Promise<CommentRecord | null> {
+  // The viewer's blocks (read once per request) beside the comment, not after it.
+  const [comment, blocked] = await Promise.all([context.loaders.comment.load(id), blockedAccounts(context)()]);
+  if (!comment?.authorId || (comment.authorId !== context.viewerId && blocked.has(comment.authorId))) return null;
+  // A deleted account's tombstone has no author to show: it is left out, as in a thread.
+  const [author] = await hydratorOf(context.loaders).users([comment.authorId]);
+  return author ? comment : null;
+}
+
+/** Comment.parent: every ancestor loads in one batch (cached for theirs), so a chain of any depth is one wave. */
+export async function parentComment(context: GraphQLContext, comment: CommentRecord): Promise<CommentRecord | null> {
+  if (comment.ancestorIds.length === 0) return null;
+  void context.loaders.comment.loadMany(comment.ancestorIds);
+  return visibleComment(context, comment.ancestorIds.at(-1)!);
 }
 
 /** A home timeline's live event as the edge a page would show it, through the same hydration and rules: null when they leave it out. */

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import type { CommentRecord, PostRecord, UserRecord } from '../domain/models.js';
+import type { CommentRecord, Page, PostRecord, UserRecord } from '../domain/models.js';
+import { toPage } from '../usecases/comments.js';
 import type { CountedPost, PostCounts } from '../stores/counter-store.js';
 import type { FanOutProgress } from '../stores/fanout-progress-store.js';
 import type { NotificationGroup } from '../stores/notification-store.js';
@@ -48,6 +49,18 @@ export function createLoaders(stores: Stores, viewerId: string | null, reads: Re
     /** A timeline page's posts in one batch; strongly consistent in mutations, which read what they just wrote. */
     post: new DataLoader<string, PostRecord | null>((ids) => stores.posts.getMany(ids, { consistent: reads.strong }), batched),
     comment: new DataLoader<string, CommentRecord | null>((ids) => stores.posts.getComments(ids, { consistent: reads.strong }), batched),
+    /** The first page of a comment's replies: those of one tick's comments are read together, a Query per post and depth. */
+    firstReplies: new DataLoader<{ parent: CommentRecord; first: number }, Page<CommentRecord>, string>(
+      async (asked) => {
+        const pages = new Map<string, Page<CommentRecord>>();
+        for (const first of new Set(asked.map((ask) => ask.first))) {
+          const parents = asked.filter((ask) => ask.first === first).map((ask) => ask.parent);
+          (await stores.posts.firstReplies(parents, first)).forEach((page, i) => pages.set(`${parents[i]!.id}|${first}`, toPage(page)));
+        }
+        return asked.map((ask) => pages.get(`${ask.parent.id}|${ask.first}`)!);
+      },
+      { ...batched, cacheKeyFn: (ask) => `${ask.parent.id}|${ask.first}` },
+    ),
     /** Keyed by post (for its shard count), cached by post id. */
     postCounts: new DataLoader<CountedPost, PostCounts, string>((posts) => stores.counters.countsOf(posts, { consistent: reads.strong }), {
       ...batched,
@@ -92,6 +105,7 @@ export function hydratorOf(loaders: Loaders): Hydrator {
     followCounts: (userIds) => loadAll(loaders.followCounts, userIds),
     follows: (pairs) => loadAll(loaders.follows, pairs),
     relations: (relations) => loadAll(loaders.relations, relations),
+    firstReplies: (parent, first) => loaders.firstReplies.load({ parent, first }),
   };
 }
 

@@ -44,7 +44,7 @@ export function notificationId(group: Pick<NotificationGroup, 'recipientId' | 'g
   return `ntf_${Buffer.from(`${group.recipientId}|${group.groupKey}`, 'utf8').toString('base64url')}`;
 }
 
-const NOTIFICATION_REF = new RegExp(`^(${idPattern('usr')})\\|((?:LIKE|REPOST|COMMENT|MENTION)#${idPattern('pst')}|FOLLOW#\\d{4}-\\d{2}-\\d{2})$`);
+const NOTIFICATION_REF = new RegExp(`^(${idPattern('usr')})\\|((?:LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')}|FOLLOW#\\d{4}-\\d{2}-\\d{2})$`);
 
 /** The recipient and group a notification id names, or null when it is not one the API gives out. */
 export function notificationRef(id: string): { recipientId: string; groupKey: string } | null {

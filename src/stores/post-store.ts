@@ -22,7 +22,25 @@ export interface ImportedPost {
 export interface CommentPage {
   items: CommentRecord[];
   hasNextPage: boolean;
+  /** Paging backwards: whether older comments remain before the page. */
+  hasPreviousPage: boolean;
 }
+
+/** Which comments of a list: oldest first after a comment id, or the `last` ones before one (still oldest first). */
+export type CommentSlice = { first: number; after: string | null } | { last: number; before: string | null };
+
+/** What deleting a comment changes, as the use case planned it from the records it read. */
+export interface CommentDeletion {
+  post: PostRecord;
+  comment: CommentRecord;
+  /** Null: the comment has replies and becomes a tombstone. Else it goes, with these tombstones it leaves without replies (nearest first). */
+  emptied: CommentRecord[] | null;
+  /** The ancestor that loses a reply when the comment goes (its parent, or the first ancestor above the emptied tombstones). */
+  keptAncestor: CommentRecord | null;
+}
+
+/** Why addComment wrote nothing. */
+export type CommentRefused = 'postGone' | 'parentGone';
 
 /** What a create with an idempotency claim wrote: its own id, or what the key's first use created and with what input (null for claims older than fingerprints). */
 export interface Claimed {
@@ -51,11 +69,18 @@ export interface PostStore {
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(PostRecord | null)[]>;
   /**
    * Adds the comment and counts it — or, with an idempotency key the author already used,
-   * returns what the key's claim recorded. Null when the post is gone. `tasks` (its
-   * notifications) are enqueued in the same transaction.
+   * returns what the key's claim recorded. A reply (`parent`) is counted on its parent in the same
+   * transaction, while the parent is there and no tombstone. `tasks` (its notifications) are
+   * enqueued in the same transaction.
    */
-  addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks?: readonly Task[]): Promise<Claimed | null>;
-  /** Oldest first, after the comment id `after`. */
-  comments(postId: string, first: number, after: string | null): Promise<CommentPage>;
+  addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks?: readonly Task[], parent?: CommentRecord | null): Promise<Claimed | CommentRefused>;
+  /** Every comment of the post, replies included, in the store's order: `after` is an `end` this returned. */
+  comments(postId: string, first: number, after: string | null): Promise<CommentPage & { end: string | null }>;
+  /** A slice of the post's top-level comments (`parent` null) or of a comment's replies; cursors are comment ids. */
+  commentSlice(postId: string, parent: CommentRecord | null, slice: CommentSlice): Promise<CommentPage>;
+  /** The first `first` replies of each parent, aligned; a few Queries for a whole page of parents. */
+  firstReplies(parents: readonly CommentRecord[], first: number): Promise<CommentPage[]>;
+  /** Applies the deletion in one transaction; false when a record changed since it was planned (read again and retry). */
+  deleteComment(deletion: CommentDeletion): Promise<boolean>;
   getComments(ids: readonly string[], options?: { consistent?: boolean }): Promise<(CommentRecord | null)[]>;
 }

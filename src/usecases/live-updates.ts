@@ -145,7 +145,7 @@ export async function fanOutStatus(viewerId: string | null, post: PostRecord, pr
   return progress(post.id);
 }
 
-const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'MENTION']);
+const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'MENTION', 'REPLY']);
 
 const isActorList = (ids: unknown): boolean => Array.isArray(ids) && ids.length <= RECENT_ACTORS && ids.every((id) => typeof id === 'string' && idKind(id) === 'usr');
 

@@ -54,7 +54,7 @@ export class NotificationEvents {
 export type NotificationListener = (userId: string, group: NotificationGroup) => void;
 
 /** A group's place in its recipient's list: its time, then its group key (FOLLOW and a day, or a kind and a post). */
-const NOTIFICATION_POSITION = new RegExp(`^AT#\\d{15}#(FOLLOW#\\d{4}-\\d{2}-\\d{2}|(LIKE|REPOST|COMMENT|MENTION)#${idPattern('pst')})$`);
+const NOTIFICATION_POSITION = new RegExp(`^AT#\\d{15}#(FOLLOW#\\d{4}-\\d{2}-\\d{2}|(LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')})$`);
 
 export const isNotificationPosition = (value: unknown): value is string => typeof value === 'string' && NOTIFICATION_POSITION.test(value);
 

@@ -67,6 +67,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     notificationEvents,
     live.repostedToOutbox,
   );
+  const comments = new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents, config.commentMaxDepth);
   const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
   const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer);
   const useCases = {
@@ -78,7 +79,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
     reposts,
-    comments: new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents),
+    comments,
     counters: new CounterUseCases(
       posts,
       stores.counters,
@@ -93,7 +94,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { posts, reposts, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
+    tasks: createTaskHandlers(stores, config, { posts, reposts, comments, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
   return { ...useCases, feeds: createFeeds(home, stores.timelines, useCases) };
 }

@@ -27,7 +27,8 @@ const run = promisify(execFile);
 let t: TestApp;
 beforeAll(async () => {
   // The outbox registry is cached per process; a long TTL keeps the measured pages from paying for a refresh.
-  t = await startTestApp({ OUTBOX_AUTHORS_TTL_MS: '600000', CACHE: 'off' });
+  // A post's comments with replies two levels deep nest 12 fields.
+  t = await startTestApp({ OUTBOX_AUTHORS_TTL_MS: '600000', CACHE: 'off', MAX_QUERY_DEPTH: '12' });
 });
 afterAll(async () => {
   await t.stop();
@@ -329,6 +330,64 @@ describe('per-request cost', () => {
       waves: 1,
     });
   });
+
+  it(
+    "reads a post's comments with their replies two levels deep in a wave per level, and a comment's ancestors in one batch, whatever the page size",
+    { timeout: 120_000 },
+    async () => {
+      const [author, ...repliers] = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
+      const post = (await t.gql('mutation { createPost(input: { text: "thread" }) { post { id } } }', {}, author!.token)).data!.createPost.post.id;
+      const add = async (token: string, text: string, replyTo?: string) => {
+        const added = await t.gql(
+          'mutation($p: ID!, $t: String!, $r: ID) { addComment(postId: $p, text: $t, replyTo: $r) { comment { id } } }',
+          { p: post, t: text, r: replyTo },
+          token,
+        );
+        return added.data!.addComment.comment.id as string;
+      };
+      const tops: string[] = [];
+      for (let i = 0; i < 12; i++) tops.push(await add(repliers[i % 3]!.token, `top ${i}`));
+      // Two replies to each, and one reply to each of those: 60 comments in all, by four authors.
+      const seconds = (await Promise.all(tops.map((top, i) => Promise.all([add(repliers[(i + 1) % 3]!.token, 'r', top), add(author!.token, 'r', top)])))).flat();
+      const thirds = await Promise.all(seconds.map((second, i) => add(repliers[i % 3]!.token, 'rr', second)));
+
+      const node = 'id text createdAt replyCount author { handle }';
+      const page = (first: number) =>
+        t.gql(
+          `query($id: ID!, $first: Int!) { post(id: $id) { commentCount comments(first: $first) { edges { node { ${node} replies(first: 2) { edges { node { ${node} replies(first: 2) { edges { node { ${node} } } } } } } } } } } }`,
+          { id: post, first },
+          repliers[0]!.token,
+        );
+      const [small, large] = [await page(4), await page(12)];
+      expect(small.errors).toBeUndefined();
+      expect(large.errors).toBeUndefined();
+      expect(large.data!.post.commentCount).toBe(60);
+      const edges = large.data!.post.comments.edges;
+      expect(edges).toHaveLength(12);
+      expect(edges.every((e: any) => e.node.replies.edges.length === 2 && e.node.replies.edges.every((r: any) => r.node.replies.edges.length === 1))).toBe(true);
+      const requests = (cost: any) => cost.dynamodb.requests + cost.graph.requests;
+      const [smallCost, largeCost] = [small.extensions!.cost, large.extensions!.cost];
+      // The account check beside the post; its top-level comments beside the viewer's blocks (one graph read, which the
+      // rules of every level use); each level's replies (one Query for the whole page) beside the authors of the level
+      // above; the last level's authors.
+      expect(smallCost.waves).toBe(4);
+      expect(largeCost.waves).toBe(smallCost.waves);
+      expect(requests(largeCost)).toBe(requests(smallCost));
+      expect(requests(smallCost)).toBeLessThanOrEqual(8);
+      expect(smallCost.graph.requests).toBe(1);
+
+      // A reply two levels down with its ancestors and post: the comment beside the viewer's blocks, then the whole chain
+      // and the post in one batch, then their authors.
+      const context = await t.gql(
+        'query($id: ID!) { comment(id: $id) { id text parent { id text author { handle } parent { id text author { handle } } } post { id text } } }',
+        { id: thirds[0] },
+        repliers[0]!.token,
+      );
+      expect(context.errors).toBeUndefined();
+      expect(context.data!.comment.parent.parent.id).toBe(tops[0]);
+      expect(context.extensions!.cost.waves).toBeLessThanOrEqual(3);
+    },
+  );
 
   it('costs one request per field lookup with batching turned off (the naive baseline)', async () => {
     const naive = await startTestApp({ BATCHING: 'false', WORKER_ENABLED: 'false', CACHE: 'off' });

@@ -177,6 +177,20 @@ describe('declared costs, calibrated', () => {
     ['Query', `network(userId: $r, maxDepth: 3) ${ids}`],
   ])('%s.%s', (type, field) => calibrate(type, field, 1, (f) => `query($a: ID!, $r: ID!) { a: user(id: $a) { id } r: user(id: $r) { id } ${f} }`));
 
+  it('Comment.replies on each comment of a page of 20, Comment.parent and Query.comment', async () => {
+    const post = await createPost(t, author.token, 'calibrate threads');
+    const add = async (text: string, replyTo?: string) =>
+      (await t.gql('mutation($p: ID!, $t: String!, $r: ID) { addComment(postId: $p, text: $t, replyTo: $r) { comment { id } } }', { p: post, t: text, r: replyTo }, reader.token))
+        .data!.addComment.comment.id as string;
+    const tops: string[] = [];
+    for (let i = 0; i < 20; i++) tops.push(await add(`top ${i}`));
+    const replies = await Promise.all(tops.map((top) => add('reply', top)));
+    const deep = await add('deeper', replies[0]);
+    await calibrate('Comment', `replies(first: 5) ${ids}`, 20, (f) => `{ post(id: "${post}") { comments(first: 20) { edges { node { id ${f} } } } } }`);
+    await calibrate('Comment', 'parent { id parent { id } }', 1, (f) => `{ comment(id: "${deep}") { id ${f} } }`);
+    await calibrate('Query', `comment(id: "${deep}") { id }`, 1, (f) => `{ rateLimit { cost } ${f} }`);
+  });
+
   it('every mutation sends at most its declared requests, payload included', async () => {
     const me = await t.signUp();
     const other = await t.signUp();
@@ -200,7 +214,13 @@ describe('declared costs, calibrated', () => {
     for (const field of ['likePost', 'unlikePost', 'viewPost', 'repost', 'unrepost'])
       await run(field, `mutation($id: ID!) { ${field}(postId: $id) { post { id } } }`, { id: post });
     await run('react', 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: post });
-    await run('addComment', 'mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post });
+    const added = await run('addComment', 'mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post });
+    const reply = await run('addComment', 'mutation($id: ID!, $to: ID!) { addComment(postId: $id, replyTo: $to, text: "re") { comment { id } } }', {
+      id: post,
+      to: added.addComment.comment.id,
+    });
+    await run('deleteComment', 'mutation($id: ID!) { deleteComment(commentId: $id) { deletedCommentId post { id commentCount } } }', { id: added.addComment.comment.id });
+    await run('deleteComment', 'mutation($id: ID!) { deleteComment(commentId: $id) { deletedCommentId post { id commentCount } } }', { id: reply.addComment.comment.id });
     await run('deletePost', 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: mine.createPost.post.id });
     await run('markNotificationsRead', 'mutation { markNotificationsRead { id } }', {}, reader.token);
     const session = await run('signIn', `mutation { signIn(input: { handle: "${me.handle}", password: "${TEST_PASSWORD}" }) { token refreshToken } }`, {}, null);

@@ -48,6 +48,7 @@ const made: Record<keyof typeof keys, Key[]> = {
   tagEntry: [keys.tagEntry('engines', 3, post)],
   publicEntry: [keys.publicEntry(0, post)],
   commentEntry: [keys.commentEntry(post, 'cmt_1')],
+  threadEntry: [keys.threadEntry({ postId: post, id: 'cmt_1', ancestorIds: [] }), keys.threadEntry({ postId: post, id: 'cmt_3', ancestorIds: ['cmt_1', 'cmt_2'] })],
   comment: [keys.comment('cmt_1')],
   task: [keys.task(2, 'tsk_1')],
   deadTask: [keys.deadTask('tsk_1')],

@@ -20,19 +20,53 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
 };
 
-/** A comment on a post. */
+/**
+ * A comment on a post, or a reply to a comment (see `parent`). A deleted comment that has replies stays as a tombstone
+ * (`deleted`, empty text, no mentions, its author kept) so that its thread keeps its shape.
+ */
 export type Comment = Node & {
   __typename?: 'Comment';
-  /** Who wrote the comment. */
+  /** Who wrote the comment; a tombstone (see `deleted`) keeps it. */
   author: User;
   /** When the comment was written. */
   createdAt: Scalars['DateTime']['output'];
+  /** Whether it was deleted while it had replies: a tombstone. */
+  deleted: Scalars['Boolean']['output'];
+  /** 0 for a top-level comment, one more than its parent for a reply; at most COMMENT_MAX_DEPTH (default 8). */
+  depth: Scalars['Int']['output'];
   /** The comment's id (`cmt_…`). */
   id: Scalars['ID']['output'];
   /** The users mentioned as @handle in the text that existed when it was written and still do, in order of first mention. */
   mentions: Array<User>;
-  /** 1-500 characters. */
+  /**
+   * The comment this one replies to; null for a top-level comment. Every ancestor up to the top-level comment is read in
+   * one batch, however deep.
+   */
+  parent: Maybe<Comment>;
+  /** The post it is on. */
+  post: Post;
+  /**
+   * Its direct replies, oldest first (as `Post.comments`, both ways). Replies by an account in a block with the viewer are
+   * left out, and with them their own replies. The first pages of a page of comments' replies are read together: one
+   * request per level of the thread.
+   */
+  replies: CommentConnection;
+  /** How many direct replies it has, tombstones included (what `replies` lists, before blocks): exact, counted with each reply. */
+  replyCount: Scalars['Int']['output'];
+  /** 1-500 characters; empty once deleted. */
   text: Scalars['String']['output'];
+};
+
+
+/**
+ * A comment on a post, or a reply to a comment (see `parent`). A deleted comment that has replies stays as a tombstone
+ * (`deleted`, empty text, no mentions, its author kept) so that its thread keeps its shape.
+ */
+export type CommentRepliesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A page of comments. */
@@ -44,7 +78,7 @@ export type CommentConnection = {
   pageInfo: PageInfo;
 };
 
-/** One comment in a post's comments, with its position among them. */
+/** One comment in a post's comments or a comment's replies, with its position among them. */
 export type CommentEdge = {
   __typename?: 'CommentEdge';
   /** Pass as `after` to continue after this comment. */
@@ -81,6 +115,15 @@ export type DeleteAccountPayload = {
   __typename?: 'DeleteAccountPayload';
   /** The id of the deleted account: every token of it is refused from now on. */
   deletedUserId: Scalars['ID']['output'];
+};
+
+/** What `deleteComment` removed. */
+export type DeleteCommentPayload = {
+  __typename?: 'DeleteCommentPayload';
+  /** The id of the deleted comment (it may stay as a tombstone: see Comment). */
+  deletedCommentId: Scalars['ID']['output'];
+  /** The post it was on, with its new `commentCount`; null when the post is gone too. */
+  post: Maybe<Post>;
 };
 
 /** What `deletePost` removed. */
@@ -126,7 +169,12 @@ export type FollowPayload = {
  */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment. */
+  /**
+   * Text of 1-500 characters. A retry with the same `idempotencyKey` (as in CreatePostInput) returns the first comment.
+   * With `replyTo`, a reply: to a comment of the same post (else BAD_USER_INPUT; a deleted one is NOT_FOUND); a reply to a
+   * comment at COMMENT_MAX_DEPTH (default 8) joins that comment's parent's replies, as "continue this thread" does.
+   * FORBIDDEN while a block stands between the viewer and the post's author, the author replied to, or anyone mentioned.
+   */
   addComment: Maybe<CommentPayload>;
   /**
    * Blocks a user: both stop seeing each other's posts and comments everywhere but the profile, any follow between
@@ -148,6 +196,12 @@ export type Mutation = {
    * handle, which is then free. Until that task has finished, the profile can still be read.
    */
   deleteAccount: Maybe<DeleteAccountPayload>;
+  /**
+   * Deletes a comment: its author may, and so may the author of the post it is on (else FORBIDDEN). One with replies
+   * stays as a tombstone; one without goes, and so do the tombstones it leaves without replies. The post's
+   * `commentCount` goes down at once. A deleted or unknown comment is NOT_FOUND.
+   */
+  deleteComment: Maybe<DeleteCommentPayload>;
   /** Only the author may delete a post. */
   deletePost: Maybe<DeletePostPayload>;
   /** Idempotent: following someone already followed changes nothing. FORBIDDEN while either has blocked the other. */
@@ -213,6 +267,7 @@ export type Mutation = {
 export type MutationAddCommentArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   postId: Scalars['ID']['input'];
+  replyTo?: InputMaybe<Scalars['ID']['input']>;
   text: Scalars['String']['input'];
 };
 
@@ -255,6 +310,16 @@ export type MutationCreatePostArgs = {
  */
 export type MutationDeleteAccountArgs = {
   password?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/**
+ * What can be changed. Every mutation but signUp, signIn, refreshSession and signOut(refreshToken) needs a signed-in
+ * viewer (else UNAUTHENTICATED). Every field is nullable: a mutation that fails is null with its error, and the others
+ * in the same request still answer.
+ */
+export type MutationDeleteCommentArgs = {
+  commentId: Scalars['ID']['input'];
 };
 
 
@@ -459,7 +524,7 @@ export type Notification = Node & {
   id: Scalars['ID']['output'];
   /** What happened. */
   kind: NotificationKind;
-  /** The post liked, reposted, commented on or mentioning the user; null for FOLLOW. */
+  /** The post liked, reposted, commented on or mentioning the user, or (REPLY) the one the replies are on; null for FOLLOW. */
   post: Maybe<Post>;
   /** Whether markNotificationsRead covered its last update. */
   read: Scalars['Boolean']['output'];
@@ -504,6 +569,8 @@ export type NotificationKind =
   | 'LIKE'
   /** Someone mentioned the user in a post, or in a comment on a post. */
   | 'MENTION'
+  /** Someone replied to the user's comment (grouped per post). */
+  | 'REPLY'
   /** Someone reposted the user's post. */
   | 'REPOST';
 
@@ -527,7 +594,12 @@ export type Post = Node & {
   author: User;
   /** How many comments the post has. */
   commentCount: Scalars['Int']['output'];
-  /** Comments on the post, oldest first. */
+  /**
+   * The post's top-level comments, oldest first (their replies are in `Comment.replies`; `commentCount` counts both).
+   * `last`/`before` read backwards: the `last` comments just older than `before` (the newest ones without it), still
+   * oldest first; while `pageInfo.hasPreviousPage`, ask again with `before: startCursor`. Give `first`/`after` or
+   * `last`/`before`, not both.
+   */
   comments: CommentConnection;
   /** When the post was written. */
   createdAt: Scalars['DateTime']['output'];
@@ -566,7 +638,9 @@ export type Post = Node & {
 /** A post: up to 500 characters of text with tags, counters and comments. */
 export type PostCommentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -621,6 +695,11 @@ export type PostPayload = {
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type Query = {
   __typename?: 'Query';
+  /**
+   * A comment by its id, a tombstone too; null when there is none, or its author is in a block with the viewer. Its
+   * `parent` chain leads up to the top-level comment, and `post` to the post: a thread's context in one batch.
+   */
+  comment: Maybe<Comment>;
   /** The shortest follow path from `from` to `to`. maxDepth defaults to 3, at most 6. */
   degreesOfSeparation: Maybe<Separation>;
   /**
@@ -651,6 +730,12 @@ export type Query = {
   users: Maybe<Array<Maybe<User>>>;
   /** The signed-in user; null when anonymous. */
   viewer: Maybe<User>;
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QueryCommentArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -1132,6 +1217,7 @@ export type ResolversTypes = {
   CreatePostInput: CreatePostInput;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteAccountPayload: ResolverTypeWrapper<DeleteAccountPayload>;
+  DeleteCommentPayload: ResolverTypeWrapper<Omit<DeleteCommentPayload, 'post'> & { post?: Maybe<ResolversTypes['Post']> }>;
   DeletePostPayload: ResolverTypeWrapper<DeletePostPayload>;
   FanOutState: FanOutState;
   FanOutStatus: ResolverTypeWrapper<FanOutStatus>;
@@ -1177,6 +1263,7 @@ export type ResolversParentTypes = {
   CreatePostInput: CreatePostInput;
   DateTime: Scalars['DateTime']['output'];
   DeleteAccountPayload: DeleteAccountPayload;
+  DeleteCommentPayload: Omit<DeleteCommentPayload, 'post'> & { post?: Maybe<ResolversParentTypes['Post']> };
   DeletePostPayload: DeletePostPayload;
   FanOutStatus: FanOutStatus;
   FollowPayload: Omit<FollowPayload, 'user' | 'viewer'> & { user: ResolversParentTypes['User'], viewer: ResolversParentTypes['User'] };
@@ -1228,8 +1315,14 @@ export type ListSizeDirectiveResolver<Result, Parent, ContextType = GraphQLConte
 export type CommentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Comment'] = ResolversParentTypes['Comment']> = {
   author?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  depth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   mentions?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+  parent?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType>;
+  post?: Resolver<ResolversTypes['Post'], ParentType, ContextType>;
+  replies?: Resolver<ResolversTypes['CommentConnection'], ParentType, ContextType, Partial<CommentRepliesArgs>>;
+  replyCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   text?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1257,6 +1350,11 @@ export type DeleteAccountPayloadResolvers<ContextType = GraphQLContext, ParentTy
   deletedUserId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
 
+export type DeleteCommentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteCommentPayload'] = ResolversParentTypes['DeleteCommentPayload']> = {
+  deletedCommentId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType>;
+};
+
 export type DeletePostPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeletePostPayload'] = ResolversParentTypes['DeletePostPayload']> = {
   deletedPostId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
 };
@@ -1278,6 +1376,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   changePassword?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType, RequireFields<MutationChangePasswordArgs, 'currentPassword' | 'newPassword'>>;
   createPost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationCreatePostArgs, 'input'>>;
   deleteAccount?: Resolver<Maybe<ResolversTypes['DeleteAccountPayload']>, ParentType, ContextType, Partial<MutationDeleteAccountArgs>>;
+  deleteComment?: Resolver<Maybe<ResolversTypes['DeleteCommentPayload']>, ParentType, ContextType, RequireFields<MutationDeleteCommentArgs, 'commentId'>>;
   deletePost?: Resolver<Maybe<ResolversTypes['DeletePostPayload']>, ParentType, ContextType, RequireFields<MutationDeletePostArgs, 'id'>>;
   follow?: Resolver<Maybe<ResolversTypes['FollowPayload']>, ParentType, ContextType, RequireFields<MutationFollowArgs, 'userId'>>;
   likePost?: Resolver<Maybe<ResolversTypes['PostPayload']>, ParentType, ContextType, RequireFields<MutationLikePostArgs, 'postId'>>;
@@ -1367,6 +1466,7 @@ export type PostPayloadResolvers<ContextType = GraphQLContext, ParentType extend
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  comment?: Resolver<Maybe<ResolversTypes['Comment']>, ParentType, ContextType, RequireFields<QueryCommentArgs, 'id'>>;
   degreesOfSeparation?: Resolver<Maybe<ResolversTypes['Separation']>, ParentType, ContextType, RequireFields<QueryDegreesOfSeparationArgs, 'from' | 'to'>>;
   network?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QueryNetworkArgs, 'userId'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
@@ -1476,6 +1576,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   CommentPayload?: CommentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteAccountPayload?: DeleteAccountPayloadResolvers<ContextType>;
+  DeleteCommentPayload?: DeleteCommentPayloadResolvers<ContextType>;
   DeletePostPayload?: DeletePostPayloadResolvers<ContextType>;
   FanOutStatus?: FanOutStatusResolvers<ContextType>;
   FollowPayload?: FollowPayloadResolvers<ContextType>;

@@ -81,6 +81,7 @@ export const Mutation: MutationResolvers = {
   unrepost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.reposts.unrepost(viewerId, postId) }),
   viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.viewPost(viewerId, postId) }),
   react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({ post: await useCases.counters.react(viewerId, postId, kind) }),
-  addComment: async (_parent, { postId, text, idempotencyKey }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text, idempotencyKey),
+  addComment: async (_parent, { postId, text, idempotencyKey, replyTo }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text, idempotencyKey, replyTo),
+  deleteComment: async (_parent, { commentId }, { useCases, viewerId }) => useCases.comments.delete(viewerId, commentId),
   markNotificationsRead: async (_parent, { until }, { useCases, viewerId, loaders }) => loaders.user.load(await useCases.notifications.markRead(viewerId, until)),
 };

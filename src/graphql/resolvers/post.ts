@@ -2,7 +2,7 @@ import { notFound } from '../../domain/errors.js';
 import type { UserRecord } from '../../domain/models.js';
 import type { GraphQLContext } from '../context.js';
 import { fanOutStatus } from '../../usecases/live-updates.js';
-import { commentConnection, userListConnection } from '../feeds.js';
+import { commentConnection, parentComment, userListConnection } from '../feeds.js';
 import type { CommentResolvers, PostEdgeResolvers, PostResolvers } from '../generated/resolvers-types.js';
 import { userById } from './user.js';
 
@@ -30,7 +30,7 @@ export const Post: PostResolvers = {
   likedBy: (post, args, context, info) => userListConnection(context, info, { kind: 'likedBy', post }, args),
   repostedBy: (post, args, context, info) => userListConnection(context, info, { kind: 'repostedBy', post }, args),
   mentions: (post, _args, context) => mentionedUsers(context, post.mentionIds),
-  comments: (post, { first, after }, context) => commentConnection(context, post.id, first, after),
+  comments: (post, args, context) => commentConnection(context, post.id, null, args),
   fanOut: (post, _args, { viewerId, loaders }) => fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),
 };
 
@@ -39,8 +39,18 @@ export const PostEdge: PostEdgeResolvers = {
 };
 
 export const Comment: CommentResolvers = {
-  author: (comment, _args, context) => author(context, comment.authorId),
+  // The rules left out a comment whose author is gone (a deleted account's tombstone).
+  author: (comment, _args, context) => author(context, comment.authorId ?? ''),
+  text: (comment) => comment.text ?? '',
   mentions: (comment, _args, context) => mentionedUsers(context, comment.mentionIds),
+  post: async (comment, _args, { loaders }) => {
+    const post = await loaders.post.load(comment.postId);
+    if (!post) throw notFound('Post', comment.postId);
+    return post;
+  },
+  parent: (comment, _args, context) => parentComment(context, comment),
+  depth: (comment) => comment.ancestorIds.length,
+  replies: (comment, args, context) => commentConnection(context, comment.postId, comment, args),
 };
 
 /** The mentioned users that still exist, in order of first mention. */

@@ -7,7 +7,7 @@ import { notificationById } from '../notifications.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { blockedAccounts, publicConnection, startUserReads, tagConnection, userListConnection } from '../feeds.js';
+import { blockedAccounts, publicConnection, startUserReads, tagConnection, userListConnection, visibleComment } from '../feeds.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -21,7 +21,7 @@ function nodeById(context: GraphQLContext, id: string): Promise<NodeModel | null
     case 'pst':
       return loaders.post.load(id);
     case 'cmt':
-      return loaders.comment.load(id);
+      return visibleComment(context, id);
     default:
       return notificationById(context, id);
   }
@@ -54,6 +54,7 @@ export const Query: QueryResolvers = {
   },
 
   node: (_parent, { id }, context) => nodeById(context, id),
+  comment: (_parent, { id }, context) => (idKind(id) === 'cmt' ? visibleComment(context, id) : null),
   nodes: (_parent, { ids }, context) => {
     if (ids.length > MAX_BATCH) throw badInput('ids', `at most ${MAX_BATCH} ids`);
     return Promise.all(ids.map((id) => nodeById(context, id)));

@@ -6,7 +6,8 @@ import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from './batch.js';
 /**
  * Recomputes every counter from the records it counts and reports (and on request repairs)
  * the difference: post likes, views, comments, reposts and reactions against their records (summed
- * over every counter shard the post has), users'
+ * over every counter shard the post has; a tombstone is no comment), comments' replyCount against their replies
+ * (in the list entry and the record), users'
  * postCount against their posts, and — on the embedded graph backend — follower and
  * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
  * It checks that each post's counter shards are the ones readers read: `COUNT#0` … `COUNT#n-1` for
@@ -48,6 +49,10 @@ interface Census {
   reposts: Tally;
   views: Tally;
   comments: Tally;
+  /** Comment id → its replies' list entries (tombstones included). */
+  replies: Tally;
+  /** A comment's replyCount as its list entry and its record hold it, by comment id, with the keys. */
+  replyCounts: { commentId: string; key: Key; recorded: number }[];
   reactions: Map<string, Tally>;
   userPostCounts: Tally;
   authorPosts: Tally;
@@ -73,6 +78,8 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
     reposts: new Map(),
     views: new Map(),
     comments: new Map(),
+    replies: new Map(),
+    replyCounts: [],
     reactions: new Map(),
     userPostCounts: new Map(),
     authorPosts: new Map(),
@@ -130,8 +137,15 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
       case 'repost':
         bump(census.reposts, found.postId);
         break;
-      case 'commentEntry':
-        bump(census.comments, found.postId);
+      case 'commentEntry': {
+        // A tombstone is no comment any more, but still a reply in its parent's list.
+        if (item.deleted?.BOOL !== true) bump(census.comments, found.postId);
+        if (found.parentId !== null) bump(census.replies, found.parentId);
+        census.replyCounts.push({ commentId: item.id?.S ?? '', key, recorded: numberOf(item, 'replyCount') });
+        break;
+      }
+      case 'comment':
+        census.replyCounts.push({ commentId: found.commentId, key, recorded: numberOf(item, 'replyCount') });
         break;
       case 'reaction': {
         const kinds = census.reactions.get(found.postId) ?? new Map();
@@ -175,6 +189,9 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
     for (const kind of new Set([...sum.reactions.keys(), ...actualReactions.keys()])) {
       check('post reactions', shard0, `reactions.${kind}`, sum.reactions.get(kind) ?? 0, actualReactions.get(kind) ?? 0);
     }
+  }
+  for (const { commentId, key, recorded } of census.replyCounts) {
+    check('comment replies', key, 'replyCount', recorded, census.replies.get(commentId) ?? 0);
   }
   for (const [userId, postCount] of census.userPostCounts) {
     check('user posts', keys.user(userId), 'postCount', postCount, census.authorPosts.get(userId) ?? 0);

@@ -2,7 +2,8 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { WriteApi } from '../../config.js';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { IdempotencyClaim } from '../../domain/validation.js';
-import type { Claimed, CommentPage, Delivery, ImportedPost, PostStore } from '../post-store.js';
+import type { Claimed, CommentDeletion, CommentPage, CommentRefused, CommentSlice, Delivery, ImportedPost, PostStore } from '../post-store.js';
+import { commentAttributes, commentSlice, countReplyItems, deletionItems, firstReplies, slicePrefix, toCommentRecord } from './comment-items.js';
 import type { Task } from '../../domain/tasks.js';
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
@@ -42,17 +43,6 @@ const POST_ATTRIBUTES = Object.keys({
   counterShards: true,
   mentionIds: true,
 } satisfies Record<keyof PostRecord, true>);
-
-function toCommentRecord(item: Item): CommentRecord {
-  return {
-    id: item.id as string,
-    postId: item.postId as string,
-    authorId: item.authorId as string,
-    text: item.text as string,
-    createdAt: item.createdAt as string,
-    mentionIds: (item.mentionIds as string[] | undefined) ?? [],
-  };
-}
 
 /**
  * The items a post is stored as, besides its counters, its author's own home entry and its
@@ -228,28 +218,37 @@ export class DynamoPostStore implements PostStore {
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
-  async addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks: readonly Task[] = []): Promise<Claimed | null> {
+  async addComment(
+    post: PostRecord,
+    comment: CommentRecord,
+    claim: IdempotencyClaim | null,
+    tasks: readonly Task[] = [],
+    parent: CommentRecord | null = null,
+  ): Promise<Claimed | CommentRefused> {
+    const attributes = commentAttributes(comment);
     const items: TransactItem[] = [
       { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
-      this.put({ ...keys.commentEntry(post.id, comment.id), ...comment }),
-      this.put({ ...keys.comment(comment.id), ...comment }),
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
+      ...(parent ? countReplyItems(this.tableName, parent, 1, 'attribute_exists(pk) AND attribute_not_exists(deleted)') : []),
+      this.put({ ...keys.threadEntry(comment), ...attributes }),
+      this.put({ ...keys.comment(comment.id), ...attributes }),
       this.put(
-        activityItem(comment.authorId, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id }),
+        activityItem(comment.authorId!, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id }),
       ),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {
-      return await this.writeOnce(items, claim && { key: keys.idempotencyClaim(comment.authorId, 'addComment', claim.key), fingerprint: claim.fingerprint }, comment.id);
+      return await this.writeOnce(items, claim && { key: keys.idempotencyClaim(comment.authorId!, 'addComment', claim.key), fingerprint: claim.fingerprint }, comment.id);
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed') return null;
+      if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[1] === 'ConditionalCheckFailed') return 'postGone';
+      if (parent && (reasons?.[2] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed')) return 'parentGone';
       throw error;
     }
   }
 
-  async comments(postId: string, first: number, after: string | null): Promise<CommentPage> {
+  async comments(postId: string, first: number, after: string | null): Promise<CommentPage & { end: string | null }> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
@@ -258,8 +257,31 @@ export class DynamoPostStore implements PostStore {
         Limit: first + 1,
       }),
     );
-    const items = (result.Items ?? []).map(toCommentRecord);
-    return { items: items.slice(0, first), hasNextPage: items.length > first };
+    const found = (result.Items ?? []).slice(0, first);
+    return {
+      items: found.map(toCommentRecord),
+      hasNextPage: (result.Items ?? []).length > first,
+      hasPreviousPage: false,
+      end: (found.at(-1)?.sk as string | undefined) ?? null,
+    };
+  }
+
+  commentSlice(postId: string, parent: CommentRecord | null, slice: CommentSlice): Promise<CommentPage> {
+    return commentSlice(this.client, this.tableName, postId, slicePrefix(parent), slice);
+  }
+
+  firstReplies(parents: readonly CommentRecord[], first: number): Promise<CommentPage[]> {
+    return firstReplies(this.client, this.tableName, parents, first);
+  }
+
+  async deleteComment(deletion: CommentDeletion): Promise<boolean> {
+    try {
+      await transactWrite(this.client, { TransactItems: deletionItems(this.tableName, deletion) });
+      return true;
+    } catch (error) {
+      if (cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed')) return false;
+      throw error;
+    }
   }
 
   async getComments(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(CommentRecord | null)[]> {

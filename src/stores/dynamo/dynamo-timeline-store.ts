@@ -243,15 +243,16 @@ export class DynamoTimelineStore implements TimelineStore {
           TableName: this.tableName,
           KeyConditionExpression: 'pk = :pk',
           ExpressionAttributeValues: { ':pk': pk },
-          ProjectionExpression: 'pk, sk',
+          ProjectionExpression: 'pk, sk, id',
           Limit: TRACES_PER_CALL,
         }),
       );
     const [comments, records] = await Promise.all([page(partitions.comments(postId)), page(partitions.post(postId))]);
     await batchWrite(this.client, this.tableName, [
       ...timelineKeys.map(del),
-      ...(comments.Items ?? []).flatMap((item) => [del(item as unknown as Key), del(keys.comment(item.sk as string))]),
-      ...(records.Items ?? []).map((item) => del(item as unknown as Key)),
+      // A comment entry names its comment (a reply's sort key is its path).
+      ...(comments.Items ?? []).flatMap((item) => [del({ pk: item.pk as string, sk: item.sk as string }), del(keys.comment(item.id as string))]),
+      ...(records.Items ?? []).map((item) => del({ pk: item.pk as string, sk: item.sk as string })),
     ]);
     return comments.LastEvaluatedKey !== undefined || records.LastEvaluatedKey !== undefined;
   }

@@ -74,7 +74,12 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'registry of outbox authors', pk: 'OUTBOXES', sk: '<authorId>' },
   { item: 'tag timeline entry', pk: 'TAG#<tag>#<shard>', sk: '<postId>' },
   { item: 'public timeline entry', pk: 'PUBLIC#<shard>', sk: '<postId>' },
-  { item: 'comment list entry, oldest first', pk: 'COMMENTS#<postId>', sk: '<commentId>' },
+  { item: 'top-level comment list entry, oldest first', pk: 'COMMENTS#<postId>', sk: '<commentId>' },
+  {
+    item: 'reply list entry, oldest first among its siblings (`path`: the ids from the top-level comment to its parent, `#`-separated)',
+    pk: 'COMMENTS#<postId>',
+    sk: 'R<depth>#<path>#<replyId>',
+  },
   { item: 'comment (for `node(id)`)', pk: 'COMMENT#<commentId>', sk: 'COMMENT' },
   { item: 'queued task', pk: 'QUEUE#<shard>', sk: '<taskId>' },
   { item: 'dead-letter task (failed `QUEUE_MAX_ATTEMPTS` times)', pk: 'DEADLETTER', sk: '<taskId>' },
@@ -161,6 +166,11 @@ export const keys = {
   tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
   publicEntry: (shard: number, postId: string): Key => ({ pk: partitions.public(shard), sk: postId }),
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
+  /** Where a comment's list entry is: among the post's top-level comments, or among its parent's replies. */
+  threadEntry: (comment: { postId: string; id: string; ancestorIds: readonly string[] }): Key =>
+    comment.ancestorIds.length === 0
+      ? keys.commentEntry(comment.postId, comment.id)
+      : { pk: partitions.comments(comment.postId), sk: replyPrefix(comment.ancestorIds) + comment.id },
   comment: (commentId: string): Key => ({ pk: `COMMENT#${commentId}`, sk: 'COMMENT' }),
   task: (shard: number, taskId: string): Key => ({ pk: partitions.queue(shard), sk: taskId }),
   /** A task that failed QUEUE_MAX_ATTEMPTS times, kept for inspection and replay instead of retried forever. */
@@ -255,6 +265,14 @@ export const partitions = {
   notified: (actorId: string) => `NOTIFIED#${actorId}`,
 };
 
+/** The sort key prefix of the replies to the comment whose path (top-level comment first, itself last) is `path`. */
+export function replyPrefix(path: readonly string[]): string {
+  return `R${path.length}#${path.join('#')}#`;
+}
+
+/** The top-level comments' sort keys are their ids; every reply's starts with `R`, which sorts before them. */
+export const TOP_LEVEL_PREFIX = 'cmt_';
+
 /** Sort key prefixes of the newest-first user lists inside a post's partition (likeListEntry, repostListEntry). */
 export const listPrefixes = {
   likers: 'LIKED#',
@@ -275,7 +293,8 @@ export type CountedItem =
   | { kind: 'counterShard'; postId: string; shard: number }
   | { kind: 'like' | 'view' | 'repost'; postId: string }
   | { kind: 'reaction'; postId: string; reaction: string }
-  | { kind: 'commentEntry'; postId: string };
+  | { kind: 'commentEntry'; postId: string; parentId: string | null }
+  | { kind: 'comment'; commentId: string };
 
 export function classifyKey({ pk, sk }: Key): CountedItem | null {
   const [prefix, id = ''] = splitOnce(pk);
@@ -284,8 +303,12 @@ export function classifyKey({ pk, sk }: Key): CountedItem | null {
       return sk === 'PROFILE' ? { kind: 'user', userId: id } : null;
     case 'POSTS':
       return { kind: 'authorPost', authorId: id };
-    case 'COMMENTS':
-      return { kind: 'commentEntry', postId: id };
+    case 'COMMENTS': {
+      const path = sk.startsWith('R') ? sk.split('#').slice(1) : [];
+      return { kind: 'commentEntry', postId: id, parentId: path.at(-2) ?? null };
+    }
+    case 'COMMENT':
+      return sk === 'COMMENT' ? { kind: 'comment', commentId: id } : null;
     case 'FOLLOWING':
     case 'FOLLOWERS':
       return { kind: 'followListEntry' };

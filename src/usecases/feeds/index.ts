@@ -12,7 +12,7 @@ import { type UserListSources, UserListFeed } from './user-lists.js';
 /** What the feeds' skeletons read besides the timelines: the use cases that page through their lists. */
 export interface FeedSources extends UserListSources {
   notifications: Pick<NotificationUseCases, 'list' | 'actors'>;
-  comments: Pick<CommentUseCases, 'list'>;
+  comments: Pick<CommentUseCases, 'page'>;
 }
 
 /** Every feed the API pages through, each a module of its own in this folder. */

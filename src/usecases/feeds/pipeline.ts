@@ -1,4 +1,4 @@
-import type { PostRecord, UserRecord } from '../../domain/models.js';
+import type { CommentRecord, Page, PostRecord, UserRecord } from '../../domain/models.js';
 import type { CountedPost, PostCounts } from '../../stores/counter-store.js';
 import type { FollowCounts, FollowPair, ReadBudget, Relation } from '../../stores/graph/graph-store.js';
 import type { BlockedAccounts } from '../relationships.js';
@@ -21,6 +21,8 @@ export interface Hydrator {
   followCounts(userIds: readonly string[]): Promise<FollowCounts[]>;
   follows(pairs: readonly FollowPair[]): Promise<boolean[]>;
   relations(relations: readonly Relation[]): Promise<boolean[]>;
+  /** The first `first` replies of a comment: a page's comments' replies are read together, a read per depth. */
+  firstReplies(parent: CommentRecord, first: number): Promise<Page<CommentRecord>>;
 }
 
 /** What every step of a feed is given: the request's viewer, its batched and cached lookups, and its graph budget. */

@@ -7,6 +7,7 @@ import { UNMETERED } from '../../stores/graph/traversal.js';
 import type { NotificationStore } from '../../stores/notification-store.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { FollowEvents } from '../follow-events.js';
+import type { CommentUseCases } from '../comments.js';
 import type { PostUseCases } from '../posts.js';
 import type { RepostUseCases } from '../reposts.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
@@ -26,6 +27,7 @@ export interface DeleteAccountStores {
 export interface DeleteAccountUseCases {
   posts: Pick<PostUseCases, 'delete'>;
   reposts: Pick<RepostUseCases, 'undo'>;
+  comments: Pick<CommentUseCases, 'delete'>;
   followEvents: FollowEvents;
 }
 
@@ -70,7 +72,7 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
         const activities = await this.stores.activities.activities(userId, first);
         for (const activity of activities) {
           if (activity.kind === 'repost') await this.useCases.reposts.undo(userId, activity.postId);
-          else await this.stores.activities.undo(userId, activity);
+          else if (activity.kind !== 'comment' || !(await this.deleteComment(userId, activity.commentId))) await this.stores.activities.undo(userId, activity);
         }
         return activities.length === first;
       }
@@ -105,6 +107,17 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
         return false;
       case 'leftovers':
         return this.stores.accounts.removeRemnants(userId);
+    }
+  }
+
+  /** As deleteComment by its author: a tombstone if it has replies. False when it is gone already (its activity item may be left). */
+  private async deleteComment(userId: string, commentId: string): Promise<boolean> {
+    try {
+      await this.useCases.comments.delete(userId, commentId);
+      return true;
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN')) return false;
+      throw error;
     }
   }
 

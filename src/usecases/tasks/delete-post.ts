@@ -5,7 +5,7 @@ import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { FollowerWalk } from './steps/follower-walk.js';
 import type { RunOutcome, TaskHandler, TaskRun } from './task-handler.js';
 
-/** Checkpoints past the followers, in order; the mentions phase goes on as `mentions:<last comment id>`. */
+/** Checkpoints past the followers, in order; the mentions phase goes on as `mentions:<last comment's place>`. */
 const REPOSTS_PHASE = 'reposts';
 const MENTIONS_PHASE = 'mentions';
 const TRACES_PHASE = 'traces';
@@ -24,7 +24,7 @@ function phaseOf(checkpoint: string | null): Phase {
 
 /**
  * `deletePost`: a deleted post out of its author's followers' home timelines, its reposts undone, then its comments'
- * mention notifications (while the comments still say whom), and last its other traces and notifications.
+ * mention and reply notifications (while the comments still say whom), and last its other traces and notifications.
  */
 export class DeletePostHandler implements TaskHandler<'deletePost'> {
   readonly kind = 'deletePost';
@@ -58,9 +58,11 @@ export class DeletePostHandler implements TaskHandler<'deletePost'> {
       for (;;) {
         const page = await this.comments.comments(postId, COMMENTS_PER_BATCH, after);
         const mentioned = new Set(page.items.flatMap((comment) => comment.mentionIds));
+        const repliedTo = new Set(page.items.flatMap((comment) => (comment.replyToAuthorId ? [comment.replyToAuthorId] : [])));
         await mapConcurrently([...mentioned], GROUP_REMOVAL_CONCURRENCY, (userId) => this.notifications.removeGroup(userId, 'MENTION', postId));
-        if (!page.hasNextPage) break;
-        after = page.items.at(-1)!.id;
+        await mapConcurrently([...repliedTo], GROUP_REMOVAL_CONCURRENCY, (userId) => this.notifications.removeGroup(userId, 'REPLY', postId));
+        if (!page.hasNextPage || page.end === null) break;
+        after = page.end;
         if (!(await save(`${MENTIONS_PHASE}:${after}`))) return 'lost';
         if (stopping()) return 'stopped';
       }

@@ -11,6 +11,7 @@ import type { ClaimedTask } from '../../stores/task-queue.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { UserStore } from '../../stores/user-store.js';
 import type { FollowEvents } from '../follow-events.js';
+import type { CommentUseCases } from '../comments.js';
 import type { PostUseCases } from '../posts.js';
 import type { NotificationListener } from '../notifications.js';
 import type { RelationshipUseCases } from '../relationships.js';
@@ -79,6 +80,7 @@ export function createTaskHandlers(
   useCases: {
     posts: Pick<PostUseCases, 'delete'>;
     reposts: Pick<RepostUseCases, 'undo' | 'undoBatch'>;
+    comments: Pick<CommentUseCases, 'delete'>;
     relationships: Pick<RelationshipUseCases, 'blockedAmong'>;
     followEvents: FollowEvents;
   },

@@ -53,7 +53,7 @@ export class NotificationCheck {
     const pair = [{ postId, userId: actorId }];
     if (kind === 'LIKE') return (await this.stores.counters.hasLiked(pair, { consistent: true }))[0] === true;
     if (kind === 'REPOST') return (await this.stores.reposts.hasReposted(pair, { consistent: true }))[0] === true;
-    // COMMENT and MENTION: comments are never deleted one by one, so the post being there is what stands.
+    // COMMENT, REPLY and MENTION: the post being there is what stands (a group keeps the actor of a comment deleted since).
     const post = await currentPost(this.stores.posts, postId);
     if (post === null) return false;
     // A mention in a comment under a post of an account in a block with the recipient: left out like that post (as a page's rules do).
