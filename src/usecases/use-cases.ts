@@ -95,7 +95,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     /** What the worker runs: each task by its kind's handler. */
     tasks: createTaskHandlers(stores, config, { posts, reposts, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
-  return { ...useCases, feeds: createFeeds(home, stores.timelines, useCases) };
+  return { ...useCases, feeds: createFeeds(home, stores.timelines, stores.users, useCases) };
 }
 
 export type UseCases = ReturnType<typeof createUseCases>;

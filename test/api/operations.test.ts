@@ -43,6 +43,7 @@ describe('docs/operations', () => {
         'timeline-updates',
         'refresh-timeline',
         'fan-out-status',
+        'search-users',
       ]),
     );
   });

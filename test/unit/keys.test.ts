@@ -10,6 +10,7 @@ const position = keys.followListPosition(1_764_000_000_000, other);
 const made: Record<keyof typeof keys, Key[]> = {
   user: [keys.user(user)],
   handle: [keys.handle('ada')],
+  searchEntry: [keys.searchEntry('zo', 'zoe', user)],
   login: [keys.login(user)],
   identityLink: [keys.identityLink('https://id.example.com/', 'auth0|42')],
   session: [keys.session(user, 'ses_1')],

@@ -634,6 +634,12 @@ export type Query = {
   publicTimeline: Maybe<PostConnection>;
   /** What this operation cost and what is left of the client's rate bucket (see RateLimit); costs nothing itself. */
   rateLimit: Maybe<RateLimit>;
+  /**
+   * Typeahead over handles and display-name words: users with a term starting with each word of the query, case- and
+   * accent-insensitive (`zoe` finds `Zoë`). The exact handle first, then accounts the viewer follows, then the most
+   * followed; never an account in a block with the viewer. Ranks the first 100 matches (type on to narrow a longer list).
+   */
+  searchUsers: Maybe<UserConnection>;
   /** Who the viewer may want to follow: friends of friends, most shared connections first. Needs a signed-in viewer. */
   suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. */
@@ -687,6 +693,14 @@ export type QueryPostArgs = {
 export type QueryPublicTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QuerySearchUsersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  query: Scalars['String']['input'];
 };
 
 
@@ -1346,6 +1360,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
   publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
   rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
+  searchUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'query'>>;
   suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
   tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;

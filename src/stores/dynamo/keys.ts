@@ -25,6 +25,11 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'login: password hash, or the linked provider identity', pk: 'USER#<userId>', sk: 'LOGIN' },
   { item: 'provider identity link', pk: 'IDENTITY#<issuer>#<subject>', sk: 'LINK' },
   { item: 'handle claim', pk: 'HANDLE#<handle>', sk: 'CLAIM' },
+  {
+    item: 'search index entry: a term of a user (the handle or a display-name word, folded) under each of its 1-3 character prefixes (`userId`)',
+    pk: 'SEARCH#<prefix>',
+    sk: '<term>#<userId>',
+  },
   { item: 'session: a refresh token family (expires by TTL)', pk: 'SESSIONS#<userId>', sk: '<sessionId>' },
   { item: 'refresh token, by its SHA-256 (expires by TTL)', pk: 'REFRESH#<hash>', sk: 'TOKEN' },
   { item: 'failed password checks of a handle in one fixed window (expire by TTL)', pk: 'FAILS#handle#<handle>', sk: '<window start, epoch s>' },
@@ -100,6 +105,8 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
+  /** A user's term under one of its prefixes: a Query of the prefix's partition with `begins_with` finds the users. */
+  searchEntry: (prefix: string, term: string, userId: string): Key => ({ pk: partitions.search(prefix), sk: `${term}#${userId}` }),
   /** Kept apart from the profile, so that the password hash never travels with a user record. */
   login: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'LOGIN' }),
   /** Finds the account of a provider's token; one per issuer and subject. */
@@ -243,6 +250,7 @@ export const partitions = {
   outboxAuthors: () => 'OUTBOXES',
   tag: (tag: string, shard: number) => `TAG#${tag}#${shard}`,
   public: (shard: number) => `PUBLIC#${shard}`,
+  search: (prefix: string) => `SEARCH#${prefix}`,
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
   deadLetter: () => 'DEADLETTER',
