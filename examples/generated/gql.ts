@@ -40,6 +40,7 @@ type Documents = {
     "mutation RefreshSession($refreshToken: String!) {\n  refreshSession(refreshToken: $refreshToken) {\n    token\n    refreshToken\n    expiresAt\n  }\n}": typeof types.RefreshSessionDocument,
     "query RefreshTimeline($last: Int, $before: String) {\n  viewer {\n    id\n    timeline(last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          text\n          tags\n          createdAt\n          likeCount\n          commentCount\n          repostCount\n          viewerHasLiked\n          viewerHasReposted\n          author {\n            id\n            handle\n            displayName\n          }\n        }\n        repostedBy {\n          id\n          handle\n        }\n      }\n      pageInfo {\n        hasPreviousPage\n        startCursor\n      }\n    }\n  }\n}": typeof types.RefreshTimelineDocument,
     "mutation Repost($postId: ID!) {\n  repost(postId: $postId) {\n    post {\n      id\n      repostCount\n      viewerHasReposted\n    }\n  }\n}": typeof types.RepostDocument,
+    "query SearchTags($prefix: String!, $first: Int) {\n  searchTags(prefix: $prefix, first: $first) {\n    tag\n    count\n  }\n}": typeof types.SearchTagsDocument,
     "query SearchUsers($query: String!, $first: Int, $after: String) {\n  searchUsers(query: $query, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        handle\n        displayName\n        followerCount\n        viewerFollows\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.SearchUsersDocument,
     "mutation SignIn($input: SignInInput!) {\n  signIn(input: $input) {\n    token\n    refreshToken\n    expiresAt\n    user {\n      id\n      handle\n      displayName\n    }\n  }\n}": typeof types.SignInDocument,
     "mutation SignOut($refreshToken: String, $everywhere: Boolean) {\n  signOut(refreshToken: $refreshToken, everywhere: $everywhere)\n}": typeof types.SignOutDocument,
@@ -47,6 +48,7 @@ type Documents = {
     "query Suggestions($first: Int) {\n  suggestedFollows(first: $first) {\n    user {\n      id\n      handle\n      displayName\n    }\n    mutualCount\n    via {\n      id\n      handle\n    }\n  }\n}": typeof types.SuggestionsDocument,
     "query TagTimeline($tag: String!, $first: Int, $after: String) {\n  tagTimeline(tag: $tag, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        text\n        tags\n        createdAt\n        author {\n          id\n          handle\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": typeof types.TagTimelineDocument,
     "subscription TimelineUpdates {\n  timelinePostAdded {\n    cursor\n    node {\n      id\n      text\n      tags\n      createdAt\n      likeCount\n      commentCount\n      viewerHasLiked\n      author {\n        id\n        handle\n        displayName\n      }\n    }\n  }\n}": typeof types.TimelineUpdatesDocument,
+    "query TrendingTags($first: Int) {\n  trendingTags(first: $first) {\n    tag\n    count\n  }\n}": typeof types.TrendingTagsDocument,
     "mutation Unblock($userId: ID!) {\n  unblock(userId: $userId) {\n    user {\n      id\n      handle\n      viewerBlocks\n      blocksViewer\n    }\n    viewer {\n      id\n    }\n  }\n}": typeof types.UnblockDocument,
     "mutation Unfollow($userId: ID!) {\n  unfollow(userId: $userId) {\n    user {\n      id\n      handle\n      followerCount\n      viewerFollows\n    }\n    viewer {\n      id\n      followingCount\n    }\n  }\n}": typeof types.UnfollowDocument,
     "mutation Unmute($userId: ID!) {\n  unmute(userId: $userId) {\n    user {\n      id\n      handle\n      viewerMutes\n    }\n    viewer {\n      id\n    }\n  }\n}": typeof types.UnmuteDocument,
@@ -80,6 +82,7 @@ const documents: Documents = {
     "mutation RefreshSession($refreshToken: String!) {\n  refreshSession(refreshToken: $refreshToken) {\n    token\n    refreshToken\n    expiresAt\n  }\n}": types.RefreshSessionDocument,
     "query RefreshTimeline($last: Int, $before: String) {\n  viewer {\n    id\n    timeline(last: $last, before: $before) {\n      edges {\n        cursor\n        node {\n          id\n          text\n          tags\n          createdAt\n          likeCount\n          commentCount\n          repostCount\n          viewerHasLiked\n          viewerHasReposted\n          author {\n            id\n            handle\n            displayName\n          }\n        }\n        repostedBy {\n          id\n          handle\n        }\n      }\n      pageInfo {\n        hasPreviousPage\n        startCursor\n      }\n    }\n  }\n}": types.RefreshTimelineDocument,
     "mutation Repost($postId: ID!) {\n  repost(postId: $postId) {\n    post {\n      id\n      repostCount\n      viewerHasReposted\n    }\n  }\n}": types.RepostDocument,
+    "query SearchTags($prefix: String!, $first: Int) {\n  searchTags(prefix: $prefix, first: $first) {\n    tag\n    count\n  }\n}": types.SearchTagsDocument,
     "query SearchUsers($query: String!, $first: Int, $after: String) {\n  searchUsers(query: $query, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        handle\n        displayName\n        followerCount\n        viewerFollows\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.SearchUsersDocument,
     "mutation SignIn($input: SignInInput!) {\n  signIn(input: $input) {\n    token\n    refreshToken\n    expiresAt\n    user {\n      id\n      handle\n      displayName\n    }\n  }\n}": types.SignInDocument,
     "mutation SignOut($refreshToken: String, $everywhere: Boolean) {\n  signOut(refreshToken: $refreshToken, everywhere: $everywhere)\n}": types.SignOutDocument,
@@ -87,6 +90,7 @@ const documents: Documents = {
     "query Suggestions($first: Int) {\n  suggestedFollows(first: $first) {\n    user {\n      id\n      handle\n      displayName\n    }\n    mutualCount\n    via {\n      id\n      handle\n    }\n  }\n}": types.SuggestionsDocument,
     "query TagTimeline($tag: String!, $first: Int, $after: String) {\n  tagTimeline(tag: $tag, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        text\n        tags\n        createdAt\n        author {\n          id\n          handle\n        }\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}": types.TagTimelineDocument,
     "subscription TimelineUpdates {\n  timelinePostAdded {\n    cursor\n    node {\n      id\n      text\n      tags\n      createdAt\n      likeCount\n      commentCount\n      viewerHasLiked\n      author {\n        id\n        handle\n        displayName\n      }\n    }\n  }\n}": types.TimelineUpdatesDocument,
+    "query TrendingTags($first: Int) {\n  trendingTags(first: $first) {\n    tag\n    count\n  }\n}": types.TrendingTagsDocument,
     "mutation Unblock($userId: ID!) {\n  unblock(userId: $userId) {\n    user {\n      id\n      handle\n      viewerBlocks\n      blocksViewer\n    }\n    viewer {\n      id\n    }\n  }\n}": types.UnblockDocument,
     "mutation Unfollow($userId: ID!) {\n  unfollow(userId: $userId) {\n    user {\n      id\n      handle\n      followerCount\n      viewerFollows\n    }\n    viewer {\n      id\n      followingCount\n    }\n  }\n}": types.UnfollowDocument,
     "mutation Unmute($userId: ID!) {\n  unmute(userId: $userId) {\n    user {\n      id\n      handle\n      viewerMutes\n    }\n    viewer {\n      id\n    }\n  }\n}": types.UnmuteDocument,
@@ -215,6 +219,10 @@ export function graphql(source: "mutation Repost($postId: ID!) {\n  repost(postI
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "query SearchTags($prefix: String!, $first: Int) {\n  searchTags(prefix: $prefix, first: $first) {\n    tag\n    count\n  }\n}"): (typeof documents)["query SearchTags($prefix: String!, $first: Int) {\n  searchTags(prefix: $prefix, first: $first) {\n    tag\n    count\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "query SearchUsers($query: String!, $first: Int, $after: String) {\n  searchUsers(query: $query, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        handle\n        displayName\n        followerCount\n        viewerFollows\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"): (typeof documents)["query SearchUsers($query: String!, $first: Int, $after: String) {\n  searchUsers(query: $query, first: $first, after: $after) {\n    edges {\n      cursor\n      node {\n        id\n        handle\n        displayName\n        followerCount\n        viewerFollows\n      }\n    }\n    pageInfo {\n      hasNextPage\n      endCursor\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -240,6 +248,10 @@ export function graphql(source: "query TagTimeline($tag: String!, $first: Int, $
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "subscription TimelineUpdates {\n  timelinePostAdded {\n    cursor\n    node {\n      id\n      text\n      tags\n      createdAt\n      likeCount\n      commentCount\n      viewerHasLiked\n      author {\n        id\n        handle\n        displayName\n      }\n    }\n  }\n}"): (typeof documents)["subscription TimelineUpdates {\n  timelinePostAdded {\n    cursor\n    node {\n      id\n      text\n      tags\n      createdAt\n      likeCount\n      commentCount\n      viewerHasLiked\n      author {\n        id\n        handle\n        displayName\n      }\n    }\n  }\n}"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query TrendingTags($first: Int) {\n  trendingTags(first: $first) {\n    tag\n    count\n  }\n}"): (typeof documents)["query TrendingTags($first: Int) {\n  trendingTags(first: $first) {\n    tag\n    count\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -176,6 +176,8 @@ describe('declared costs, calibrated', () => {
     ['Query', `network(userId: $r, maxDepth: 3) ${ids}`],
     // Every account of the file has a handle starting "u": the most candidates a query reads.
     ['Query', `searchUsers(query: "u", first: 20) { edges { node { id handle followerCount viewerFollows } } }`],
+    ['Query', 'trendingTags(first: 20) { tag count }'],
+    ['Query', 'searchTags(prefix: "a", first: 20) { tag count }'],
   ])('%s.%s', (type, field) => calibrate(type, field, 1, (f) => `query($a: ID!, $r: ID!) { a: user(id: $a) { id } r: user(id: $r) { id } ${f} }`));
 
   it('every mutation sends at most its declared requests, payload included', async () => {

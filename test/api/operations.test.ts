@@ -44,6 +44,8 @@ describe('docs/operations', () => {
         'refresh-timeline',
         'fan-out-status',
         'search-users',
+        'trending-tags',
+        'search-tags',
       ]),
     );
   });

@@ -48,6 +48,8 @@ const made: Record<keyof typeof keys, Key[]> = {
   outboxAuthor: [keys.outboxAuthor(user)],
   tagEntry: [keys.tagEntry('engines', 3, post)],
   publicEntry: [keys.publicEntry(0, post)],
+  trendBucket: [keys.trendBucket(490_000, 3)],
+  tagTotal: [keys.tagTotal('engines', 1)],
   commentEntry: [keys.commentEntry(post, 'cmt_1')],
   comment: [keys.comment('cmt_1')],
   task: [keys.task(2, 'tsk_1')],

@@ -634,6 +634,8 @@ export type Query = {
   publicTimeline: Maybe<PostConnection>;
   /** What this operation cost and what is left of the client's rate bucket (see RateLimit); costs nothing itself. */
   rateLimit: Maybe<RateLimit>;
+  /** Tags starting with `prefix`, most used first (all-time counts; ties by name). */
+  searchTags: Maybe<Array<TagCount>>;
   /**
    * Typeahead over handles and display-name words: users with a term starting with each word of the query, case- and
    * accent-insensitive (`zoe` finds `Zoë`). The exact handle first, then accounts the viewer follows, then the most
@@ -644,6 +646,11 @@ export type Query = {
   suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. */
   tagTimeline: Maybe<PostConnection>;
+  /**
+   * The tags used most in the recent window (TRENDS_WINDOW_HOURS, default the last 24 hours, in whole hours), each with
+   * its count of posts in the window, most first; ties by the most recent use. A deleted post's tags count down.
+   */
+  trendingTags: Maybe<Array<TagCount>>;
   /** A user by id or by handle (give exactly one); null when there is none. */
   user: Maybe<User>;
   /** Users in the order asked, null for unknown ids; at most 100 ids. */
@@ -697,6 +704,13 @@ export type QueryPublicTimelineArgs = {
 
 
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QuerySearchTagsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  prefix: Scalars['String']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QuerySearchUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -715,6 +729,12 @@ export type QueryTagTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   tag: Scalars['String']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QueryTrendingTagsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -859,6 +879,15 @@ export type Suggestion = {
   user: User;
   /** Up to 3 of the accounts the viewer follows that follow `user`. */
   via: Array<User>;
+};
+
+/** A tag and how many posts used it in the window asked about. */
+export type TagCount = {
+  __typename?: 'TagCount';
+  /** Posts with the tag in the window (trendingTags) or ever (searchTags), deleted posts not counted. */
+  count: Scalars['Int']['output'];
+  /** The tag, in lower case. */
+  tag: Scalars['String']['output'];
 };
 
 /** Fields left out stay as they are; null clears displayName or bio. */
@@ -1147,6 +1176,7 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Suggestion: ResolverTypeWrapper<SuggestionModel>;
+  TagCount: ResolverTypeWrapper<TagCount>;
   UpdateProfileInput: UpdateProfileInput;
   User: ResolverTypeWrapper<UserRecord>;
   UserConnection: ResolverTypeWrapper<UserConnectionModel>;
@@ -1190,6 +1220,7 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Suggestion: SuggestionModel;
+  TagCount: TagCount;
   UpdateProfileInput: UpdateProfileInput;
   User: UserRecord;
   UserConnection: UserConnectionModel;
@@ -1360,9 +1391,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
   publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
   rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
+  searchTags?: Resolver<Maybe<Array<ResolversTypes['TagCount']>>, ParentType, ContextType, RequireFields<QuerySearchTagsArgs, 'prefix'>>;
   searchUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'query'>>;
   suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
   tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
+  trendingTags?: Resolver<Maybe<Array<ResolversTypes['TagCount']>>, ParentType, ContextType, Partial<QueryTrendingTagsArgs>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;
   users?: Resolver<Maybe<Array<Maybe<ResolversTypes['User']>>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -1415,6 +1448,11 @@ export type SuggestionResolvers<ContextType = GraphQLContext, ParentType extends
   mutualCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   via?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type TagCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TagCount'] = ResolversParentTypes['TagCount']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tag?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
@@ -1485,6 +1523,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SignUpPayload?: SignUpPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Suggestion?: SuggestionResolvers<ContextType>;
+  TagCount?: TagCountResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;

@@ -77,5 +77,7 @@ export const Query: QueryResolvers = {
   degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
     context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),
   searchUsers: (_parent, args, context, info) => searchConnection(context, info, args),
+  trendingTags: (_parent, { first }, { useCases }) => useCases.tags.trending(first),
+  searchTags: (_parent, { prefix, first }, { useCases }) => useCases.tags.search(prefix, first),
   network: (_parent, args, context, info) => userListConnection(context, info, { kind: 'network', userId: args.userId, maxDepth: args.maxDepth, interest: args.interest }, args),
 };

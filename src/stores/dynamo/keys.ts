@@ -79,6 +79,8 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'registry of outbox authors', pk: 'OUTBOXES', sk: '<authorId>' },
   { item: 'tag timeline entry', pk: 'TAG#<tag>#<shard>', sk: '<postId>' },
   { item: 'public timeline entry', pk: 'PUBLIC#<shard>', sk: '<postId>' },
+  { item: 'tag counts of one hour, one shard: `t_<tag>` posts, `l_<tag>` last use ms (expires by TTL)', pk: 'TRENDS#<hour since epoch>', sk: '<shard>' },
+  { item: 'tag total, one shard (`tag`, `count`)', pk: 'TAGS#<first character of tag>', sk: '<tag>#<shard>' },
   { item: 'comment list entry, oldest first', pk: 'COMMENTS#<postId>', sk: '<commentId>' },
   { item: 'comment (for `node(id)`)', pk: 'COMMENT#<commentId>', sk: 'COMMENT' },
   { item: 'queued task', pk: 'QUEUE#<shard>', sk: '<taskId>' },
@@ -167,6 +169,10 @@ export const keys = {
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
   tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
   publicEntry: (shard: number, postId: string): Key => ({ pk: partitions.public(shard), sk: postId }),
+  /** One hour's tag counts, spread over shards by post id like hot counters: trendingTags reads the window's buckets in one batch. */
+  trendBucket: (hour: number, shard: number): Key => ({ pk: `TRENDS#${hour}`, sk: String(shard) }),
+  /** A tag's all-time count, one item per shard, next to the tags that share its first character: searchTags Queries by prefix. */
+  tagTotal: (tag: string, shard: number): Key => ({ pk: partitions.tagTotals(tag), sk: `${tag}#${shard}` }),
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
   comment: (commentId: string): Key => ({ pk: `COMMENT#${commentId}`, sk: 'COMMENT' }),
   task: (shard: number, taskId: string): Key => ({ pk: partitions.queue(shard), sk: taskId }),
@@ -251,6 +257,7 @@ export const partitions = {
   tag: (tag: string, shard: number) => `TAG#${tag}#${shard}`,
   public: (shard: number) => `PUBLIC#${shard}`,
   search: (prefix: string) => `SEARCH#${prefix}`,
+  tagTotals: (tag: string) => `TAGS#${Array.from(tag)[0] ?? ''}`,
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
   deadLetter: () => 'DEADLETTER',
