@@ -5,7 +5,7 @@
  * against the raw write floor, the home page against the storage floor (at one connection and at
  * eight, both sides the same way), the graph queries as the median and the 99th-percentile viewer,
  * the worst request the limits allow, and a sign-in alone and under another address's flood of
- * sign-ins. Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
+ * sign-ins, and the typeahead (searchUsers) against a single user(handle:) lookup. Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
@@ -30,6 +30,7 @@ import { BENCH_SECRET, ROOT, type Service, describeCost, gql, log, startService,
 import { type UnderAttackResult, cheapUnderAttack } from './under-attack.js';
 import { type Flood, type SignInFloodResult, signInUnderFlood } from './sign-in-flood.js';
 import { type WorstAllowedResult, heaviestAllowed } from './worst-allowed.js';
+import { type SearchResult, searchAgainstLookup } from './search.js';
 
 const BULK_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
@@ -51,6 +52,7 @@ const plan = flags.quick
       home: { warmupS: 2, seconds: 8, rounds: 4 },
       cpu: { warmupS: 2, seconds: 8, rounds: 4 },
       graphRuns: 30,
+      searchRuns: 90,
       fanOutRounds: 7,
       worstRuns: 10,
       attack: { rounds: 2, windowSeconds: 5 },
@@ -60,13 +62,18 @@ const plan = flags.quick
       home: { warmupS: 5, seconds: 20, rounds: 4 },
       cpu: { warmupS: 5, seconds: 20, rounds: 4 },
       graphRuns: 100,
+      searchRuns: 300,
       fanOutRounds: 11,
       worstRuns: 20,
       attack: { rounds: 4, windowSeconds: 10 },
       signIn: { rounds: 5, signInsPerWindow: 10 },
     };
 
+/** What a cached data set must have been seeded with: 2 adds the users' search entries. An older one is seeded again. */
+const MANIFEST_FORMAT = 2;
+
 interface Manifest {
+  format?: number;
   size: typeof size;
   seededInMs: number;
   records: { users: number; follows: number; posts: number; homeEntries: number; likes: number };
@@ -105,6 +112,7 @@ async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest
   const byDegree = ids.map((_, i) => i).sort((a, b) => following[a]! + network.followerCounts[a]! - (following[b]! + network.followerCounts[b]!));
   const middle = Math.floor(byDegree.length / 2);
   return {
+    format: MANIFEST_FORMAT,
     size,
     seededInMs: summary.totalMs,
     records: { users: summary.users, follows: summary.follows + topUp.length, posts: summary.posts, homeEntries: summary.homeEntries, likes: summary.likes },
@@ -119,7 +127,7 @@ async function main(): Promise<void> {
   const manifestPath = join(dataDir, 'bench-manifest.json');
   const config = benchConfig();
   const started = Date.now();
-  const seeded = existsSync(manifestPath);
+  const seeded = existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
   if (!seeded) rmSync(dataDir, { recursive: true, force: true });
   log(seeded ? `reusing the data set in ${dataDir}` : `seeding ${JSON.stringify(size)} into ${dataDir}`);
   const engine: EmbeddedEngine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
@@ -227,6 +235,10 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     warmup: Math.max(3, Math.floor(plan.graphRuns / 10)),
   });
 
+  log('searchUsers against a single user(handle:) lookup, alternating, at 1 connection');
+  const searched = network.users.filter((_, i) => i % Math.max(1, Math.floor(network.users.length / 30)) === 0);
+  const search = await searchAgainstLookup({ url: batched.url, token: viewerToken, users: searched, runs: plan.searchRuns, warmup: 10 });
+
   log('the heaviest graph requests the limits allow');
   const worstAllowed = await heaviestAllowed(batched.url, opened, { size: manifest.size, otherUserId: manifest.typicalIds[0]!, tokens, runs: plan.worstRuns });
 
@@ -251,6 +263,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     worstAllowed,
     underAttack,
     signIn,
+    search,
   };
 }
 
@@ -282,7 +295,7 @@ function table(report: {
   dataSet: Record<string, unknown>;
   results: Results;
 }): string {
-  const { homeTimeline: home, cpu: pageCpu, fanOut, graph, worstAllowed, underAttack, signIn } = report.results;
+  const { homeTimeline: home, cpu: pageCpu, fanOut, graph, worstAllowed, underAttack, signIn, search } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
     return `${'service' in s.cpuMsPerOperation ? ms('service') : '—'} / ${ms('engine')} / ${ms('client')}`;
@@ -318,6 +331,7 @@ function table(report: {
     worstRow(worstAllowed),
     ...attackRows(underAttack),
     ...signInRows(signIn, met),
+    ...searchRows(search, met),
   ];
   const data = report.dataSet;
   const machine = report.machine;
@@ -337,6 +351,14 @@ function signInRows(s: SignInFloodResult, met: (yes: boolean) => string): string
     `| signIn while 127.0.0.2 floods: ${issue.loops} loops of its own right password | | ${issue.p50Ms} | ${issue.p99Ms} | | ${got(issue)} |`,
     `| signIn under that flood ÷ alone | | ${issue.p50Ratio}× | | | p50s; goal ${s.goal}: ${met(s.met)} |`,
     `| signIn while 127.0.0.2 floods with ${whole.loops} loops (all the pool takes from it, none refused) | | ${whole.p50Ms} | ${whole.p99Ms} | | ${got(whole)}; ${whole.p50Ratio}× alone |`,
+  ];
+}
+
+function searchRows(s: SearchResult, met: (yes: boolean) => string): string[] {
+  return [
+    `| searchUsers (first: 10; prefixes of 3 and 5 characters), 1 connection | | ${s.search.p50Ms} | ${s.search.p99Ms} | | ${describeCost(s.search.cost)}; ${s.search.meanResults} results on average; ${s.runs} runs |`,
+    `| user(handle:), the same fields, alternating with it | | ${s.lookup.p50Ms} | ${s.lookup.p99Ms} | | ${describeCost(s.lookup.cost)} |`,
+    `| searchUsers ÷ user(handle:) | | ${s.p50Ratio}× | | | p50s; goal ${s.goal}: ${met(s.met)} |`,
   ];
 }
 

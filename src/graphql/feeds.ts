@@ -83,6 +83,15 @@ export async function postEdge(event: TimelineEntry, context: GraphQLContext, in
   return entry && isShown(entry) ? entry : null;
 }
 
+export function searchConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  args: { query: string; first?: number | null; after?: string | null },
+): Promise<UserConnectionModel> {
+  const params = { query: args.query, first: args.first, after: args.after, needs: context.feeds.hydrate ? userListNeeds(info) : null };
+  return runFeed(context.useCases.feeds.search, params, feedContext(context));
+}
+
 export function userListConnection(context: GraphQLContext, info: GraphQLResolveInfo, list: UserList, args: PostPageArguments): Promise<UserConnectionModel> {
   const params = { list, ...pageOf(args), pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
   return runFeed(context.useCases.feeds.userLists, params, feedContext(context));

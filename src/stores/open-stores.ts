@@ -15,6 +15,7 @@ import { DynamoCounterStore } from './dynamo/dynamo-counter-store.js';
 import { DynamoFanOutProgressStore } from './dynamo/dynamo-fanout-progress-store.js';
 import { DynamoNotificationStore } from './dynamo/dynamo-notification-store.js';
 import { DynamoPostStore } from './dynamo/dynamo-post-store.js';
+import { DynamoTagStore } from './dynamo/dynamo-tag-store.js';
 import { DynamoRepostStore } from './dynamo/dynamo-repost-store.js';
 import { DynamoTaskQueue } from './dynamo/dynamo-task-queue.js';
 import { DynamoTimelineStore } from './dynamo/dynamo-timeline-store.js';
@@ -40,6 +41,8 @@ export interface OpenStoresOptions {
   dynamodbEndpoint?: string;
   /** Called when a store is down for good (the embedded engine's restarts are used up): the process should exit non-zero. */
   onStoreFailure?: (error: Error) => void;
+  /** The time the stores and the use cases take as now: Date.now unless a test moves it. */
+  clock?: () => number;
 }
 
 /** The stores of the configured engines: the embedded DynamoDB unless one is configured, and the table. */
@@ -118,7 +121,8 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       failedAttempts: new DynamoFailedAttemptStore(onTable),
       graph,
       counters: new DynamoCounterStore({ ...onTable, tasks, reactionKinds: config.reactionKinds, importApi: config.bulkWriteApi, reader }),
-      posts: new DynamoPostStore({ ...onTable, tasks, timelineShards: config.timelineShards, importApi: config.bulkWriteApi, reader }),
+      posts: new DynamoPostStore({ ...onTable, tasks, timelineShards: config.timelineShards, trendShards: config.trendsShards, importApi: config.bulkWriteApi, reader }),
+      tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards, reader: batchReader }),
       reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader }),
       timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
       notifications: new DynamoNotificationStore(onTable),
@@ -126,6 +130,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       fanOutProgress: new DynamoFanOutProgressStore({ ...onTable, reader: batchReader }),
       pubsub,
       rateBuckets,
+      clock: options.clock ?? Date.now,
     };
     return {
       stores,

@@ -6,8 +6,8 @@ import type { Task } from '../domain/tasks.js';
  * Posts and comments. Writes that must agree happen in one transaction: a post with its
  * author entry, its own home entry, tag and public entries, its counters, the author's
  * postCount and the task that fans it out (or its outbox entry when the author is not
- * fanned out), and the record of how far its fan-out has got (FanOutProgressStore), which
- * counts `followers`.
+ * fanned out), the record of how far its fan-out has got (FanOutProgressStore), which
+ * counts `followers`, and its tags' counts (TagStore); deleting it counts its tags down.
  */
 export type Delivery = { kind: 'fanOut'; task: Task; followers: number } | { kind: 'outbox' };
 
@@ -58,7 +58,7 @@ export interface PostStore {
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and
-   * registration, counter shards (holding `likeCount`) — except the author's postCount, the
+   * registration, counter shards (holding `likeCount`), tag counts — except the author's postCount, the
    * author's own home entry and the fan-out task: the caller writes the users with their
    * postCount and the home timelines whole.
    */

@@ -8,6 +8,7 @@ import type { PostStore } from './post-store.js';
 import type { PubSub } from './pubsub.js';
 import type { RateBucketStore } from './rate-bucket-store.js';
 import type { RepostStore } from './repost-store.js';
+import type { TagStore } from './tag-store.js';
 import type { TaskQueue } from './task-queue.js';
 import type { TimelineStore } from './timeline-store.js';
 import type { UserStore } from './user-store.js';
@@ -21,6 +22,8 @@ export interface Stores {
   graph: GraphStore;
   counters: CounterStore;
   posts: PostStore;
+  /** Tag counts for trendingTags and searchTags, written by the post store with each post. */
+  tags: TagStore;
   reposts: RepostStore;
   timelines: TimelineStore;
   notifications: NotificationStore;
@@ -30,4 +33,6 @@ export interface Stores {
   pubsub: PubSub;
   /** Each client's bucket of cost points: in-process, or Redis with REDIS_URL. */
   rateBuckets: RateBucketStore;
+  /** What time it is (ms since the epoch): Date.now, or a test's clock. */
+  clock: () => number;
 }

@@ -22,6 +22,13 @@ export interface UserStore {
   getMany(ids: readonly string[], options?: { consistent?: boolean }): Promise<(UserRecord | null)[]>;
   /** Aligned with `handles` (already normalised); null for unclaimed handles. `consistent` reads after a write. */
   idsByHandle(handles: readonly string[], options?: { consistent?: boolean }): Promise<(string | null)[]>;
-  /** Applies the patch and returns the updated user, or null when there is no such user. */
+  /**
+   * The users with a term (handle or display-name word, folded: see domain/search-terms.ts) that starts
+   * with `word`, at most `limit` of them, in one request.
+   */
+  search(word: string, limit: number): Promise<string[]>;
+  /** Whether each user is in the search index under this term (a closed account is not, at once); aligned with `entries`. */
+  indexed(entries: readonly { term: string; userId: string }[]): Promise<boolean[]>;
+  /** Applies the patch (moving the user's search entries with it) and returns the updated user, or null when there is no such user. */
   updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null>;
 }

@@ -59,6 +59,8 @@ export class PostUseCases {
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
     /** Told of each new post of an author who is not fanned out (live updates publish it). */
     private readonly postedToOutbox: (post: PostRecord) => void = () => {},
+    /** What time a new post is written at (its `createdAt`, and the hour its tags count in). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async create(viewerId: string | null, input: CreatePostInput): Promise<PostRecord> {
@@ -70,7 +72,7 @@ export class PostUseCases {
     const [[counts], mentionIds] = await Promise.all([this.graph.counts([viewerId], UNMETERED), this.mentions.resolve(text)]);
     await this.blocks.assertNotBlocked(viewerId, mentionIds);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
-    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date().toISOString(), counterShards, mentionIds };
+    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date(this.now()).toISOString(), counterShards, mentionIds };
     const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
     const notify = this.notifications.post('MENTION', viewerId, post.id, mentionIds);
     const { createdId, fingerprint } = await this.posts.create(

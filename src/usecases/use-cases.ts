@@ -22,6 +22,7 @@ import { RelationshipUseCases } from './relationships.js';
 import { RepostUseCases } from './reposts.js';
 import { SessionUseCases } from './sessions.js';
 import { SignInLimits } from './sign-in-limits.js';
+import { TagUseCases } from './tags.js';
 import { TaskEnqueuer } from './tasks/enqueuer.js';
 import { createTaskHandlers } from './tasks/registry.js';
 import { UserUseCases } from './users.js';
@@ -54,7 +55,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
   // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
   const followEvents: FollowEvents = new FollowEventEnqueuer(enqueuer);
   const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents, live.followsChanged);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, enqueuer, mentions, relationships, notificationEvents, live.postedToOutbox);
+  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, enqueuer, mentions, relationships, notificationEvents, live.postedToOutbox, stores.clock);
   const reposts = new RepostUseCases(
     posts,
     stores.reposts,
@@ -79,6 +80,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
     posts,
     reposts,
+    tags: new TagUseCases(stores.tags, config, stores.clock),
     comments,
     counters: new CounterUseCases(
       posts,
@@ -96,7 +98,7 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     /** What the worker runs: each task by its kind's handler. */
     tasks: createTaskHandlers(stores, config, { posts, reposts, comments, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
   };
-  return { ...useCases, feeds: createFeeds(home, stores.timelines, useCases) };
+  return { ...useCases, feeds: createFeeds(home, stores.timelines, stores.users, useCases) };
 }
 
 export type UseCases = ReturnType<typeof createUseCases>;

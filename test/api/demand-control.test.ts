@@ -175,6 +175,10 @@ describe('declared costs, calibrated', () => {
     ['Query', 'suggestedFollows(first: 20) { user { id } via { id } }'],
     ['Query', 'degreesOfSeparation(from: $r, to: $a) { path { id } }'],
     ['Query', `network(userId: $r, maxDepth: 3) ${ids}`],
+    // Every account of the file has a handle starting "u": the most candidates a query reads.
+    ['Query', `searchUsers(query: "u", first: 20) { edges { node { id handle followerCount viewerFollows } } }`],
+    ['Query', 'trendingTags(first: 20) { tag count }'],
+    ['Query', 'searchTags(prefix: "a", first: 20) { tag count }'],
   ])('%s.%s', (type, field) => calibrate(type, field, 1, (f) => `query($a: ID!, $r: ID!) { a: user(id: $a) { id } r: user(id: $r) { id } ${f} }`));
 
   it('Comment.replies on each comment of a page of 20, Comment.parent and Query.comment', async () => {
@@ -204,6 +208,8 @@ describe('declared costs, calibrated', () => {
     };
     const idArg = { id: other.id };
     await run('updateProfile', 'mutation { updateProfile(input: { bio: "hi" }) { id } }');
+    // A display name moves the account's search entries: a read of the profile, then one transaction.
+    await run('updateProfile', 'mutation { updateProfile(input: { displayName: "Zoë Calibrated" }) { id } }');
     await run('follow', 'mutation($id: ID!) { follow(userId: $id) { user { id } } }', idArg);
     await run('unfollow', 'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', idArg);
     await run('mute', 'mutation($id: ID!) { mute(userId: $id) { user { id } } }', idArg);

@@ -48,6 +48,9 @@ describe('docs/operations', () => {
         'timeline-updates',
         'refresh-timeline',
         'fan-out-status',
+        'search-users',
+        'trending-tags',
+        'search-tags',
       ]),
     );
   });

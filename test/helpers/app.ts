@@ -63,7 +63,7 @@ const PER_ADDRESS_LIMITS = { PASSWORD_CHECKS_PER_ADDRESS: '1000000', PASSWORD_HA
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger; clock?: () => number } = {}): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
   const tablePrefix = env.TABLE_PREFIX ?? `t${randomBytes(5).toString('hex')}_`;
   const config = loadConfig({
@@ -79,7 +79,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     ...PER_ADDRESS_LIMITS,
     ...env,
   });
-  const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint });
+  const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint, clock: options.clock });
   const url = app.url;
 
   async function gql<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {

@@ -10,6 +10,7 @@ const position = keys.followListPosition(1_764_000_000_000, other);
 const made: Record<keyof typeof keys, Key[]> = {
   user: [keys.user(user)],
   handle: [keys.handle('ada')],
+  searchEntry: [keys.searchEntry('zo', 'zoe', user)],
   login: [keys.login(user)],
   identityLink: [keys.identityLink('https://id.example.com/', 'auth0|42')],
   session: [keys.session(user, 'ses_1')],
@@ -47,6 +48,8 @@ const made: Record<keyof typeof keys, Key[]> = {
   outboxAuthor: [keys.outboxAuthor(user)],
   tagEntry: [keys.tagEntry('engines', 3, post)],
   publicEntry: [keys.publicEntry(0, post)],
+  trendBucket: [keys.trendBucket(490_000, 3)],
+  tagTotal: [keys.tagTotal('engines', 1)],
   commentEntry: [keys.commentEntry(post, 'cmt_1')],
   threadEntry: [keys.threadEntry({ postId: post, id: 'cmt_1', ancestorIds: [] }), keys.threadEntry({ postId: post, id: 'cmt_3', ancestorIds: ['cmt_1', 'cmt_2'] })],
   comment: [keys.comment('cmt_1')],

@@ -720,10 +720,23 @@ export type Query = {
   publicTimeline: Maybe<PostConnection>;
   /** What this operation cost and what is left of the client's rate bucket (see RateLimit); costs nothing itself. */
   rateLimit: Maybe<RateLimit>;
+  /** Tags starting with `prefix`, most used first (all-time counts; ties by name). */
+  searchTags: Maybe<Array<TagCount>>;
+  /**
+   * Typeahead over handles and display-name words: users with a term starting with each word of the query, case- and
+   * accent-insensitive (`zoe` finds `Zoë`). The exact handle first, then accounts the viewer follows, then the most
+   * followed; never an account in a block with the viewer. Ranks the first 100 matches (type on to narrow a longer list).
+   */
+  searchUsers: Maybe<UserConnection>;
   /** Who the viewer may want to follow: friends of friends, most shared connections first. Needs a signed-in viewer. */
   suggestedFollows: Maybe<Array<Suggestion>>;
   /** Posts with this tag, newest first. `last`/`before` return the posts newer than a cursor, as `User.timeline` does. */
   tagTimeline: Maybe<PostConnection>;
+  /**
+   * The tags used most in the recent window (TRENDS_WINDOW_HOURS, default the last 24 hours, in whole hours), each with
+   * its count of posts in the window, most first; ties by the most recent use. A deleted post's tags count down.
+   */
+  trendingTags: Maybe<Array<TagCount>>;
   /** A user by id or by handle (give exactly one); null when there is none. */
   user: Maybe<User>;
   /** Users in the order asked, null for unknown ids; at most 100 ids. */
@@ -785,6 +798,21 @@ export type QueryPublicTimelineArgs = {
 
 
 /** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QuerySearchTagsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+  prefix: Scalars['String']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QuerySearchUsersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  query: Scalars['String']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
 export type QuerySuggestedFollowsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -797,6 +825,12 @@ export type QueryTagTimelineArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   last?: InputMaybe<Scalars['Int']['input']>;
   tag: Scalars['String']['input'];
+};
+
+
+/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+export type QueryTrendingTagsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -941,6 +975,15 @@ export type Suggestion = {
   user: User;
   /** Up to 3 of the accounts the viewer follows that follow `user`. */
   via: Array<User>;
+};
+
+/** A tag and how many posts used it in the window asked about. */
+export type TagCount = {
+  __typename?: 'TagCount';
+  /** Posts with the tag in the window (trendingTags) or ever (searchTags), deleted posts not counted. */
+  count: Scalars['Int']['output'];
+  /** The tag, in lower case. */
+  tag: Scalars['String']['output'];
 };
 
 /** Fields left out stay as they are; null clears displayName or bio. */
@@ -1247,6 +1290,7 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Suggestion: ResolverTypeWrapper<SuggestionModel>;
+  TagCount: ResolverTypeWrapper<TagCount>;
   UpdateProfileInput: UpdateProfileInput;
   User: ResolverTypeWrapper<UserRecord>;
   UserConnection: ResolverTypeWrapper<UserConnectionModel>;
@@ -1291,6 +1335,7 @@ export type ResolversParentTypes = {
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   Suggestion: SuggestionModel;
+  TagCount: TagCount;
   UpdateProfileInput: UpdateProfileInput;
   User: UserRecord;
   UserConnection: UserConnectionModel;
@@ -1474,8 +1519,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   post?: Resolver<Maybe<ResolversTypes['Post']>, ParentType, ContextType, RequireFields<QueryPostArgs, 'id'>>;
   publicTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, Partial<QueryPublicTimelineArgs>>;
   rateLimit?: Resolver<Maybe<ResolversTypes['RateLimit']>, ParentType, ContextType>;
+  searchTags?: Resolver<Maybe<Array<ResolversTypes['TagCount']>>, ParentType, ContextType, RequireFields<QuerySearchTagsArgs, 'prefix'>>;
+  searchUsers?: Resolver<Maybe<ResolversTypes['UserConnection']>, ParentType, ContextType, RequireFields<QuerySearchUsersArgs, 'query'>>;
   suggestedFollows?: Resolver<Maybe<Array<ResolversTypes['Suggestion']>>, ParentType, ContextType, Partial<QuerySuggestedFollowsArgs>>;
   tagTimeline?: Resolver<Maybe<ResolversTypes['PostConnection']>, ParentType, ContextType, RequireFields<QueryTagTimelineArgs, 'tag'>>;
+  trendingTags?: Resolver<Maybe<Array<ResolversTypes['TagCount']>>, ParentType, ContextType, Partial<QueryTrendingTagsArgs>>;
   user?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType, Partial<QueryUserArgs>>;
   users?: Resolver<Maybe<Array<Maybe<ResolversTypes['User']>>>, ParentType, ContextType, RequireFields<QueryUsersArgs, 'ids'>>;
   viewer?: Resolver<Maybe<ResolversTypes['User']>, ParentType, ContextType>;
@@ -1528,6 +1576,11 @@ export type SuggestionResolvers<ContextType = GraphQLContext, ParentType extends
   mutualCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   user?: Resolver<ResolversTypes['User'], ParentType, ContextType>;
   via?: Resolver<Array<ResolversTypes['User']>, ParentType, ContextType>;
+};
+
+export type TagCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TagCount'] = ResolversParentTypes['TagCount']> = {
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  tag?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type UserResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['User'] = ResolversParentTypes['User']> = {
@@ -1599,6 +1652,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SignUpPayload?: SignUpPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Suggestion?: SuggestionResolvers<ContextType>;
+  TagCount?: TagCountResolvers<ContextType>;
   User?: UserResolvers<ContextType>;
   UserConnection?: UserConnectionResolvers<ContextType>;
   UserEdge?: UserEdgeResolvers<ContextType>;

@@ -7,7 +7,7 @@ import { notificationById } from '../notifications.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { blockedAccounts, publicConnection, startUserReads, tagConnection, userListConnection, visibleComment } from '../feeds.js';
+import { blockedAccounts, publicConnection, searchConnection, startUserReads, tagConnection, userListConnection, visibleComment } from '../feeds.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -77,5 +77,8 @@ export const Query: QueryResolvers = {
   suggestedFollows: (_parent, { first }, context) => context.useCases.graphQueries.suggestedFollows(context.viewerId, first, context.graphBudget, blockedAccounts(context)),
   degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
     context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),
+  searchUsers: (_parent, args, context, info) => searchConnection(context, info, args),
+  trendingTags: (_parent, { first }, { useCases }) => useCases.tags.trending(first),
+  searchTags: (_parent, { prefix, first }, { useCases }) => useCases.tags.search(prefix, first),
   network: (_parent, args, context, info) => userListConnection(context, info, { kind: 'network', userId: args.userId, maxDepth: args.maxDepth, interest: args.interest }, args),
 };

@@ -7,6 +7,7 @@ import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from '.
 import type { TableOptions } from './client.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
+import { searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
 
@@ -266,6 +267,8 @@ export class DynamoAccountStore implements AccountStore {
           { Delete: { TableName: this.tableName, Key: keys.login(user.id) } },
           ...(typeof login?.issuer === 'string' ? [{ Delete: { TableName: this.tableName, Key: keys.identityLink(login.issuer, login.subject as string) } }] : []),
           this.tasks.enqueueItem(task),
+          // A closed account leaves search at once; its handle is free to find again.
+          ...searchKeys(user).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
         ],
       });
       return true;

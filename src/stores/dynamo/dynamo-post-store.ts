@@ -15,6 +15,7 @@ import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
 import { type Key, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
+import { importedTagCounts, tagCountItems } from './tag-count-items.js';
 
 type Item = Record<string, unknown>;
 
@@ -71,6 +72,8 @@ export interface DynamoPostStoreOptions extends TableOptions {
   tasks: DynamoTaskQueue;
   /** Partitions of each tag timeline and of the public timeline (TIMELINE_SHARDS). */
   timelineShards: number;
+  /** Shards of the tag counts (TRENDS_SHARDS). */
+  trendShards: number;
   /** BULK_WRITE_API, for imports; `batchWrite` unless given. */
   importApi?: WriteApi;
   /** Coalesces a tick's lookups, through the cache when there is one; a reader of its own unless given. */
@@ -82,6 +85,7 @@ export class DynamoPostStore implements PostStore {
   private readonly tableName: string;
   private readonly tasks: DynamoTaskQueue;
   private readonly timelineShards: number;
+  private readonly trendShards: number;
   private readonly importApi: WriteApi;
   private readonly reader: ItemReader;
 
@@ -90,6 +94,7 @@ export class DynamoPostStore implements PostStore {
     this.tableName = options.tableName;
     this.tasks = options.tasks;
     this.timelineShards = options.timelineShards;
+    this.trendShards = options.trendShards;
     this.importApi = options.importApi ?? 'batchWrite';
     this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
   }
@@ -125,6 +130,7 @@ export class DynamoPostStore implements PostStore {
       this.put(fanOutProgressItem(post.id, delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false })),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
+      ...tagCountItems(this.tableName, post, this.trendShards, 1),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     return this.writeOnce(items, claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint }, post.id);
@@ -142,6 +148,11 @@ export class DynamoPostStore implements PostStore {
       return items;
     };
     await importItems(this.client, this.tableName, posts, itemsOf, { api: this.importApi, onWritten });
+    const tagCounts = importedTagCounts(
+      posts.map(({ post }) => post),
+      this.trendShards,
+    );
+    await importItems(this.client, this.tableName, tagCounts, (item) => [item], { api: this.importApi });
   }
 
   /**
@@ -202,6 +213,7 @@ export class DynamoPostStore implements PostStore {
           this.deleteItem(keys.homeEntry(post.authorId, post.id)),
           this.addPostCount(post.authorId, -1),
           ...counterShardDeletes(this.tableName, post.id, shards),
+          ...tagCountItems(this.tableName, post, this.trendShards, -1),
           this.tasks.enqueueItem(cleanup),
         ],
       });

@@ -1,14 +1,16 @@
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { WriteApi } from '../../config.js';
 import { forbidden, handleTaken } from '../../domain/errors.js';
+import { SEARCH_PREFIX_CHARS, prefixOf } from '../../domain/search-terms.js';
 import type { Login, UserRecord } from '../../domain/models.js';
 import type { ProfilePatch, UserStore } from '../user-store.js';
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { loginItems } from './dynamo-account-store.js';
-import { keys } from './keys.js';
+import { keys, partitions } from './keys.js';
+import { searchIndexChanges, searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
 
@@ -37,13 +39,13 @@ const USER_ATTRIBUTES = Object.keys({
   tokenGeneration: true,
 } satisfies Record<keyof UserRecord, true>);
 
-/** The items a user is stored as, written by create and importUsers alike: the handle claim, then the profile. */
-export function userItems(user: UserRecord): [Item, Item] {
-  return [
-    { ...keys.handle(user.handle), userId: user.id },
-    { ...keys.user(user.id), ...user },
-  ];
+/** The items a user is stored as, written by create and importUsers alike: the handle claim, the profile, then its search entries. */
+export function userItems(user: UserRecord): [Item, Item, ...Item[]] {
+  return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }, ...searchKeys(user).map((key) => ({ ...key, userId: user.id }))];
 }
+
+/** Tries of a profile write that moves search entries, when another write changed the profile between its read and its transaction. */
+const PROFILE_WRITE_TRIES = 3;
 
 export interface DynamoUserStoreOptions extends TableOptions {
   /** BULK_WRITE_API, for imports; `batchWrite` unless given. */
@@ -96,32 +98,80 @@ export class DynamoUserStore implements UserStore {
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 
+  async search(word: string, limit: number): Promise<string[]> {
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :word)',
+        ExpressionAttributeValues: { ':pk': partitions.search(prefixOf(word, SEARCH_PREFIX_CHARS)), ':word': word },
+        ProjectionExpression: 'userId',
+        Limit: limit,
+      }),
+    );
+    return [...new Set((result.Items ?? []).map((item) => item.userId as string))];
+  }
+
+  async indexed(entries: readonly { term: string; userId: string }[]): Promise<boolean[]> {
+    const items = await this.reader.get(
+      entries.map(({ term, userId }) => keys.searchEntry(prefixOf(term, 1), term, userId)),
+      { attributes: ['userId'] },
+    );
+    return items.map((item) => item !== undefined);
+  }
+
+  /**
+   * Applies the patch. A display name change moves the user's search entries in the same transaction
+   * as the profile (conditioned on the name it was read with), so that search never shows a name it
+   * no longer has, nor misses the new one.
+   */
   async updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
-    const sets: string[] = [];
-    const removes: string[] = [];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = {};
-    for (const [field, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      names[`#${field}`] = field;
-      if (value === null) {
-        removes.push(`#${field}`);
-      } else {
-        sets.push(`#${field} = :${field}`);
-        values[`:${field}`] = value;
+    if (patch.displayName === undefined) return this.patchProfile(id, patch);
+    for (let attempt = 1; ; attempt++) {
+      const read = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }));
+      if (!read.Item) return null;
+      const before = toUserRecord(read.Item);
+      const after = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) } as UserRecord;
+      const { removed, added } = searchIndexChanges(before, after);
+      const update = updateParts(patch);
+      try {
+        await transactWrite(this.client, {
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.tableName,
+                Key: keys.user(id),
+                UpdateExpression: update.expression,
+                // A user without a name has a NULL displayName (sign-up) or none (cleared).
+                ConditionExpression:
+                  before.displayName === null
+                    ? 'attribute_exists(pk) AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))'
+                    : 'attribute_exists(pk) AND #displayName = :readName',
+                ExpressionAttributeNames: { ...update.names, '#displayName': 'displayName' },
+                ExpressionAttributeValues: { ...update.values, ...(before.displayName === null ? { ':nullType': 'NULL' } : { ':readName': before.displayName }) },
+              },
+            },
+            ...removed.map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
+            ...added.map((key) => ({ Put: { TableName: this.tableName, Item: { ...key, userId: id } } })),
+          ],
+        });
+        return after;
+      } catch (error) {
+        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt === PROFILE_WRITE_TRIES) throw error;
       }
     }
-    const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+  }
+
+  private async patchProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
+    const { expression, names, values } = updateParts(patch);
     try {
       const result = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: keys.user(id),
-          // An empty patch still needs a valid expression; re-setting the id changes nothing.
-          UpdateExpression: parts.join(' ').trim() || 'SET #id = #id',
+          UpdateExpression: expression,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.keys(names).length ? names : { '#id': 'id' },
-          ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: orUndefined(values),
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -131,4 +181,31 @@ export class DynamoUserStore implements UserStore {
       throw error;
     }
   }
+}
+
+/** The update expression of a patch: undefined leaves a field, null removes it. */
+function updateParts(patch: ProfilePatch): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+  const sets: string[] = [];
+  const removes: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    names[`#${field}`] = field;
+    if (value === null) {
+      removes.push(`#${field}`);
+    } else {
+      sets.push(`#${field} = :${field}`);
+      values[`:${field}`] = value;
+    }
+  }
+  const parts = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''];
+  // An empty patch still needs a valid expression; re-setting the id changes nothing.
+  const expression = parts.join(' ').trim() || 'SET #id = #id';
+  return { expression, names: Object.keys(names).length ? names : { '#id': 'id' }, values };
+}
+
+/** DynamoDB refuses an empty map of expression values. */
+function orUndefined(values: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Object.keys(values).length ? values : undefined;
 }

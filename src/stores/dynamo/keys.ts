@@ -25,6 +25,11 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'login: password hash, or the linked provider identity', pk: 'USER#<userId>', sk: 'LOGIN' },
   { item: 'provider identity link', pk: 'IDENTITY#<issuer>#<subject>', sk: 'LINK' },
   { item: 'handle claim', pk: 'HANDLE#<handle>', sk: 'CLAIM' },
+  {
+    item: 'search index entry: a term of a user (the handle or a display-name word, folded) under each of its 1-3 character prefixes (`userId`)',
+    pk: 'SEARCH#<prefix>',
+    sk: '<term>#<userId>',
+  },
   { item: 'session: a refresh token family (expires by TTL)', pk: 'SESSIONS#<userId>', sk: '<sessionId>' },
   { item: 'refresh token, by its SHA-256 (expires by TTL)', pk: 'REFRESH#<hash>', sk: 'TOKEN' },
   { item: 'failed password checks of a handle in one fixed window (expire by TTL)', pk: 'FAILS#handle#<handle>', sk: '<window start, epoch s>' },
@@ -74,6 +79,8 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'registry of outbox authors', pk: 'OUTBOXES', sk: '<authorId>' },
   { item: 'tag timeline entry', pk: 'TAG#<tag>#<shard>', sk: '<postId>' },
   { item: 'public timeline entry', pk: 'PUBLIC#<shard>', sk: '<postId>' },
+  { item: 'tag counts of one hour, one shard: `t_<tag>` posts, `l_<tag>` last use ms (expires by TTL)', pk: 'TRENDS#<hour since epoch>', sk: '<shard>' },
+  { item: 'tag total, one shard (`tag`, `count`)', pk: 'TAGS#<first character of tag>', sk: '<tag>#<shard>' },
   { item: 'top-level comment list entry, oldest first', pk: 'COMMENTS#<postId>', sk: '<commentId>' },
   {
     item: 'reply list entry, oldest first among its siblings (`path`: the ids from the top-level comment to its parent, `#`-separated)',
@@ -105,6 +112,8 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
 export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
+  /** A user's term under one of its prefixes: a Query of the prefix's partition with `begins_with` finds the users. */
+  searchEntry: (prefix: string, term: string, userId: string): Key => ({ pk: partitions.search(prefix), sk: `${term}#${userId}` }),
   /** Kept apart from the profile, so that the password hash never travels with a user record. */
   login: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'LOGIN' }),
   /** Finds the account of a provider's token; one per issuer and subject. */
@@ -165,6 +174,10 @@ export const keys = {
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
   tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
   publicEntry: (shard: number, postId: string): Key => ({ pk: partitions.public(shard), sk: postId }),
+  /** One hour's tag counts, spread over shards by post id like hot counters: trendingTags reads the window's buckets in one batch. */
+  trendBucket: (hour: number, shard: number): Key => ({ pk: `TRENDS#${hour}`, sk: String(shard) }),
+  /** A tag's all-time count, one item per shard, next to the tags that share its first character: searchTags Queries by prefix. */
+  tagTotal: (tag: string, shard: number): Key => ({ pk: partitions.tagTotals(tag), sk: `${tag}#${shard}` }),
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
   /** Where a comment's list entry is: among the post's top-level comments, or among its parent's replies. */
   threadEntry: (comment: { postId: string; id: string; ancestorIds: readonly string[] }): Key =>
@@ -253,6 +266,8 @@ export const partitions = {
   outboxAuthors: () => 'OUTBOXES',
   tag: (tag: string, shard: number) => `TAG#${tag}#${shard}`,
   public: (shard: number) => `PUBLIC#${shard}`,
+  search: (prefix: string) => `SEARCH#${prefix}`,
+  tagTotals: (tag: string) => `TAGS#${Array.from(tag)[0] ?? ''}`,
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
   deadLetter: () => 'DEADLETTER',

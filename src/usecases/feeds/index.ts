@@ -1,4 +1,5 @@
 import type { TimelineStore } from '../../stores/timeline-store.js';
+import type { UserStore } from '../../stores/user-store.js';
 import type { CommentUseCases } from '../comments.js';
 import type { NotificationUseCases } from '../notifications.js';
 import { AuthorFeed } from './author.js';
@@ -6,6 +7,7 @@ import { CommentFeed } from './comments.js';
 import type { HomeFeed } from './home.js';
 import { NotificationFeed } from './notifications.js';
 import { PublicFeed } from './public.js';
+import { SearchFeed } from './search.js';
 import { TagFeed } from './tag.js';
 import { type UserListSources, UserListFeed } from './user-lists.js';
 
@@ -16,7 +18,7 @@ export interface FeedSources extends UserListSources {
 }
 
 /** Every feed the API pages through, each a module of its own in this folder. */
-export function createFeeds(home: HomeFeed, timelines: TimelineStore, sources: FeedSources) {
+export function createFeeds(home: HomeFeed, timelines: TimelineStore, users: Pick<UserStore, 'search' | 'idsByHandle' | 'indexed'>, sources: FeedSources) {
   return {
     home,
     author: new AuthorFeed(timelines),
@@ -25,5 +27,6 @@ export function createFeeds(home: HomeFeed, timelines: TimelineStore, sources: F
     comments: new CommentFeed(sources.comments),
     notifications: new NotificationFeed(sources.notifications),
     userLists: new UserListFeed(sources),
+    search: new SearchFeed(users),
   };
 }

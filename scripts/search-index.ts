@@ -1,0 +1,43 @@
+/**
+ * `npm run search:index`: a data migration. Writes the search entries (see docs/design/search.md) of
+ * every profile, for accounts created before searchUsers existed, on the configured DynamoDB (the
+ * embedded one by default). Idempotent: an entry is a put of the same item. An entry of a name
+ * changed meanwhile is left out of results by the search's rules, which check every candidate's profile.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { toUserRecord } from '../src/stores/dynamo/dynamo-user-store.js';
+import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, batchWrite, put } from '../src/stores/dynamo/batch.js';
+import { searchKeys } from '../src/stores/dynamo/search-items.js';
+import { openConfiguredStores } from './configured-stores.js';
+
+const opened = await openConfiguredStores();
+try {
+  let users = 0;
+  for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await opened.client.send(
+        new ScanCommand({
+          TableName: opened.table,
+          FilterExpression: 'sk = :profile AND begins_with(pk, :user)',
+          ExpressionAttributeValues: { ':profile': 'PROFILE', ':user': 'USER#' },
+          Segment: segment,
+          TotalSegments: SCAN_SEGMENTS,
+          ExclusiveStartKey: startKey,
+          Limit: SCAN_PAGE_ITEMS,
+        }),
+      );
+      const profiles = (page.Items ?? []).map(toUserRecord);
+      await batchWrite(
+        opened.client,
+        opened.table,
+        profiles.flatMap((user) => searchKeys(user).map((key) => put({ ...key, userId: user.id }))),
+      );
+      users += profiles.length;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+  console.log(`search entries written for ${users} users`);
+} finally {
+  await opened.close();
+}

@@ -1,0 +1,51 @@
+import { badInput } from '../domain/errors.js';
+import { normalizeWord } from '../domain/validation.js';
+import type { TagCount, TagStore } from '../stores/tag-store.js';
+
+export interface TagSettings {
+  /** TRENDS_WINDOW_HOURS: the current hour and the ones before it. */
+  trendsWindowHours: number;
+}
+
+/** How many tags a list returns unless asked (1-100). */
+export const TAG_LIST_DEFAULT = 10;
+const TAG_LIST_MAX = 100;
+
+/** The tag totals one searchTags request reads for a prefix (one Query); a shorter prefix ranks what it finds of them. */
+export const TAG_SEARCH_READ = 1000;
+
+const HOUR_MS = 3_600_000;
+
+function listSize(first: number | null | undefined): number {
+  if (first === null || first === undefined) return TAG_LIST_DEFAULT;
+  if (!Number.isInteger(first) || first < 1 || first > TAG_LIST_MAX) throw badInput('first', `must be between 1 and ${TAG_LIST_MAX}`);
+  return first;
+}
+
+/** Most used first; ties by the latest use, then by name. */
+function byUse(a: TagCount, b: TagCount): number {
+  return b.count - a.count || (b.lastUsedMs ?? 0) - (a.lastUsedMs ?? 0) || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0);
+}
+
+/** Query.trendingTags and Query.searchTags, from the counts the post writes keep. */
+export class TagUseCases {
+  constructor(
+    private readonly tags: TagStore,
+    private readonly settings: TagSettings,
+    private readonly now: () => number,
+  ) {}
+
+  async trending(first: number | null | undefined): Promise<TagCount[]> {
+    const size = listSize(first);
+    const now = this.now();
+    const counts = await this.tags.windowCounts(now - (this.settings.trendsWindowHours - 1) * HOUR_MS, now);
+    return counts.sort(byUse).slice(0, size);
+  }
+
+  /** A prefix as a tag is written (a leading `#` is allowed, case is folded). */
+  async search(prefix: string, first: number | null | undefined): Promise<TagCount[]> {
+    const size = listSize(first);
+    const word = normalizeWord(prefix.startsWith('#') ? prefix.slice(1) : prefix, 'prefix');
+    return (await this.tags.byPrefix(word, TAG_SEARCH_READ)).sort(byUse).slice(0, size);
+  }
+}
