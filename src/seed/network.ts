@@ -55,6 +55,10 @@ export interface Network {
   likes: SeedLike[];
   /** Follower count of each user, by index. */
   followerCounts: number[];
+  /** The seed it was generated from (the records' ids are drawn from it too). */
+  seed: number;
+  /** The end of its history: the time of its likes. */
+  endMs: number;
 }
 
 export const DEFAULT_SIZE = { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 } as const;
@@ -210,7 +214,7 @@ export function generateNetwork(options: NetworkOptions): Network {
     likes.push({ user, post });
   }
 
-  return { users, follows, posts, likes, followerCounts };
+  return { users, follows, posts, likes, followerCounts, seed, endMs: options.endMs };
 }
 
 function generateUsers(random: Random, n: number, startMs: number): SeedUser[] {

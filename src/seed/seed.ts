@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
-import { newId } from '../domain/ids.js';
+import { idFrom } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
 import type { HomeEntry } from '../stores/timeline-store.js';
 import { type PostPlacement, type PostSettings, placePost } from '../usecases/posts.js';
 import type { Network } from './network.js';
 import type { Progress } from './progress.js';
+import { Random } from './random.js';
 
 /**
  * Writes a generated network with the stores' bulk imports: everything the service's own
@@ -37,6 +38,9 @@ export class AlreadySeededError extends Error {
   }
 }
 
+/** Keeps the ids' random stream apart from the network's. */
+const ID_SALT = 0x1d5a17;
+
 /** The network's users and posts as records (users with postCount 0), each post placed as createPost would place it. */
 export interface SeedRecords {
   users: UserRecord[];
@@ -44,14 +48,20 @@ export interface SeedRecords {
   placements: PostPlacement[];
 }
 
-/** Refuses a store that already holds the network, then makes the records. */
-export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings): Promise<SeedRecords> {
-  const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
-  if (taken) throw new AlreadySeededError(network.users[0]!.handle);
-  // Every id is made before anything else: ids carry their (simulated) creation time, and the
-  // id clock only moves forward, so an id made at real time first would pull later ones forward.
+/**
+ * Refuses a store that already holds the network (unless resuming), then makes the records. Ids
+ * carry their simulated creation time and a random part drawn from the network's seed, so that
+ * a resumed seed writes the same items again.
+ */
+export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings, resuming = false): Promise<SeedRecords> {
+  if (!resuming) {
+    const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
+    if (taken) throw new AlreadySeededError(network.users[0]!.handle);
+  }
+  const random = new Random(network.seed ^ ID_SALT);
+  const next = () => random.next();
   const users: UserRecord[] = network.users.map((u) => ({
-    id: newId('usr', u.createdAtMs),
+    id: idFrom('usr', u.createdAtMs, next),
     handle: u.handle,
     displayName: u.displayName,
     bio: u.bio,
@@ -63,7 +73,7 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
   // Follows are written before posts, so every post sees its author's final follower count.
   const placements = network.posts.map((p) => placePost(network.followerCounts[p.author]!, settings));
   const posts: PostRecord[] = network.posts.map((p, i) => ({
-    id: newId('pst', p.createdAtMs),
+    id: idFrom('pst', p.createdAtMs, next),
     authorId: users[p.author]!.id,
     text: p.text,
     tags: p.tags,
@@ -126,7 +136,7 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   );
   await run('likes', network.likes.length, (tick) =>
     stores.counters.importLikes(
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards })),
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
       tick,
     ),
   );
