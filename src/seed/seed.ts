@@ -88,9 +88,18 @@ export function followEdges(network: Network, users: readonly UserRecord[]) {
   return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
 }
 
+interface SeedStage {
+  name: string;
+  units: number;
+  /** About how many items a unit is in the DynamoDB stores: for the overall progress and ETA only. */
+  weight: number;
+  write(tick: (n: number) => void): Promise<unknown>;
+}
+
 export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings & Pick<Config, 'timelineMaxEntries'>, progress: Progress): Promise<SeedSummary> {
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
+  const keep = settings.timelineMaxEntries;
 
   // What createPost, like and fan-out would have counted and copied, from the same network.
   const postCounts = new Array<number>(users.length).fill(0);
@@ -100,50 +109,67 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   const followers: number[][] = users.map(() => []);
   for (const f of network.follows) followers[f.to]!.push(f.from);
   // Every post reaches its author's own home timeline, and its author's followers' when the author is fanned out.
-  const homeEntries: HomeEntry[] = network.posts.flatMap((p, i) =>
-    [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])].map((reader) => ({
-      userId: users[reader]!.id,
-      postId: posts[i]!.id,
-      authorId: posts[i]!.authorId,
-      counterShards: posts[i]!.counterShards,
-    })),
-  );
-
-  const phasesMs: Record<string, number> = {};
-  const run = async (name: string, total: number, write: (tick: (n: number) => void) => Promise<unknown>) => {
-    const phase = progress(name, total);
-    await write((n) => phase.tick(n));
-    phasesMs[name] = phase.finish();
-  };
-  await run('users', users.length, (tick) =>
-    stores.users.importUsers(
-      users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
-      tick,
-    ),
-  );
-  await run('follows', network.follows.length, (tick) =>
-    stores.graph.importGraph(
-      users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
-      followEdges(network, users),
-      tick,
-    ),
-  );
-  await run('posts', posts.length, (tick) =>
-    stores.posts.importPosts(
-      posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! })),
-      tick,
-    ),
-  );
-  await run('likes', network.likes.length, (tick) =>
-    stores.counters.importLikes(
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
-      tick,
-    ),
-  );
-  let written = 0;
-  await run('timelines', homeEntries.length, async (tick) => {
-    written = await stores.timelines.importHomeTimelines(homeEntries, settings.timelineMaxEntries, tick);
+  const timelines: HomeEntry[][] = users.map(() => []);
+  network.posts.forEach((p, i) => {
+    for (const reader of [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])]) {
+      timelines[reader]!.push({ userId: users[reader]!.id, postId: posts[i]!.id, authorId: posts[i]!.authorId, counterShards: posts[i]!.counterShards });
+    }
   });
+  const homeEntries = timelines.reduce((sum, t) => sum + t.length, 0);
+  // Each timeline keeps its newest `keep` entries, and a size item.
+  const written = timelines.reduce((sum, t) => sum + Math.min(t.length, keep), 0);
+  const sizeItems = timelines.filter((t) => t.length > 0).length;
+
+  const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
+  const postItems = importedPosts.reduce((sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards, 0);
+  const stages: SeedStage[] = [
+    {
+      name: 'users',
+      units: users.length,
+      weight: 2,
+      write: (tick) =>
+        stores.users.importUsers(
+          users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
+          tick,
+        ),
+    },
+    {
+      name: 'follows',
+      units: network.follows.length,
+      weight: 3 + users.length / Math.max(1, network.follows.length),
+      write: (tick) =>
+        stores.graph.importGraph(
+          users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
+          followEdges(network, users),
+          tick,
+        ),
+    },
+    { name: 'posts', units: posts.length, weight: postItems / Math.max(1, posts.length), write: (tick) => stores.posts.importPosts(importedPosts, tick) },
+    {
+      name: 'likes',
+      units: network.likes.length,
+      weight: 3,
+      write: (tick) =>
+        stores.counters.importLikes(
+          network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
+          tick,
+        ),
+    },
+    {
+      name: 'timelines',
+      units: homeEntries,
+      weight: (written + sizeItems) / Math.max(1, homeEntries),
+      write: (tick) => stores.timelines.importHomeTimelines(timelines.flat(), keep, tick),
+    },
+  ];
+
+  progress.plan(stages);
+  const phasesMs: Record<string, number> = {};
+  for (const stage of stages) {
+    const phase = progress.stage(stage.name, stage.units);
+    await stage.write((n) => phase.tick(n));
+    phasesMs[stage.name] = phase.finish();
+  }
 
   return {
     users: users.length,
