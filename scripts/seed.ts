@@ -1,5 +1,5 @@
 /**
- * `npm run seed [-- --users 10000 --follows 200000 --posts 50000 --likes 100000 --seed 42] [--through-service]`:
+ * `npm run seed [-- --size small|full] [--users N --follows N --posts N --likes N --seed N] [--through-service]`:
  * fills the configured stores (the embedded DynamoDB under DATA_DIR by default, or
  * DYNAMODB_ENDPOINT / AWS_REGION, and NEO4J_URI for the graph) with a generated social network,
  * by the stores' bulk imports or, with --through-service, through the service's own paths.
@@ -9,7 +9,7 @@ import { openStores } from '../src/stores/open-stores.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_SIZE, generateNetwork, type Network } from '../src/seed/network.js';
+import { SEED_SIZES, type SizeName, generateNetwork, type Network } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
 import { seedThroughService } from '../src/seed/seed-through-service.js';
@@ -43,6 +43,7 @@ function printSummary(network: Network, summary: SeedSummary): void {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      size: { type: 'string' },
       users: { type: 'string' },
       follows: { type: 'string' },
       posts: { type: 'string' },
@@ -52,12 +53,15 @@ async function main(): Promise<void> {
     },
   });
   const config = loadConfig({ ...SCRIPT_TIMEOUTS, ...process.env });
+  const sizeName = (values.size ?? 'small') as SizeName;
+  if (!Object.hasOwn(SEED_SIZES, sizeName)) throw new Error(`--size must be ${Object.keys(SEED_SIZES).join(' or ')}, got "${values.size}"`);
+  const base = SEED_SIZES[sizeName];
   const options = {
-    users: wholeNumber('users', values.users, DEFAULT_SIZE.users),
-    follows: wholeNumber('follows', values.follows, DEFAULT_SIZE.follows),
-    posts: wholeNumber('posts', values.posts, DEFAULT_SIZE.posts),
-    likes: wholeNumber('likes', values.likes, DEFAULT_SIZE.likes),
-    seed: wholeNumber('seed', values.seed, DEFAULT_SIZE.seed),
+    users: wholeNumber('users', values.users, base.users),
+    follows: wholeNumber('follows', values.follows, base.follows),
+    posts: wholeNumber('posts', values.posts, base.posts),
+    likes: wholeNumber('likes', values.likes, base.likes),
+    seed: wholeNumber('seed', values.seed, base.seed),
     endMs: Date.now(),
   };
   const network = generateNetwork(options);

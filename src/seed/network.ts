@@ -61,7 +61,15 @@ export interface Network {
   endMs: number;
 }
 
-export const DEFAULT_SIZE = { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 } as const;
+/**
+ * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 50,000 items, a
+ * minute or two on DynamoDB Local); `full` (about 2 million items) is the benchmark's. See docs/running.md.
+ */
+export const SEED_SIZES = {
+  small: { users: 1_000, follows: 6_000, posts: 1_500, likes: 3_000, seed: 42 },
+  full: { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 },
+} as const;
+export type SizeName = keyof typeof SEED_SIZES;
 
 const DAY_MS = 24 * 3600 * 1000;
 const HISTORY_MS = 30 * DAY_MS;
