@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { idFrom } from '../domain/ids.js';
+import { chunk } from '../lib/collections.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
 import type { HomeEntry } from '../stores/timeline-store.js';
@@ -88,17 +89,55 @@ export function followEdges(network: Network, users: readonly UserRecord[]) {
   return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
 }
 
-interface SeedStage {
-  name: string;
+/** Where a seed records the parts it has written, so that an interrupted seed can go on from there. */
+export interface SeedCheckpoint {
+  /** Parts of `stage` that earlier runs wrote. */
+  partsDone(stage: string): number;
+  /** Records that the first `parts` parts of `stage` are written. */
+  save(stage: string, parts: number): void;
+}
+
+export interface SeedOptions {
+  checkpoint?: SeedCheckpoint;
+  /** Writes again what `checkpoint` does not record as written (every write is a put of a computed item, so a repeat changes nothing). */
+  resuming?: boolean;
+  /** About how many items a part writes: an interrupted seed writes again at most the part it was in. */
+  partItems?: number;
+}
+
+export const PART_ITEMS = 10_000;
+
+/** A stretch of a stage written and checkpointed as a whole. */
+interface Part {
   units: number;
-  /** About how many items a unit is in the DynamoDB stores: for the overall progress and ETA only. */
-  weight: number;
   write(tick: (n: number) => void): Promise<unknown>;
 }
 
-export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings & Pick<Config, 'timelineMaxEntries'>, progress: Progress): Promise<SeedSummary> {
+interface SeedStage {
+  name: string;
+  /** About how many items a unit is in the DynamoDB stores: for the overall progress and ETA only. */
+  weight: number;
+  parts: Part[];
+}
+
+const unitsOf = (parts: readonly Part[]) => parts.reduce((sum, p) => sum + p.units, 0);
+
+/** A stage of `records`, in parts of about `partItems` items. */
+function stageOf<T>(name: string, weight: number, records: readonly T[], partItems: number, write: (part: T[], tick: (n: number) => void) => Promise<unknown>): SeedStage {
+  const parts = chunk(records, Math.max(1, Math.floor(partItems / weight))).map((part): Part => ({ units: part.length, write: (tick) => write(part, tick) }));
+  return { name, weight, parts };
+}
+
+export async function seedNetwork(
+  stores: Stores,
+  network: Network,
+  settings: PostSettings & Pick<Config, 'timelineMaxEntries'>,
+  progress: Progress,
+  options: SeedOptions = {},
+): Promise<SeedSummary> {
   const started = Date.now();
-  const { users, posts, placements } = await prepareSeed(stores, network, settings);
+  const { checkpoint, partItems = PART_ITEMS } = options;
+  const { users, posts, placements } = await prepareSeed(stores, network, settings, options.resuming);
   const keep = settings.timelineMaxEntries;
 
   // What createPost, like and fan-out would have counted and copied, from the same network.
@@ -123,51 +162,58 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
   const postItems = importedPosts.reduce((sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards, 0);
   const stages: SeedStage[] = [
+    stageOf(
+      'users',
+      2,
+      users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
+      partItems,
+      (part, tick) => stores.users.importUsers(part, tick),
+    ),
     {
-      name: 'users',
-      units: users.length,
-      weight: 2,
-      write: (tick) =>
-        stores.users.importUsers(
-          users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
-          tick,
-        ),
-    },
-    {
+      // The graph's nodes carry counts of all the edges: one part.
       name: 'follows',
-      units: network.follows.length,
       weight: 3 + users.length / Math.max(1, network.follows.length),
-      write: (tick) =>
-        stores.graph.importGraph(
-          users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
-          followEdges(network, users),
-          tick,
-        ),
+      parts: [
+        {
+          units: network.follows.length,
+          write: (tick) =>
+            stores.graph.importGraph(
+              users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
+              followEdges(network, users),
+              tick,
+            ),
+        },
+      ],
     },
-    { name: 'posts', units: posts.length, weight: postItems / Math.max(1, posts.length), write: (tick) => stores.posts.importPosts(importedPosts, tick) },
+    stageOf('posts', postItems / Math.max(1, posts.length), importedPosts, partItems, (part, tick) => stores.posts.importPosts(part, tick)),
+    stageOf(
+      'likes',
+      3,
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
+      partItems,
+      (part, tick) => stores.counters.importLikes(part, tick),
+    ),
     {
-      name: 'likes',
-      units: network.likes.length,
-      weight: 3,
-      write: (tick) =>
-        stores.counters.importLikes(
-          network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
-          tick,
-        ),
-    },
-    {
+      // Whole timelines in a part: the store keeps each one's newest entries.
       name: 'timelines',
-      units: homeEntries,
       weight: (written + sizeItems) / Math.max(1, homeEntries),
-      write: (tick) => stores.timelines.importHomeTimelines(timelines.flat(), keep, tick),
+      parts: timelineParts(timelines, keep, partItems).map((part) => ({
+        units: part.reduce((sum, t) => sum + t.length, 0),
+        write: (tick) => stores.timelines.importHomeTimelines(part.flat(), keep, tick),
+      })),
     },
   ];
 
-  progress.plan(stages);
+  const partsDone = (stage: SeedStage) => Math.min(stage.parts.length, checkpoint?.partsDone(stage.name) ?? 0);
+  progress.plan(stages.map((s) => ({ name: s.name, units: unitsOf(s.parts), weight: s.weight, done: unitsOf(s.parts.slice(0, partsDone(s))) })));
   const phasesMs: Record<string, number> = {};
   for (const stage of stages) {
-    const phase = progress.stage(stage.name, stage.units);
-    await stage.write((n) => phase.tick(n));
+    const skipped = partsDone(stage);
+    const phase = progress.stage(stage.name, unitsOf(stage.parts), unitsOf(stage.parts.slice(0, skipped)));
+    for (let i = skipped; i < stage.parts.length; i++) {
+      await stage.parts[i]!.write((n) => phase.tick(n));
+      checkpoint?.save(stage.name, i + 1);
+    }
     phasesMs[stage.name] = phase.finish();
   }
 
@@ -182,4 +228,23 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
     phasesMs,
     totalMs: Date.now() - started,
   };
+}
+
+/** Consecutive timelines, about `partItems` kept entries a part. */
+function timelineParts(timelines: readonly HomeEntry[][], keep: number, partItems: number): HomeEntry[][][] {
+  const parts: HomeEntry[][][] = [];
+  let part: HomeEntry[][] = [];
+  let items = 0;
+  for (const timeline of timelines) {
+    if (timeline.length === 0) continue;
+    part.push(timeline);
+    items += Math.min(timeline.length, keep) + 1;
+    if (items >= partItems) {
+      parts.push(part);
+      part = [];
+      items = 0;
+    }
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }
