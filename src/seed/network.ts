@@ -62,11 +62,11 @@ export interface Network {
 }
 
 /**
- * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 50,000 items, a
+ * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 40,000 items, a
  * minute or two on DynamoDB Local); `full` (about 2 million items) is the benchmark's. See docs/running.md.
  */
 export const SEED_SIZES = {
-  small: { users: 1_000, follows: 6_000, posts: 1_500, likes: 3_000, seed: 42 },
+  small: { users: 800, follows: 5_000, posts: 1_200, likes: 2_500, seed: 42 },
   full: { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 },
 } as const;
 export type SizeName = keyof typeof SEED_SIZES;
