@@ -97,6 +97,8 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
         overall.update(name, done);
         const now = Date.now();
         if (!final && now - lastDraw < (stream.isTTY ? REDRAW_MS : LINE_EVERY_MS)) return;
+        // A finished stage's plain line comes once, from finish().
+        if (!final && !stream.isTTY && done >= total) return;
         lastDraw = now;
         stream.write(stream.isTTY ? `\r${line()}\x1b[K${final ? '\n' : ''}` : `${line()}\n`);
       };
