@@ -38,7 +38,8 @@ function printSummary(network: Network, summary: SeedSummary, resumed: boolean):
   console.log(
     [
       `seeded ${summary.users} users, ${summary.follows} follows, ${summary.posts} posts (${summary.homeEntries} home timeline entries), ${summary.likes} likes`,
-      `in ${seconds.toFixed(1)}s${resumed ? ' (this run, resumed)' : ''} (${phases.join(', ')}): ${Math.round(written / seconds)} records/s`,
+      // A resumed run wrote only part of the records: no rate for it.
+      `in ${seconds.toFixed(1)}s${resumed ? ' (this run, resumed)' : ''} (${phases.join(', ')})${resumed ? '' : `: ${Math.round(written / seconds)} records/s`}`,
       `followers per user: median ${at(0.5)}, p90 ${at(0.9)}, p99 ${at(0.99)}, max ${followers.at(-1)}`,
       `most followed: ${top.map((t) => `@${t.handle} (${t.count})`).join(', ')}`,
     ].join('\n'),
