@@ -15,7 +15,7 @@ import { startApp } from '../src/app.js';
 import { Tokens } from '../src/auth/tokens.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_SIZE, generateNetwork } from '../src/seed/network.js';
+import { SEED_SIZES, generateNetwork } from '../src/seed/network.js';
 import type { GraphStore } from '../src/stores/graph/graph-store.js';
 import { UNMETERED } from '../src/stores/graph/traversal.js';
 
@@ -100,13 +100,13 @@ export async function measureGraphQueries(options: {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' }, seed: { type: 'string', default: String(DEFAULT_SIZE.seed) } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' }, seed: { type: 'string', default: String(SEED_SIZES.full.seed) } } });
   const secret = 'graph-bench-only-secret-graph-bench-only-secret';
   const config = loadConfig({ ...process.env, JWT_SECRET: secret, PORT: '0', HOST: '127.0.0.1', WORKER_ENABLED: 'false', LOG_LEVEL: 'warn', COST_EXTENSIONS: 'true' });
   const app = await startApp({ config, logger: createLogger('warn') });
   try {
     // The seed's handles are deterministic, its ids are not: find the users by handle.
-    const network = generateNetwork({ ...DEFAULT_SIZE, seed: Number(values.seed), posts: 0, likes: 0, endMs: Date.now() });
+    const network = generateNetwork({ ...SEED_SIZES.full, seed: Number(values.seed), posts: 0, likes: 0, endMs: Date.now() });
     const ids = (await app.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter((id): id is string => id !== null);
     if (ids.length === 0) throw new Error(`DATA_DIR ${config.dataDir} holds no seeded users (seed ${values.seed}); run npm run seed first`);
     const viewers = await pickGraphViewers(app.stores.graph, ids);

@@ -15,7 +15,7 @@ import { type OpenStores, openStores } from '../src/stores/open-stores.js';
 import { Tokens } from '../src/auth/tokens.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
-import { DEFAULT_SIZE, generateNetwork } from '../src/seed/network.js';
+import { SEED_SIZES, generateNetwork } from '../src/seed/network.js';
 import { createProgress } from '../src/seed/progress.js';
 import { seedNetwork } from '../src/seed/seed.js';
 import { placePost } from '../src/usecases/posts.js';
@@ -40,7 +40,7 @@ const SUGGESTIONS_GOAL_MS = 50;
 
 const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' }, 'write-api': { type: 'string' } } });
 const mode = flags.quick ? 'quick' : 'full';
-const size = { ...(flags.quick ? QUICK_SIZE : DEFAULT_SIZE), seed: flags.seed ? Number(flags.seed) : DEFAULT_SIZE.seed };
+const size = { ...(flags.quick ? QUICK_SIZE : SEED_SIZES.full), seed: flags.seed ? Number(flags.seed) : SEED_SIZES.full.seed };
 /**
  * How long each measurement runs: the home page and its floor (warm-up, then measured seconds per side and
  * connection level, in alternating windows), timed graph requests per query and viewer, fan-out rounds

@@ -62,6 +62,11 @@ export function newId(kind: IdKind, now?: number): string {
   return `${kind}_${ulid(now)}`;
 }
 
+/** An id of `kind` made at `ms` whose random part is drawn from `random` (floats in [0, 1)): generated data that comes out the same each run (the seed). */
+export function idFrom(kind: IdKind, ms: number, random: () => number): string {
+  return `${kind}_${encodeTime(ms)}${Array.from({ length: RANDOM_LEN }, () => ALPHABET[Math.floor(random() * 32)]).join('')}`;
+}
+
 /** An id of `kind` as a regular expression source, for the cursor positions that end in one. */
 export function idPattern(kind: IdKind): string {
   return `${kind}_[0-9A-HJKMNP-TV-Z]{26}`;

@@ -55,9 +55,21 @@ export interface Network {
   likes: SeedLike[];
   /** Follower count of each user, by index. */
   followerCounts: number[];
+  /** The seed it was generated from (the records' ids are drawn from it too). */
+  seed: number;
+  /** The end of its history: the time of its likes. */
+  endMs: number;
 }
 
-export const DEFAULT_SIZE = { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 } as const;
+/**
+ * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 40,000 items, a
+ * minute or two on DynamoDB Local); `full` (about 2 million items) is the benchmark's. See docs/running.md.
+ */
+export const SEED_SIZES = {
+  small: { users: 800, follows: 5_000, posts: 1_200, likes: 2_500, seed: 42 },
+  full: { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 },
+} as const;
+export type SizeName = keyof typeof SEED_SIZES;
 
 const DAY_MS = 24 * 3600 * 1000;
 const HISTORY_MS = 30 * DAY_MS;
@@ -210,7 +222,7 @@ export function generateNetwork(options: NetworkOptions): Network {
     likes.push({ user, post });
   }
 
-  return { users, follows, posts, likes, followerCounts };
+  return { users, follows, posts, likes, followerCounts, seed, endMs: options.endMs };
 }
 
 function generateUsers(random: Random, n: number, startMs: number): SeedUser[] {

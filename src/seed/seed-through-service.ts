@@ -44,7 +44,7 @@ export async function seedThroughService(stores: Stores, network: Network, setti
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
 
-  let phase = progress('users', users.length);
+  let phase = progress.stage('users', users.length);
   await mapConcurrently(users, CONCURRENCY, async (user) => {
     await stores.users.create(user);
     phase.tick();
@@ -52,7 +52,7 @@ export async function seedThroughService(stores: Stores, network: Network, setti
   await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) => stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))));
   const usersMs = phase.finish();
 
-  phase = progress('follows', network.follows.length);
+  phase = progress.stage('follows', network.follows.length);
   for (const part of chunk(followEdges(network, users), FOLLOW_CHUNK)) {
     await stores.graph.importFollows(part);
     phase.tick(part.length);
@@ -72,7 +72,7 @@ export async function seedThroughService(stores: Stores, network: Network, setti
   let postsMs: number;
   let fanOutMs: number;
   try {
-    phase = progress('posts', posts.length);
+    phase = progress.stage('posts', posts.length);
     await mapConcurrently(posts, CONCURRENCY, async (post, i) => {
       const task = placements[i]!.fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } } : null;
       await stores.posts.create(post, task ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! } : { kind: 'outbox' }, null);
@@ -81,7 +81,7 @@ export async function seedThroughService(stores: Stores, network: Network, setti
     });
     postsMs = phase.finish();
 
-    phase = progress('fan-out', fanOutTasks);
+    phase = progress.stage('fan-out', fanOutTasks);
     const fanOutStarted = Date.now();
     while (fanOut.finished < fanOutTasks) {
       phase.set(fanOut.finished);
@@ -94,7 +94,7 @@ export async function seedThroughService(stores: Stores, network: Network, setti
     await worker.stop();
   }
 
-  phase = progress('likes', network.likes.length);
+  phase = progress.stage('likes', network.likes.length);
   await mapConcurrently(network.likes, CONCURRENCY, async (like) => {
     await stores.counters.like(posts[like.post]!, users[like.user]!.id);
     phase.tick();

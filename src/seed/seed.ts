@@ -1,11 +1,13 @@
 import type { Config } from '../config.js';
-import { newId } from '../domain/ids.js';
+import { idFrom } from '../domain/ids.js';
+import { chunk } from '../lib/collections.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
 import type { HomeEntry } from '../stores/timeline-store.js';
 import { type PostPlacement, type PostSettings, placePost } from '../usecases/posts.js';
 import type { Network } from './network.js';
 import type { Progress } from './progress.js';
+import { Random } from './random.js';
 
 /**
  * Writes a generated network with the stores' bulk imports: everything the service's own
@@ -37,6 +39,9 @@ export class AlreadySeededError extends Error {
   }
 }
 
+/** Keeps the ids' random stream apart from the network's. */
+const ID_SALT = 0x1d5a17;
+
 /** The network's users and posts as records (users with postCount 0), each post placed as createPost would place it. */
 export interface SeedRecords {
   users: UserRecord[];
@@ -44,14 +49,20 @@ export interface SeedRecords {
   placements: PostPlacement[];
 }
 
-/** Refuses a store that already holds the network, then makes the records. */
-export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings): Promise<SeedRecords> {
-  const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
-  if (taken) throw new AlreadySeededError(network.users[0]!.handle);
-  // Every id is made before anything else: ids carry their (simulated) creation time, and the
-  // id clock only moves forward, so an id made at real time first would pull later ones forward.
+/**
+ * Refuses a store that already holds the network (unless resuming), then makes the records. Ids
+ * carry their simulated creation time and a random part drawn from the network's seed, so that
+ * a resumed seed writes the same items again.
+ */
+export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings, resuming = false): Promise<SeedRecords> {
+  if (!resuming) {
+    const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
+    if (taken) throw new AlreadySeededError(network.users[0]!.handle);
+  }
+  const random = new Random(network.seed ^ ID_SALT);
+  const next = () => random.next();
   const users: UserRecord[] = network.users.map((u) => ({
-    id: newId('usr', u.createdAtMs),
+    id: idFrom('usr', u.createdAtMs, next),
     handle: u.handle,
     displayName: u.displayName,
     bio: u.bio,
@@ -63,7 +74,7 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
   // Follows are written before posts, so every post sees its author's final follower count.
   const placements = network.posts.map((p) => placePost(network.followerCounts[p.author]!, settings));
   const posts: PostRecord[] = network.posts.map((p, i) => ({
-    id: newId('pst', p.createdAtMs),
+    id: idFrom('pst', p.createdAtMs, next),
     authorId: users[p.author]!.id,
     text: p.text,
     tags: p.tags,
@@ -78,9 +89,56 @@ export function followEdges(network: Network, users: readonly UserRecord[]) {
   return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
 }
 
-export async function seedNetwork(stores: Stores, network: Network, settings: PostSettings & Pick<Config, 'timelineMaxEntries'>, progress: Progress): Promise<SeedSummary> {
+/** Where a seed records the parts it has written, so that an interrupted seed can go on from there. */
+export interface SeedCheckpoint {
+  /** Parts of `stage` that earlier runs wrote. */
+  partsDone(stage: string): number;
+  /** Records that the first `parts` parts of `stage` are written. */
+  save(stage: string, parts: number): void;
+}
+
+export interface SeedOptions {
+  checkpoint?: SeedCheckpoint;
+  /** Writes again what `checkpoint` does not record as written (every write is a put of a computed item, so a repeat changes nothing). */
+  resuming?: boolean;
+  /** About how many items a part writes: an interrupted seed writes again at most the part it was in. */
+  partItems?: number;
+}
+
+export const PART_ITEMS = 10_000;
+
+/** A stretch of a stage written and checkpointed as a whole. */
+interface Part {
+  units: number;
+  write(tick: (n: number) => void): Promise<unknown>;
+}
+
+interface SeedStage {
+  name: string;
+  /** About how many items a unit is in the DynamoDB stores: for the overall progress and ETA only. */
+  weight: number;
+  parts: Part[];
+}
+
+const unitsOf = (parts: readonly Part[]) => parts.reduce((sum, p) => sum + p.units, 0);
+
+/** A stage of `records`, in parts of about `partItems` items. */
+function stageOf<T>(name: string, weight: number, records: readonly T[], partItems: number, write: (part: T[], tick: (n: number) => void) => Promise<unknown>): SeedStage {
+  const parts = chunk(records, Math.max(1, Math.floor(partItems / weight))).map((part): Part => ({ units: part.length, write: (tick) => write(part, tick) }));
+  return { name, weight, parts };
+}
+
+export async function seedNetwork(
+  stores: Stores,
+  network: Network,
+  settings: PostSettings & Pick<Config, 'timelineMaxEntries'>,
+  progress: Progress,
+  options: SeedOptions = {},
+): Promise<SeedSummary> {
   const started = Date.now();
-  const { users, posts, placements } = await prepareSeed(stores, network, settings);
+  const { checkpoint, partItems = PART_ITEMS } = options;
+  const { users, posts, placements } = await prepareSeed(stores, network, settings, options.resuming);
+  const keep = settings.timelineMaxEntries;
 
   // What createPost, like and fan-out would have counted and copied, from the same network.
   const postCounts = new Array<number>(users.length).fill(0);
@@ -90,50 +148,74 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
   const followers: number[][] = users.map(() => []);
   for (const f of network.follows) followers[f.to]!.push(f.from);
   // Every post reaches its author's own home timeline, and its author's followers' when the author is fanned out.
-  const homeEntries: HomeEntry[] = network.posts.flatMap((p, i) =>
-    [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])].map((reader) => ({
-      userId: users[reader]!.id,
-      postId: posts[i]!.id,
-      authorId: posts[i]!.authorId,
-      counterShards: posts[i]!.counterShards,
-    })),
-  );
-
-  const phasesMs: Record<string, number> = {};
-  const run = async (name: string, total: number, write: (tick: (n: number) => void) => Promise<unknown>) => {
-    const phase = progress(name, total);
-    await write((n) => phase.tick(n));
-    phasesMs[name] = phase.finish();
-  };
-  await run('users', users.length, (tick) =>
-    stores.users.importUsers(
-      users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
-      tick,
-    ),
-  );
-  await run('follows', network.follows.length, (tick) =>
-    stores.graph.importGraph(
-      users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
-      followEdges(network, users),
-      tick,
-    ),
-  );
-  await run('posts', posts.length, (tick) =>
-    stores.posts.importPosts(
-      posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! })),
-      tick,
-    ),
-  );
-  await run('likes', network.likes.length, (tick) =>
-    stores.counters.importLikes(
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards })),
-      tick,
-    ),
-  );
-  let written = 0;
-  await run('timelines', homeEntries.length, async (tick) => {
-    written = await stores.timelines.importHomeTimelines(homeEntries, settings.timelineMaxEntries, tick);
+  const timelines: HomeEntry[][] = users.map(() => []);
+  network.posts.forEach((p, i) => {
+    for (const reader of [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])]) {
+      timelines[reader]!.push({ userId: users[reader]!.id, postId: posts[i]!.id, authorId: posts[i]!.authorId, counterShards: posts[i]!.counterShards });
+    }
   });
+  const homeEntries = timelines.reduce((sum, t) => sum + t.length, 0);
+  // Each timeline keeps its newest `keep` entries, and a size item.
+  const written = timelines.reduce((sum, t) => sum + Math.min(t.length, keep), 0);
+  const sizeItems = timelines.filter((t) => t.length > 0).length;
+
+  const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
+  const postItems = importedPosts.reduce((sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards, 0);
+  const stages: SeedStage[] = [
+    stageOf(
+      'users',
+      2,
+      users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
+      partItems,
+      (part, tick) => stores.users.importUsers(part, tick),
+    ),
+    {
+      // The graph's nodes carry counts of all the edges: one part.
+      name: 'follows',
+      weight: 3 + users.length / Math.max(1, network.follows.length),
+      parts: [
+        {
+          units: network.follows.length,
+          write: (tick) =>
+            stores.graph.importGraph(
+              users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
+              followEdges(network, users),
+              tick,
+            ),
+        },
+      ],
+    },
+    stageOf('posts', postItems / Math.max(1, posts.length), importedPosts, partItems, (part, tick) => stores.posts.importPosts(part, tick)),
+    stageOf(
+      'likes',
+      3,
+      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
+      partItems,
+      (part, tick) => stores.counters.importLikes(part, tick),
+    ),
+    {
+      // Whole timelines in a part: the store keeps each one's newest entries.
+      name: 'timelines',
+      weight: (written + sizeItems) / Math.max(1, homeEntries),
+      parts: timelineParts(timelines, keep, partItems).map((part) => ({
+        units: part.reduce((sum, t) => sum + t.length, 0),
+        write: (tick) => stores.timelines.importHomeTimelines(part.flat(), keep, tick),
+      })),
+    },
+  ];
+
+  const partsDone = (stage: SeedStage) => Math.min(stage.parts.length, checkpoint?.partsDone(stage.name) ?? 0);
+  progress.plan(stages.map((s) => ({ name: s.name, units: unitsOf(s.parts), weight: s.weight, done: unitsOf(s.parts.slice(0, partsDone(s))) })));
+  const phasesMs: Record<string, number> = {};
+  for (const stage of stages) {
+    const skipped = partsDone(stage);
+    const phase = progress.stage(stage.name, unitsOf(stage.parts), unitsOf(stage.parts.slice(0, skipped)));
+    for (let i = skipped; i < stage.parts.length; i++) {
+      await stage.parts[i]!.write((n) => phase.tick(n));
+      checkpoint?.save(stage.name, i + 1);
+    }
+    phasesMs[stage.name] = phase.finish();
+  }
 
   return {
     users: users.length,
@@ -146,4 +228,23 @@ export async function seedNetwork(stores: Stores, network: Network, settings: Po
     phasesMs,
     totalMs: Date.now() - started,
   };
+}
+
+/** Consecutive timelines, about `partItems` kept entries a part. */
+function timelineParts(timelines: readonly HomeEntry[][], keep: number, partItems: number): HomeEntry[][][] {
+  const parts: HomeEntry[][][] = [];
+  let part: HomeEntry[][] = [];
+  let items = 0;
+  for (const timeline of timelines) {
+    if (timeline.length === 0) continue;
+    part.push(timeline);
+    items += Math.min(timeline.length, keep) + 1;
+    if (items >= partItems) {
+      parts.push(part);
+      part = [];
+      items = 0;
+    }
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }

@@ -33,6 +33,8 @@ export interface UserPost {
 /** A like to import, with the counter shards of its post (kept with the liker's activity, see ActivityStore). */
 export interface ImportedLike extends UserPost {
   counterShards: number;
+  /** When it was liked (ms since the epoch); the time of the import unless given. */
+  atMs?: number;
 }
 
 /** `changed` is false when the call found things already as asked (an idempotent repeat). */

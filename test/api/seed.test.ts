@@ -3,6 +3,7 @@ import { type OpenStores, openStores } from '../../src/stores/open-stores.js';
 import { Tokens } from '../../src/auth/tokens.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { SCRIPT_TIMEOUTS } from '../../scripts/configured-stores.js';
 import { type Network, generateNetwork } from '../../src/seed/network.js';
 import { silentProgress } from '../../src/seed/progress.js';
 import { AlreadySeededError, type SeedSummary, seedNetwork } from '../../src/seed/seed.js';
@@ -49,7 +50,8 @@ const serviceSeed: Seeder = (opened, network) => seedThroughService(opened.store
 /** Starts an API over a table of its own and seeds that table. */
 async function seededApp(seed: Seeder): Promise<Seeded> {
   const t = await startTestApp(SETTINGS);
-  const config = loadConfig({ ...SETTINGS, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' });
+  // The seed's bulk writes wait on a busy engine as the script's do.
+  const config = loadConfig({ ...SETTINGS, ...SCRIPT_TIMEOUTS, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' });
   const opened = Object.assign(await openStores({ config, logger, dynamodbEndpoint: inject('dynamodbEndpoint') }), { config });
   const network = generateNetwork(SIZE);
   const summary = await seed(opened, network);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { idKind, idTime, newId } from '../../src/domain/ids.js';
+import { idFrom, idKind, idTime, newId } from '../../src/domain/ids.js';
+import { Random } from '../../src/seed/random.js';
 
 describe('ids', () => {
   it('are unique and strictly increasing within one millisecond', () => {
@@ -39,5 +40,21 @@ describe('ids across processes', () => {
     expect(new Set(all).size).toBe(all.length);
     for (const ids of lists) expect([...ids].sort()).toEqual(ids);
     expect(new Set(all.map(idTime))).toEqual(new Set([at]));
+  });
+});
+
+describe('ids drawn from a seeded source', () => {
+  it('come out the same from the same random source (the seed), as ids of their kind and time', () => {
+    const at = Date.parse('2026-06-01T00:00:00.000Z');
+    const draw = (seed: number) => {
+      const random = new Random(seed);
+      return Array.from({ length: 3 }, (_, i) => idFrom('usr', at + i, () => random.next()));
+    };
+    const ids = draw(5);
+    expect(draw(5)).toEqual(ids);
+    expect(draw(6)).not.toEqual(ids);
+    expect(ids.map(idKind)).toEqual(['usr', 'usr', 'usr']);
+    expect(ids.map(idTime)).toEqual([at, at + 1, at + 2]);
+    expect([...ids].sort()).toEqual(ids);
   });
 });

@@ -147,16 +147,16 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   async importLikes(likes: readonly ImportedLike[], onWritten?: (likes: number) => void): Promise<void> {
-    const atMs = Date.now();
-    const at = new Date(atMs).toISOString();
+    const now = Date.now();
     await importItems(
       this.client,
       this.tableName,
       likes,
       (like) => {
         const record = keys.like(like.postId, like.userId);
+        const atMs = like.atMs ?? now;
         return [
-          counterRecordItem(record, at),
+          counterRecordItem(record, new Date(atMs).toISOString()),
           likerEntryItem(like.postId, atMs, like.userId),
           activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards, atMs }),
         ];

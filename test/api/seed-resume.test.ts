@@ -1,0 +1,120 @@
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, describe, expect, inject, it, vi } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { SCRIPT_TIMEOUTS } from '../../scripts/configured-stores.js';
+import { type NetworkOptions, generateNetwork } from '../../src/seed/network.js';
+import { silentProgress } from '../../src/seed/progress.js';
+import { seedNetwork } from '../../src/seed/seed.js';
+import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
+import { type OpenStores, openStores } from '../../src/stores/open-stores.js';
+
+const run = promisify(execFile);
+const endpoint = inject('dynamodbEndpoint');
+const dataDir = mkdtempSync(join(tmpdir(), 'seed-resume-'));
+/** Hot authors, authors past fan-out and trimmed timelines, as in seed.test.ts. */
+const SETTINGS = { HOT_AUTHOR_FOLLOWERS: '10', COUNTER_SHARDS: '4', FANOUT_MAX_FOLLOWERS: '30', TIMELINE_MAX_ENTRIES: '8' };
+const SIZE_FLAGS = ['--users', '200', '--follows', '1600', '--posts', '500', '--likes', '800', '--seed', '11'];
+/** Parts of about 300 items: dozens of checkpoints, so that the seed is killed in the middle of one. */
+const PART_FLAGS = ['--checkpoint-items', '300'];
+const opened: OpenStores[] = [];
+
+function env(prefix: string) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'TABLE_PREFIX', 'DATA_DIR'].includes(k)));
+  return { ...clean, ...SETTINGS, DYNAMODB_ENDPOINT: endpoint, TABLE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+}
+
+async function seed(prefix: string, ...args: string[]): Promise<{ code: number; out: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...args], { env: env(prefix) });
+    return { code: 0, out: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, out: failed.stdout + failed.stderr };
+  }
+}
+
+interface Checkpoint {
+  size: NetworkOptions;
+  finishedAt: string | null;
+  parts: Record<string, number>;
+}
+
+async function open(prefix: string): Promise<OpenStores & { config: ReturnType<typeof loadConfig> }> {
+  const config = loadConfig({ ...SETTINGS, ...SCRIPT_TIMEOUTS, TABLE_PREFIX: prefix, LOG_LEVEL: 'silent' });
+  const stores = Object.assign(await openStores({ config, logger: createLogger('silent'), dynamodbEndpoint: endpoint }), { config });
+  opened.push(stores);
+  return stores;
+}
+
+async function scan(stores: OpenStores): Promise<string[]> {
+  const items: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await stores.client.send(new ScanCommand({ TableName: stores.table, ConsistentRead: true, ExclusiveStartKey: start }));
+    // Sets come back as Sets: spread them so that they compare by content.
+    for (const item of page.Items ?? []) items.push(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...value].sort() : value)));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items.sort();
+}
+
+afterAll(async () => {
+  await Promise.all(opened.map((o) => o.close()));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_000 }, () => {
+  it('is killed mid-way, refuses to start over, and with --resume leaves the items of an uninterrupted seed', async () => {
+    const prefix = `sr${randomBytes(4).toString('hex')}_`;
+    const checkpointPath = join(dataDir, `seed-checkpoint-${prefix}.json`);
+    const checkpoint = () => JSON.parse(readFileSync(checkpointPath, 'utf8')) as Checkpoint;
+
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...SIZE_FLAGS, ...PART_FLAGS], { env: env(prefix), stdio: 'ignore' });
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // Killed (no chance to clean up) once it is into the posts, the third of five stages.
+    await vi.waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the seed exited (${child.exitCode}) before it could be killed`);
+        expect(existsSync(checkpointPath) && checkpoint().parts.posts).toBeGreaterThan(0);
+      },
+      { timeout: 120_000, interval: 10 },
+    );
+    child.kill('SIGKILL');
+    await exited;
+    const killed = checkpoint();
+    expect(killed.finishedAt).toBeNull();
+    expect(killed.parts).toMatchObject({ users: expect.any(Number), follows: 1, posts: expect.any(Number) });
+
+    const again = await seed(prefix, ...SIZE_FLAGS);
+    expect(again.code).toBe(1);
+    expect(again.out).toContain(`An interrupted seed (200 users, 1600 follows, 500 posts, 800 likes, seed 11; started`);
+    expect(again.out).toContain('"npm run seed -- --resume"');
+    expect(checkpoint()).toEqual(killed);
+
+    const changed = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', '--resume'], { env: { ...env(prefix), TIMELINE_MAX_ENTRIES: '9' } }).catch((e) => e);
+    expect(changed.stderr).toContain('TIMELINE_MAX_ENTRIES was 8, is 9');
+
+    const resumed = await seed(prefix, '--resume');
+    expect(resumed).toMatchObject({ code: 0, out: expect.stringContaining('seeded 200 users, 1600 follows, 500 posts') });
+    expect(resumed.out).toContain('(this run, resumed)');
+    expect(checkpoint().finishedAt).not.toBeNull();
+    expect(await seed(prefix, '--resume')).toMatchObject({ code: 1, out: expect.stringContaining('there is nothing to resume') });
+
+    // The same network seeded in one go, in a table of its own.
+    const whole = await open(`sw${randomBytes(4).toString('hex')}_`);
+    const network = generateNetwork(killed.size);
+    await seedNetwork(whole.stores, network, whole.config, silentProgress);
+    const resumedStores = await open(prefix);
+    const [fromResumed, fromWhole] = await Promise.all([scan(resumedStores), scan(whole)]);
+    expect(fromResumed.length).toBeGreaterThan(5_000);
+    expect(fromResumed).toEqual(fromWhole);
+    expect(await auditCounters(resumedStores.client, resumedStores.table, { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+  });
+});
