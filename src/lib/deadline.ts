@@ -1,11 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { ScopedValue } from './scoped-value.js';
 
 /**
  * The deadline of the operation a piece of work runs for (OPERATION_TIMEOUT_MS), found through
  * AsyncLocalStorage: store clients hand it to their calls, so that calls still running when the
  * operation is answered without them are abandoned rather than left to finish for no one.
  */
-const scope = new AsyncLocalStorage<AbortSignal>();
+const scope = new ScopedValue<AbortSignal>('deadline');
 
 export function withDeadline<T>(signal: AbortSignal, fn: () => T): T {
   return scope.run(signal, fn);
@@ -13,7 +13,7 @@ export function withDeadline<T>(signal: AbortSignal, fn: () => T): T {
 
 /** The signal that aborts when the current operation's deadline passes; none outside an operation (the worker). */
 export function currentDeadline(): AbortSignal | undefined {
-  return scope.getStore();
+  return scope.get();
 }
 
 /** The signals that are set, as one that aborts with the first of them. */
