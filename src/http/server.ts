@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { HeaderMap, type ApolloServer, type HTTPGraphQLRequest } from '@apollo/server';
 import type { GraphQLContext } from '../graphql/context.js';
 import { RETRY_AFTER_SECONDS } from '../domain/errors.js';
-import { withDeadline, withTimeout } from '../lib/deadline.js';
+import { signalWithin, withDeadline, withTimeout } from '../lib/deadline.js';
 import { type Cost, emptyCost, withCostMeter } from '../observability/cost.js';
 import { observeHttpRequest } from '../observability/http-requests.js';
 import { registry } from '../observability/metrics.js';
@@ -148,27 +148,35 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
   };
   // Every backend request made while serving this operation is counted into its meter.
   const cost = emptyCost(options.maxStoreRequests);
-  const deadline = AbortSignal.timeout(options.operationTimeoutMs);
-  const executing = withDeadline(deadline, () =>
-    withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) })),
-  );
-  const result = await Promise.race([executing, deadlinePassed(deadline)]);
-  if (result === DEADLINE) {
-    // Store calls still running see the same signal and are abandoned; what they would have answered goes nowhere.
-    executing.catch(() => {});
-    options.logger.debug('operation deadline passed', { timeoutMs: options.operationTimeoutMs });
-    response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) });
-    response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
-    return;
+  const deadline = signalWithin(options.operationTimeoutMs, []);
+  try {
+    await answer(deadline.signal);
+  } finally {
+    deadline.release();
   }
-  for (const [name, value] of result.headers) response.setHeader(name, value);
-  response.statusCode = result.status ?? 200;
-  if (result.body.kind === 'complete') {
-    response.end(result.body.string);
-    return;
+
+  async function answer(signal: AbortSignal): Promise<void> {
+    const executing = withDeadline(signal, () =>
+      withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) })),
+    );
+    const result = await Promise.race([executing, deadlinePassed(signal)]);
+    if (result === DEADLINE) {
+      // Store calls still running see the same signal and are abandoned; what they would have answered goes nowhere.
+      executing.catch(() => {});
+      options.logger.debug('operation deadline passed', { timeoutMs: options.operationTimeoutMs });
+      response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) });
+      response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
+      return;
+    }
+    for (const [name, value] of result.headers) response.setHeader(name, value);
+    response.statusCode = result.status ?? 200;
+    if (result.body.kind === 'complete') {
+      response.end(result.body.string);
+      return;
+    }
+    for await (const chunk of result.body.asyncIterator) response.write(chunk);
+    response.end();
   }
-  for await (const chunk of result.body.asyncIterator) response.write(chunk);
-  response.end();
 }
 
 /** One log line when the service's health changes, not one per check. */

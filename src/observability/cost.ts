@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AppError } from '../domain/errors.js';
+import { ScopedValue } from '../lib/scoped-value.js';
 
 /**
  * What one GraphQL operation cost the backends, recorded where requests are sent, into the operation's meter
@@ -29,9 +29,9 @@ export function emptyCost(maxRequests: number | null = null): Cost {
   };
 }
 
-const scope = new AsyncLocalStorage<Cost>();
+const scope = new ScopedValue<Cost>('cost');
 /** Work that must not stop half-way (a mutation's own writes and the reads between them) is counted but never refused. */
-const unbudgeted = new AsyncLocalStorage<true>();
+const unbudgeted = new ScopedValue<true>('unbudgeted');
 
 /** Per meter, the deepest wave of a request that has come back. */
 const answeredWave = new WeakMap<Cost, number>();
@@ -46,7 +46,7 @@ export function withCostMeter<T>(meter: Cost, fn: () => T): T {
 
 /** The meter of the operation running now, if any: requests of one operation may be combined, never those of two. */
 export function currentCostMeter(): Cost | undefined {
-  return scope.getStore();
+  return scope.get();
 }
 
 /** Runs `fn` outside the operation's budget: its requests are counted, never refused. */
@@ -60,9 +60,9 @@ export function withoutBudget<T>(fn: () => T): T {
  * sending nothing, when the operation has sent all it may.
  */
 export function startStoreRequest(): () => void {
-  const meter = scope.getStore();
+  const meter = scope.get();
   if (!meter) return () => {};
-  if (meter.maxRequests !== null && meter.sent >= meter.maxRequests && !unbudgeted.getStore()) {
+  if (meter.maxRequests !== null && meter.sent >= meter.maxRequests && !unbudgeted.get()) {
     throw new AppError('BUDGET_EXCEEDED', `This operation has sent the ${meter.maxRequests} store requests it may send (MAX_STORE_REQUESTS); ask for less`, {
       maxRequests: meter.maxRequests,
     });
@@ -74,7 +74,7 @@ export function startStoreRequest(): () => void {
 }
 
 export function recordDynamoRequest(readUnits: number, writeUnits: number): void {
-  for (const cost of [scope.getStore(), totals]) {
+  for (const cost of [scope.get(), totals]) {
     if (!cost) continue;
     cost.dynamodb.requests += 1;
     cost.dynamodb.readCapacityUnits += readUnits;
@@ -83,13 +83,13 @@ export function recordDynamoRequest(readUnits: number, writeUnits: number): void
 }
 
 export function recordGraphRequest(): void {
-  const current = scope.getStore();
+  const current = scope.get();
   if (current) current.graph.requests += 1;
   totals.graph.requests += 1;
 }
 
 export function recordCacheLookups(hits: number, misses: number): void {
-  for (const cost of [scope.getStore(), totals]) {
+  for (const cost of [scope.get(), totals]) {
     if (!cost) continue;
     cost.cache.hits += hits;
     cost.cache.misses += misses;

@@ -1,15 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
+import { ScopedValue } from '../lib/scoped-value.js';
 
 /**
  * The request a piece of work runs for, found through AsyncLocalStorage: every log line
  * written while serving a request carries its id (see createLogger), however deep the call.
  */
-interface RequestScope {
-  requestId: string;
-}
-
-const scope = new AsyncLocalStorage<RequestScope>();
+const scope = new ScopedValue<string>('requestId');
 
 /**
  * What a client's `x-request-id` may be to be kept (a proxy's or a caller's id, so that its logs
@@ -24,10 +20,10 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 }
 
 export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return scope.run({ requestId }, fn);
+  return scope.run(requestId, fn);
 }
 
 /** The id of the request being served, if any (none in the worker's own tasks). */
 export function currentRequestId(): string | undefined {
-  return scope.getStore()?.requestId;
+  return scope.get();
 }

@@ -2,7 +2,7 @@ import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynam
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DYNAMO_TIMEOUT_DEFAULTS } from '../../config.js';
 import { serviceUnavailable } from '../../domain/errors.js';
-import { anySignal, currentDeadline } from '../../lib/deadline.js';
+import { currentDeadline, signalWithin } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
@@ -135,8 +135,8 @@ function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state:
       state?.unavailable();
       throw serviceUnavailable(new Error('DynamoDB is not answering: failing fast'));
     }
-    const budget = AbortSignal.timeout(totalMs);
-    const abortSignal = anySignal([budget, currentDeadline(), options?.abortSignal]);
+    const call = signalWithin(totalMs, [currentDeadline(), options?.abortSignal]);
+    const abortSignal = call.signal;
     try {
       const output = await send(command, { ...options, abortSignal });
       circuit.answered();
@@ -149,12 +149,14 @@ function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state:
         throw error;
       }
       // Abandoned by its caller (the operation's deadline): the store may be fine.
-      const abandoned = abortSignal.aborted && !budget.aborted;
+      const abandoned = abortSignal.aborted && !call.timedOut();
       if (!abandoned) {
         if (isSilence(error)) circuit.silent();
         state?.unavailable(error);
       }
       throw serviceUnavailable(error);
+    } finally {
+      call.release();
     }
   };
   document.send = guarded as typeof document.send;
