@@ -37,7 +37,12 @@ export default tseslint.config(
       // Objects a client cache normalizes have an `id`; pages, edges, payloads and values have none.
       '@graphql-eslint/strict-id-in-types': [
         'error',
-        { exceptions: { types: ['PageInfo', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'FanOutStatus', 'RateLimit'], suffixes: ['Connection', 'Edge', 'Payload'] } },
+        {
+          exceptions: {
+            types: ['PageInfo', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'FanOutStatus', 'RateLimit', 'TagCount'],
+            suffixes: ['Connection', 'Edge', 'Payload'],
+          },
+        },
       ],
       // Lists page forwards (`first`/`after`; the home timeline backwards too), and short bounded lists are plain lists.
       '@graphql-eslint/relay-arguments': ['error', { includeBoth: false }],
@@ -46,6 +51,10 @@ export default tseslint.config(
   },
   {
     files: ['docs/operations/*.graphql'],
-    rules: graphqlPlugin.configs['flat/operations-recommended'].rules,
+    rules: {
+      ...graphqlPlugin.configs['flat/operations-recommended'].rules,
+      // A thread's replies with their authors are 8 deep; the service allows MAX_QUERY_DEPTH (10) fields.
+      '@graphql-eslint/selection-set-depth': ['error', { maxDepth: 8 }],
+    },
   },
 );
