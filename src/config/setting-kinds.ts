@@ -11,6 +11,8 @@ export class ConfigError extends Error {
 
 export type Env = Record<string, string | undefined>;
 
+export const isProduction = (env: Env) => env.NODE_ENV === 'production';
+
 /** One environment variable: its name, the default and meaning the docs show, and how its value is read. */
 export interface Setting<T> {
   name: string;

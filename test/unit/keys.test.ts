@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KEY_DESIGN, keys, type Key, type KeyDesignRow } from '../../src/stores/dynamo/keys.js';
+import { KEY_DESIGN, type KeyDesignRow } from '../../src/stores/dynamo/key-design.js';
+import { keys, type Key } from '../../src/stores/dynamo/keys.js';
 
 const user = 'usr_01J9ZC0000000000000000000A';
 const other = 'usr_01J9ZC0000000000000000000B';

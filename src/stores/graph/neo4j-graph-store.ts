@@ -1,11 +1,11 @@
 import neo4j, { type Driver, type ManagedTransaction, type RecordShape } from 'neo4j-driver';
-import { badInput, serviceUnavailable } from '../../domain/errors.js';
+import { serviceUnavailable } from '../../domain/errors.js';
 import { withTimeout } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
-import { idPattern } from '../../domain/ids.js';
 import { recordGraphRequest, startStoreRequest } from '../../observability/cost.js';
 import { observeStoreRequest } from '../../observability/store-requests.js';
 import { CYPHER, type CypherName } from './cypher.js';
+import { type ReadStatement, countedPage, keysetParams, listPage, newerListPage } from './neo4j-pages.js';
 import {
   type CountedPage,
   type Excluded,
@@ -23,8 +23,6 @@ import {
   type RelationKind,
   type SuggestedUser,
   NOBODY,
-  chargeIntersection,
-  chargeListPage,
   chargeLookup,
 } from './graph-store.js';
 import { type Adjacency, type Direction, UNMETERED, chargeHop, networkPage, shortestPath } from './traversal.js';
@@ -64,16 +62,6 @@ const TIMEOUT_MARGIN_MS = 500;
 
 /** Edges (or users) per transaction when importing in bulk. */
 const IMPORT_CHUNK = 1000;
-
-/** List cursors on this backend: "<follow time>|<user id>", the keyset position of a page's last item. */
-const POSITION = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z)\\|(${idPattern('usr')})$`);
-
-function keysetParams(page: PageArgs) {
-  if (page.after === null) return { afterAt: null, afterId: null, limit: neo4j.int(page.first + 1) };
-  const match = POSITION.exec(page.after);
-  if (!match) throw badInput('after', 'is not a cursor this API gave out');
-  return { afterAt: match[1]!, afterId: match[2]!, limit: neo4j.int(page.first + 1) };
-}
 
 /**
  * The Neo4j backend: `(:User {id, handle, interests})-[:FOLLOWS {at}]->(:User)`. Every
@@ -157,6 +145,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       }
     });
   }
+
+  /** `read` for the page helpers of neo4j-pages.ts. */
+  private readonly reader: ReadStatement = (name, params) => this.read(name, params);
 
   private read(name: CypherName, params: Record<string, unknown>) {
     return this.run('read', name, params);
@@ -249,31 +240,12 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return userIds.map((id) => byId.get(id) ?? { followers: 0, following: 0 });
   }
 
-  private async page(name: 'followers' | 'following' | 'blocked' | 'muted', userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
-    const keyset = keysetParams(page);
-    chargeListPage(budget, page.first);
-    const rows = await this.read(name, { userId, ...keyset });
-    return {
-      items: rows.slice(0, page.first).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` })),
-      hasNextPage: rows.length > page.first,
-    };
-  }
-
   followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
-    return 'last' in page ? this.newerPage('followersNewer', userId, page, budget) : this.page('followers', userId, page, budget);
+    return 'last' in page ? newerListPage(this.reader, 'followersNewer', userId, page, budget) : listPage(this.reader, 'followers', userId, page, budget);
   }
 
   following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
-    return 'last' in page ? this.newerPage('followingNewer', userId, page, budget) : this.page('following', userId, page, budget);
-  }
-
-  private async newerPage(name: 'followersNewer' | 'followingNewer' | 'blockedNewer' | 'mutedNewer', userId: string, page: NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
-    const match = POSITION.exec(page.before);
-    if (!match) throw badInput('before', 'is not a cursor this API gave out');
-    chargeListPage(budget, page.last);
-    const rows = await this.read(name, { userId, beforeAt: match[1]!, beforeId: match[2]!, limit: neo4j.int(page.last + 1) });
-    const items = rows.slice(0, page.last).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` }));
-    return { items: items.reverse(), hasNextPage: false, hasPreviousPage: rows.length > page.last };
+    return 'last' in page ? newerListPage(this.reader, 'followingNewer', userId, page, budget) : listPage(this.reader, 'following', userId, page, budget);
   }
 
   async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
@@ -281,27 +253,14 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
     const params = { viewerId, userId, excluding: [...(await excluding)], ...keyset };
-    return this.countedPage('knownFollowers', params, Math.min(viewer!.following, user!.followers), page.first, budget);
+    return countedPage(this.reader, 'knownFollowers', params, Math.min(viewer!.following, user!.followers), page.first, budget);
   }
 
   async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
-    return this.countedPage('mutuals', { userId, excluding: [...(await excluding)], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
-  }
-
-  /** A page of an intersection of two follow lists and its size, charged as the embedded backend reads it: from the shorter list, of `size` entries. */
-  private async countedPage(name: 'knownFollowers' | 'mutuals', params: Record<string, unknown>, size: number, first: number, budget: ReadBudget): Promise<CountedPage> {
-    if (size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
-    chargeIntersection(budget, size);
-    const [row] = await this.read(name, params);
-    const entries = (row?.page ?? []) as { id: string; at: string }[];
-    return {
-      items: entries.slice(0, first).map((e) => ({ id: e.id, cursor: `${e.at}|${e.id}` })),
-      hasNextPage: entries.length > first,
-      totalCount: Number(row?.total ?? 0),
-    };
+    return countedPage(this.reader, 'mutuals', { userId, excluding: [...(await excluding)], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
   }
 
   async suggestions(viewerId: string, first: number, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<SuggestedUser[]> {
@@ -343,7 +302,7 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     const statements = RELATION_STATEMENTS[kind];
-    return 'last' in page ? this.newerPage(statements.newer, userId, page, budget) : this.page(statements.list, userId, page, budget);
+    return 'last' in page ? newerListPage(this.reader, statements.newer, userId, page, budget) : listPage(this.reader, statements.list, userId, page, budget);
   }
 
   async relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {
