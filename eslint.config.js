@@ -6,7 +6,16 @@ import tseslint from 'typescript-eslint';
 const graphQLConfig = { schema: 'schema.graphql', documents: 'docs/operations/*.graphql' };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/graphql/generated/', 'examples/generated/', '.data/', 'bench/results/', 'test-artifacts/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'src/graphql/generated/',
+      'examples/generated/',
+      '.data/',
+      'bench/results/',
+      'test-artifacts/',
+    ],
+  },
   {
     files: ['**/*.{js,mjs,cjs,ts}'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
@@ -31,7 +40,10 @@ export default tseslint.config(
       ...graphqlPlugin.configs['flat/schema-recommended'].rules,
       ...graphqlPlugin.configs['flat/schema-relay'].rules,
       // Every type, field, argument and input field says what it is, for GraphiQL and generated clients.
-      '@graphql-eslint/require-description': ['error', { types: true, rootField: true, FieldDefinition: true, InputValueDefinition: true }],
+      '@graphql-eslint/require-description': [
+        'error',
+        { types: true, rootField: true, FieldDefinition: true, InputValueDefinition: true },
+      ],
       // One-line descriptions are inline strings, longer ones blocks.
       '@graphql-eslint/description-style': 'off',
       // Objects a client cache normalizes have an `id`; pages, edges, payloads and values have none.
@@ -39,7 +51,16 @@ export default tseslint.config(
         'error',
         {
           exceptions: {
-            types: ['PageInfo', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'FanOutStatus', 'RateLimit', 'TagCount'],
+            types: [
+              'PageInfo',
+              'ReactionCount',
+              'Suggestion',
+              'Separation',
+              'Session',
+              'FanOutStatus',
+              'RateLimit',
+              'TagCount',
+            ],
             suffixes: ['Connection', 'Edge', 'Payload'],
           },
         },

@@ -20,7 +20,11 @@ const READ_POST = 'query($id: ID!) { post(id: $id) { text likeCount author { han
 const PASSWORD = 'benchmark password 1234';
 
 async function signUp(service: Service, handle: string): Promise<{ id: string; token: string }> {
-  const answer = await gql(service.url, 'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', { input: { handle, password: PASSWORD } });
+  const answer = await gql(
+    service.url,
+    'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }',
+    { input: { handle, password: PASSWORD } },
+  );
   if (!answer.data?.signUp) throw new Error(`signUp failed: ${JSON.stringify(answer.errors)}`);
   return { id: answer.data.signUp.user.id, token: answer.data.signUp.token };
 }
@@ -58,10 +62,19 @@ try {
   log(`signing up ${plan.viewers} viewers`);
   const viewers: string[] = [];
   for (let n = 0; n < plan.viewers; n += 10) {
-    viewers.push(...(await Promise.all(Array.from({ length: Math.min(10, plan.viewers - n) }, (_, i) => signUp(cached, `v${n + i}_${run}`)))).map((v) => v.token));
+    viewers.push(
+      ...(
+        await Promise.all(
+          Array.from({ length: Math.min(10, plan.viewers - n) }, (_, i) => signUp(cached, `v${n + i}_${run}`)),
+        )
+      ).map((v) => v.token),
+    );
   }
   const cpu = new CpuMeter({ cached: cached.child.pid, uncached: uncached.child.pid });
-  const sides = { cached: { service: cached, windows: [] as Window[], requests: 0, reads: 0 }, uncached: { service: uncached, windows: [] as Window[], requests: 0, reads: 0 } };
+  const sides = {
+    cached: { service: cached, windows: [] as Window[], requests: 0, reads: 0 },
+    uncached: { service: uncached, windows: [] as Window[], requests: 0, reads: 0 },
+  };
   let next = 0;
   const read = (side: (typeof sides)['cached']) => async () => {
     const answer = await gql(side.service.url, READ_POST, { id: postId }, viewers[next++ % viewers.length]);
@@ -69,16 +82,29 @@ try {
     side.requests += answer.extensions!.cost!.dynamodb.requests;
     side.reads += 1;
   };
-  const before = { post: await misses(cached, 'post'), user: await misses(cached, 'user'), counter: await misses(cached, 'counter') };
+  const before = {
+    post: await misses(cached, 'post'),
+    user: await misses(cached, 'user'),
+    counter: await misses(cached, 'counter'),
+  };
   for (let w = 0; w < plan.windows; w++) {
     for (const name of w % 2 === 0 ? (['cached', 'uncached'] as const) : (['uncached', 'cached'] as const)) {
       sides[name].windows.push(await runLoops(CONNECTIONS, plan.seconds, read(sides[name]), cpu));
     }
   }
-  const after = { post: await misses(cached, 'post'), user: await misses(cached, 'user'), counter: await misses(cached, 'counter') };
+  const after = {
+    post: await misses(cached, 'post'),
+    user: await misses(cached, 'user'),
+    counter: await misses(cached, 'counter'),
+  };
   // Exactness under the cache: a like through the cached service is in the author's next read.
   const shown = (await gql(cached.url, READ_POST, { id: postId }, author.token)).data!.post.likeCount as number;
-  await gql(cached.url, 'mutation($id: ID!) { likePost(postId: $id) { post { likeCount } } }', { id: postId }, viewers[0]);
+  await gql(
+    cached.url,
+    'mutation($id: ID!) { likePost(postId: $id) { post { likeCount } } }',
+    { id: postId },
+    viewers[0],
+  );
   const afterLike = (await gql(cached.url, READ_POST, { id: postId }, author.token)).data!.post.likeCount as number;
 
   // Each cached window may read the item once at its start and once per expiry within it.

@@ -29,11 +29,24 @@ export async function captureProxy(engineEndpoint: string) {
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const target = String(incoming.headers['x-amz-target'] ?? '');
-      if (recording && target) captured.push({ operation: target.slice(target.indexOf('.') + 1), input: JSON.parse(body.toString('utf8')) as Record<string, unknown> });
-      const forwarded = httpRequest({ host: engine.hostname, port: engine.port, method: incoming.method, path: incoming.url, headers: incoming.headers }, (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
-        answer.pipe(outgoing);
-      });
+      if (recording && target)
+        captured.push({
+          operation: target.slice(target.indexOf('.') + 1),
+          input: JSON.parse(body.toString('utf8')) as Record<string, unknown>,
+        });
+      const forwarded = httpRequest(
+        {
+          host: engine.hostname,
+          port: engine.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
       forwarded.on('error', () => outgoing.destroy());
       forwarded.end(body);
     });
@@ -57,10 +70,20 @@ export async function captureProxy(engineEndpoint: string) {
 }
 
 /** The captured requests, sent again by a bare low-level client: all at once, as a page's waves are no CPU of their own. */
-export function replayRequest(engineEndpoint: string, requests: readonly CapturedRequest[]): { replay: () => Promise<void>; close: () => void } {
-  const client = new dynamodb.DynamoDBClient({ endpoint: engineEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+export function replayRequest(
+  engineEndpoint: string,
+  requests: readonly CapturedRequest[],
+): { replay: () => Promise<void>; close: () => void } {
+  const client = new dynamodb.DynamoDBClient({
+    endpoint: engineEndpoint,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    maxAttempts: 1,
+  });
   const commands = requests.map(({ operation, input }) => {
-    const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.ScanCommand>)[`${operation}Command`];
+    const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.ScanCommand>)[
+      `${operation}Command`
+    ];
     if (!Command) throw new Error(`no command for the captured operation ${operation}`);
     return () => new Command(input);
   });
@@ -88,7 +111,14 @@ export async function cpuPerPage(options: {
     const seconds = options.plan.seconds / options.plan.rounds;
     const sides = round % 2 === 0 ? (['page', 'replay'] as const) : (['replay', 'page'] as const);
     for (const side of sides) {
-      windows[side].push(await runLoops(1, seconds, side === 'page' ? options.page : options.replay, side === 'page' ? options.serviceCpu : replayCpu));
+      windows[side].push(
+        await runLoops(
+          1,
+          seconds,
+          side === 'page' ? options.page : options.replay,
+          side === 'page' ? options.serviceCpu : replayCpu,
+        ),
+      );
     }
   }
   const page: Summary = summarize(1, windows.page);

@@ -39,7 +39,13 @@ export function dynamoDbLocalPid(endpoint: string): number | null {
       continue;
     }
     const portAt = args.indexOf('-port');
-    if (args.some((arg) => arg.endsWith('DynamoDBLocal.jar')) && portAt >= 0 && args[portAt + 1] === port && args[0]?.endsWith('java')) return Number(entry);
+    if (
+      args.some((arg) => arg.endsWith('DynamoDBLocal.jar')) &&
+      portAt >= 0 &&
+      args[portAt + 1] === port &&
+      args[0]?.endsWith('java')
+    )
+      return Number(entry);
   }
   return null;
 }
@@ -56,13 +62,17 @@ export class CpuMeter {
     const before = this.read();
     return () => {
       const after = this.read();
-      return new Map([...after].map(([name, ms]) => [name, ms === null || before.get(name) == null ? null : ms - before.get(name)!]));
+      return new Map(
+        [...after].map(([name, ms]) => [name, ms === null || before.get(name) == null ? null : ms - before.get(name)!]),
+      );
     };
   }
 
   private read(): Map<string, number | null> {
     const usage = process.cpuUsage();
-    const readings = new Map<string, number | null>([...this.pids].map(([name, pid]) => [name, pid === null ? null : processCpuMs(pid)]));
+    const readings = new Map<string, number | null>(
+      [...this.pids].map(([name, pid]) => [name, pid === null ? null : processCpuMs(pid)]),
+    );
     readings.set('client', (usage.user + usage.system) / 1000);
     return readings;
   }

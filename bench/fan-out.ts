@@ -38,7 +38,9 @@ export async function fanOutAgainstWriteFloor(
   options: { writeApi: WriteApi; rounds: number; queueShards: number; counterShards: number },
 ) {
   const { writeApi, rounds, queueShards, counterShards } = options;
-  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map((item) => item.id);
+  const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map(
+    (item) => item.id,
+  );
   const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId, counterShards }));
 
   const writeFloor = async (api: WriteApi) => {
@@ -61,7 +63,12 @@ export async function fanOutAgainstWriteFloor(
   };
   const fanOut = async (run: number) => {
     const t0 = performance.now();
-    const answer = await gql(url, CREATE_POST, { input: { text: `Benchmark post ${run} at ${new Date().toISOString()}`, tags: ['bench'] } }, token);
+    const answer = await gql(
+      url,
+      CREATE_POST,
+      { input: { text: `Benchmark post ${run} at ${new Date().toISOString()}`, tags: ['bench'] } },
+      token,
+    );
     const returned = performance.now();
     if (answer.errors) throw new Error(`createPost failed: ${JSON.stringify(answer.errors)}`);
     const seenAt = await allHold(opened, followers, answer.data!.createPost.post.id as string, returned);
@@ -117,7 +124,12 @@ async function queueEmpty(opened: OpenStores, queueShards: number): Promise<void
   const queued = async (shard: number) =>
     (
       await opened.client.send(
-        new QueryCommand({ TableName: opened.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 }),
+        new QueryCommand({
+          TableName: opened.table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': partitions.queue(shard) },
+          Limit: 1,
+        }),
       )
     ).Items?.length ?? 0;
   const shards = Array.from({ length: queueShards }, (_, shard) => shard);
@@ -134,11 +146,19 @@ async function queueEmpty(opened: OpenStores, queueShards: number): Promise<void
 async function allHold(opened: OpenStores, followers: readonly string[], postId: string, t0: number): Promise<number> {
   const deadline = t0 + 120_000;
   const waitOrFail = async () => {
-    if (performance.now() > deadline) throw new Error(`post ${postId} did not reach all ${followers.length} followers within 120 s`);
+    if (performance.now() > deadline)
+      throw new Error(`post ${postId} did not reach all ${followers.length} followers within 120 s`);
     await sleep(WATCH_INTERVAL_MS);
   };
   const last = followers.at(-1)!;
-  while (!(await opened.client.send(new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }))).Item) await waitOrFail();
+  while (
+    !(
+      await opened.client.send(
+        new GetCommand({ TableName: opened.table, Key: keys.homeEntry(last, postId), ProjectionExpression: 'pk' }),
+      )
+    ).Item
+  )
+    await waitOrFail();
   let missing = followers;
   for (;;) {
     const found = await batchGet(
@@ -153,7 +173,10 @@ async function allHold(opened: OpenStores, followers: readonly string[], postId:
   }
 }
 
-const WRITE_API_NAMES: Record<WriteApi, string> = { batchWrite: 'BatchWriteItem, 25 per request', transactWrite: 'TransactWriteItems, 100 per request' };
+const WRITE_API_NAMES: Record<WriteApi, string> = {
+  batchWrite: 'BatchWriteItem, 25 per request',
+  transactWrite: 'TransactWriteItems, 100 per request',
+};
 
 export function fanOutRows(fanOut: FanOutResult): string[] {
   const { runs, otherWriteApi: other } = fanOut;

@@ -38,16 +38,21 @@ export interface GraphQueryTiming {
 }
 
 const SUGGESTIONS = '{ suggestedFollows(first: 10) { user { id handle } mutualCount via { id } } }';
-const DEGREES = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 3) { degrees path { id } } }';
-const NETWORK = 'query($userId: ID!) { network(userId: $userId, maxDepth: 2, first: 20) { totalCount edges { node { id handle } } } }';
+const DEGREES =
+  'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 3) { degrees path { id } } }';
+const NETWORK =
+  'query($userId: ID!) { network(userId: $userId, maxDepth: 2, first: 20) { totalCount edges { node { id handle } } } }';
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 const round = (n: number) => Math.round(n * 10) / 10;
 
 /** The median and the 99th-percentile user by following count (ties: the first in `userIds`). */
 export async function pickGraphViewers(graph: GraphStore, userIds: readonly string[]): Promise<GraphViewer[]> {
   const counts = await graph.counts(userIds, UNMETERED);
-  const ranked = userIds.map((id, i) => ({ id, following: counts[i]!.following })).sort((a, b) => a.following - b.following);
+  const ranked = userIds
+    .map((id, i) => ({ id, following: counts[i]!.following }))
+    .sort((a, b) => a.following - b.following);
   const at = (q: number) => ranked[Math.min(ranked.length - 1, Math.floor(q * ranked.length))]!;
   return [
     { rank: 'median', ...at(0.5) },
@@ -61,7 +66,10 @@ async function gql(url: string, query: string, variables: Record<string, unknown
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await response.json()) as { errors?: { message: string }[]; extensions?: { cost?: { graph?: { requests: number } } } };
+  const body = (await response.json()) as {
+    errors?: { message: string }[];
+    extensions?: { cost?: { graph?: { requests: number } } };
+  };
   if (body.errors) throw new Error(`graph query failed: ${body.errors.map((e) => e.message).join('; ')}`);
   return body;
 }
@@ -86,35 +94,73 @@ export async function measureGraphQueries(options: {
     ];
     for (const [name, query, variables] of queries) {
       let graphRequests = 0;
-      for (let i = 0; i < warmup; i++) graphRequests = (await gql(url, query, variables, token)).extensions?.cost?.graph?.requests ?? 0;
+      for (let i = 0; i < warmup; i++)
+        graphRequests = (await gql(url, query, variables, token)).extensions?.cost?.graph?.requests ?? 0;
       const ms: number[] = [];
       for (let i = 0; i < runs; i++) {
         const started = performance.now();
         await gql(url, query, variables, token);
         ms.push(performance.now() - started);
       }
-      timings.push({ query: name, viewer: viewer.rank, following: viewer.following, runs, p50Ms: round(quantile(ms, 0.5)), p99Ms: round(quantile(ms, 0.99)), graphRequests });
+      timings.push({
+        query: name,
+        viewer: viewer.rank,
+        following: viewer.following,
+        runs,
+        p50Ms: round(quantile(ms, 0.5)),
+        p99Ms: round(quantile(ms, 0.99)),
+        graphRequests,
+      });
     }
   }
   return timings;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '100' }, seed: { type: 'string', default: String(SEED_SIZES.full.seed) } } });
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '100' },
+      seed: { type: 'string', default: String(SEED_SIZES.full.seed) },
+    },
+  });
   const secret = 'graph-bench-only-secret-graph-bench-only-secret';
-  const config = loadConfig({ ...process.env, JWT_SECRET: secret, PORT: '0', HOST: '127.0.0.1', WORKER_ENABLED: 'false', LOG_LEVEL: 'warn', COST_EXTENSIONS: 'true' });
+  const config = loadConfig({
+    ...process.env,
+    JWT_SECRET: secret,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    WORKER_ENABLED: 'false',
+    LOG_LEVEL: 'warn',
+    COST_EXTENSIONS: 'true',
+  });
   const app = await startApp({ config, logger: createLogger('warn') });
   try {
     // The seed's handles are deterministic, its ids are not: find the users by handle.
-    const network = generateNetwork({ ...SEED_SIZES.full, seed: Number(values.seed), posts: 0, likes: 0, endMs: Date.now() });
-    const ids = (await app.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter((id): id is string => id !== null);
-    if (ids.length === 0) throw new Error(`DATA_DIR ${config.dataDir} holds no seeded users (seed ${values.seed}); run npm run seed first`);
+    const network = generateNetwork({
+      ...SEED_SIZES.full,
+      seed: Number(values.seed),
+      posts: 0,
+      likes: 0,
+      endMs: Date.now(),
+    });
+    const ids = (await app.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter(
+      (id): id is string => id !== null,
+    );
+    if (ids.length === 0)
+      throw new Error(`DATA_DIR ${config.dataDir} holds no seeded users (seed ${values.seed}); run npm run seed first`);
     const viewers = await pickGraphViewers(app.stores.graph, ids);
     const tokens = new Tokens(secret, 3600);
     const runs = Number(values.runs);
-    const timings = await measureGraphQueries({ url: app.url, viewers, token: (id) => tokens.issue(id), runs, warmup: Math.max(3, Math.floor(runs / 10)) });
+    const timings = await measureGraphQueries({
+      url: app.url,
+      viewers,
+      token: (id) => tokens.issue(id),
+      runs,
+      warmup: Math.max(3, Math.floor(runs / 10)),
+    });
     console.log(`| query | viewer | following | p50 ms | p99 ms | graph requests |\n|---|---|---:|---:|---:|---:|`);
-    for (const t of timings) console.log(`| ${t.query} | ${t.viewer} | ${t.following} | ${t.p50Ms} | ${t.p99Ms} | ${t.graphRequests} |`);
+    for (const t of timings)
+      console.log(`| ${t.query} | ${t.viewer} | ${t.following} | ${t.p50Ms} | ${t.p99Ms} | ${t.graphRequests} |`);
   } finally {
     await app.stop();
   }

@@ -42,8 +42,12 @@ export function pageRequest(url: string, token: string): () => Promise<void> {
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   return async () => {
     const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body });
-    const answer = (await response.json()) as { data?: { viewer?: { timeline?: { edges: unknown[] } } }; errors?: unknown[] };
-    if (!response.ok || answer.errors || answer.data?.viewer?.timeline?.edges.length !== PAGE_SIZE) throw new Error(`the page failed: ${JSON.stringify(answer.errors)}`);
+    const answer = (await response.json()) as {
+      data?: { viewer?: { timeline?: { edges: unknown[] } } };
+      errors?: unknown[];
+    };
+    if (!response.ok || answer.errors || answer.data?.viewer?.timeline?.edges.length !== PAGE_SIZE)
+      throw new Error(`the page failed: ${JSON.stringify(answer.errors)}`);
   };
 }
 
@@ -76,7 +80,8 @@ async function interleaved(sides: readonly Side[], connections: number, plan: Ho
   const windows = new Map<string, Window[]>(sides.map((side) => [side.name, []]));
   for (let round = 0; round < plan.rounds; round++) {
     const order = sides.map((_, i) => sides[(i + round) % sides.length]!);
-    for (const side of order) windows.get(side.name)!.push(await runLoops(connections, plan.seconds / plan.rounds, side.operation, side.cpu));
+    for (const side of order)
+      windows.get(side.name)!.push(await runLoops(connections, plan.seconds / plan.rounds, side.operation, side.cpu));
   }
   return new Map([...windows].map(([name, list]) => [name, summarize(connections, list)]));
 }
@@ -95,7 +100,11 @@ export async function homeAgainstFloor(options: {
     { name: 'floor', operation: options.floor, cpu: options.floorCpu },
   ];
   const one = await interleaved(sides, 1, options.plan);
-  const eight = await interleaved([...sides, { name: 'naive', operation: options.naivePage, cpu: options.naiveCpu }], 8, options.plan);
+  const eight = await interleaved(
+    [...sides, { name: 'naive', operation: options.naivePage, cpu: options.naiveCpu }],
+    8,
+    options.plan,
+  );
   const page1 = one.get('page')!;
   const floor1 = one.get('floor')!;
   const page8 = eight.get('page')!;
@@ -104,7 +113,13 @@ export async function homeAgainstFloor(options: {
   const p50Ratio = round(page1.p50Ms / floor1.p50Ms, 2);
   const throughputRatio = round(page8.perSecond / floor8.perSecond, 2);
   return {
-    oneConnection: { page: page1, floor: floor1, p50Ratio, goal: `page p50 ≤ ${GOALS.oneConnectionP50Ratio}× floor p50`, met: p50Ratio <= GOALS.oneConnectionP50Ratio },
+    oneConnection: {
+      page: page1,
+      floor: floor1,
+      p50Ratio,
+      goal: `page p50 ≤ ${GOALS.oneConnectionP50Ratio}× floor p50`,
+      met: p50Ratio <= GOALS.oneConnectionP50Ratio,
+    },
     eightConnections: {
       page: page8,
       floor: floor8,

@@ -15,7 +15,12 @@ export interface Window {
   cpuMs: Map<string, number | null>;
 }
 
-export async function runLoops(connections: number, seconds: number, operation: () => Promise<void>, cpu: CpuMeter): Promise<Window> {
+export async function runLoops(
+  connections: number,
+  seconds: number,
+  operation: () => Promise<void>,
+  cpu: CpuMeter,
+): Promise<Window> {
   const latencies: number[] = [];
   let failures = 0;
   const stopCpu = cpu.start();
@@ -62,7 +67,10 @@ export function summarize(connections: number, windows: readonly Window[]): Summ
   const cpu: Record<string, number | null> = {};
   for (const name of windows[0]?.cpuMs.keys() ?? []) {
     const spent = windows.map((w) => w.cpuMs.get(name) ?? null);
-    cpu[name] = spent.some((ms) => ms === null) || latencies.length === 0 ? null : round(spent.reduce((a, b) => a! + b!, 0)! / latencies.length, 2);
+    cpu[name] =
+      spent.some((ms) => ms === null) || latencies.length === 0
+        ? null
+        : round(spent.reduce((a, b) => a! + b!, 0)! / latencies.length, 2);
   }
   return {
     connections,

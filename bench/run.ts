@@ -38,9 +38,14 @@ const HOT_AUTHOR_FOLLOWERS = 1000;
 /** suggestedFollows p50 at one connection, for the median and the 99th-percentile viewer (issue 11). */
 const SUGGESTIONS_GOAL_MS = 50;
 
-const { values: flags } = parseArgs({ options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' }, 'write-api': { type: 'string' } } });
+const { values: flags } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' }, 'write-api': { type: 'string' } },
+});
 const mode = flags.quick ? 'quick' : 'full';
-const size = { ...(flags.quick ? QUICK_SIZE : SEED_SIZES.full), seed: flags.seed ? Number(flags.seed) : SEED_SIZES.full.seed };
+const size = {
+  ...(flags.quick ? QUICK_SIZE : SEED_SIZES.full),
+  seed: flags.seed ? Number(flags.seed) : SEED_SIZES.full.seed,
+};
 /**
  * How long each measurement runs: the home page and its floor (warm-up, then measured seconds per side and
  * connection level, in alternating windows), timed graph requests per query and viewer, fan-out rounds
@@ -85,7 +90,14 @@ interface Manifest {
 
 function benchConfig(): Config {
   // Its own bulk writes (the seed, the write floor) may wait on an engine the measured services keep busy: no request deadline for them.
-  return loadConfig({ LOG_LEVEL: 'warn', JWT_SECRET: BENCH_SECRET, PORT: '0', HOST: '127.0.0.1', BULK_WRITE_API: flags['write-api'], ...BULK_TIMEOUTS });
+  return loadConfig({
+    LOG_LEVEL: 'warn',
+    JWT_SECRET: BENCH_SECRET,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    BULK_WRITE_API: flags['write-api'],
+    ...BULK_TIMEOUTS,
+  });
 }
 
 /** Seeds the data set and picks the users the measurements act as. */
@@ -100,7 +112,9 @@ async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest
   const viewerFollows = new Set(network.follows.filter((f) => f.from === viewer).map((f) => f.to));
   // The author closest to (at most) 1,000 followers, topped up to exactly 1,000 through the same bulk import.
   // Not followed by the viewer, so that the posts the benchmark creates never change the page it measures.
-  const eligible = ids.map((_, i) => i).filter((i) => network.followerCounts[i]! <= HOT_AUTHOR_FOLLOWERS && i !== viewer && !viewerFollows.has(i));
+  const eligible = ids
+    .map((_, i) => i)
+    .filter((i) => network.followerCounts[i]! <= HOT_AUTHOR_FOLLOWERS && i !== viewer && !viewerFollows.has(i));
   const hot = eligible.reduce((best, i) => (network.followerCounts[i]! > network.followerCounts[best]! ? i : best));
   const followsHot = new Set(network.follows.filter((f) => f.to === hot).map((f) => f.from));
   const missing = HOT_AUTHOR_FOLLOWERS - followsHot.size;
@@ -108,14 +122,24 @@ async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest
     .map((_, i) => i)
     .filter((i) => i !== hot && i !== viewer && !followsHot.has(i))
     .slice(0, missing);
-  await opened.stores.graph.importFollows(topUp.map((i) => ({ from: ids[i]!, to: ids[hot]!, at: new Date().toISOString() })));
-  const byDegree = ids.map((_, i) => i).sort((a, b) => following[a]! + network.followerCounts[a]! - (following[b]! + network.followerCounts[b]!));
+  await opened.stores.graph.importFollows(
+    topUp.map((i) => ({ from: ids[i]!, to: ids[hot]!, at: new Date().toISOString() })),
+  );
+  const byDegree = ids
+    .map((_, i) => i)
+    .sort((a, b) => following[a]! + network.followerCounts[a]! - (following[b]! + network.followerCounts[b]!));
   const middle = Math.floor(byDegree.length / 2);
   return {
     format: MANIFEST_FORMAT,
     size,
     seededInMs: summary.totalMs,
-    records: { users: summary.users, follows: summary.follows + topUp.length, posts: summary.posts, homeEntries: summary.homeEntries, likes: summary.likes },
+    records: {
+      users: summary.users,
+      follows: summary.follows + topUp.length,
+      posts: summary.posts,
+      homeEntries: summary.homeEntries,
+      likes: summary.likes,
+    },
     viewerId: ids[viewer]!,
     hotAuthorId: ids[hot]!,
     typicalIds: byDegree.slice(middle, middle + 10).map((i) => ids[i]!),
@@ -123,11 +147,16 @@ async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest
 }
 
 async function main(): Promise<void> {
-  const dataDir = join(ROOT, '.data', `bench-u${size.users}-f${size.follows}-p${size.posts}-l${size.likes}-s${size.seed}`);
+  const dataDir = join(
+    ROOT,
+    '.data',
+    `bench-u${size.users}-f${size.follows}-p${size.posts}-l${size.likes}-s${size.seed}`,
+  );
   const manifestPath = join(dataDir, 'bench-manifest.json');
   const config = benchConfig();
   const started = Date.now();
-  const seeded = existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
+  const seeded =
+    existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
   if (!seeded) rmSync(dataDir, { recursive: true, force: true });
   log(seeded ? `reusing the data set in ${dataDir}` : `seeding ${JSON.stringify(size)} into ${dataDir}`);
   const engine: EmbeddedEngine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
@@ -141,7 +170,9 @@ async function main(): Promise<void> {
     const opened = await openStores({ config, logger: createLogger('warn'), dynamodbEndpoint: engine.endpoint });
     let manifest: Manifest;
     try {
-      manifest = seeded ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest) : await seedDataSet(opened, config);
+      manifest = seeded
+        ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest)
+        : await seedDataSet(opened, config);
       if (!seeded) writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
       const loadBefore = loadavg()[0]!;
       const results = await measure(engine.endpoint, opened, manifest, services, config);
@@ -157,7 +188,12 @@ async function main(): Promise<void> {
           os: `${platform()} ${release()}`,
           loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },
         },
-        dataSet: { ...manifest.records, seed: manifest.size.seed, seededNow: !seeded, seedSeconds: round(manifest.seededInMs / 1000) },
+        dataSet: {
+          ...manifest.records,
+          seed: manifest.size.seed,
+          seededNow: !seeded,
+          seedSeconds: round(manifest.seededInMs / 1000),
+        },
         plan,
         results,
         totalSeconds: round((Date.now() - started) / 1000),
@@ -184,7 +220,12 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   log('starting the service, batched and naive');
   const [batched, naive] = await Promise.all([
     // Without the read-through cache: the page is compared with the storage floor, read for read (bench/cache.ts measures the cache).
-    startService(endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', BULK_WRITE_API: config.bulkWriteApi, CACHE: 'off' }),
+    startService(endpoint, {
+      BATCHING: 'true',
+      WORKER_ENABLED: 'true',
+      BULK_WRITE_API: config.bulkWriteApi,
+      CACHE: 'off',
+    }),
     startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false', CACHE: 'off' }),
   ]);
   services.push(batched, naive);
@@ -200,13 +241,19 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   };
   // First, while nothing else runs: the naive service may still be working off requests after its load ends.
   log('createPost by an author with 1,000 followers, interleaved with the raw write floor');
-  const fanOut = await fanOutAgainstWriteFloor(batched.url, opened, manifest.hotAuthorId, await tokens.issue(manifest.hotAuthorId), {
-    writeApi: config.bulkWriteApi,
-    rounds: plan.fanOutRounds,
-    queueShards: config.queueShards,
-    // The entries the service writes for this author's posts carry the shard count its posts get.
-    counterShards: placePost(HOT_AUTHOR_FOLLOWERS, config).counterShards,
-  });
+  const fanOut = await fanOutAgainstWriteFloor(
+    batched.url,
+    opened,
+    manifest.hotAuthorId,
+    await tokens.issue(manifest.hotAuthorId),
+    {
+      writeApi: config.bulkWriteApi,
+      rounds: plan.fanOutRounds,
+      queueShards: config.queueShards,
+      // The entries the service writes for this author's posts carry the shard count its posts get.
+      counterShards: placePost(HOT_AUTHOR_FOLLOWERS, config).counterShards,
+    },
+  );
 
   log('home timeline page against the floor, at 1 and at 8 connections, in alternating windows');
   const home = await homeAgainstFloor({
@@ -225,7 +272,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
 
   log('graph queries as the median and the 99th-percentile viewer, at 1 connection');
   const network = generateNetwork({ ...manifest.size, posts: 0, likes: 0, endMs: Date.now() });
-  const userIds = (await opened.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter((id): id is string => id !== null);
+  const userIds = (await opened.stores.users.idsByHandle(network.users.map((u) => u.handle))).filter(
+    (id): id is string => id !== null,
+  );
   const viewers = await pickGraphViewers(opened.stores.graph, userIds);
   const graph = await measureGraphQueries({
     url: batched.url,
@@ -237,13 +286,30 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
 
   log('searchUsers against a single user(handle:) lookup, alternating, at 1 connection');
   const searched = network.users.filter((_, i) => i % Math.max(1, Math.floor(network.users.length / 30)) === 0);
-  const search = await searchAgainstLookup({ url: batched.url, token: viewerToken, users: searched, runs: plan.searchRuns, warmup: 10 });
+  const search = await searchAgainstLookup({
+    url: batched.url,
+    token: viewerToken,
+    users: searched,
+    runs: plan.searchRuns,
+    warmup: 10,
+  });
 
   log('the heaviest graph requests the limits allow');
-  const worstAllowed = await heaviestAllowed(batched.url, opened, { size: manifest.size, otherUserId: manifest.typicalIds[0]!, tokens, runs: plan.worstRuns });
+  const worstAllowed = await heaviestAllowed(batched.url, opened, {
+    size: manifest.size,
+    otherUserId: manifest.typicalIds[0]!,
+    tokens,
+    runs: plan.worstRuns,
+  });
 
-  log('an unrelated cheap request, alone and while three clients loop on the heaviest request allowed, with the default rate limits');
-  const limited = await startService(endpoint, { WORKER_ENABLED: 'false', RATE_LIMIT_POINTS: '', RATE_LIMIT_POINTS_PER_SECOND: '' });
+  log(
+    'an unrelated cheap request, alone and while three clients loop on the heaviest request allowed, with the default rate limits',
+  );
+  const limited = await startService(endpoint, {
+    WORKER_ENABLED: 'false',
+    RATE_LIMIT_POINTS: '',
+    RATE_LIMIT_POINTS_PER_SECOND: '',
+  });
   services.push(limited);
   const underAttack = await cheapUnderAttack(limited.url, plan.attack);
 
@@ -283,7 +349,13 @@ async function serviceCpuPerPage(endpoint: string, measured: Service, token: str
   }
   const replay = replayRequest(endpoint, requests);
   try {
-    return await cpuPerPage({ page: pageRequest(measured.url, token), replay: replay.replay, serviceCpu: new CpuMeter({ service: measured.child.pid }), requests, plan: plan.cpu });
+    return await cpuPerPage({
+      page: pageRequest(measured.url, token),
+      replay: replay.replay,
+      serviceCpu: new CpuMeter({ service: measured.child.pid }),
+      requests,
+      plan: plan.cpu,
+    });
   } finally {
     replay.close();
   }
@@ -309,14 +381,22 @@ function table(report: {
     `| measurement (${report.mode}) | per s | p50 ms | p99 ms | CPU ms each: service / engine / bench | notes |`,
     '|---|---:|---:|---:|---|---|',
     row(`home page of ${home.postsPerPage} posts, 1 connection`, one.page, describeCost(home.costPerRequest.batched)),
-    row('floor: raw Query + BatchGetItem of its posts, 1 connection', one.floor, 'the same loop, from the benchmark process'),
+    row(
+      'floor: raw Query + BatchGetItem of its posts, 1 connection',
+      one.floor,
+      'the same loop, from the benchmark process',
+    ),
     `| page ÷ floor, 1 connection | | ${one.p50Ratio}× | | | p50s; goal ${one.goal}: ${met(one.met)} |`,
     row(`home page of ${home.postsPerPage} posts, 8 connections`, eight.page, ''),
     row('floor, 8 connections', eight.floor, ''),
     `| page ÷ floor, 8 connections | ${eight.throughputRatio}× | | | | rates; goal ${eight.goal}: ${met(eight.met)} |`,
     row('same page, naive (`BATCHING=false`), 8 connections', eight.naive, describeCost(home.costPerRequest.naive)),
     `| batched ÷ naive, 8 connections | ${eight.batchedOverNaive}× | | | | rates |`,
-    row('home page of 20, its service’s CPU, 1 connection', pageCpu.page, `cache off; ${pageCpu.serviceCpuMsPerPage} ms of service CPU per page`),
+    row(
+      'home page of 20, its service’s CPU, 1 connection',
+      pageCpu.page,
+      `cache off; ${pageCpu.serviceCpuMsPerPage} ms of service CPU per page`,
+    ),
     row(
       'the same page’s requests replayed by a bare SDK client, 1 connection',
       pageCpu.replay,
@@ -345,7 +425,8 @@ function table(report: {
 
 function signInRows(s: SignInFloodResult, met: (yes: boolean) => string): string[] {
   const [issue, whole] = s.floods;
-  const got = (f: Flood) => `the flood got ${f.signedInPerSecond} sign-ins/s, ${f.refusedPerSecond} RATE_LIMITED/s${f.otherErrors > 0 ? `, ${f.otherErrors} other errors` : ''}`;
+  const got = (f: Flood) =>
+    `the flood got ${f.signedInPerSecond} sign-ins/s, ${f.refusedPerSecond} RATE_LIMITED/s${f.otherErrors > 0 ? `, ${f.otherErrors} other errors` : ''}`;
   return [
     `| signIn alone (scrypt 2^${s.scryptLog2N}), 1 connection from 127.0.0.1 | | ${s.alone.p50Ms} | ${s.alone.p99Ms} | | ${s.signIns} sign-ins, in windows alternating with the floods' |`,
     `| signIn while 127.0.0.2 floods: ${issue.loops} loops of its own right password | | ${issue.p50Ms} | ${issue.p99Ms} | | ${got(issue)} |`,

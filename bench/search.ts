@@ -24,7 +24,12 @@ export interface SearchResult {
   met: boolean;
 }
 
-async function timed(url: string, query: string, variables: Record<string, unknown>, token: string): Promise<{ ms: number; data: Record<string, any>; cost?: Cost }> {
+async function timed(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  token: string,
+): Promise<{ ms: number; data: Record<string, any>; cost?: Cost }> {
   const started = performance.now();
   const answer = await gql(url, query, variables, token);
   const ms = performance.now() - started;
@@ -68,7 +73,12 @@ export async function searchAgainstLookup(options: {
   const p50Ratio = round(median(searchMs) / median(lookupMs), 2);
   return {
     runs,
-    search: { p50Ms: round(median(searchMs), 2), p99Ms: round(quantile(searchMs, 0.99), 2), cost: searchCost, meanResults: round(results / runs) },
+    search: {
+      p50Ms: round(median(searchMs), 2),
+      p99Ms: round(quantile(searchMs, 0.99), 2),
+      cost: searchCost,
+      meanResults: round(results / runs),
+    },
     lookup: { p50Ms: round(median(lookupMs), 2), p99Ms: round(quantile(lookupMs, 0.99), 2), cost: lookupCost },
     p50Ratio,
     goal: `searchUsers p50 ≤ ${SEARCH_GOAL_RATIO}× user(handle:) p50, 1 connection`,

@@ -76,7 +76,12 @@ export interface Cost {
   waves?: number;
 }
 
-export async function gql(url: string, query: string, variables: Record<string, unknown>, token?: string): Promise<Answer> {
+export async function gql(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  token?: string,
+): Promise<Answer> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },

@@ -50,15 +50,25 @@ export interface SignInFloodResult {
 function post(url: string, agent: Agent, query: string, variables: Record<string, unknown>): Promise<string[]> {
   const body = JSON.stringify({ query, variables });
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/graphql`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { errors?: { extensions?: { code?: string } }[] };
-        resolve((answer.errors ?? []).map((error) => error.extensions?.code ?? 'unknown'));
-      });
-      response.on('error', reject);
-    });
+    const req = request(
+      `${url}/graphql`,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            errors?: { extensions?: { code?: string } }[];
+          };
+          resolve((answer.errors ?? []).map((error) => error.extensions?.code ?? 'unknown'));
+        });
+        response.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -69,7 +79,11 @@ async function signedUp(url: string, agent: Agent, handle: string): Promise<void
   if (codes.length > 0) throw new Error(`signUp of ${handle} failed: ${codes.join()}`);
 }
 
-export async function signInUnderFlood(endpoint: string, plan: SignInFloodPlan, log: (message: string) => void): Promise<SignInFloodResult> {
+export async function signInUnderFlood(
+  endpoint: string,
+  plan: SignInFloodPlan,
+  log: (message: string) => void,
+): Promise<SignInFloodResult> {
   // The production cost, as a sign-in pays it.
   const scryptLog2N = loadConfig({}).passwordScryptLog2N;
   const service: Service = await startService(endpoint, {
@@ -85,7 +99,8 @@ export async function signInUnderFlood(endpoint: string, plan: SignInFloodPlan, 
     const suffix = Date.now().toString(36);
     await signedUp(service.url, user, `bench_user_${suffix}`);
     await signedUp(service.url, flooder, `bench_flood_${suffix}`);
-    const signIn = async (agent: Agent, handle: string): Promise<string[]> => post(service.url, agent, SIGN_IN, { input: { handle, password: PASSWORD } });
+    const signIn = async (agent: Agent, handle: string): Promise<string[]> =>
+      post(service.url, agent, SIGN_IN, { input: { handle, password: PASSWORD } });
     const timedSignIn = async (): Promise<number> => {
       const started = performance.now();
       const codes = await signIn(user, `bench_user_${suffix}`);
@@ -97,7 +112,10 @@ export async function signInUnderFlood(endpoint: string, plan: SignInFloodPlan, 
 
     const alone: number[] = [];
     const defaults = loadConfig({});
-    const floods = [FLOOD_LOOPS, Math.max(1, defaults.passwordHashConcurrency - 1) + defaults.passwordHashQueuePerAddress].map((loops) => ({
+    const floods = [
+      FLOOD_LOOPS,
+      Math.max(1, defaults.passwordHashConcurrency - 1) + defaults.passwordHashQueuePerAddress,
+    ].map((loops) => ({
       loops,
       latencies: [] as number[],
       signedIn: 0,
@@ -106,7 +124,9 @@ export async function signInUnderFlood(endpoint: string, plan: SignInFloodPlan, 
       ms: 0,
     }));
     for (let r = 0; r < plan.rounds; r++) {
-      log(`sign-in round ${r + 1} of ${plan.rounds}: alone, then under floods of ${floods.map((f) => f.loops).join(' and ')} loops from 127.0.0.2`);
+      log(
+        `sign-in round ${r + 1} of ${plan.rounds}: alone, then under floods of ${floods.map((f) => f.loops).join(' and ')} loops from 127.0.0.2`,
+      );
       for (let i = 0; i < plan.signInsPerWindow; i++) alone.push(await timedSignIn());
       for (const flood of floods) {
         let flooding = true;

@@ -23,7 +23,10 @@ export const UNDER_ATTACK_GOAL = 3;
 
 interface Answer {
   status: number;
-  body: { errors?: { extensions?: { code?: string } }[]; extensions?: { cost?: { estimated?: number; requests?: number } } };
+  body: {
+    errors?: { extensions?: { code?: string } }[];
+    extensions?: { cost?: { estimated?: number; requests?: number } };
+  };
 }
 
 /** One GraphQL request over a connection of its own from `from`. */
@@ -44,7 +47,12 @@ function post(url: string, query: string, from: string): Promise<Answer> {
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer['body'] }));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Answer['body'],
+          }),
+        );
         response.on('error', reject);
       },
     );
@@ -61,7 +69,8 @@ export interface UnderAttackPlan {
 
 export async function cheapUnderAttack(url: string, plan: UnderAttackPlan) {
   const heavy = await post(url, HEAVIEST, '127.0.0.9');
-  if (heavy.status !== 200 || heavy.body.errors) throw new Error(`the heaviest request was not allowed: ${JSON.stringify(heavy.body.errors)}`);
+  if (heavy.status !== 200 || heavy.body.errors)
+    throw new Error(`the heaviest request was not allowed: ${JSON.stringify(heavy.body.errors)}`);
   const alone: number[] = [];
   const attacked: number[] = [];
   const outcomes = { allowed: 0, refused: 0 };
@@ -70,7 +79,8 @@ export async function cheapUnderAttack(url: string, plan: UnderAttackPlan) {
     while (performance.now() < end) {
       const t0 = performance.now();
       const answer = await post(url, CHEAP, '127.0.0.2');
-      if (answer.status !== 200 || answer.body.errors) throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
+      if (answer.status !== 200 || answer.body.errors)
+        throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
       const ms = performance.now() - t0;
       into.push(ms);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, PACE_MS - ms)));

@@ -19,21 +19,32 @@ type NetworkSize = Omit<NetworkOptions, 'endMs'>;
  * to refuse their traversals — and the most followed.
  */
 const HEAVY_RANKS = { following: [1, 2, 3, 5, 8, 10, 12, 15, 20, 30, 40, 60], followers: [1, 2, 3] };
-const HEAVY_REQUESTS: { name: string; query: string; variables: (subject: { id: string; ids: string[]; other: string }) => Record<string, unknown> }[] = [
-  { name: 'suggestedFollows(first: 100)', query: '{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }', variables: () => ({}) },
+const HEAVY_REQUESTS: {
+  name: string;
+  query: string;
+  variables: (subject: { id: string; ids: string[]; other: string }) => Record<string, unknown>;
+}[] = [
+  {
+    name: 'suggestedFollows(first: 100)',
+    query: '{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }',
+    variables: () => ({}),
+  },
   {
     name: 'network(maxDepth: 2)',
-    query: 'query($id: ID!) { network(userId: $id, maxDepth: 2, first: 100) { totalCount edges { node { id handle } } } }',
+    query:
+      'query($id: ID!) { network(userId: $id, maxDepth: 2, first: 100) { totalCount edges { node { id handle } } } }',
     variables: ({ id }) => ({ id }),
   },
   {
     name: 'network(maxDepth: 2, interest)',
-    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 2, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    query:
+      'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 2, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
     variables: ({ id }) => ({ id, interest: 'music' }),
   },
   {
     name: 'network(maxDepth: 3, interest)',
-    query: 'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 3, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
+    query:
+      'query($id: ID!, $interest: String) { network(userId: $id, maxDepth: 3, interest: $interest, first: 100) { totalCount edges { node { id } } } }',
     variables: ({ id }) => ({ id, interest: 'music' }),
   },
   {
@@ -43,17 +54,20 @@ const HEAVY_REQUESTS: { name: string; query: string; variables: (subject: { id: 
   },
   {
     name: 'followers(first: 20), each with mutuals and knownFollowers',
-    query: 'query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } } } } }',
+    query:
+      'query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } } } } }',
     variables: ({ id }) => ({ id }),
   },
   {
     name: 'users(ids), each with mutuals and knownFollowers',
-    query: 'query($ids: [ID!]!) { users(ids: $ids) { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } }',
+    query:
+      'query($ids: [ID!]!) { users(ids: $ids) { id mutuals(first: 1) { totalCount } knownFollowers(first: 1) { totalCount } } }',
     variables: ({ ids }) => ({ ids }),
   },
   {
     name: 'following(first: 100), each with following(first: 25)',
-    query: 'query($id: ID!) { user(id: $id) { following(first: 100) { edges { node { following(first: 25) { edges { node { id } } } } } } } }',
+    query:
+      'query($id: ID!) { user(id: $id) { following(first: 100) { edges { node { following(first: 25) { edges { node { id } } } } } } } }',
     variables: ({ id }) => ({ id }),
   },
 ];
@@ -67,7 +81,12 @@ async function heavyUsers(opened: OpenStores, size: NetworkSize) {
     const order = network.users.map((_, i) => i).sort((a, b) => degree(b) - degree(a));
     return ranks.map((rank) => order[rank - 1]!);
   };
-  const picked = [...new Set([...ranked((i) => following[i]!, HEAVY_RANKS.following), ...ranked((i) => network.followerCounts[i]!, HEAVY_RANKS.followers)])];
+  const picked = [
+    ...new Set([
+      ...ranked((i) => following[i]!, HEAVY_RANKS.following),
+      ...ranked((i) => network.followerCounts[i]!, HEAVY_RANKS.followers),
+    ]),
+  ];
   const ids = await opened.stores.users.idsByHandle(picked.map((i) => network.users[i]!.handle));
   return picked.map((i, n) => ({ id: ids[n]!, following: following[i]!, followers: network.followerCounts[i]! }));
 }
@@ -76,10 +95,21 @@ async function heavyUsers(opened: OpenStores, size: NetworkSize) {
  * Sends every HEAVY_REQUESTS entry once as each heavy user, then times the slowest one that was
  * answered `plan.worstRuns` times more, one at a time: the worst single request the limits allow.
  */
-export async function heaviestAllowed(url: string, opened: OpenStores, options: { size: NetworkSize; otherUserId: string; tokens: Tokens; runs: number }) {
+export async function heaviestAllowed(
+  url: string,
+  opened: OpenStores,
+  options: { size: NetworkSize; otherUserId: string; tokens: Tokens; runs: number },
+) {
   const users = await heavyUsers(opened, options.size);
   const ids = users.map((u) => u.id);
-  const tried: { name: string; user: (typeof users)[number]; token: string; variables: Record<string, unknown>; ms: number; refused: boolean }[] = [];
+  const tried: {
+    name: string;
+    user: (typeof users)[number];
+    token: string;
+    variables: Record<string, unknown>;
+    ms: number;
+    refused: boolean;
+  }[] = [];
   for (const user of users) {
     const token = await options.tokens.issue(user.id);
     for (const request of HEAVY_REQUESTS) {
@@ -88,7 +118,8 @@ export async function heaviestAllowed(url: string, opened: OpenStores, options: 
       const answer = await gql(url, request.query, variables, token);
       const ms = performance.now() - t0;
       const codes = (answer.errors ?? []).map((e) => e.extensions?.code);
-      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE' && code !== 'BUDGET_EXCEEDED')) throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
+      if (codes.some((code) => code !== 'QUERY_TOO_EXPENSIVE' && code !== 'BUDGET_EXCEEDED'))
+        throw new Error(`${request.name} failed: ${JSON.stringify(answer.errors)}`);
       tried.push({ name: request.name, user, token, variables, ms, refused: codes.length > 0 });
     }
   }

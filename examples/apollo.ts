@@ -41,7 +41,9 @@ export const typePolicies: TypePolicies = {
       mutedUsers: relayStylePagination(),
     },
   },
-  Post: { fields: { comments: relayStylePagination(), likedBy: relayStylePagination(), repostedBy: relayStylePagination() } },
+  Post: {
+    fields: { comments: relayStylePagination(), likedBy: relayStylePagination(), repostedBy: relayStylePagination() },
+  },
   // Has no id: its fields change in place (state, delivered), so merge rather than replace.
   FanOutStatus: { merge: true },
 };
@@ -55,7 +57,10 @@ export interface ApolloExampleOptions {
   webSocketImpl?: unknown;
 }
 
-export function createApolloClient({ url, session, fetch = globalThis.fetch, webSocketImpl }: ApolloExampleOptions): { client: ApolloClient; socket: SocketClient } {
+export function createApolloClient({ url, session, fetch = globalThis.fetch, webSocketImpl }: ApolloExampleOptions): {
+  client: ApolloClient;
+  socket: SocketClient;
+} {
   // The token is read per request (not fixed in HttpLink's headers): a refresh changes it for everything after.
   const withToken = new SetContextLink(async ({ headers }) => {
     const token = await session.accessToken();
@@ -73,10 +78,18 @@ export function createApolloClient({ url, session, fetch = globalThis.fetch, web
       }),
     );
   });
-  const http = ApolloLink.from([refreshOn401, withToken, new HttpLink({ uri: url, fetch: fetchHonoringRetryAfter({ fetch }) })]);
+  const http = ApolloLink.from([
+    refreshOn401,
+    withToken,
+    new HttpLink({ uri: url, fetch: fetchHonoringRetryAfter({ fetch }) }),
+  ]);
   const socket = createSocket(session, url.replace(/^http/, 'ws'), { webSocketImpl });
   const client = new ApolloClient({
-    link: ApolloLink.split(({ operationType }) => operationType === OperationTypeNode.SUBSCRIPTION, new GraphQLWsLink(socket), http),
+    link: ApolloLink.split(
+      ({ operationType }) => operationType === OperationTypeNode.SUBSCRIPTION,
+      new GraphQLWsLink(socket),
+      http,
+    ),
     // possibleTypes, generated from the schema: a fragment `on Node` matches a User or Post in the cache.
     cache: new InMemoryCache({ possibleTypes: introspection.possibleTypes, typePolicies }),
   });
@@ -91,7 +104,12 @@ export function likePost(client: ApolloClient, post: { id: string; likeCount: nu
     optimisticResponse: {
       likePost: {
         __typename: 'PostPayload',
-        post: { __typename: 'Post', id: post.id, viewerHasLiked: true, likeCount: post.viewerHasLiked ? post.likeCount : post.likeCount + 1 },
+        post: {
+          __typename: 'Post',
+          id: post.id,
+          viewerHasLiked: true,
+          likeCount: post.viewerHasLiked ? post.likeCount : post.likeCount + 1,
+        },
       },
     },
   });

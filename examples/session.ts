@@ -107,9 +107,16 @@ export class Session {
       method: 'POST',
       // No Authorization: an expired token there would refuse the whole request.
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ query: print(RefreshSessionDocument), operationName: 'RefreshSession', variables: { refreshToken: current.refreshToken } }),
+      body: JSON.stringify({
+        query: print(RefreshSessionDocument),
+        operationName: 'RefreshSession',
+        variables: { refreshToken: current.refreshToken },
+      }),
     });
-    const body = (await response.json()) as { data?: RefreshSessionMutation; errors?: { message: string; extensions?: { code?: string } }[] };
+    const body = (await response.json()) as {
+      data?: RefreshSessionMutation;
+      errors?: { message: string; extensions?: { code?: string } }[];
+    };
     const next = body.data?.refreshSession;
     if (next) {
       this.signedIn(next);

@@ -25,7 +25,11 @@ export function fetchHonoringRetryAfter(options: { maxWaitSeconds?: number; fetc
  * socket refreshes the token first. Subscriptions carry on, but events sent meanwhile are not replayed: catch up
  * with `timeline(last:, before:)` (docs/operations/refresh-timeline.graphql) once `connected` fires again.
  */
-export function createSocket(session: Session, url: string, options: Omit<SocketOptions, 'url' | 'connectionParams'> = {}): SocketClient {
+export function createSocket(
+  session: Session,
+  url: string,
+  options: Omit<SocketOptions, 'url' | 'connectionParams'> = {},
+): SocketClient {
   let sent: string | null = null;
   let refused: string | null = null;
   const socket = createClient({

@@ -5,7 +5,12 @@
  */
 import { Client, fetchExchange, subscriptionExchange, type Operation } from '@urql/core';
 import { authExchange } from '@urql/exchange-auth';
-import { cacheExchange, type KeyingConfig, type OptimisticMutationConfig, type ResolverConfig } from '@urql/exchange-graphcache';
+import {
+  cacheExchange,
+  type KeyingConfig,
+  type OptimisticMutationConfig,
+  type ResolverConfig,
+} from '@urql/exchange-graphcache';
 import { relayPagination } from '@urql/exchange-graphcache/extras';
 import type { Client as SocketClient } from 'graphql-ws';
 import type { Session } from './session.js';
@@ -15,7 +20,12 @@ import { createSocket, fetchHonoringRetryAfter } from './transport.js';
  * Types without an id are stored inside their parent; saying so spares graphcache's "Invalid key" warning. (It needs
  * no word for PageInfo, connections, edges, or mutation payloads, which it does not keep.)
  */
-export const keys: KeyingConfig = Object.fromEntries(['FanOutStatus', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'RateLimit'].map((type) => [type, () => null]));
+export const keys: KeyingConfig = Object.fromEntries(
+  ['FanOutStatus', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'RateLimit'].map((type) => [
+    type,
+    () => null,
+  ]),
+);
 
 /**
  * Every connection, its pages merged into one list. 'outwards' puts a `last`/`before` page (pull-to-refresh) in
@@ -44,13 +54,23 @@ const optimistic: OptimisticMutationConfig = {
     const post = { __typename: 'Post', id: postId as string };
     const likeCount = cache.resolve(post, 'likeCount');
     const liked = cache.resolve(post, 'viewerHasLiked') === true;
-    return { __typename: 'PostPayload', post: { ...post, viewerHasLiked: true, likeCount: typeof likeCount === 'number' && !liked ? likeCount + 1 : likeCount } };
+    return {
+      __typename: 'PostPayload',
+      post: {
+        ...post,
+        viewerHasLiked: true,
+        likeCount: typeof likeCount === 'number' && !liked ? likeCount + 1 : likeCount,
+      },
+    };
   },
 };
 
 /** The token an operation was sent with, from the header addAuthToOperation set. */
 function sentToken(operation: Operation): string | null {
-  const options = typeof operation.context.fetchOptions === 'function' ? operation.context.fetchOptions() : operation.context.fetchOptions;
+  const options =
+    typeof operation.context.fetchOptions === 'function'
+      ? operation.context.fetchOptions()
+      : operation.context.fetchOptions;
   const header = (options?.headers as Record<string, string> | undefined)?.authorization;
   return header?.replace(/^Bearer /, '') ?? null;
 }
@@ -64,7 +84,10 @@ export interface UrqlExampleOptions {
   webSocketImpl?: unknown;
 }
 
-export function createUrqlClient({ url, session, fetch = globalThis.fetch, webSocketImpl }: UrqlExampleOptions): { client: Client; socket: SocketClient } {
+export function createUrqlClient({ url, session, fetch = globalThis.fetch, webSocketImpl }: UrqlExampleOptions): {
+  client: Client;
+  socket: SocketClient;
+} {
   const socket = createSocket(session, url.replace(/^http/, 'ws'), { webSocketImpl });
   let refused: string | null = null;
   const auth = authExchange(async (utils) => ({

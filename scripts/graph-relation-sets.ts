@@ -23,7 +23,9 @@ try {
       completed += done.filter(Boolean).length;
       left += done.filter((ok) => !ok).length;
     }
-    console.log(`relation sets written on ${completed} graph nodes${left > 0 ? `; ${left} left to their edges (more relations than a set holds, or gone)` : ''}`);
+    console.log(
+      `relation sets written on ${completed} graph nodes${left > 0 ? `; ${left} left to their edges (more relations than a set holds, or gone)` : ''}`,
+    );
   }
 } finally {
   await opened.close();

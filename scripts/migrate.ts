@@ -10,7 +10,9 @@ import { ensureTable } from '../src/stores/dynamo/tables.js';
 try {
   const config = loadConfig();
   if (usesEmbeddedDynamo(config)) {
-    console.error('Set AWS_REGION (real DynamoDB) or DYNAMODB_ENDPOINT: the embedded engine creates its table at start.');
+    console.error(
+      'Set AWS_REGION (real DynamoDB) or DYNAMODB_ENDPOINT: the embedded engine creates its table at start.',
+    );
     process.exit(1);
   }
   const table = tableName(config.tablePrefix);

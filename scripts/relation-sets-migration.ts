@@ -1,7 +1,13 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from '../src/stores/dynamo/batch.js';
-import { RELATION_SETS, RELATION_SETS_COMPLETE, RELATION_SET_ATTRIBUTES, RELATION_SET_MAX, RELATIONS_VERSION } from '../src/stores/dynamo/graph/items.js';
+import {
+  RELATION_SETS,
+  RELATION_SETS_COMPLETE,
+  RELATION_SET_ATTRIBUTES,
+  RELATION_SET_MAX,
+  RELATIONS_VERSION,
+} from '../src/stores/dynamo/graph/items.js';
 import { relationEntries } from '../src/stores/dynamo/graph/lists.js';
 import { type Key, classifyKey, keys } from '../src/stores/dynamo/keys.js';
 
@@ -90,7 +96,9 @@ export class RelationSetsMigration {
             ExpressionAttributeNames: { ...names, '#complete': RELATION_SETS_COMPLETE, '#version': RELATIONS_VERSION },
             ExpressionAttributeValues: {
               ':complete': true,
-              ...Object.fromEntries(attributes.flatMap((attribute, i) => (sets.has(attribute) ? [[`:s${i}`, sets.get(attribute)!]] : []))),
+              ...Object.fromEntries(
+                attributes.flatMap((attribute, i) => (sets.has(attribute) ? [[`:s${i}`, sets.get(attribute)!]] : [])),
+              ),
               ...(version === undefined ? {} : { ':version': version }),
             },
           }),

@@ -41,7 +41,9 @@ export interface SchemaChanges {
 export async function schemaChanges(releasedSdl: string, currentSdl: string): Promise<SchemaChanges> {
   const released = buildSchema(releasedSdl);
   const changes = await diff(released, buildSchema(currentSdl));
-  const refused = changes.filter((change) => change.criticality.level === CriticalityLevel.Breaking && !removesDeprecated(change, released));
+  const refused = changes.filter(
+    (change) => change.criticality.level === CriticalityLevel.Breaking && !removesDeprecated(change, released),
+  );
   return { changes, refused };
 }
 
@@ -49,13 +51,18 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { changes, refused } = await schemaChanges(readFileSync(RELEASED, 'utf8'), readFileSync(CURRENT, 'utf8'));
   // Costs declared on fields (directive usages) and descriptions change often and break no client: counted, not listed.
   const quiet = (change: Change) => change.type.startsWith('DIRECTIVE_USAGE') || change.type.includes('DESCRIPTION');
-  for (const change of changes) if (!quiet(change)) console.log(`${change.criticality.level.padEnd(13)} ${change.message}`);
+  for (const change of changes)
+    if (!quiet(change)) console.log(`${change.criticality.level.padEnd(13)} ${change.message}`);
   console.log(`and ${changes.filter(quiet).length} change(s) of descriptions and of @cost or @listSize on fields`);
   if (refused.length > 0) {
     console.error(`\n${refused.length} breaking change(s) since the last release that no deprecation announced:`);
     for (const change of refused) console.error(`  ${change.message}`);
-    console.error('Deprecate first (@deprecated(reason: "use …")), release, and remove in a later release: see docs/reference/schema-changes.md.');
+    console.error(
+      'Deprecate first (@deprecated(reason: "use …")), release, and remove in a later release: see docs/reference/schema-changes.md.',
+    );
     process.exit(1);
   }
-  console.log(`schema.graphql: ${changes.length} change(s) since the last release, none breaking without a deprecation`);
+  console.log(
+    `schema.graphql: ${changes.length} change(s) since the last release, none breaking without a deprecation`,
+  );
 }

@@ -84,7 +84,8 @@ async function main(): Promise<void> {
   });
   const config = loadConfig({ ...SCRIPT_TIMEOUTS, ...process.env });
   const sizeName = (values.size ?? 'small') as SizeName;
-  if (!Object.hasOwn(SEED_SIZES, sizeName)) throw new UsageError(`--size must be ${Object.keys(SEED_SIZES).join(' or ')}, got "${values.size}"`);
+  if (!Object.hasOwn(SEED_SIZES, sizeName))
+    throw new UsageError(`--size must be ${Object.keys(SEED_SIZES).join(' or ')}, got "${values.size}"`);
   const base = SEED_SIZES[sizeName];
   const asked = {
     users: wholeNumber('users', values.users, base.users),
@@ -100,9 +101,14 @@ async function main(): Promise<void> {
   let checkpoint: CheckpointFile | null = null;
   let size = asked;
   if (values.resume) {
-    if (throughService) throw new UsageError('--resume resumes the bulk import; a seed --through-service starts again only.');
-    if (!existing) throw new UsageError(`There is no seed to resume (no ${checkpointPath}): run "npm run seed" to start one.`);
-    if (existing.finishedAt) throw new UsageError(`The seed recorded in ${checkpointPath} finished at ${existing.finishedAt}: there is nothing to resume.`);
+    if (throughService)
+      throw new UsageError('--resume resumes the bulk import; a seed --through-service starts again only.');
+    if (!existing)
+      throw new UsageError(`There is no seed to resume (no ${checkpointPath}): run "npm run seed" to start one.`);
+    if (existing.finishedAt)
+      throw new UsageError(
+        `The seed recorded in ${checkpointPath} finished at ${existing.finishedAt}: there is nothing to resume.`,
+      );
     const changed = existing.differences(planOf(config, asked, existing.plan.settings.partItems ?? PART_ITEMS));
     if (changed.length > 0) {
       throw new UsageError(
@@ -110,9 +116,13 @@ async function main(): Promise<void> {
       );
     }
     const was = existing.plan.size;
-    const other = (['users', 'follows', 'posts', 'likes', 'seed'] as const).filter((k) => (values[k] !== undefined || values.size !== undefined) && asked[k] !== was[k]);
+    const other = (['users', 'follows', 'posts', 'likes', 'seed'] as const).filter(
+      (k) => (values[k] !== undefined || values.size !== undefined) && asked[k] !== was[k],
+    );
     if (other.length > 0)
-      throw new UsageError(`The interrupted seed has ${other.map((k) => `${k} ${was[k]}`).join(', ')}: resume it without size flags, or ${startAgain(config, checkpointPath)}.`);
+      throw new UsageError(
+        `The interrupted seed has ${other.map((k) => `${k} ${was[k]}`).join(', ')}: resume it without size flags, or ${startAgain(config, checkpointPath)}.`,
+      );
     checkpoint = existing;
     size = was;
   } else if (existing && !existing.finishedAt) {
@@ -126,7 +136,10 @@ async function main(): Promise<void> {
   const network = generateNetwork(size);
   const logger = createLogger('warn');
   const opened = await openStores({ config, logger });
-  const resumeHint = () => (checkpoint ? `"npm run seed -- --resume" goes on from the last checkpoint (${checkpointPath}); or ${startAgain(config, checkpointPath)}.` : '');
+  const resumeHint = () =>
+    checkpoint
+      ? `"npm run seed -- --resume" goes on from the last checkpoint (${checkpointPath}); or ${startAgain(config, checkpointPath)}.`
+      : '';
   const interrupted = () => {
     console.error(`\nInterrupted. ${resumeHint()}`);
     process.exit(130);
@@ -139,7 +152,10 @@ async function main(): Promise<void> {
       return;
     }
     const resuming = checkpoint !== null;
-    checkpoint ??= CheckpointFile.begin(checkpointPath, planOf(config, size, wholeNumber('checkpoint-items', values['checkpoint-items'], PART_ITEMS)));
+    checkpoint ??= CheckpointFile.begin(
+      checkpointPath,
+      planOf(config, size, wholeNumber('checkpoint-items', values['checkpoint-items'], PART_ITEMS)),
+    );
     if (resuming) console.error(`resuming the seed started ${checkpoint.startedAt} (${checkpointPath})`);
     const summary = await seedNetwork(opened.stores, network, config, createProgress(), {
       checkpoint,

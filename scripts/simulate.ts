@@ -50,7 +50,10 @@ if (values.help) {
   console.log(
     `npm run simulate -- [--flag value ...]\n${Object.entries(flags)
       .filter(([name]) => name !== 'help')
-      .map(([name, flag]) => `  --${name}${'default' in flag ? ` (default ${flag.default})` : ' (default: the setting from the environment)'}`)
+      .map(
+        ([name, flag]) =>
+          `  --${name}${'default' in flag ? ` (default ${flag.default})` : ' (default: the setting from the environment)'}`,
+      )
       .join('\n')}`,
   );
   process.exit(0);
@@ -147,7 +150,12 @@ console.log(
 for (const users of String(values.users)
   .split(',')
   .map((raw) => number('users', raw.trim()))) {
-  const followers = powerLawFollowers({ users, followsPerUser, exponent: number('exponent', values.exponent), uniformShare: number('uniform-share', values['uniform-share']) });
+  const followers = powerLawFollowers({
+    users,
+    followsPerUser,
+    exponent: number('exponent', values.exponent),
+    uniformShare: number('uniform-share', values['uniform-share']),
+  });
   const input = { followers, workload, settings, sizes, prices: ON_DEMAND_US_EAST_1 };
   console.log(`\n${formatReport(input, runModel(input))}`);
 }

@@ -35,7 +35,12 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
   return new Worker(
     stores.tasks,
     useCases.tasks,
-    { pollMs: config.queuePollMs, leaseMs: config.queueLeaseMs, concurrency: config.workerConcurrency, maxAttempts: config.queueMaxAttempts },
+    {
+      pollMs: config.queuePollMs,
+      leaseMs: config.queueLeaseMs,
+      concurrency: config.workerConcurrency,
+      maxAttempts: config.queueMaxAttempts,
+    },
     logger.child({ component: 'worker' }),
   );
 }
@@ -43,7 +48,10 @@ export function createWorker(stores: Stores, useCases: UseCases, config: Config,
 /** The composition root of `npm start`: the stores, the use cases, the worker, and the API over HTTP and WebSocket. */
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config, logger } = options;
-  const tokens = new Tokens(await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }), config.jwtTtlSeconds);
+  const tokens = new Tokens(
+    await signingSecret({ jwtSecret: config.jwtSecret, dataDir: config.dataDir, logger }),
+    config.jwtTtlSeconds,
+  );
   const opened = await openStores(options);
   const { stores } = opened;
   const tracing = startTracing(config.otelExporterOtlpEndpoint, config.otelServiceName || 'social-graph-api');
@@ -57,11 +65,26 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const formatError = createErrorFormatter(logger, { hideSchemaDetails: !config.introspection });
   const { apollo, schema } = createApollo({ settings: config, users: stores.users, formatError, production, logger });
   const identityProvider = config.oidcIssuer
-    ? new IdentityProvider({ issuer: config.oidcIssuer, audience: config.oidcAudience, jwksUri: config.oidcJwksUri, jwksCooldownSeconds: config.oidcJwksCooldownSeconds })
+    ? new IdentityProvider({
+        issuer: config.oidcIssuer,
+        audience: config.oidcAudience,
+        jwksUri: config.oidcJwksUri,
+        jwksCooldownSeconds: config.oidcJwksCooldownSeconds,
+      })
     : null;
   const credentials = new RequestCredentials(tokens, identityProvider, stores.accounts);
   const contexts = createOperationContexts({ settings: config, stores, useCases, tokens, credentials });
-  const subscriptions = createSubscriptions({ settings: config, schema, stores, useCases, credentials, contexts, formatError, production, logger });
+  const subscriptions = createSubscriptions({
+    settings: config,
+    schema,
+    stores,
+    useCases,
+    credentials,
+    contexts,
+    formatError,
+    production,
+    logger,
+  });
 
   const server = createHttpServer({
     apollo,
@@ -71,7 +94,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     graphiql: config.graphiql,
     schemaSdl: loadTypeDefs(),
     metrics: config.metrics,
-    timeouts: { requestMs: config.httpRequestTimeoutMs, headersMs: config.httpHeadersTimeoutMs, keepAliveMs: config.httpKeepAliveTimeoutMs },
+    timeouts: {
+      requestMs: config.httpRequestTimeoutMs,
+      headersMs: config.httpHeadersTimeoutMs,
+      keepAliveMs: config.httpKeepAliveTimeoutMs,
+    },
     maxStoreRequests: config.maxStoreRequests,
     operationTimeoutMs: config.operationTimeoutMs,
     upgrade: (request, socket, head) => subscriptions.upgrade(request, socket, head),

@@ -14,7 +14,8 @@ export function loadConfig(env: Env = process.env): Config {
   for (const [key, setting] of Object.entries(SETTINGS)) {
     config[key] = setting.parse(env[setting.name], env);
   }
-  if (Number(config.maxQueryCost) > Number(config.rateLimitPoints)) fail('MAX_QUERY_COST', 'must not be more than RATE_LIMIT_POINTS: an operation that costs more could never run');
+  if (Number(config.maxQueryCost) > Number(config.rateLimitPoints))
+    fail('MAX_QUERY_COST', 'must not be more than RATE_LIMIT_POINTS: an operation that costs more could never run');
   const oidc = [SETTINGS.oidcIssuer, SETTINGS.oidcAudience, SETTINGS.oidcJwksUri];
   const oidcSet = oidc.filter((setting) => (env[setting.name] ?? '') !== '');
   if (oidcSet.length > 0 && oidcSet.length < oidc.length) {

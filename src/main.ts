@@ -7,6 +7,8 @@ import { loadConfigOrExit, startOrExit, stopOnSignals } from './process-lifecycl
 const config = loadConfigOrExit();
 const logger = createLogger(logLevelOf(config));
 const lifecycle = stopOnSignals(logger);
-const app = await startOrExit(logger, () => startApp({ config, logger, onStoreFailure: (error) => lifecycle.fail(error) }));
+const app = await startOrExit(logger, () =>
+  startApp({ config, logger, onStoreFailure: (error) => lifecycle.fail(error) }),
+);
 lifecycle.stopWith(() => app.stop());
 logger.info('listening', { graphql: `${app.url}/graphql`, graphiql: `${app.url}/graphiql` });

@@ -13,8 +13,12 @@ const config = loadConfigOrExit();
 const logger = createLogger(logLevelOf(config));
 const lifecycle = stopOnSignals(logger);
 // The metrics port first: a port in use stops the worker before it has started an embedded engine.
-const metrics = config.metrics ? await startOrExit(logger, () => startMetricsServer(config.workerMetricsPort, config.host, logger)) : null;
-const opened = await startOrExit(logger, () => openStores({ config, logger, onStoreFailure: (error) => lifecycle.fail(error) }));
+const metrics = config.metrics
+  ? await startOrExit(logger, () => startMetricsServer(config.workerMetricsPort, config.host, logger))
+  : null;
+const opened = await startOrExit(logger, () =>
+  openStores({ config, logger, onStoreFailure: (error) => lifecycle.fail(error) }),
+);
 const tracing = startTracing(config.otelExporterOtlpEndpoint, config.otelServiceName || 'social-graph-worker');
 if (metrics) watchQueue(() => opened.queueStats());
 const worker = createWorker(opened.stores, createUseCases(opened.stores, config, logger), config, logger);

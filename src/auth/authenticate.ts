@@ -7,7 +7,11 @@ import type { UserStore } from '../stores/user-store.js';
  * The account a signed-in request acts as. A valid token is not enough: its account must exist and be at the
  * token's generation, so signing out everywhere ends every token at once (see docs/design/authentication.md).
  */
-export async function authenticate(credential: Credential, userLoader: DataLoader<string, UserRecord | null>, users: UserStore): Promise<UserRecord> {
+export async function authenticate(
+  credential: Credential,
+  userLoader: DataLoader<string, UserRecord | null>,
+  users: UserStore,
+): Promise<UserRecord> {
   const subject = credential.userId;
   // A query's loader reads eventually consistent, which may miss an account created a moment
   // ago: a miss is asked again strongly consistent before it is believed.
@@ -17,6 +21,7 @@ export async function authenticate(credential: Credential, userLoader: DataLoade
     if (viewer) userLoader.clear(subject).prime(subject, viewer);
   }
   if (!viewer) throw unauthenticated('The account of this token does not exist');
-  if (credential.generation !== null && credential.generation !== viewer.tokenGeneration) throw unauthenticated('The token was signed out: sign in again');
+  if (credential.generation !== null && credential.generation !== viewer.tokenGeneration)
+    throw unauthenticated('The token was signed out: sign in again');
   return viewer;
 }

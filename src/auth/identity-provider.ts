@@ -24,7 +24,10 @@ export class IdentityProvider {
   private readonly keys: ReturnType<typeof createRemoteJWKSet>;
 
   constructor(private readonly settings: IdentityProviderSettings) {
-    this.keys = createRemoteJWKSet(new URL(settings.jwksUri), { cooldownDuration: settings.jwksCooldownSeconds * 1000, timeoutDuration: 5000 });
+    this.keys = createRemoteJWKSet(new URL(settings.jwksUri), {
+      cooldownDuration: settings.jwksCooldownSeconds * 1000,
+      timeoutDuration: 5000,
+    });
   }
 
   /** True for a token this provider may have signed (an asymmetric algorithm), so that it is checked here, not as a token of the service. */
@@ -46,11 +49,13 @@ export class IdentityProvider {
         requiredClaims: ['exp', 'sub'],
       });
       const subject = payload.sub!;
-      if (subject === '' || subject.length > MAX_SUBJECT_LENGTH) throw unauthenticated('The identity token names no usable subject');
+      if (subject === '' || subject.length > MAX_SUBJECT_LENGTH)
+        throw unauthenticated('The identity token names no usable subject');
       return { issuer: this.settings.issuer, subject };
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw unauthenticated('The identity token has expired');
-      if (error instanceof errors.JWTClaimValidationFailed) throw unauthenticated(`The identity token's ${error.claim} claim is not accepted`);
+      if (error instanceof errors.JWTClaimValidationFailed)
+        throw unauthenticated(`The identity token's ${error.claim} claim is not accepted`);
       // Includes a key set that cannot be read in time: the provider's trouble, but the token still cannot be trusted.
       if (error instanceof errors.JOSEError) throw unauthenticated('The identity token is not valid');
       throw error;

@@ -16,7 +16,9 @@ function derive(password: string, salt: Buffer, log2N: number, r: number, p: num
   const N = 2 ** log2N;
   return new Promise((resolve, reject) => {
     // scrypt needs 128 * N * r bytes; Node refuses more than maxmem (32 MiB by default).
-    scrypt(password.normalize('NFC'), salt, HASH_BYTES, { N, r, p, maxmem: 256 * N * r }, (error, key) => (error ? reject(error) : resolve(key)));
+    scrypt(password.normalize('NFC'), salt, HASH_BYTES, { N, r, p, maxmem: 256 * N * r }, (error, key) =>
+      error ? reject(error) : resolve(key),
+    );
   });
 }
 
@@ -68,6 +70,7 @@ export function checkNewPassword(password: string, field: string): string {
 
 /** A password presented to be checked: only bounded, so that old passwords under newer rules still work. */
 export function checkPresentedPassword(password: string, field: string): string {
-  if ([...password].length > PASSWORD_MAX_LENGTH) throw badInput(field, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
+  if ([...password].length > PASSWORD_MAX_LENGTH)
+    throw badInput(field, `must be at most ${PASSWORD_MAX_LENGTH} characters`);
   return password;
 }

@@ -29,6 +29,9 @@ export class RequestCredentials {
       return { credential: userId ? { userId, generation: null, sessionId: null } : null, identity };
     }
     const claims = await this.tokens.verify(token);
-    return { credential: { userId: claims.userId, generation: claims.generation, sessionId: claims.sessionId }, identity: null };
+    return {
+      credential: { userId: claims.userId, generation: claims.generation, sessionId: claims.sessionId },
+      identity: null,
+    };
   }
 }

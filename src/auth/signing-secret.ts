@@ -21,11 +21,19 @@ export async function signingSecret(options: { jwtSecret: string; dataDir: strin
   const created = !(await exists(path)) && (await createOnce(path, randomBytes(32).toString('base64url')));
   const secret = (await readFile(path, 'utf8')).trim();
   if (secret.length < MIN_LENGTH) {
-    throw new Error(`${path} holds a JWT secret of fewer than ${MIN_LENGTH} characters: delete the file to generate a new one, or set JWT_SECRET`);
+    throw new Error(
+      `${path} holds a JWT secret of fewer than ${MIN_LENGTH} characters: delete the file to generate a new one, or set JWT_SECRET`,
+    );
   }
   const { mode } = await stat(path);
-  if ((mode & 0o077) !== 0) options.logger.warn('the generated JWT secret is readable by other users: chmod 600 it', { path });
-  options.logger.info(created ? 'JWT_SECRET is not set: generated a signing secret' : 'JWT_SECRET is not set: signing with the secret generated earlier', { path });
+  if ((mode & 0o077) !== 0)
+    options.logger.warn('the generated JWT secret is readable by other users: chmod 600 it', { path });
+  options.logger.info(
+    created
+      ? 'JWT_SECRET is not set: generated a signing secret'
+      : 'JWT_SECRET is not set: signing with the secret generated earlier',
+    { path },
+  );
   return secret;
 }
 

@@ -54,12 +54,14 @@ export class Tokens {
       if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token names no user');
       // An old token without a generation is at generation 0.
       const generation = payload.gen ?? 0;
-      if (!Number.isSafeInteger(generation) || (generation as number) < 0) throw unauthenticated('The token is not valid');
+      if (!Number.isSafeInteger(generation) || (generation as number) < 0)
+        throw unauthenticated('The token is not valid');
       const sessionId = typeof payload.sid === 'string' ? payload.sid : null;
       return { userId: payload.sub, generation: generation as number, sessionId };
     } catch (error) {
       if (error instanceof errors.JWTExpired) throw unauthenticated('The token has expired');
-      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp') throw unauthenticated('The token has no expiry time');
+      if (error instanceof errors.JWTClaimValidationFailed && error.claim === 'exp')
+        throw unauthenticated('The token has no expiry time');
       if (error instanceof errors.JOSEError) throw unauthenticated('The token is not valid');
       throw error;
     }

@@ -40,7 +40,12 @@ export function int(name: string, fallback: number, min: number, max: number, de
   };
 }
 
-export function bool(name: string, fallback: (env: Env) => boolean, shownDefault: string, description: string): Setting<boolean> {
+export function bool(
+  name: string,
+  fallback: (env: Env) => boolean,
+  shownDefault: string,
+  description: string,
+): Setting<boolean> {
   return {
     name,
     default: shownDefault,
@@ -54,7 +59,12 @@ export function bool(name: string, fallback: (env: Env) => boolean, shownDefault
   };
 }
 
-export function text(name: string, fallback: string, description: string, check?: (value: string) => string | null): Setting<string> {
+export function text(
+  name: string,
+  fallback: string,
+  description: string,
+  check?: (value: string) => string | null,
+): Setting<string> {
   return {
     name,
     default: fallback === '' ? '(unset)' : fallback,

@@ -22,18 +22,40 @@ export const BEHAVIOUR_SETTINGS = {
     default: DEFAULT_REACTION_KINDS,
     description: `The reaction kinds \`react\` accepts, comma-separated: at most ${MAX_REACTION_KINDS}, each 1-20 characters of a-z and _ starting with a letter (see Counters).`,
     parse(raw: string | undefined): readonly string[] {
-      const kinds = (raw === undefined || raw === '' ? DEFAULT_REACTION_KINDS : raw).split(',').map((kind) => kind.trim());
-      if (kinds.length > MAX_REACTION_KINDS) fail('REACTION_KINDS', `may list at most ${MAX_REACTION_KINDS} kinds, got ${kinds.length}`);
+      const kinds = (raw === undefined || raw === '' ? DEFAULT_REACTION_KINDS : raw)
+        .split(',')
+        .map((kind) => kind.trim());
+      if (kinds.length > MAX_REACTION_KINDS)
+        fail('REACTION_KINDS', `may list at most ${MAX_REACTION_KINDS} kinds, got ${kinds.length}`);
       const bad = kinds.find((kind) => !REACTION_KIND.test(kind));
-      if (bad !== undefined) fail('REACTION_KINDS', `"${bad}" is not 1-20 characters of a-z and _ starting with a letter`);
+      if (bad !== undefined)
+        fail('REACTION_KINDS', `"${bad}" is not 1-20 characters of a-z and _ starting with a letter`);
       if (new Set(kinds).size !== kinds.length) fail('REACTION_KINDS', 'lists a kind twice');
       return kinds;
     },
   } satisfies Setting<readonly string[]>,
   // At most 61: a post's creating transaction holds its shards beside up to 39 other items (tags, mention tasks, ...) within DynamoDB's 100.
-  counterShards: int('COUNTER_SHARDS', 8, 1, 61, 'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.'),
-  hotAuthorFollowers: int('HOT_AUTHOR_FOLLOWERS', 1000, 0, 100_000_000, "Follower count from which an author's new posts get sharded counters."),
-  counterShardsMax: int('COUNTER_SHARDS_MAX', 64, 1, 64, 'Most counter shards a post that turns hot after creation is raised to (doubling; 1: never raised). See Counters.'),
+  counterShards: int(
+    'COUNTER_SHARDS',
+    8,
+    1,
+    61,
+    'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.',
+  ),
+  hotAuthorFollowers: int(
+    'HOT_AUTHOR_FOLLOWERS',
+    1000,
+    0,
+    100_000_000,
+    "Follower count from which an author's new posts get sharded counters.",
+  ),
+  counterShardsMax: int(
+    'COUNTER_SHARDS_MAX',
+    64,
+    1,
+    64,
+    'Most counter shards a post that turns hot after creation is raised to (doubling; 1: never raised). See Counters.',
+  ),
   counterShardWritesPerSecond: int(
     'COUNTER_SHARD_WRITES_PER_SECOND',
     50,
@@ -41,7 +63,12 @@ export const BEHAVIOUR_SETTINGS = {
     100_000,
     "Counter writes a second one instance may send to each of a post's shards; past it, it doubles the post's shards (up to COUNTER_SHARDS_MAX).",
   ),
-  workerEnabled: bool('WORKER_ENABLED', () => true, 'true', 'Run the fan-out worker inside the API process (`npm run worker` runs it alone).'),
+  workerEnabled: bool(
+    'WORKER_ENABLED',
+    () => true,
+    'true',
+    'Run the fan-out worker inside the API process (`npm run worker` runs it alone).',
+  ),
   fanoutMaxFollowers: int(
     'FANOUT_MAX_FOLLOWERS',
     10_000,
@@ -49,8 +76,20 @@ export const BEHAVIOUR_SETTINGS = {
     100_000_000,
     "Authors with more followers are not fanned out: their posts are merged into followers' home timelines at read time.",
   ),
-  outboxAuthorsTtlMs: int('OUTBOX_AUTHORS_TTL_MS', 10_000, 0, 3_600_000, 'How long a process keeps the list of authors who are not fanned out before reading it again.'),
-  timelineMaxEntries: int('TIMELINE_MAX_ENTRIES', 800, 1, 100_000, 'Entries a home timeline keeps; older ones are trimmed.'),
+  outboxAuthorsTtlMs: int(
+    'OUTBOX_AUTHORS_TTL_MS',
+    10_000,
+    0,
+    3_600_000,
+    'How long a process keeps the list of authors who are not fanned out before reading it again.',
+  ),
+  timelineMaxEntries: int(
+    'TIMELINE_MAX_ENTRIES',
+    800,
+    1,
+    100_000,
+    'Entries a home timeline keeps; older ones are trimmed.',
+  ),
   timelineSizeSampleEvery: int(
     'TIMELINE_SIZE_SAMPLE_EVERY',
     32,
@@ -58,9 +97,27 @@ export const BEHAVIOUR_SETTINGS = {
     10_000,
     "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines.",
   ),
-  notificationsMax: int('NOTIFICATIONS_MAX', 500, 1, 10_000, 'Notification groups a user keeps; older ones are trimmed.'),
-  followBackfillPosts: int('FOLLOW_BACKFILL_POSTS', 100, 0, 10_000, "How many of the followee's newest posts a follow copies into the follower's home timeline."),
-  timelineShards: int('TIMELINE_SHARDS', 4, 1, 64, 'Partitions each tag timeline and the public timeline are spread over.'),
+  notificationsMax: int(
+    'NOTIFICATIONS_MAX',
+    500,
+    1,
+    10_000,
+    'Notification groups a user keeps; older ones are trimmed.',
+  ),
+  followBackfillPosts: int(
+    'FOLLOW_BACKFILL_POSTS',
+    100,
+    0,
+    10_000,
+    "How many of the followee's newest posts a follow copies into the follower's home timeline.",
+  ),
+  timelineShards: int(
+    'TIMELINE_SHARDS',
+    4,
+    1,
+    64,
+    'Partitions each tag timeline and the public timeline are spread over.',
+  ),
   trendsWindowHours: int(
     'TRENDS_WINDOW_HOURS',
     24,
@@ -68,11 +125,35 @@ export const BEHAVIOUR_SETTINGS = {
     168,
     'The recent window trendingTags counts tag uses in, in hours (hourly buckets: the current hour and the ones before it).',
   ),
-  trendsShards: int('TRENDS_SHARDS', 4, 1, 16, "Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are)."),
+  trendsShards: int(
+    'TRENDS_SHARDS',
+    4,
+    1,
+    16,
+    "Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are).",
+  ),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),
-  queuePollMs: int('QUEUE_POLL_MS', 1000, 10, 600_000, 'How often an idle worker looks for tasks (a worker in the API process is also woken by new posts).'),
-  queueLeaseMs: int('QUEUE_LEASE_MS', 30_000, 100, 3_600_000, 'How long a claimed task stays with its worker without a checkpoint before another worker may take it over.'),
-  queueMaxAttempts: int('QUEUE_MAX_ATTEMPTS', 10, 1, 1000, 'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.'),
+  queuePollMs: int(
+    'QUEUE_POLL_MS',
+    1000,
+    10,
+    600_000,
+    'How often an idle worker looks for tasks (a worker in the API process is also woken by new posts).',
+  ),
+  queueLeaseMs: int(
+    'QUEUE_LEASE_MS',
+    30_000,
+    100,
+    3_600_000,
+    'How long a claimed task stays with its worker without a checkpoint before another worker may take it over.',
+  ),
+  queueMaxAttempts: int(
+    'QUEUE_MAX_ATTEMPTS',
+    10,
+    1,
+    1000,
+    'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.',
+  ),
   fanoutPageSize: int(
     'FANOUT_PAGE_SIZE',
     500,
@@ -88,7 +169,8 @@ export const BEHAVIOUR_SETTINGS = {
       'The read-through cache of profiles, posts, counters and follow counts (see Cache): `memory` (an LRU in each process), `redis` (shared, needs REDIS_URL) or `off`.',
     parse(raw: string | undefined, env: Env): CacheMode {
       if (raw === undefined || raw === '') return (env.REDIS_URL ?? '') === '' ? 'memory' : 'redis';
-      const mode = CACHE_MODES.find((name) => name === raw) ?? fail('CACHE', `must be memory, redis or off, got "${raw}"`);
+      const mode =
+        CACHE_MODES.find((name) => name === raw) ?? fail('CACHE', `must be memory, redis or off, got "${raw}"`);
       if (mode === 'redis' && (env.REDIS_URL ?? '') === '') fail('CACHE', 'redis needs REDIS_URL');
       return mode;
     },
@@ -107,30 +189,90 @@ export const BEHAVIOUR_SETTINGS = {
     86_400_000,
     "Longest time a cached counter shard is served: how stale another process's `memory` cache may be (see Cache).",
   ),
-  cacheMaxEntries: int('CACHE_MAX_ENTRIES', 100_000, 1, 100_000_000, 'Items a `memory` cache keeps; the least recently used go first.'),
-  introspection: bool('INTROSPECTION', (env) => !isProduction(env), 'on, off in production', 'Allow schema introspection.'),
+  cacheMaxEntries: int(
+    'CACHE_MAX_ENTRIES',
+    100_000,
+    1,
+    100_000_000,
+    'Items a `memory` cache keeps; the least recently used go first.',
+  ),
+  introspection: bool(
+    'INTROSPECTION',
+    (env) => !isProduction(env),
+    'on, off in production',
+    'Allow schema introspection.',
+  ),
   graphiql: bool('GRAPHIQL', (env) => !isProduction(env), 'on, off in production', 'Serve GraphiQL at /graphiql.'),
-  batching: bool('BATCHING', () => true, 'on', 'Batch and cache store lookups per request (DataLoader). `false` makes every lookup its own call: the benchmark baseline.'),
-  costExtensions: bool('COST_EXTENSIONS', (env) => !isProduction(env), 'on, off in production', 'Add `extensions.cost` (backend requests and capacity) to every response.'),
-  metrics: bool('METRICS', () => true, 'on', 'Serve Prometheus metrics at `/metrics` (a standalone worker serves them on WORKER_METRICS_PORT); see Operations.'),
-  workerMetricsPort: int('WORKER_METRICS_PORT', 9464, 0, 65535, 'Port on which `npm run worker` serves `/metrics` (on HOST); 0 picks a free port, logged at start.'),
+  batching: bool(
+    'BATCHING',
+    () => true,
+    'on',
+    'Batch and cache store lookups per request (DataLoader). `false` makes every lookup its own call: the benchmark baseline.',
+  ),
+  costExtensions: bool(
+    'COST_EXTENSIONS',
+    (env) => !isProduction(env),
+    'on, off in production',
+    'Add `extensions.cost` (backend requests and capacity) to every response.',
+  ),
+  metrics: bool(
+    'METRICS',
+    () => true,
+    'on',
+    'Serve Prometheus metrics at `/metrics` (a standalone worker serves them on WORKER_METRICS_PORT); see Operations.',
+  ),
+  workerMetricsPort: int(
+    'WORKER_METRICS_PORT',
+    9464,
+    0,
+    65535,
+    'Port on which `npm run worker` serves `/metrics` (on HOST); 0 picks a free port, logged at start.',
+  ),
   otelExporterOtlpEndpoint: text(
     'OTEL_EXPORTER_OTLP_ENDPOINT',
     '',
     'Export OpenTelemetry traces over OTLP/HTTP to this base URL (spans go to `<url>/v1/traces`); unset, nothing is traced, at no cost (see Operations).',
     (v) => (/^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`),
   ),
-  otelServiceName: text('OTEL_SERVICE_NAME', '', '`service.name` of the spans; unset: `social-graph-api`, or `social-graph-worker` for `npm run worker`.'),
-  maxQueryDepth: int('MAX_QUERY_DEPTH', 10, 1, 100, 'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).'),
-  maxQueryAliases: int('MAX_QUERY_ALIASES', 15, 0, 1000, 'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).'),
-  maxQueryTokens: int('MAX_QUERY_TOKENS', 2000, 100, 100_000, 'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).'),
+  otelServiceName: text(
+    'OTEL_SERVICE_NAME',
+    '',
+    '`service.name` of the spans; unset: `social-graph-api`, or `social-graph-worker` for `npm run worker`.',
+  ),
+  maxQueryDepth: int(
+    'MAX_QUERY_DEPTH',
+    10,
+    1,
+    100,
+    'Deepest nesting of fields an operation may have (`QUERY_TOO_DEEP`).',
+  ),
+  maxQueryAliases: int(
+    'MAX_QUERY_ALIASES',
+    15,
+    0,
+    1000,
+    'Most aliased fields an operation may have (`TOO_MANY_ALIASES`).',
+  ),
+  maxQueryTokens: int(
+    'MAX_QUERY_TOKENS',
+    2000,
+    100,
+    100_000,
+    'Most tokens a document may have; the parser stops there (`TOO_MANY_TOKENS`).',
+  ),
   redisUrl: text(
     'REDIS_URL',
     '',
     'A Redis server (redis://host:port) that API instances and workers share: live events (subscriptions) go through it to every API instance, and the cache lives there (see Subscriptions, CACHE); unset, both stay in the process.',
     (v) => (/^rediss?:\/\/\S+$/.test(v) ? null : `must be a redis:// or rediss:// URL, got "${v}"`),
   ),
-  redisConnectTimeoutMs: int('REDIS_CONNECT_TIMEOUT_MS', 2_000, 10, 60_000, 'Longest wait for a connection to Redis, at start and at each reconnect.'),
+  redisConnectTimeoutMs: int(
+    'REDIS_CONNECT_TIMEOUT_MS',
+    2_000,
+    10,
+    60_000,
+    'Longest wait for a connection to Redis, at start and at each reconnect.',
+  ),
   redisCommandTimeoutMs: int(
     'REDIS_COMMAND_TIMEOUT_MS',
     1_000,
@@ -180,7 +322,13 @@ export const BEHAVIOUR_SETTINGS = {
     1_000_000_000,
     "Each client's bucket of cost points (a signed-in account's, or an anonymous client address's); an operation whose estimate exceeds what is left is RATE_LIMITED (HTTP 429).",
   ),
-  rateLimitPointsPerSecond: int('RATE_LIMIT_POINTS_PER_SECOND', 1_000, 1, 1_000_000_000, 'How fast a bucket refills, in points a second.'),
+  rateLimitPointsPerSecond: int(
+    'RATE_LIMIT_POINTS_PER_SECOND',
+    1_000,
+    1,
+    1_000_000_000,
+    'How fast a bucket refills, in points a second.',
+  ),
   operationTimeoutMs: int(
     'OPERATION_TIMEOUT_MS',
     10_000,
@@ -188,5 +336,7 @@ export const BEHAVIOUR_SETTINGS = {
     600_000,
     'Longest an operation over HTTP may run; past it the request answers 503 SERVICE_UNAVAILABLE with Retry-After and its store calls still running are abandoned.',
   ),
-  logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) => (LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`)),
+  logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) =>
+    LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`,
+  ),
 } as const;

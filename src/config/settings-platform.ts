@@ -47,12 +47,23 @@ export const PLATFORM_SETTINGS = {
     parse(raw: string | undefined, env: Env): number {
       const value = httpHeadersTimeout.parse(raw, env);
       // Node refuses a headers timeout longer than the request timeout.
-      if (value > httpRequestTimeout.parse(env.HTTP_REQUEST_TIMEOUT_MS, env)) fail('HTTP_HEADERS_TIMEOUT_MS', 'must not be more than HTTP_REQUEST_TIMEOUT_MS');
+      if (value > httpRequestTimeout.parse(env.HTTP_REQUEST_TIMEOUT_MS, env))
+        fail('HTTP_HEADERS_TIMEOUT_MS', 'must not be more than HTTP_REQUEST_TIMEOUT_MS');
       return value;
     },
   } satisfies Setting<number>,
-  httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 600_000, 'How long an idle keep-alive connection may wait for its next request before it is closed.'),
-  dataDir: text('DATA_DIR', './.data', 'Where the embedded DynamoDB keeps its data between restarts, and the generated JWT secret (see JWT_SECRET).'),
+  httpKeepAliveTimeoutMs: int(
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    5_000,
+    100,
+    600_000,
+    'How long an idle keep-alive connection may wait for its next request before it is closed.',
+  ),
+  dataDir: text(
+    'DATA_DIR',
+    './.data',
+    'Where the embedded DynamoDB keeps its data between restarts, and the generated JWT secret (see JWT_SECRET).',
+  ),
   dynamodbLocalRestarts: int(
     'DYNAMODB_LOCAL_RESTARTS',
     5,
@@ -103,9 +114,14 @@ export const PLATFORM_SETTINGS = {
     },
   } satisfies Setting<WriteApi>,
   awsRegion: text('AWS_REGION', '', 'Use real DynamoDB in this region (credentials from the usual AWS variables).'),
-  tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) => (/^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -')),
-  neo4jUri: text('NEO4J_URI', '', 'Keep the follow graph in Neo4j (e.g. neo4j://localhost:7687) instead of DynamoDB.', (v) =>
-    /^(neo4j|bolt)(\+s|\+ssc)?:\/\/.+/.test(v) ? null : `must be a neo4j:// or bolt:// URI, got "${v}"`,
+  tablePrefix: text('TABLE_PREFIX', 'social_', 'Prefix of the DynamoDB table name.', (v) =>
+    /^[A-Za-z0-9_.-]{0,200}$/.test(v) ? null : 'may only contain letters, digits, _ . -',
+  ),
+  neo4jUri: text(
+    'NEO4J_URI',
+    '',
+    'Keep the follow graph in Neo4j (e.g. neo4j://localhost:7687) instead of DynamoDB.',
+    (v) => (/^(neo4j|bolt)(\+s|\+ssc)?:\/\/.+/.test(v) ? null : `must be a neo4j:// or bolt:// URI, got "${v}"`),
   ),
   neo4jUser: text('NEO4J_USER', 'neo4j', 'Neo4j user.'),
   neo4jPassword: text('NEO4J_PASSWORD', '', 'Neo4j password.'),
@@ -145,7 +161,13 @@ export const PLATFORM_SETTINGS = {
       return raw;
     },
   } satisfies Setting<string>,
-  jwtTtlSeconds: int('JWT_TTL_SECONDS', 900, 60, 24 * 3600, 'How long an access token (the `token` of signUp, signIn and refreshSession) stays valid.'),
+  jwtTtlSeconds: int(
+    'JWT_TTL_SECONDS',
+    900,
+    60,
+    24 * 3600,
+    'How long an access token (the `token` of signUp, signIn and refreshSession) stays valid.',
+  ),
   refreshTtlSeconds: int(
     'REFRESH_TTL_SECONDS',
     30 * 24 * 3600,
@@ -167,7 +189,13 @@ export const PLATFORM_SETTINGS = {
     10_000,
     'Failed password checks per handle, and per client address, within the last SIGNIN_WINDOW_SECONDS (a sliding window); past them every attempt is RATE_LIMITED until enough of them have aged out.',
   ),
-  signInWindowSeconds: int('SIGNIN_WINDOW_SECONDS', 60, 1, 24 * 3600, 'The sliding window SIGNIN_MAX_FAILURES and PASSWORD_CHECKS_PER_ADDRESS count in.'),
+  signInWindowSeconds: int(
+    'SIGNIN_WINDOW_SECONDS',
+    60,
+    1,
+    24 * 3600,
+    'The sliding window SIGNIN_MAX_FAILURES and PASSWORD_CHECKS_PER_ADDRESS count in.',
+  ),
   passwordChecksPerAddress: int(
     'PASSWORD_CHECKS_PER_ADDRESS',
     20,
@@ -211,9 +239,16 @@ export const PLATFORM_SETTINGS = {
     "An identity provider's issuer (`iss`) whose access tokens the service accepts too; needs OIDC_AUDIENCE and OIDC_JWKS_URI (see Authentication).",
     (v) => (/^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`),
   ),
-  oidcAudience: text('OIDC_AUDIENCE', '', "The audience (`aud`) the provider's tokens must name: this API's identifier at the provider."),
-  oidcJwksUri: text('OIDC_JWKS_URI', '', 'Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.', (v) =>
-    /^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`,
+  oidcAudience: text(
+    'OIDC_AUDIENCE',
+    '',
+    "The audience (`aud`) the provider's tokens must name: this API's identifier at the provider.",
+  ),
+  oidcJwksUri: text(
+    'OIDC_JWKS_URI',
+    '',
+    'Where the provider publishes its signing keys (JWKS); read when a token names a key not seen yet, and every 10 minutes.',
+    (v) => (/^https?:\/\/\S+$/.test(v) ? null : `must be an http(s) URL, got "${v}"`),
   ),
   oidcJwksCooldownSeconds: int(
     'OIDC_JWKS_COOLDOWN_SECONDS',

@@ -16,9 +16,14 @@ export function encodeCursor(position: unknown): string {
 export const MAX_CURSOR_LENGTH = 512;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
-export function decodeCursor<T>(cursor: string | null | undefined, field: string, isValid: (value: unknown) => value is T): T | null {
+export function decodeCursor<T>(
+  cursor: string | null | undefined,
+  field: string,
+  isValid: (value: unknown) => value is T,
+): T | null {
   if (cursor === null || cursor === undefined) return null;
-  if (cursor.length > MAX_CURSOR_LENGTH) throw badInput(field, `is longer than any cursor this API gives out (${MAX_CURSOR_LENGTH} characters)`);
+  if (cursor.length > MAX_CURSOR_LENGTH)
+    throw badInput(field, `is longer than any cursor this API gives out (${MAX_CURSOR_LENGTH} characters)`);
   if (!BASE64URL.test(cursor)) throw badInput(field, 'is not a cursor this API gave out');
   let value: unknown;
   try {
@@ -30,4 +35,5 @@ export function decodeCursor<T>(cursor: string | null | undefined, field: string
   return value;
 }
 
-export const isString = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length < 1024;
+export const isString = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length < 1024;

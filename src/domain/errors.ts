@@ -57,7 +57,9 @@ export const RETRY_AFTER_SECONDS = 1;
 
 /** A store the operation needs did not answer within its deadline, or could not be reached: nothing else was wrong, so a retry may pass. */
 export function serviceUnavailable(cause?: unknown): AppError {
-  const error = new AppError('SERVICE_UNAVAILABLE', 'A store did not answer in time: try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS });
+  const error = new AppError('SERVICE_UNAVAILABLE', 'A store did not answer in time: try again shortly', {
+    retryAfterSeconds: RETRY_AFTER_SECONDS,
+  });
   if (cause !== undefined) error.cause = cause;
   return error;
 }

@@ -75,7 +75,8 @@ export interface CommentRecord {
   replyToAuthorId: string | null;
 }
 
-export const parentIdOf = (comment: Pick<CommentRecord, 'ancestorIds'>): string | null => comment.ancestorIds.at(-1) ?? null;
+export const parentIdOf = (comment: Pick<CommentRecord, 'ancestorIds'>): string | null =>
+  comment.ancestorIds.at(-1) ?? null;
 
 /** What a request's valid token says about who sends it; its account is checked by authenticate. */
 export interface Credential {

@@ -48,7 +48,8 @@ export function indexPrefixes(term: string): string[] {
 
 /** A query, folded into words: BAD_USER_INPUT when empty, too long, or without a letter or digit. */
 export function searchWords(query: string, field = 'query'): string[] {
-  if (Array.from(query).length > MAX_QUERY_LENGTH) throw badInput(field, `must be at most ${MAX_QUERY_LENGTH} characters`);
+  if (Array.from(query).length > MAX_QUERY_LENGTH)
+    throw badInput(field, `must be at most ${MAX_QUERY_LENGTH} characters`);
   const words = foldWords(query);
   if (words.length === 0) throw badInput(field, 'must contain at least one letter, digit or _');
   return words;

@@ -45,7 +45,11 @@ export function cleanText(value: string, field: string, max: number): string {
 }
 
 /** `cleanText` for a field that may be left out (undefined) or cleared (null). */
-export function cleanOptionalText(value: string | null | undefined, field: string, max: number): string | null | undefined {
+export function cleanOptionalText(
+  value: string | null | undefined,
+  field: string,
+  max: number,
+): string | null | undefined {
   return value === undefined || value === null ? value : cleanText(value, field, max);
 }
 
@@ -55,19 +59,31 @@ const NAME_SPOOFING = /[\n\u2028\u2029\u202A-\u202E\u2066-\u2069]/;
 /** `cleanOptionalText` for a display name: also one line, without bidirectional embeddings, overrides or isolates. */
 export function cleanOptionalName(value: string | null | undefined, field: string): string | null | undefined {
   const name = cleanOptionalText(value, field, LIMITS.displayName);
-  if (name && NAME_SPOOFING.test(name)) throw badInput(field, 'must be one line without bidirectional embeddings, overrides or isolates (U+202A-U+202E, U+2066-U+2069)');
+  if (name && NAME_SPOOFING.test(name))
+    throw badInput(
+      field,
+      'must be one line without bidirectional embeddings, overrides or isolates (U+202A-U+202E, U+2066-U+2069)',
+    );
   return name;
 }
 
 /** One word (an interest, a tag), lower-cased: 1-40 characters of a-z, 0-9 and _. */
 export function normalizeWord(raw: string, field: string): string {
   const word = raw.trim().toLowerCase();
-  if (!WORD.test(word)) throw badInput(field, `"${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}" must be 1-40 characters of a-z, 0-9 and _`);
+  if (!WORD.test(word))
+    throw badInput(
+      field,
+      `"${raw.length > 40 ? `${raw.slice(0, 40)}…` : raw}" must be 1-40 characters of a-z, 0-9 and _`,
+    );
   return word;
 }
 
 /** Lower-cases, checks and de-duplicates a list of words (interests, tags), keeping first-seen order. */
-export function normalizeWords(values: readonly string[] | null | undefined, field: string, maxCount: number): string[] {
+export function normalizeWords(
+  values: readonly string[] | null | undefined,
+  field: string,
+  maxCount: number,
+): string[] {
   if (!values) return [];
   const words: string[] = [];
   for (const raw of values) {
@@ -99,12 +115,20 @@ export interface IdempotencyClaim {
  * so a key that comes back with another one is a client's mistake, not a retry (see refuseReusedKey).
  */
 export function idempotencyClaim(key: string | null, input: readonly unknown[]): IdempotencyClaim | null {
-  return key === null ? null : { key, fingerprint: createHash('sha256').update(JSON.stringify(input)).digest('base64url') };
+  return key === null
+    ? null
+    : { key, fingerprint: createHash('sha256').update(JSON.stringify(input)).digest('base64url') };
 }
 
 /** BAD_USER_INPUT when an idempotency key's first use came with other input; an old claim without a fingerprint matches. */
-export function refuseReusedKey(claim: IdempotencyClaim | null, recorded: string | null, field: string, what: string): void {
-  if (claim !== null && recorded !== null && recorded !== claim.fingerprint) throw badInput(field, `was used within the last 24 hours for ${what} with other input: use a new key`);
+export function refuseReusedKey(
+  claim: IdempotencyClaim | null,
+  recorded: string | null,
+  field: string,
+  what: string,
+): void {
+  if (claim !== null && recorded !== null && recorded !== claim.fingerprint)
+    throw badInput(field, `was used within the last 24 hours for ${what} with other input: use a new key`);
 }
 
 export function pageSize(first: number | null | undefined, field = 'first'): number {

@@ -25,7 +25,16 @@ export function loadTypeDefs(): string {
 }
 
 export interface ApolloOptions {
-  settings: Pick<Config, 'introspection' | 'maxQueryTokens' | 'maxQueryDepth' | 'maxQueryAliases' | 'maxQueryCost' | 'costExtensions' | 'metrics'>;
+  settings: Pick<
+    Config,
+    | 'introspection'
+    | 'maxQueryTokens'
+    | 'maxQueryDepth'
+    | 'maxQueryAliases'
+    | 'maxQueryCost'
+    | 'costExtensions'
+    | 'metrics'
+  >;
   /** Whose accounts authenticationPlugin checks. */
   users: UserStore;
   formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError;
@@ -56,7 +65,11 @@ export function createApollo({ settings, users, formatError, production, logger 
     stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginLandingPageDisabled(),
-      queryLimitsPlugin({ maxDepth: settings.maxQueryDepth, maxAliases: settings.maxQueryAliases, maxCost: settings.maxQueryCost }),
+      queryLimitsPlugin({
+        maxDepth: settings.maxQueryDepth,
+        maxAliases: settings.maxQueryAliases,
+        maxCost: settings.maxQueryCost,
+      }),
       idArgumentsPlugin(),
       subscriptionsOverWebSocketPlugin(),
       readConsistencyPlugin(),
@@ -75,7 +88,12 @@ export function createApollo({ settings, users, formatError, production, logger 
         },
       },
     ],
-    logger: { debug: () => {}, info: () => {}, warn: (m) => logger.warn(String(m)), error: (m) => logger.error(String(m)) },
+    logger: {
+      debug: () => {},
+      info: () => {},
+      warn: (m) => logger.warn(String(m)),
+      error: (m) => logger.error(String(m)),
+    },
   });
   return { apollo, schema: () => apiSchema };
 }

@@ -43,7 +43,11 @@ export function createErrorFormatter(logger: Logger, { hideSchemaDetails }: { hi
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && CLIENT_CODES.has(code)) {
       const { stacktrace: _stack, ...extensions } = formatted.extensions ?? {};
-      return { ...formatted, message: hideSchemaDetails ? formatted.message.replace(SUGGESTION, '') : formatted.message, extensions };
+      return {
+        ...formatted,
+        message: hideSchemaDetails ? formatted.message.replace(SUGGESTION, '') : formatted.message,
+        extensions,
+      };
     }
     logger.error('internal error', { error: original, path: formatted.path });
     return {
@@ -68,5 +72,7 @@ export function refusalHttp(error: AppError, status: number): { status: number; 
 
 /** An AppError raised outside a resolver (while building the context) as a GraphQL error with an HTTP status. */
 export function toHttpGraphQLError(error: AppError, status: number): GraphQLError {
-  return new GraphQLError(error.message, { extensions: { code: error.code, ...error.details, http: refusalHttp(error, status) } });
+  return new GraphQLError(error.message, {
+    extensions: { code: error.code, ...error.details, http: refusalHttp(error, status) },
+  });
 }

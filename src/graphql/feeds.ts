@@ -2,15 +2,37 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { CommentRecord, Page } from '../domain/models.js';
 import { NOBODY } from '../stores/graph/graph-store.js';
 import type { TimelineEntry } from '../stores/timeline-store.js';
-import { type Feed, type FeedContext, type SkeletonPage, isShown, runFeed, shownEntries } from '../usecases/feeds/pipeline.js';
-import { type HydratedPost, type PostNeeds, type PostPage, type PostPageArguments, type SkeletonItem, toSkeleton } from '../usecases/feeds/post-steps.js';
+import {
+  type Feed,
+  type FeedContext,
+  type SkeletonPage,
+  isShown,
+  runFeed,
+  shownEntries,
+} from '../usecases/feeds/pipeline.js';
+import {
+  type HydratedPost,
+  type PostNeeds,
+  type PostPage,
+  type PostPageArguments,
+  type SkeletonItem,
+  toSkeleton,
+} from '../usecases/feeds/post-steps.js';
 import type { UserList } from '../usecases/feeds/user-lists.js';
 import { hydrateUserRelations } from '../usecases/feeds/user-steps.js';
 import type { CommentPageArgs } from '../usecases/comments.js';
 import type { BlockedAccounts } from '../usecases/relationships.js';
 import type { GraphQLContext } from './context.js';
 import { hydratorOf } from './loaders.js';
-import { childFieldArguments, postEdgeNeeds, postNeeds, selectionTree, showsPage, userListNeeds, userNeeds } from './lookahead.js';
+import {
+  childFieldArguments,
+  postEdgeNeeds,
+  postNeeds,
+  selectionTree,
+  showsPage,
+  userListNeeds,
+  userNeeds,
+} from './lookahead.js';
 import type { PostConnectionModel, PostEdgeModel, UserConnectionModel } from './models.js';
 
 /**
@@ -25,7 +47,12 @@ export function blockedAccounts(context: GraphQLContext): BlockedAccounts {
 }
 
 export function feedContext(context: GraphQLContext): FeedContext {
-  return { viewerId: context.viewerId, hydrator: hydratorOf(context.loaders), graphBudget: context.graphBudget, blocked: blockedAccounts(context) };
+  return {
+    viewerId: context.viewerId,
+    hydrator: hydratorOf(context.loaders),
+    graphBudget: context.graphBudget,
+    blocked: blockedAccounts(context),
+  };
 }
 
 /** Null in the naive baseline (BATCHING=false), which reads each field on its own, uncached: hydration would only add reads. */
@@ -33,19 +60,47 @@ function postNeedsOf(context: GraphQLContext, info: GraphQLResolveInfo): PostNee
   return context.feeds.hydrate ? postNeeds(info) : null;
 }
 
-export function tagConnection(context: GraphQLContext, info: GraphQLResolveInfo, tag: string, args: PostPageArguments): Promise<PostConnectionModel> {
-  return runFeed(context.useCases.feeds.tag, { tag, ...pageOf(args), needs: postNeedsOf(context, info) }, feedContext(context));
+export function tagConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  tag: string,
+  args: PostPageArguments,
+): Promise<PostConnectionModel> {
+  return runFeed(
+    context.useCases.feeds.tag,
+    { tag, ...pageOf(args), needs: postNeedsOf(context, info) },
+    feedContext(context),
+  );
 }
 
-export function publicConnection(context: GraphQLContext, info: GraphQLResolveInfo, args: PostPageArguments): Promise<PostConnectionModel> {
-  return runFeed(context.useCases.feeds.public, { ...pageOf(args), needs: postNeedsOf(context, info) }, feedContext(context));
+export function publicConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  args: PostPageArguments,
+): Promise<PostConnectionModel> {
+  return runFeed(
+    context.useCases.feeds.public,
+    { ...pageOf(args), needs: postNeedsOf(context, info) },
+    feedContext(context),
+  );
 }
 
 /** Only the paging arguments: a feed's params are not a bag of whatever the field takes. */
-const pageOf = ({ first, after, last, before }: PostPageArguments): PostPageArguments => ({ first, after, last, before });
+const pageOf = ({ first, after, last, before }: PostPageArguments): PostPageArguments => ({
+  first,
+  after,
+  last,
+  before,
+});
 
 /** User.timeline or User.posts, from the skeleton startUserReads started when it did. */
-export function userTimelineConnection(context: GraphQLContext, info: GraphQLResolveInfo, field: UserTimeline, userId: string, args: PageArguments): Promise<PostConnectionModel> {
+export function userTimelineConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  field: UserTimeline,
+  userId: string,
+  args: PageArguments,
+): Promise<PostConnectionModel> {
   const timeline = userTimeline(context, field, userId, args, postNeedsOf(context, info));
   const ctx = feedContext(context);
   return timeline.run(
@@ -55,7 +110,12 @@ export function userTimelineConnection(context: GraphQLContext, info: GraphQLRes
 }
 
 /** Post.comments (`parent` null) or Comment.replies. */
-export function commentConnection(context: GraphQLContext, postId: string, parent: CommentRecord | null, args: CommentPageArgs): Promise<Page<CommentRecord>> {
+export function commentConnection(
+  context: GraphQLContext,
+  postId: string,
+  parent: CommentRecord | null,
+  args: CommentPageArgs,
+): Promise<Page<CommentRecord>> {
   return runFeed(context.useCases.feeds.comments, { postId, parent, args }, feedContext(context));
 }
 
@@ -77,9 +137,18 @@ export async function parentComment(context: GraphQLContext, comment: CommentRec
 }
 
 /** A home timeline's live event as the edge a page would show it, through the same hydration and rules: null when they leave it out. */
-export async function postEdge(event: TimelineEntry, context: GraphQLContext, info: GraphQLResolveInfo): Promise<PostEdgeModel | null> {
+export async function postEdge(
+  event: TimelineEntry,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+): Promise<PostEdgeModel | null> {
   const params = { userId: context.viewerId!, args: {}, needs: context.feeds.hydrate ? postEdgeNeeds(info) : null };
-  const [entry] = await shownEntries(context.useCases.feeds.home, toSkeleton({ entries: [event], hasNextPage: false }), params, feedContext(context));
+  const [entry] = await shownEntries(
+    context.useCases.feeds.home,
+    toSkeleton({ entries: [event], hasNextPage: false }),
+    params,
+    feedContext(context),
+  );
   return entry && isShown(entry) ? entry : null;
 }
 
@@ -88,12 +157,27 @@ export function searchConnection(
   info: GraphQLResolveInfo,
   args: { query: string; first?: number | null; after?: string | null },
 ): Promise<UserConnectionModel> {
-  const params = { query: args.query, first: args.first, after: args.after, needs: context.feeds.hydrate ? userListNeeds(info) : null };
+  const params = {
+    query: args.query,
+    first: args.first,
+    after: args.after,
+    needs: context.feeds.hydrate ? userListNeeds(info) : null,
+  };
   return runFeed(context.useCases.feeds.search, params, feedContext(context));
 }
 
-export function userListConnection(context: GraphQLContext, info: GraphQLResolveInfo, list: UserList, args: PostPageArguments): Promise<UserConnectionModel> {
-  const params = { list, ...pageOf(args), pageShown: showsPage(info), needs: context.feeds.hydrate ? userListNeeds(info) : null };
+export function userListConnection(
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+  list: UserList,
+  args: PostPageArguments,
+): Promise<UserConnectionModel> {
+  const params = {
+    list,
+    ...pageOf(args),
+    pageShown: showsPage(info),
+    needs: context.feeds.hydrate ? userListNeeds(info) : null,
+  };
   return runFeed(context.useCases.feeds.userLists, params, feedContext(context));
 }
 
@@ -114,14 +198,28 @@ function bound<P, S extends { cursor: string }, R>(feed: Feed<P, S, HydratedPost
 }
 
 /** User.timeline is the user's home feed, User.posts the author feed. */
-function userTimeline(context: GraphQLContext, field: UserTimeline, userId: string, args: PageArguments, needs: PostNeeds | null): BoundFeed<SkeletonItem, PostPage> {
+function userTimeline(
+  context: GraphQLContext,
+  field: UserTimeline,
+  userId: string,
+  args: PageArguments,
+  needs: PostNeeds | null,
+): BoundFeed<SkeletonItem, PostPage> {
   const { home, author } = context.useCases.feeds;
   if (field === 'timeline') return bound(home, { userId, args, needs });
   return bound(author, { authorId: userId, ...pageOf(args), includeReposts: args.includeReposts ?? true, needs });
 }
 
 const skeletonKey = (field: UserTimeline, userId: string, args: PageArguments) =>
-  JSON.stringify([field, userId, args.first ?? null, args.after ?? null, args.last ?? null, args.before ?? null, args.includeReposts ?? true]);
+  JSON.stringify([
+    field,
+    userId,
+    args.first ?? null,
+    args.after ?? null,
+    args.last ?? null,
+    args.before ?? null,
+    args.includeReposts ?? true,
+  ]);
 
 /** The skeleton of one of the user's timelines: the one started early (see startUserReads) or a new one. */
 function startedSkeleton(

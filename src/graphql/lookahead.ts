@@ -43,7 +43,12 @@ function included(info: GraphQLResolveInfo, selection: FieldNode | FragmentSprea
   return getDirectiveValues(GraphQLIncludeDirective, selection, info.variableValues)?.if !== false;
 }
 
-function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly SelectionSetNode[], depth: number): void {
+function collect(
+  info: GraphQLResolveInfo,
+  into: SelectionTree,
+  sets: readonly SelectionSetNode[],
+  depth: number,
+): void {
   if (depth === 0) return;
   // Each fragment is flattened once per level, however often it is spread there.
   const seenFragments = new Set<string>();
@@ -55,7 +60,8 @@ function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly S
         const name = selection.name.value;
         const child = into.fields.get(name) ?? into.fields.set(name, { fields: new Map(), nodes: [] }).get(name)!;
         child.nodes.push(selection);
-        if (selection.selectionSet) (children.get(name) ?? children.set(name, []).get(name)!).push(selection.selectionSet);
+        if (selection.selectionSet)
+          (children.get(name) ?? children.set(name, []).get(name)!).push(selection.selectionSet);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         walk(selection.selectionSet);
       } else if (!seenFragments.has(selection.name.value)) {
@@ -69,7 +75,8 @@ function collect(info: GraphQLResolveInfo, into: SelectionTree, sets: readonly S
   for (const [name, childSets] of children) collect(info, into.fields.get(name)!, childSets, depth - 1);
 }
 
-const has = (tree: SelectionTree | undefined, ...names: string[]) => names.some((name) => tree?.fields.has(name) === true);
+const has = (tree: SelectionTree | undefined, ...names: string[]) =>
+  names.some((name) => tree?.fields.has(name) === true);
 
 /** What each user of a list shows, from the selection of its node. */
 export function userNeeds(node: SelectionTree | undefined): UserNeeds {
@@ -99,7 +106,16 @@ function edgeNeeds(edges: SelectionTree | undefined): PostNeeds {
   const repostedBy = edges?.fields.get('repostedBy');
   return {
     // A likedBy or repostedBy connection's totalCount is the post's count.
-    counts: has(node, 'likeCount', 'viewCount', 'commentCount', 'repostCount', 'reactionCounts', 'likedBy', 'repostedBy'),
+    counts: has(
+      node,
+      'likeCount',
+      'viewCount',
+      'commentCount',
+      'repostCount',
+      'reactionCounts',
+      'likedBy',
+      'repostedBy',
+    ),
     viewerLiked: has(node, 'viewerHasLiked'),
     viewerReposted: has(node, 'viewerHasReposted'),
     author: author ? userNeeds(author) : null,
@@ -121,7 +137,11 @@ export function userListNeeds(info: GraphQLResolveInfo): UserNeeds {
  * The arguments of every selection of the child field `name` under the resolving field, as
  * execution will coerce them. The resolving field's type must be an object type with that field.
  */
-export function childFieldArguments(info: GraphQLResolveInfo, typeName: string, name: string): Record<string, unknown>[] {
+export function childFieldArguments(
+  info: GraphQLResolveInfo,
+  typeName: string,
+  name: string,
+): Record<string, unknown>[] {
   const type = info.schema.getType(typeName);
   const field = isObjectType(type) ? type.getFields()[name] : undefined;
   if (!field) return [];

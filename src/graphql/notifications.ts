@@ -26,13 +26,20 @@ export async function notificationConnection(
 }
 
 /** A group that changed, as notificationReceived sends it: null when a page would leave it out. */
-export async function notificationEvent(context: GraphQLContext, group: NotificationGroup): Promise<NotificationGroup | null> {
+export async function notificationEvent(
+  context: GraphQLContext,
+  group: NotificationGroup,
+): Promise<NotificationGroup | null> {
   const shown = await context.useCases.feeds.notifications.live(group, feedContext(context));
   return shown && withPreview(shown).node;
 }
 
 /** A group's newest `first` actors that the viewer sees: from its page's preview when it has them, else read. */
-export async function notificationActors(context: GraphQLContext, group: NotificationGroup, first: number | null | undefined): Promise<UserRecord[]> {
+export async function notificationActors(
+  context: GraphQLContext,
+  group: NotificationGroup,
+  first: number | null | undefined,
+): Promise<UserRecord[]> {
   const size = pageSize(first);
   const preview = previews.get(group);
   if (preview && (preview.complete || preview.actors.length >= size)) return preview.actors.slice(0, size);
@@ -44,7 +51,9 @@ export function notificationId(group: Pick<NotificationGroup, 'recipientId' | 'g
   return `ntf_${Buffer.from(`${group.recipientId}|${group.groupKey}`, 'utf8').toString('base64url')}`;
 }
 
-const NOTIFICATION_REF = new RegExp(`^(${idPattern('usr')})\\|((?:LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')}|FOLLOW#\\d{4}-\\d{2}-\\d{2})$`);
+const NOTIFICATION_REF = new RegExp(
+  `^(${idPattern('usr')})\\|((?:LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')}|FOLLOW#\\d{4}-\\d{2}-\\d{2})$`,
+);
 
 /** The recipient and group a notification id names, or null when it is not one the API gives out. */
 export function notificationRef(id: string): { recipientId: string; groupKey: string } | null {

@@ -30,7 +30,13 @@ export interface OperationContexts {
   checkSignedIn(credential: Credential): Promise<void>;
 }
 
-export function createOperationContexts({ settings, stores, useCases, tokens, credentials }: OperationContextOptions): OperationContexts {
+export function createOperationContexts({
+  settings,
+  stores,
+  useCases,
+  tokens,
+  credentials,
+}: OperationContextOptions): OperationContexts {
   const of = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
     const viewerId = proven.credential?.userId ?? null;
     const reads = { strong: false };
@@ -63,7 +69,12 @@ export function createOperationContexts({ settings, stores, useCases, tokens, cr
       return of(proven, request, cost);
     },
     async checkSignedIn(credential) {
-      const loaders = createLoaders(stores, credential.userId, { strong: true }, { batching: settings.batching, graphBudget: useCases.graphQueries.budget() });
+      const loaders = createLoaders(
+        stores,
+        credential.userId,
+        { strong: true },
+        { batching: settings.batching, graphBudget: useCases.graphQueries.budget() },
+      );
       await authenticate(credential, loaders.user, stores.users);
     },
   };

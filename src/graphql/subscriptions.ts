@@ -14,7 +14,13 @@ import type { OperationContexts } from './operation-context.js';
 export interface SubscriptionOptions {
   settings: Pick<
     Config,
-    'maxStoreRequests' | 'maxQueryDepth' | 'maxQueryAliases' | 'maxQueryCost' | 'maxQueryTokens' | 'subscriptionsPerConnection' | 'subscriptionConnectionsPerAccount'
+    | 'maxStoreRequests'
+    | 'maxQueryDepth'
+    | 'maxQueryAliases'
+    | 'maxQueryCost'
+    | 'maxQueryTokens'
+    | 'subscriptionsPerConnection'
+    | 'subscriptionConnectionsPerAccount'
   >;
   /** The schema Apollo built (see createApollo). */
   schema(): GraphQLSchema | null;
@@ -28,7 +34,17 @@ export interface SubscriptionOptions {
 }
 
 /** Subscriptions over WebSocket (http/subscriptions.ts), signed in and given contexts as the API's requests are. */
-export function createSubscriptions({ settings, schema, stores, useCases, credentials, contexts, formatError, production, logger }: SubscriptionOptions): SubscriptionServer {
+export function createSubscriptions({
+  settings,
+  schema,
+  stores,
+  useCases,
+  credentials,
+  contexts,
+  formatError,
+  production,
+  logger,
+}: SubscriptionOptions): SubscriptionServer {
   return createSubscriptionServer({
     schema,
     // As a request's: the token, then its account and token generation (authenticate).
@@ -44,7 +60,11 @@ export function createSubscriptions({ settings, schema, stores, useCases, creden
       const proven = { credential: signedIn.credential, identity: null };
       const subscription = contexts.of(proven, request, emptyCost(settings.maxStoreRequests));
       subscription.startEvent = () => {
-        const { loaders, reads, graphBudget, cost, feeds } = contexts.of(proven, request, emptyCost(settings.maxStoreRequests));
+        const { loaders, reads, graphBudget, cost, feeds } = contexts.of(
+          proven,
+          request,
+          emptyCost(settings.maxStoreRequests),
+        );
         // The account is checked again with each event, in the same wave as its hydration: an account signed
         // out everywhere or deleted since the connection began hears no more.
         const accountCheck = authenticate(signedIn.credential, loaders.user, stores.users);
@@ -53,7 +73,12 @@ export function createSubscriptions({ settings, schema, stores, useCases, creden
       };
       return subscription;
     },
-    limits: { maxDepth: settings.maxQueryDepth, maxAliases: settings.maxQueryAliases, maxCost: settings.maxQueryCost, maxTokens: settings.maxQueryTokens },
+    limits: {
+      maxDepth: settings.maxQueryDepth,
+      maxAliases: settings.maxQueryAliases,
+      maxCost: settings.maxQueryCost,
+      maxTokens: settings.maxQueryTokens,
+    },
     charge: (userId, points) => useCases.rateLimits.charge({ viewerId: userId, clientAddress: '' }, points),
     maxSubscriptionsPerConnection: settings.subscriptionsPerConnection,
     maxConnectionsPerAccount: settings.subscriptionConnectionsPerAccount,

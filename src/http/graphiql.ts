@@ -13,7 +13,16 @@ const GRAPHIQL_PATH = '/graphiql';
 const ASSETS_PATH = `${GRAPHIQL_PATH}/assets/`;
 
 /** The operations opened in GraphiQL's tabs, in this order. */
-const MAIN_OPERATIONS = ['sign-up', 'sign-in', 'refresh-session', 'follow', 'create-post', 'home-timeline', 'timeline-updates', 'suggestions'];
+const MAIN_OPERATIONS = [
+  'sign-up',
+  'sign-in',
+  'refresh-session',
+  'follow',
+  'create-post',
+  'home-timeline',
+  'timeline-updates',
+  'suggestions',
+];
 
 /**
  * Stands for the token the page keeps: the start script sends the access token that SignUp, SignIn
@@ -27,7 +36,10 @@ const packageDir = (name: string) => dirname(require.resolve(`${name}/package.js
 
 const ASSETS: Record<string, { file: () => string; type: string }> = {
   'react.js': { file: () => join(packageDir('react'), 'umd/react.production.min.js'), type: 'text/javascript' },
-  'react-dom.js': { file: () => join(packageDir('react-dom'), 'umd/react-dom.production.min.js'), type: 'text/javascript' },
+  'react-dom.js': {
+    file: () => join(packageDir('react-dom'), 'umd/react-dom.production.min.js'),
+    type: 'text/javascript',
+  },
   'graphiql.js': { file: () => join(packageDir('graphiql'), 'graphiql.min.js'), type: 'text/javascript' },
   'graphiql.css': { file: () => join(packageDir('graphiql'), 'graphiql.min.css'), type: 'text/css' },
   // The graphql-ws client: GraphiQL runs subscriptions through it.
@@ -180,9 +192,15 @@ function page(): Buffer {
     endpoint: '/graphql',
     tokenPlaceholder: TOKEN_PLACEHOLDER,
     // The example's refresh token (RefreshSession's, SignOut's): the start script sends the kept one in its place.
-    refreshTokenPlaceholder: (JSON.parse(operations.find((o) => o.name === 'refresh-session')!.variables) as { refreshToken: string }).refreshToken,
+    refreshTokenPlaceholder: (
+      JSON.parse(operations.find((o) => o.name === 'refresh-session')!.variables) as { refreshToken: string }
+    ).refreshToken,
     headers,
-    tabs: operations.map((operation) => ({ query: operation.document, variables: JSON.stringify(JSON.parse(operation.variables), null, 2), headers })),
+    tabs: operations.map((operation) => ({
+      query: operation.document,
+      variables: JSON.stringify(JSON.parse(operation.variables), null, 2),
+      headers,
+    })),
   };
   // `<` is escaped so that no operation text can close the script element.
   const json = JSON.stringify(config).replace(/</g, '\\u003c');
@@ -217,7 +235,10 @@ function send(response: ServerResponse, type: string, body: Buffer, extraHeaders
 /** Answers GET /graphiql and its assets; false for any other path. */
 export function serveGraphiQL(pathname: string, response: ServerResponse): boolean {
   if (pathname === GRAPHIQL_PATH || pathname === `${GRAPHIQL_PATH}/`) {
-    send(response, 'text/html', cached('page', page), { 'content-security-policy': CONTENT_SECURITY_POLICY, 'cache-control': 'no-cache' });
+    send(response, 'text/html', cached('page', page), {
+      'content-security-policy': CONTENT_SECURITY_POLICY,
+      'cache-control': 'no-cache',
+    });
     return true;
   }
   if (!pathname.startsWith(ASSETS_PATH)) return false;

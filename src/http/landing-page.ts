@@ -1,6 +1,8 @@
 /** The page at `/`: where to go next. */
 export function landingPage(graphiql: boolean): string {
-  const explore = graphiql ? '<a href="/graphiql">GraphiQL</a>: explore the API in the browser.' : 'GraphiQL is off here (<code>GRAPHIQL=true</code> turns it on).';
+  const explore = graphiql
+    ? '<a href="/graphiql">GraphiQL</a>: explore the API in the browser.'
+    : 'GraphiQL is off here (<code>GRAPHIQL=true</code> turns it on).';
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>Social graph API</title>

@@ -8,7 +8,11 @@ import { serveMetrics } from './server.js';
  * worker process as it scrapes each API instance (a worker does its work between scrapes, so
  * pushing is not needed). Returns the server and the URL it listens on.
  */
-export async function startMetricsServer(port: number, host: string, logger: Logger): Promise<{ server: Server; url: string }> {
+export async function startMetricsServer(
+  port: number,
+  host: string,
+  logger: Logger,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method !== 'GET' || path !== '/metrics') {

@@ -120,7 +120,12 @@ function graphqlErrorBody(message: string, code: string) {
   return { errors: [{ message, extensions: { code } }] };
 }
 
-async function handleGraphQL(options: HttpOptions, request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+async function handleGraphQL(
+  options: HttpOptions,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -157,14 +162,19 @@ async function handleGraphQL(options: HttpOptions, request: IncomingMessage, res
 
   async function answer(signal: AbortSignal): Promise<void> {
     const executing = withDeadline(signal, () =>
-      withCostMeter(cost, () => options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) })),
+      withCostMeter(cost, () =>
+        options.apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: () => options.context(request, cost) }),
+      ),
     );
     const result = await Promise.race([executing, deadlinePassed(signal)]);
     if (result === DEADLINE) {
       // Store calls still running see the same signal and are abandoned; what they would have answered goes nowhere.
       executing.catch(() => {});
       options.logger.debug('operation deadline passed', { timeoutMs: options.operationTimeoutMs });
-      response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': String(RETRY_AFTER_SECONDS) });
+      response.writeHead(503, {
+        'content-type': 'application/json; charset=utf-8',
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      });
       response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
       return;
     }
@@ -190,7 +200,11 @@ function healthLog(logger: Logger): (health: { status: string; stores: object })
   };
 }
 
-async function route(options: HttpOptions & { healthChanged: ReturnType<typeof healthLog> }, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function route(
+  options: HttpOptions & { healthChanged: ReturnType<typeof healthLog> },
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname === '/graphql') return handleGraphQL(options, request, response, url);
   if (request.method !== 'GET' && request.method !== 'HEAD') throw new HttpError(405, 'Method not allowed');
@@ -202,7 +216,11 @@ async function route(options: HttpOptions & { healthChanged: ReturnType<typeof h
       response.end(options.schemaSdl);
       return;
     case '/healthz': {
-      const health = await withTimeout(options.health(), HEALTH_TIMEOUT_MS, () => new Error('health checks did not finish')).catch(() => ({
+      const health = await withTimeout(
+        options.health(),
+        HEALTH_TIMEOUT_MS,
+        () => new Error('health checks did not finish'),
+      ).catch(() => ({
         status: 'unavailable' as const,
         stores: {},
       }));

@@ -1,6 +1,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type DocumentNode, type ExecutionArgs, type GraphQLFormattedError, type GraphQLSchema, GraphQLError, getOperationAST, getVariableValues, parse, validate } from 'graphql';
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  GraphQLError,
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+} from 'graphql';
 import { CloseCode, type Context, type SubscribePayload } from 'graphql-ws';
 import { type Extra, useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -105,26 +115,51 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
   };
 
   /** The subscription's execution, or why it is refused: the same checks as a request over HTTP, then the account's (the only read). */
-  const startable = async (ctx: Connection, signedIn: SignedIn, schema: GraphQLSchema, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+  const startable = async (
+    ctx: Connection,
+    signedIn: SignedIn,
+    schema: GraphQLSchema,
+    payload: SubscribePayload,
+  ): Promise<ExecutionArgs | readonly GraphQLError[]> => {
     let document: DocumentNode;
     try {
       document = parse(payload.query, { maxTokens: options.limits.maxTokens });
     } catch (error) {
       if (!(error instanceof GraphQLError)) throw error;
       const tooManyTokens = tokenLimitError({ message: error.message, extensions: { code: 'GRAPHQL_PARSE_FAILED' } });
-      return [tooManyTokens ? clientError(tooManyTokens.message, 'TOO_MANY_TOKENS', { ...tooManyTokens.extensions }) : clientError(error.message, 'GRAPHQL_PARSE_FAILED')];
+      return [
+        tooManyTokens
+          ? clientError(tooManyTokens.message, 'TOO_MANY_TOKENS', { ...tooManyTokens.extensions })
+          : clientError(error.message, 'GRAPHQL_PARSE_FAILED'),
+      ];
     }
     const invalid = validate(schema, document);
     if (invalid.length > 0) return invalid.map((error) => clientError(error.message, 'GRAPHQL_VALIDATION_FAILED'));
     const operation = getOperationAST(document, payload.operationName);
-    if (!operation) return [clientError('The document names no single operation to run (see operationName)', 'OPERATION_RESOLUTION_FAILURE')];
-    if (operation.operation !== 'subscription') return [clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST')];
+    if (!operation)
+      return [
+        clientError(
+          'The document names no single operation to run (see operationName)',
+          'OPERATION_RESOLUTION_FAILURE',
+        ),
+      ];
+    if (operation.operation !== 'subscription')
+      return [
+        clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST'),
+      ];
     const variables = payload.variables ?? undefined;
     const measure = measureOperation(schema, document, operation, variables);
     const refused = limitRefusal(measure, options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
     if (refused) return [refused];
     const paid = await options.charge(signedIn.credential.userId, measure.cost);
-    if (!paid.allowed) return [clientError(rateRefusal(paid).message, 'RATE_LIMITED', { retryAfterSeconds: paid.retryAfterSeconds, cost: paid.cost, remaining: paid.remaining })];
+    if (!paid.allowed)
+      return [
+        clientError(rateRefusal(paid).message, 'RATE_LIMITED', {
+          retryAfterSeconds: paid.retryAfterSeconds,
+          cost: paid.cost,
+          remaining: paid.remaining,
+        }),
+      ];
     // Variables that do not coerce are the client's mistake, as over HTTP: refused here, where execution would report them without a code.
     const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, { maxErrors: 10 });
     if (coerced.errors) return coerced.errors.map((error) => clientError(error.message, 'BAD_USER_INPUT'));
@@ -134,10 +169,20 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
     try {
       why = await signedOut(ctx, signedIn);
     } catch (error) {
-      return [new GraphQLError("could not check the connection's account", { originalError: error instanceof Error ? error : new Error(String(error)) })];
+      return [
+        new GraphQLError("could not check the connection's account", {
+          originalError: error instanceof Error ? error : new Error(String(error)),
+        }),
+      ];
     }
     if (why !== null) return [clientError(why, 'UNAUTHENTICATED')];
-    return { schema, document, operationName: payload.operationName, variableValues: variables, contextValue: options.context(signedIn, ctx.extra.request) };
+    return {
+      schema,
+      document,
+      operationName: payload.operationName,
+      variableValues: variables,
+      contextValue: options.context(signedIn, ctx.extra.request),
+    };
   };
 
   /**
@@ -146,8 +191,12 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
    * new connections out. Run when the account has no place left, so it costs nothing otherwise.
    */
   const closeSignedOut = async (held: ReadonlySet<Connection>): Promise<void> => {
-    const checks = await Promise.allSettled([...held].map((other) => (other.extra.state?.signedIn ? signedOut(other, other.extra.state.signedIn) : null)));
-    for (const check of checks) if (check.status === 'rejected') logger.error('could not check a held subscription connection', { error: check.reason });
+    const checks = await Promise.allSettled(
+      [...held].map((other) => (other.extra.state?.signedIn ? signedOut(other, other.extra.state.signedIn) : null)),
+    );
+    for (const check of checks)
+      if (check.status === 'rejected')
+        logger.error('could not check a held subscription connection', { error: check.reason });
   };
 
   const disposable = useServer<Record<string, unknown>, ConnectionStateExtra>(
@@ -175,7 +224,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
           // Closed meanwhile, or another connection took the place freed.
           if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
           held = connectionsByAccount.get(userId);
-          if (held && held.size >= options.maxConnectionsPerAccount) return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
+          if (held && held.size >= options.maxConnectionsPerAccount)
+            return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
         }
         if (!held) connectionsByAccount.set(userId, (held = new Set()));
         held.add(ctx);
@@ -192,12 +242,19 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         const signedIn = state?.signedIn;
         const schema = options.schema();
         if (!state || !signedIn || !schema) return [clientError('The connection is not signed in', 'UNAUTHENTICATED')];
-        if (state.starting.has(id)) return [clientError(`Subscription ${id} is still starting: wait for it before sending its id again`, 'BAD_REQUEST')];
+        if (state.starting.has(id))
+          return [
+            clientError(`Subscription ${id} is still starting: wait for it before sending its id again`, 'BAD_REQUEST'),
+          ];
         // Counted before anything is awaited, so that subscriptions sent together count one another: this one (graphql-ws
         // reserves its id first), the others held, and those still starting.
         const max = options.maxSubscriptionsPerConnection;
         if (new Set([...Object.keys(ctx.subscriptions), ...state.starting, id]).size > max) {
-          return [clientError(`A connection may hold at most ${max} subscriptions`, 'TOO_MANY_SUBSCRIPTIONS', { maxSubscriptions: max })];
+          return [
+            clientError(`A connection may hold at most ${max} subscriptions`, 'TOO_MANY_SUBSCRIPTIONS', {
+              maxSubscriptions: max,
+            }),
+          ];
         }
         state.starting.add(id);
         try {
@@ -213,7 +270,10 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         ctx.extra.state?.starting.delete(id);
         return undefined;
       },
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) } : undefined),
+      onNext: (_ctx, _id, _payload, _args, result) =>
+        result.errors
+          ? { ...result, errors: result.errors.map((error) => options.formatError(error.toJSON(), error)) }
+          : undefined,
       // An error thrown by the event stream reaches here wrapped in a GraphQLError without a path: formatted as what it wraps.
       onError: (ctx, id, _payload, errors) => {
         ctx.extra.state?.starting.delete(id);
@@ -235,7 +295,9 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         // A socket's errors are the peer's protocol mistakes (a frame over maxPayload, bad UTF-8), and ws closes it
         // itself (1009, 1007, ...): one line at warn instead of graphql-ws's console.error with a stack.
         webSocket.removeAllListeners('error');
-        webSocket.on('error', (error: Error & { code?: string }) => logger.warn('a WebSocket client broke the protocol', { reason: error.message, code: error.code }));
+        webSocket.on('error', (error: Error & { code?: string }) =>
+          logger.warn('a WebSocket client broke the protocol', { reason: error.message, code: error.code }),
+        );
       });
     },
     close: () => disposable.dispose() as Promise<void>,

@@ -7,7 +7,11 @@ export function chunk<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** `fn` over every item with at most `limit` calls in flight; results aligned with `items`. */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const lane = async () => {
@@ -24,9 +28,13 @@ export async function mapConcurrently<T, R>(items: readonly T[], limit: number, 
  * Promise.all that, when one promise rejects, still waits for the others before it throws the
  * first error: nothing started together is left running behind the caller's back.
  */
-export async function settleAll<T extends readonly unknown[]>(promises: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+export async function settleAll<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const outcomes = await Promise.allSettled(promises);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
-  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  return outcomes.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }

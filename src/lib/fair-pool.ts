@@ -86,7 +86,9 @@ export class FairPool {
   }
 
   private canStart(key: string): boolean {
-    return this.running < this.settings.concurrency && (this.runningByKey.get(key) ?? 0) < this.settings.maxRunningPerKey;
+    return (
+      this.running < this.settings.concurrency && (this.runningByKey.get(key) ?? 0) < this.settings.maxRunningPerKey
+    );
   }
 
   private startWaiting(): void {

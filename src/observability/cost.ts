@@ -63,9 +63,13 @@ export function startStoreRequest(): () => void {
   const meter = scope.get();
   if (!meter) return () => {};
   if (meter.maxRequests !== null && meter.sent >= meter.maxRequests && !unbudgeted.get()) {
-    throw new AppError('BUDGET_EXCEEDED', `This operation has sent the ${meter.maxRequests} store requests it may send (MAX_STORE_REQUESTS); ask for less`, {
-      maxRequests: meter.maxRequests,
-    });
+    throw new AppError(
+      'BUDGET_EXCEEDED',
+      `This operation has sent the ${meter.maxRequests} store requests it may send (MAX_STORE_REQUESTS); ask for less`,
+      {
+        maxRequests: meter.maxRequests,
+      },
+    );
   }
   meter.sent += 1;
   const wave = (answeredWave.get(meter) ?? 0) + 1;

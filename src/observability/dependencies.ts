@@ -40,6 +40,9 @@ export class DependencyState {
     if (!this.up) return;
     this.up = false;
     dependencyUp.set({ dependency: this.name }, 0);
-    this.logger?.warn('dependency unavailable', { dependency: this.name, ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }) });
+    this.logger?.warn('dependency unavailable', {
+      dependency: this.name,
+      ...(error === undefined ? {} : { error: error instanceof Error ? error.message : String(error) }),
+    });
   }
 }

@@ -149,7 +149,12 @@ const QUEUE_SCRAPE_TIMEOUT_MS = 1_000;
 let pendingStats: Promise<QueueStats | null> | null = null;
 
 function scrapeQueue(): Promise<QueueStats | null> {
-  const read = () => (queueStats ? withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer')).catch(() => null) : Promise.resolve(null));
+  const read = () =>
+    queueStats
+      ? withTimeout(queueStats(), QUEUE_SCRAPE_TIMEOUT_MS, () => new Error('the queue did not answer')).catch(
+          () => null,
+        )
+      : Promise.resolve(null);
   pendingStats ??= read().finally(() => {
     setImmediate(() => {
       pendingStats = null;
@@ -179,7 +184,12 @@ new Gauge({
     this.reset();
     const stats = await scrapeQueue();
     const now = Date.now();
-    stats?.shards.forEach((shard, n) => this.set({ shard: String(n) }, shard.oldestEnqueuedMs === null ? 0 : Math.max(0, now - shard.oldestEnqueuedMs) / 1000));
+    stats?.shards.forEach((shard, n) =>
+      this.set(
+        { shard: String(n) },
+        shard.oldestEnqueuedMs === null ? 0 : Math.max(0, now - shard.oldestEnqueuedMs) / 1000,
+      ),
+    );
   },
 });
 

@@ -12,7 +12,12 @@ export type StoreName = 'dynamodb' | 'graph';
  * and origin, and its duration. `command` is a store command or a Cypher statement's name,
  * both from the code, so the labels stay bounded.
  */
-export async function observeStoreRequest<T>(store: StoreName, system: 'aws.dynamodb' | 'neo4j', command: string, send: (span: Span | null) => Promise<T>): Promise<T> {
+export async function observeStoreRequest<T>(
+  store: StoreName,
+  system: 'aws.dynamodb' | 'neo4j',
+  command: string,
+  send: (span: Span | null) => Promise<T>,
+): Promise<T> {
   const origin = requestOrigin();
   const started = performance.now();
   let outcome = 'error';
@@ -31,7 +36,13 @@ export async function observeStoreRequest<T>(store: StoreName, system: 'aws.dyna
 }
 
 /** Adds the capacity units DynamoDB reported for one request to the metrics and to its span. */
-export function recordConsumedCapacity(store: StoreName, command: string, span: Span | null, read: number, write: number): void {
+export function recordConsumedCapacity(
+  store: StoreName,
+  command: string,
+  span: Span | null,
+  read: number,
+  write: number,
+): void {
   const origin = requestOrigin();
   if (read > 0) dynamodbCapacity.inc({ store, capacity: 'read', command, origin }, read);
   if (write > 0) dynamodbCapacity.inc({ store, capacity: 'write', command, origin }, write);

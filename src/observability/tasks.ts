@@ -31,7 +31,16 @@ export function observeTaskRun(task: ObservedTask): ObservedTaskRun {
   tasksRunning.inc();
   let open = true;
   return {
-    inSpan: (run) => inSpan(`task ${kind}`, { kind: SpanKind.CONSUMER, root: true, attributes: { 'task.id': task.id, 'task.kind': kind, 'task.attempts': task.attempts } }, run),
+    inSpan: (run) =>
+      inSpan(
+        `task ${kind}`,
+        {
+          kind: SpanKind.CONSUMER,
+          root: true,
+          attributes: { 'task.id': task.id, 'task.kind': kind, 'task.attempts': task.attempts },
+        },
+        run,
+      ),
     ended(outcome) {
       if (!open) return;
       open = false;
@@ -39,7 +48,8 @@ export function observeTaskRun(task: ObservedTask): ObservedTaskRun {
       tasksRun.inc({ kind, outcome });
       taskRunDuration.observe({ kind }, (performance.now() - started) / 1000);
       const { payload } = task;
-      if (outcome === 'done' && payload.kind === 'fanOut' && payload.postId !== undefined) fanoutLag.observe(Math.max(0, Date.now() - idTime(payload.postId)) / 1000);
+      if (outcome === 'done' && payload.kind === 'fanOut' && payload.postId !== undefined)
+        fanoutLag.observe(Math.max(0, Date.now() - idTime(payload.postId)) / 1000);
     },
   };
 }

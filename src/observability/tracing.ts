@@ -1,5 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, type Tracer, context, propagation, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
@@ -17,7 +27,9 @@ export interface Tracing {
   stop(): Promise<void>;
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+).version;
 
 /** The traces endpoint under an OTLP base endpoint, as the OpenTelemetry specification builds it. */
 export function tracesUrl(endpoint: string): string {
@@ -64,7 +76,11 @@ export function recordFailure(span: Span, error: unknown): void {
  * Runs `fn` in a span of its own (a child of the active span, or a new trace with `root`),
  * ended when `fn` settles; with tracing off, just runs `fn`.
  */
-export function inSpan<T>(name: string, options: { kind: SpanKind; attributes?: Attributes; root?: boolean }, fn: (span: Span | null) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  options: { kind: SpanKind; attributes?: Attributes; root?: boolean },
+  fn: (span: Span | null) => Promise<T>,
+): Promise<T> {
   if (!tracer) return fn(null);
   return tracer.startActiveSpan(name, options, async (span) => {
     try {
@@ -82,7 +98,11 @@ export function inSpan<T>(name: string, options: { kind: SpanKind; attributes?: 
  * The span of a server request, continuing the caller's trace when its headers carry a W3C
  * `traceparent`; returns the span and the context to run the request in, or null when off.
  */
-export function startServerSpan(name: string, headers: Record<string, unknown>, attributes: Attributes): { span: Span; context: Context } | null {
+export function startServerSpan(
+  name: string,
+  headers: Record<string, unknown>,
+  attributes: Attributes,
+): { span: Span; context: Context } | null {
   if (!tracer) return null;
   const parent = propagation.extract(context.active(), headers);
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);

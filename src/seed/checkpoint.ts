@@ -42,7 +42,10 @@ export class CheckpointFile implements SeedCheckpoint {
     try {
       state = JSON.parse(readFileSync(path, 'utf8')) as State;
     } catch (error) {
-      throw new Error(`The seed checkpoint ${path} cannot be read (${(error as Error).message}): delete it and start again.`, { cause: error });
+      throw new Error(
+        `The seed checkpoint ${path} cannot be read (${(error as Error).message}): delete it and start again.`,
+        { cause: error },
+      );
     }
     if (state?.version !== 1 || typeof state.parts !== 'object' || typeof state.size !== 'object') {
       throw new Error(`The seed checkpoint ${path} is not one this version writes: delete it and start again.`);
@@ -52,7 +55,13 @@ export class CheckpointFile implements SeedCheckpoint {
 
   /** A new checkpoint for `plan`, nothing written yet. */
   static begin(path: string, plan: SeedPlan): CheckpointFile {
-    const checkpoint = new CheckpointFile(path, { version: 1, ...plan, startedAt: new Date().toISOString(), finishedAt: null, parts: {} });
+    const checkpoint = new CheckpointFile(path, {
+      version: 1,
+      ...plan,
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      parts: {},
+    });
     checkpoint.write();
     return checkpoint;
   }

@@ -164,14 +164,40 @@ const LAST_NAMES = [
   'gosling',
   'kenyon',
 ];
-const OPENERS = ['Just tried', 'Thinking about', 'Finally finished', 'Loving', 'Notes on', 'Hot take on', 'Week three of', 'Still learning'];
-const OBJECTS = ['a new approach to', 'the basics of', 'an old book about', 'a long weekend of', 'my favourite', 'a tiny project on', 'the history of'];
-const CLOSERS = ['Worth it.', 'More soon.', 'Any tips?', 'Highly recommended.', 'Not what I expected.', 'Back at it tomorrow.', ''];
+const OPENERS = [
+  'Just tried',
+  'Thinking about',
+  'Finally finished',
+  'Loving',
+  'Notes on',
+  'Hot take on',
+  'Week three of',
+  'Still learning',
+];
+const OBJECTS = [
+  'a new approach to',
+  'the basics of',
+  'an old book about',
+  'a long weekend of',
+  'my favourite',
+  'a tiny project on',
+  'the history of',
+];
+const CLOSERS = [
+  'Worth it.',
+  'More soon.',
+  'Any tips?',
+  'Highly recommended.',
+  'Not what I expected.',
+  'Back at it tomorrow.',
+  '',
+];
 
 export function generateNetwork(options: NetworkOptions): Network {
   const { users: n, seed } = options;
   if (n < 2) throw new Error('--users must be at least 2');
-  if (options.follows > (n * (n - 1)) / 2) throw new Error(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
+  if (options.follows > (n * (n - 1)) / 2)
+    throw new Error(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
   if (options.posts < 1 && options.likes > 0) throw new Error('--likes needs at least one post');
   const random = new Random(seed);
   const startMs = options.endMs - HISTORY_MS;
@@ -195,7 +221,11 @@ export function generateNetwork(options: NetworkOptions): Network {
     const to = byPopularity();
     if (from === to || seen.has(from * n + to)) continue;
     seen.add(from * n + to);
-    follows.push({ from, to, atMs: startMs + 2 * DAY_MS + Math.floor((follows.length / options.follows) * followSpan) });
+    follows.push({
+      from,
+      to,
+      atMs: startMs + 2 * DAY_MS + Math.floor((follows.length / options.follows) * followSpan),
+    });
     followerCounts[to]! += 1;
     following[from]!.push(to);
   }
@@ -206,7 +236,11 @@ export function generateNetwork(options: NetworkOptions): Network {
   for (let i = 0; i < options.posts; i++) {
     const author = byActivity();
     postsBy[author]!.push(i);
-    posts.push({ author, ...postContent(random, users[author]!.interests), createdAtMs: startMs + 3 * DAY_MS + Math.floor((i / options.posts) * postSpan) });
+    posts.push({
+      author,
+      ...postContent(random, users[author]!.interests),
+      createdAtMs: startMs + 3 * DAY_MS + Math.floor((i / options.posts) * postSpan),
+    });
   }
 
   const likes: SeedLike[] = [];
@@ -215,7 +249,8 @@ export function generateNetwork(options: NetworkOptions): Network {
   while (likes.length < maxLikes) {
     const user = byActivity();
     const followee = following[user]!.length > 0 ? random.pick(following[user]!) : null;
-    const candidates = followee !== null && postsBy[followee]!.length > 0 && random.next() < 0.8 ? postsBy[followee]! : null;
+    const candidates =
+      followee !== null && postsBy[followee]!.length > 0 && random.next() < 0.8 ? postsBy[followee]! : null;
     const post = candidates ? random.pick(candidates) : random.below(options.posts);
     if (liked.has(post * n + user)) continue;
     liked.add(post * n + user);

@@ -40,7 +40,13 @@ const FOLLOW_CHUNK = 1000;
 const GRAPH_USER_CHUNK = 100;
 const WORKER_CONCURRENCY = 8;
 
-export async function seedThroughService(stores: Stores, network: Network, settings: ServiceSeedSettings, progress: Progress, logger: Logger): Promise<SeedSummary> {
+export async function seedThroughService(
+  stores: Stores,
+  network: Network,
+  settings: ServiceSeedSettings,
+  progress: Progress,
+  logger: Logger,
+): Promise<SeedSummary> {
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
 
@@ -49,7 +55,9 @@ export async function seedThroughService(stores: Stores, network: Network, setti
     await stores.users.create(user);
     phase.tick();
   });
-  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) => stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))));
+  await mapConcurrently(chunk(users, GRAPH_USER_CHUNK), 4, (part) =>
+    stores.graph.upsertUsers(part.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests }))),
+  );
   const usersMs = phase.finish();
 
   phase = progress.stage('follows', network.follows.length);
@@ -60,12 +68,20 @@ export async function seedThroughService(stores: Stores, network: Network, setti
   const followsMs = phase.finish();
 
   const fanOutTasks = placements.filter((p) => p.fanOut).length;
-  const homeEntries = network.posts.reduce((sum, p, i) => sum + (placements[i]!.fanOut ? network.followerCounts[p.author]! + 1 : 1), 0);
+  const homeEntries = network.posts.reduce(
+    (sum, p, i) => sum + (placements[i]!.fanOut ? network.followerCounts[p.author]! + 1 : 1),
+    0,
+  );
   const fanOut = new CountingFanOut(stores, settings);
   const worker = new Worker(
     stores.tasks,
     fanOut,
-    { pollMs: 200, leaseMs: settings.queueLeaseMs, concurrency: WORKER_CONCURRENCY, maxAttempts: settings.queueMaxAttempts },
+    {
+      pollMs: 200,
+      leaseMs: settings.queueLeaseMs,
+      concurrency: WORKER_CONCURRENCY,
+      maxAttempts: settings.queueMaxAttempts,
+    },
     logger.child({ component: 'seed-worker' }),
   );
   worker.start();
@@ -74,8 +90,16 @@ export async function seedThroughService(stores: Stores, network: Network, setti
   try {
     phase = progress.stage('posts', posts.length);
     await mapConcurrently(posts, CONCURRENCY, async (post, i) => {
-      const task = placements[i]!.fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } } : null;
-      await stores.posts.create(post, task ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! } : { kind: 'outbox' }, null);
+      const task = placements[i]!.fanOut
+        ? { id: newId('tsk'), payload: { kind: 'fanOut' as const, postId: post.id, authorId: post.authorId } }
+        : null;
+      await stores.posts.create(
+        post,
+        task
+          ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! }
+          : { kind: 'outbox' },
+        null,
+      );
       if (task) worker.nudge(task);
       phase.tick();
     });
@@ -121,11 +145,19 @@ class CountingFanOut implements TaskRunner {
 
   constructor(stores: Stores, settings: ServiceSeedSettings) {
     const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
-    this.fanOut = new FanOutHandler(stores.posts, stores.reposts, followers, new HomeDelivery(stores.timelines, settings), stores.fanOutProgress, () => {});
+    this.fanOut = new FanOutHandler(
+      stores.posts,
+      stores.reposts,
+      followers,
+      new HomeDelivery(stores.timelines, settings),
+      stores.fanOutProgress,
+      () => {},
+    );
   }
 
   async run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
-    if (task.payload.kind !== 'fanOut') throw new Error(`the seed enqueues fanOut tasks only, not ${task.payload.kind}`);
+    if (task.payload.kind !== 'fanOut')
+      throw new Error(`the seed enqueues fanOut tasks only, not ${task.payload.kind}`);
     const outcome = await this.fanOut.run({ payload: task.payload, checkpoint: task.checkpoint, save, stopping });
     if (outcome === 'done') this.finished += 1;
     return outcome;

@@ -54,7 +54,12 @@ export interface SeedRecords {
  * carry their simulated creation time and a random part drawn from the network's seed, so that
  * a resumed seed writes the same items again.
  */
-export async function prepareSeed(stores: Stores, network: Network, settings: PostSettings, resuming = false): Promise<SeedRecords> {
+export async function prepareSeed(
+  stores: Stores,
+  network: Network,
+  settings: PostSettings,
+  resuming = false,
+): Promise<SeedRecords> {
   if (!resuming) {
     const [taken] = await stores.users.idsByHandle([network.users[0]!.handle]);
     if (taken) throw new AlreadySeededError(network.users[0]!.handle);
@@ -86,7 +91,11 @@ export async function prepareSeed(stores: Stores, network: Network, settings: Po
 }
 
 export function followEdges(network: Network, users: readonly UserRecord[]) {
-  return network.follows.map((f) => ({ from: users[f.from]!.id, to: users[f.to]!.id, at: new Date(f.atMs).toISOString() }));
+  return network.follows.map((f) => ({
+    from: users[f.from]!.id,
+    to: users[f.to]!.id,
+    at: new Date(f.atMs).toISOString(),
+  }));
 }
 
 /** Where a seed records the parts it has written, so that an interrupted seed can go on from there. */
@@ -123,8 +132,17 @@ interface SeedStage {
 const unitsOf = (parts: readonly Part[]) => parts.reduce((sum, p) => sum + p.units, 0);
 
 /** A stage of `records`, in parts of about `partItems` items. */
-function stageOf<T>(name: string, weight: number, records: readonly T[], partItems: number, write: (part: T[], tick: (n: number) => void) => Promise<unknown>): SeedStage {
-  const parts = chunk(records, Math.max(1, Math.floor(partItems / weight))).map((part): Part => ({ units: part.length, write: (tick) => write(part, tick) }));
+function stageOf<T>(
+  name: string,
+  weight: number,
+  records: readonly T[],
+  partItems: number,
+  write: (part: T[], tick: (n: number) => void) => Promise<unknown>,
+): SeedStage {
+  const parts = chunk(records, Math.max(1, Math.floor(partItems / weight))).map((part): Part => ({
+    units: part.length,
+    write: (tick) => write(part, tick),
+  }));
   return { name, weight, parts };
 }
 
@@ -151,7 +169,12 @@ export async function seedNetwork(
   const timelines: HomeEntry[][] = users.map(() => []);
   network.posts.forEach((p, i) => {
     for (const reader of [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])]) {
-      timelines[reader]!.push({ userId: users[reader]!.id, postId: posts[i]!.id, authorId: posts[i]!.authorId, counterShards: posts[i]!.counterShards });
+      timelines[reader]!.push({
+        userId: users[reader]!.id,
+        postId: posts[i]!.id,
+        authorId: posts[i]!.authorId,
+        counterShards: posts[i]!.counterShards,
+      });
     }
   });
   const homeEntries = timelines.reduce((sum, t) => sum + t.length, 0);
@@ -160,7 +183,10 @@ export async function seedNetwork(
   const sizeItems = timelines.filter((t) => t.length > 0).length;
 
   const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
-  const postItems = importedPosts.reduce((sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards, 0);
+  const postItems = importedPosts.reduce(
+    (sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards,
+    0,
+  );
   const stages: SeedStage[] = [
     stageOf(
       'users',
@@ -185,11 +211,18 @@ export async function seedNetwork(
         },
       ],
     },
-    stageOf('posts', postItems / Math.max(1, posts.length), importedPosts, partItems, (part, tick) => stores.posts.importPosts(part, tick)),
+    stageOf('posts', postItems / Math.max(1, posts.length), importedPosts, partItems, (part, tick) =>
+      stores.posts.importPosts(part, tick),
+    ),
     stageOf(
       'likes',
       3,
-      network.likes.map((like) => ({ postId: posts[like.post]!.id, userId: users[like.user]!.id, counterShards: posts[like.post]!.counterShards, atMs: network.endMs })),
+      network.likes.map((like) => ({
+        postId: posts[like.post]!.id,
+        userId: users[like.user]!.id,
+        counterShards: posts[like.post]!.counterShards,
+        atMs: network.endMs,
+      })),
       partItems,
       (part, tick) => stores.counters.importLikes(part, tick),
     ),
@@ -205,7 +238,14 @@ export async function seedNetwork(
   ];
 
   const partsDone = (stage: SeedStage) => Math.min(stage.parts.length, checkpoint?.partsDone(stage.name) ?? 0);
-  progress.plan(stages.map((s) => ({ name: s.name, units: unitsOf(s.parts), weight: s.weight, done: unitsOf(s.parts.slice(0, partsDone(s))) })));
+  progress.plan(
+    stages.map((s) => ({
+      name: s.name,
+      units: unitsOf(s.parts),
+      weight: s.weight,
+      done: unitsOf(s.parts.slice(0, partsDone(s))),
+    })),
+  );
   const phasesMs: Record<string, number> = {};
   for (const stage of stages) {
     const skipped = partsDone(stage);

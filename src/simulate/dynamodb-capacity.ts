@@ -32,4 +32,5 @@ export const writeUnits = (bytes: number): number => Math.ceil(bytes / 1024);
  * Read units of one item read, or of one Query given the sum of the sizes of the items it reads: one
  * per 4 KB started, half of it eventually consistent. A missing item, or an empty Query, still costs the minimum.
  */
-export const readUnits = (bytes: number, consistent = false): number => Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);
+export const readUnits = (bytes: number, consistent = false): number =>
+  Math.max(1, Math.ceil(bytes / 4096)) * (consistent ? 1 : 0.5);

@@ -7,7 +7,12 @@ import { followItems, graphNodeItem } from '../stores/dynamo/graph/items.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
 import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
-import { homeEntryItem, homeMarkerItem, homeSizeItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
+import {
+  homeEntryItem,
+  homeMarkerItem,
+  homeSizeItem,
+  repostHomeEntryItem,
+} from '../stores/dynamo/dynamo-timeline-store.js';
 import { repostPosition } from '../stores/timeline-store.js';
 import { userItems } from '../stores/dynamo/dynamo-user-store.js';
 import { keys } from '../stores/dynamo/keys.js';
@@ -90,23 +95,41 @@ export function measureItems(shape: SampleShape): ItemSizes {
   const [handleClaim, profile] = userItems(user);
   const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));
   const [edge, followingEntry] = followItems({ from: userId, to: otherId, at: now });
-  const [shard] = counterShardItems(post.id, shape.counterShards, { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345 });
+  const [shard] = counterShardItems(post.id, shape.counterShards, {
+    likeCount: 123_456,
+    viewCount: 1_234_567,
+    commentCount: 12_345,
+  });
   const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
   const like = keys.like(post.id, userId);
   const repost = repostItems(post, userId, Date.now(), 'fanOut', false, repostPosition(userId));
-  const repostedEntry = { userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards, repostedBy: userId, position: repostPosition(userId) };
+  const repostedEntry = {
+    userId,
+    postId: post.id,
+    authorId: otherId,
+    counterShards: shape.counterShards,
+    repostedBy: userId,
+    position: repostPosition(userId),
+  };
   return {
     user: itemSize(profile),
     handleClaim: itemSize(handleClaim),
     graphNode: itemSize(
-      graphNodeItem({ id: userId, handle: user.handle, interests: user.interests }, { followerCount: 1234, followingCount: following.length }, following, shape.followingSetMax),
+      graphNodeItem(
+        { id: userId, handle: user.handle, interests: user.interests },
+        { followerCount: 1234, followingCount: following.length },
+        following,
+        shape.followingSetMax,
+      ),
     ),
     followEdge: itemSize(edge),
     followListEntry: itemSize(followingEntry),
     post: itemSize(postItem!),
     authorPostEntry: itemSize(authorPost!),
     timelineEntry: itemSize(publicEntry!),
-    homeEntry: itemSize(homeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards })),
+    homeEntry: itemSize(
+      homeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards }),
+    ),
     homeSize: itemSize(homeSizeItem(userId, 812)),
     counterShard: itemSize({ ...shard!, reactions }),
     outboxAuthor: itemSize(outboxAuthorItem(userId)),
@@ -119,7 +142,9 @@ export function measureItems(shape: SampleShape): ItemSizes {
     }),
     likeRecord: itemSize(counterRecordItem(like, now)),
     likerEntry: itemSize(likerEntryItem(post.id, Date.now(), userId)),
-    activity: itemSize(activityItem(userId, like, { kind: 'like', postId: post.id, counterShards: shape.counterShards })),
+    activity: itemSize(
+      activityItem(userId, like, { kind: 'like', postId: post.id, counterShards: shape.counterShards }),
+    ),
     repostRecord: itemSize(repost.record),
     reposterEntry: itemSize(repost.reposterEntry),
     userRepostEntry: itemSize(repost.ownEntry),

@@ -103,5 +103,13 @@ export interface ModelResult {
   totals: { writeUnitsPerSecond: number; readUnitsPerSecond: number; storageBytes: number };
   storage: StorageLine[];
   hotSpots: HotSpot[];
-  cost: { writeUnitsPerMonth: number; readUnitsPerMonth: number; storageGb: number; writeUsd: number; readUsd: number; storageUsd: number; totalUsd: number };
+  cost: {
+    writeUnitsPerMonth: number;
+    readUnitsPerMonth: number;
+    storageGb: number;
+    writeUsd: number;
+    readUsd: number;
+    storageUsd: number;
+    totalUsd: number;
+  };
 }

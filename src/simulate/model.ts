@@ -2,7 +2,14 @@ import { shardsForWriteRate } from '../usecases/counter-heat.js';
 import { placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/feeds/home.js';
-import { PARTITION_LIMITS, SECONDS_PER_DAY, SECONDS_PER_MONTH, STORAGE_OVERHEAD_BYTES, readUnits, writeUnits } from './dynamodb-capacity.js';
+import {
+  PARTITION_LIMITS,
+  SECONDS_PER_DAY,
+  SECONDS_PER_MONTH,
+  STORAGE_OVERHEAD_BYTES,
+  readUnits,
+  writeUnits,
+} from './dynamodb-capacity.js';
 import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
 
 /**
@@ -33,7 +40,10 @@ export function runModel(input: ModelInput): ModelResult {
     if (!b.fanOut) return 0;
     const full = Math.floor(b.followers / s.fanoutPageSize);
     const rest = b.followers - full * s.fanoutPageSize;
-    return full * readUnits(s.fanoutPageSize * sizes.followListEntry) + (rest > 0 || full === 0 ? readUnits(rest * sizes.followListEntry) : 0);
+    return (
+      full * readUnits(s.fanoutPageSize * sizes.followListEntry) +
+      (rest > 0 || full === 0 ? readUnits(rest * sizes.followListEntry) : 0)
+    );
   });
   // A home page shows posts in proportion to their authors' followers.
   const shardsPerHomeEntry = follows === 0 ? 1 : sum(placed, (b) => b.users * b.followers * b.counterShards) / follows;
@@ -76,14 +86,18 @@ export function runModel(input: ModelInput): ModelResult {
   // A repost's fan-out task: the same, enqueued with the repost.
   const fanOutTasks = posts + reposts;
   const queueWriteUnits =
-    fanOutTasks * fanOutShare * transact(sizes.task) + fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) + followsMade * 3 * writeUnits(sizes.task);
+    fanOutTasks * fanOutShare * transact(sizes.task) +
+    fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) +
+    followsMade * 3 * writeUnits(sizes.task);
 
   const lines: CapacityLine[] = [
     {
       item: 'post',
       by: "createPost (transaction); fan-out (at the start and after each page); repost (the post, strongly), its fan-out's checks",
       writeUnitsPerSecond: posts * transact(sizes.post),
-      readUnitsPerSecond: (posts + reposts) * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) + reposts * readUnits(sizes.post, true),
+      readUnitsPerSecond:
+        (posts + reposts) * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) +
+        reposts * readUnits(sizes.post, true),
     },
     {
       item: "author's posts entry",
@@ -91,7 +105,12 @@ export function runModel(input: ModelInput): ModelResult {
       writeUnitsPerSecond: posts * transact(sizes.authorPostEntry),
       readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry),
     },
-    { item: 'public and tag entries', by: 'createPost', writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry), readUnitsPerSecond: 0 },
+    {
+      item: 'public and tag entries',
+      by: 'createPost',
+      writeUnitsPerSecond: posts * (1 + w.tagsPerPost) * transact(sizes.timelineEntry),
+      readUnitsPerSecond: 0,
+    },
     {
       item: 'outbox entry and registry',
       by: 'createPost and repost (authors and reposters not fanned out); home reads',
@@ -99,22 +118,31 @@ export function runModel(input: ModelInput): ModelResult {
         posts * (1 - fanOutShare) * (transact(sizes.timelineEntry) + transact(sizes.outboxAuthor)) +
         reposts * (1 - fanOutShare) * (transact(sizes.userRepostEntry) + transact(sizes.outboxAuthor)),
       readUnitsPerSecond:
-        homeReads * (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) * readUnits((w.pageSize + 1) * sizes.timelineEntry) +
+        homeReads *
+          (outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? outboxAuthors : followedOutboxAuthors) *
+          readUnits((w.pageSize + 1) * sizes.timelineEntry) +
         ((w.apiInstances * 1000) / Math.max(1, s.outboxAuthorsTtlMs)) * readUnits(outboxAuthors * sizes.outboxAuthor),
     },
     {
       item: 'user profile and handle claim',
       by: "createPost (postCount; mentions: each handle's claim, strongly); home reads (account check, authors, reposters)",
       writeUnitsPerSecond: posts * transact(sizes.user),
-      readUnitsPerSecond: homeReads * (1 + pageUsers) * readUnits(sizes.user) + posts * w.mentionsPerPost * readUnits(sizes.handleClaim, true),
+      readUnitsPerSecond:
+        homeReads * (1 + pageUsers) * readUnits(sizes.user) +
+        posts * w.mentionsPerPost * readUnits(sizes.handleClaim, true),
     },
     {
       item: 'home entry',
       by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page",
-      writeUnitsPerSecond: posts * transact(sizes.homeEntry) + homeEntriesWritten * bulk(sizes.homeEntry) + repostEntries * writeUnits(sizes.repostHomeEntry),
+      writeUnitsPerSecond:
+        posts * transact(sizes.homeEntry) +
+        homeEntriesWritten * bulk(sizes.homeEntry) +
+        repostEntries * writeUnits(sizes.repostHomeEntry),
       // A post's own fan-out reads its reposters (Limit 1) per page and, finding none as nearly always, skips the holdings read.
       readUnitsPerSecond:
-        homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry) + (repostEntries + followsMade * backfilled) * 2 * readUnits(0, true) + posts * pagesPerPost * readUnits(0, true),
+        homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry) +
+        (repostEntries + followsMade * backfilled) * 2 * readUnits(0, true) +
+        posts * pagesPerPost * readUnits(0, true),
     },
     {
       item: 'home entry trims',
@@ -131,7 +159,8 @@ export function runModel(input: ModelInput): ModelResult {
     {
       item: 'counter shard',
       by: 'createPost, likes, reposts; home reads',
-      writeUnitsPerSecond: posts * shardsPerPost * transact(sizes.counterShard) + (likes + reposts) * transact(sizes.counterShard),
+      writeUnitsPerSecond:
+        posts * shardsPerPost * transact(sizes.counterShard) + (likes + reposts) * transact(sizes.counterShard),
       readUnitsPerSecond: homeReads * w.pageSize * shardsPerHomeEntry * readUnits(sizes.counterShard),
     },
     {
@@ -143,8 +172,15 @@ export function runModel(input: ModelInput): ModelResult {
     {
       item: "repost record, reposters entry, reposter's entry and activity",
       by: 'repost (transaction); home reads (viewerHasReposted); repost fan-out (still reposted? at the start and after each page, strongly)',
-      writeUnitsPerSecond: reposts * (transact(sizes.repostRecord) + transact(sizes.reposterEntry) + transact(sizes.userRepostEntry) + transact(sizes.activity)),
-      readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.repostRecord) + reposts * (fanOutShare + pagesPerPost) * readUnits(sizes.repostRecord, true),
+      writeUnitsPerSecond:
+        reposts *
+        (transact(sizes.repostRecord) +
+          transact(sizes.reposterEntry) +
+          transact(sizes.userRepostEntry) +
+          transact(sizes.activity)),
+      readUnitsPerSecond:
+        homeReads * w.pageSize * readUnits(sizes.repostRecord) +
+        reposts * (fanOutShare + pagesPerPost) * readUnits(sizes.repostRecord, true),
     },
     {
       item: 'queued task',
@@ -155,8 +191,12 @@ export function runModel(input: ModelInput): ModelResult {
     {
       item: 'follow edge, list entries, graph nodes',
       by: "follow (transaction); fan-out and repost fan-out (followers pages); backfill (follow checks); createPost and repost (the author's or reposter's counts)",
-      writeUnitsPerSecond: followsMade * (transact(sizes.followEdge) + 2 * transact(sizes.followListEntry) + 2 * transact(sizes.graphNode)),
-      readUnitsPerSecond: (posts + reposts) * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) + followsMade * 2 * readUnits(sizes.followEdge, true),
+      writeUnitsPerSecond:
+        followsMade *
+        (transact(sizes.followEdge) + 2 * transact(sizes.followListEntry) + 2 * transact(sizes.graphNode)),
+      readUnitsPerSecond:
+        (posts + reposts) * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) +
+        followsMade * 2 * readUnits(sizes.followEdge, true),
     },
     {
       item: 'block and mute edges',
@@ -184,27 +224,46 @@ export function runModel(input: ModelInput): ModelResult {
   const repostsKept = reposts * retentionSeconds;
   // A home timeline holds what it received over the retention, up to its bound.
   const homeEntriesPerUser = Math.min(s.timelineMaxEntries, ((deliveredEntries + posts) * retentionSeconds) / users);
-  const stored = (item: string, count: number, bytes: number): StorageLine => ({ item, items: count, bytes: count * (bytes + STORAGE_OVERHEAD_BYTES) });
+  const stored = (item: string, count: number, bytes: number): StorageLine => ({
+    item,
+    items: count,
+    bytes: count * (bytes + STORAGE_OVERHEAD_BYTES),
+  });
   const storage: StorageLine[] = [
     stored('user profile and handle claim', users * 2, (sizes.user + sizes.handleClaim) / 2),
     stored('graph node', users, sizes.graphNode),
     stored('follow edge and list entries', follows * 3, (sizes.followEdge + 2 * sizes.followListEntry) / 3),
     stored('post', postsKept, sizes.post),
-    stored("author's posts, public, tag and outbox entries", postsKept * (2 + w.tagsPerPost + (1 - fanOutShare)), sizes.timelineEntry),
+    stored(
+      "author's posts, public, tag and outbox entries",
+      postsKept * (2 + w.tagsPerPost + (1 - fanOutShare)),
+      sizes.timelineEntry,
+    ),
     stored('counter shard', postsKept * shardsPerPost, sizes.counterShard),
     stored(
       "repost record, reposters, reposter's and outbox entries, activity",
       repostsKept * (5 - fanOutShare),
-      (sizes.repostRecord + sizes.reposterEntry + (2 - fanOutShare) * sizes.userRepostEntry + sizes.activity) / (5 - fanOutShare),
+      (sizes.repostRecord + sizes.reposterEntry + (2 - fanOutShare) * sizes.userRepostEntry + sizes.activity) /
+        (5 - fanOutShare),
     ),
     stored('home entry', users * homeEntriesPerUser, sizes.homeEntry),
-    stored('like record, likers entry and activity', likesKept * 3, (sizes.likeRecord + sizes.likerEntry + sizes.activity) / 3),
+    stored(
+      'like record, likers entry and activity',
+      likesKept * 3,
+      (sizes.likeRecord + sizes.likerEntry + sizes.activity) / 3,
+    ),
   ];
 
   const peak = w.peakToAverage;
   const hotSpots: HotSpot[] = [];
   const hot = (spot: Omit<HotSpot, 'ofLimit'>) =>
-    hotSpots.push({ ...spot, ofLimit: Math.max(spot.readUnitsPerSecond / PARTITION_LIMITS.readUnits, spot.writeUnitsPerSecond / PARTITION_LIMITS.writeUnits) });
+    hotSpots.push({
+      ...spot,
+      ofLimit: Math.max(
+        spot.readUnitsPerSecond / PARTITION_LIMITS.readUnits,
+        spot.writeUnitsPerSecond / PARTITION_LIMITS.writeUnits,
+      ),
+    });
   // Home pages read by the most followed author's followers: their newest post is on each (a viral post).
   const topReaders = homeReads * peak * (top.followers / users);
   const likesPerView = w.homeReadsPerDay > 0 ? w.likesPerDay / (w.homeReadsPerDay * w.pageSize) : 0;
@@ -226,9 +285,16 @@ export function runModel(input: ModelInput): ModelResult {
   hot({
     partition: 'POST#<viral post>',
     what: `the post, its ${topShards} counter shard(s), its like and repost records and likers list, on every follower's page`,
-    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + topShards * readUnits(sizes.counterShard) + readUnits(sizes.likeRecord) + readUnits(sizes.repostRecord)),
-    writeUnitsPerSecond: topLikes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.counterShard)),
-    relief: 'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
+    readUnitsPerSecond:
+      topReaders *
+      (readUnits(sizes.post) +
+        topShards * readUnits(sizes.counterShard) +
+        readUnits(sizes.likeRecord) +
+        readUnits(sizes.repostRecord)),
+    writeUnitsPerSecond:
+      topLikes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.counterShard)),
+    relief:
+      'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
   });
   hot({
     partition: 'POST#<viral post> COUNT#<n>',
@@ -290,7 +356,11 @@ export function runModel(input: ModelInput): ModelResult {
       maxFollowers: top.followers,
       outboxAuthors,
       hotAuthors,
-      largestFanOut: { entries: largestFanOut, pages: followerPages(largestFanOut), writeUnits: largestFanOut * bulk(sizes.homeEntry) },
+      largestFanOut: {
+        entries: largestFanOut,
+        pages: followerPages(largestFanOut),
+        writeUnits: largestFanOut * bulk(sizes.homeEntry),
+      },
     },
     rates: {
       postsPerSecond: posts,
@@ -306,7 +376,15 @@ export function runModel(input: ModelInput): ModelResult {
     totals: { writeUnitsPerSecond, readUnitsPerSecond, storageBytes },
     storage,
     hotSpots,
-    cost: { writeUnitsPerMonth, readUnitsPerMonth, storageGb, writeUsd, readUsd, storageUsd, totalUsd: writeUsd + readUsd + storageUsd },
+    cost: {
+      writeUnitsPerMonth,
+      readUnitsPerMonth,
+      storageGb,
+      writeUsd,
+      readUsd,
+      storageUsd,
+      totalUsd: writeUsd + readUsd + storageUsd,
+    },
   };
 }
 

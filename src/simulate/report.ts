@@ -78,7 +78,13 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
   out.push('');
   out.push(`Storage after ${w.retentionDays} days (items + ${100} bytes each of overhead):`);
   out.push(
-    table(['item', 'items', 'size'], [...result.storage.map((line) => [line.item, compact(line.items), bytes(line.bytes)]), ['total', '', bytes(result.totals.storageBytes)]]),
+    table(
+      ['item', 'items', 'size'],
+      [
+        ...result.storage.map((line) => [line.item, compact(line.items), bytes(line.bytes)]),
+        ['total', '', bytes(result.totals.storageBytes)],
+      ],
+    ),
   );
   out.push('');
   const p = input.prices;
@@ -92,7 +98,9 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
   const drivers = [...result.lines].sort((a, b) => monthlyUsd(b) - monthlyUsd(a)).slice(0, 3);
   out.push(`Largest costs: ${drivers.map((line) => `${line.item} ${usd(monthlyUsd(line))}`).join(', ')}.`);
   out.push('');
-  out.push(`Hottest partitions at peak (${w.peakToAverage}× the average) against ${PARTITION_LIMITS.readUnits} RCU / ${PARTITION_LIMITS.writeUnits} WCU a partition:`);
+  out.push(
+    `Hottest partitions at peak (${w.peakToAverage}× the average) against ${PARTITION_LIMITS.readUnits} RCU / ${PARTITION_LIMITS.writeUnits} WCU a partition:`,
+  );
   out.push(
     table(
       ['partition', 'RCU/s', 'WCU/s', 'of limit', 'relieved by'],

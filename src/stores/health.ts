@@ -43,11 +43,20 @@ export async function checkHealth({ engine, client, table, graph, redis }: Check
   const dynamodb =
     engineState === 'restarting' || engineState === 'failed'
       ? Promise.resolve(engineState)
-      : within(client.send(new DescribeTableCommand({ TableName: table }), { abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS) }));
+      : within(
+          client.send(new DescribeTableCommand({ TableName: table }), {
+            abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS),
+          }),
+        );
   const graphState = graph.backend === 'dynamodb' ? dynamodb : within(graph.ping());
   const redisState = redis && redis.answers(HEALTH_CHECK_MS).then((answers): StoreState => (answers ? 'up' : 'down'));
-  const stores: StoreStates = { dynamodb: await dynamodb, graph: await graphState, ...(redisState ? { redis: await redisState } : {}) };
+  const stores: StoreStates = {
+    dynamodb: await dynamodb,
+    graph: await graphState,
+    ...(redisState ? { redis: await redisState } : {}),
+  };
   // Redis only accelerates: without it the service works, slower.
-  const status = stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
+  const status =
+    stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
   return { status, stores };
 }

@@ -67,26 +67,46 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
     const configured = options.dynamodbEndpoint ?? (config.dynamodbEndpoint || undefined);
     const engine =
       !configured && usesEmbeddedDynamo(config)
-        ? opened.add(await startEmbeddedEngine({ dataDir: config.dataDir, logger, restarts: config.dynamodbLocalRestarts, onFailed: options.onStoreFailure }), (started) =>
-            started.stop(),
+        ? opened.add(
+            await startEmbeddedEngine({
+              dataDir: config.dataDir,
+              logger,
+              restarts: config.dynamodbLocalRestarts,
+              onFailed: options.onStoreFailure,
+            }),
+            (started) => started.stop(),
           )
         : undefined;
     const endpoint = engine ? engine.endpoint : configured;
     const table = tableName(config.tablePrefix);
-    const dynamo = { endpoint, region: config.awsRegion || undefined, tableName: table, timeouts: dynamoTimeoutsOf(config), state: new DependencyState('dynamodb', logger) };
+    const dynamo = {
+      endpoint,
+      region: config.awsRegion || undefined,
+      tableName: table,
+      timeouts: dynamoTimeoutsOf(config),
+      state: new DependencyState('dynamodb', logger),
+    };
     const client = opened.add(createDocumentClient(dynamo), (created) => created.destroy());
     await ensureTable(client, table);
     // The embedded graph backend gets a client of its own so that its requests count as graph requests.
-    const graphClient = opened.add(createDocumentClient({ ...dynamo, countAs: 'graph' }), (created) => created.destroy());
+    const graphClient = opened.add(createDocumentClient({ ...dynamo, countAs: 'graph' }), (created) =>
+      created.destroy(),
+    );
     const redis = await openRedis({ url: config.redisUrl, timeouts: redisTimeoutsOf(config) }, logger);
     if (redis) opened.add(redis, (connections) => connections.close());
-    const cache = openItemCache({ mode: config.cache, maxEntries: config.cacheMaxEntries, redis: redis?.commands ?? null });
+    const cache = openItemCache({
+      mode: config.cache,
+      maxEntries: config.cacheMaxEntries,
+      redis: redis?.commands ?? null,
+    });
     if (cache) opened.add(cache, (made) => made.close());
     if (cache) for (const writer of [client, graphClient]) addCacheInvalidation(writer, cache);
     // One reader for every store of the table, so that one tick's lookups of different kinds share calls.
     const batchReader = new BatchReader(client, table, config.batching);
     // Profiles, posts, counters and a query's follow counts read through the cache; the cache passes its misses on to the shared reader.
-    const reader = cache ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs }) : batchReader;
+    const reader = cache
+      ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs })
+      : batchReader;
     const onTable: TableOptions = { client, tableName: table };
     const tasks = new DynamoTaskQueue({ ...onTable, shards: config.queueShards });
     const graph: GraphStore = opened.add(
@@ -113,15 +133,31 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
     // Live events: through Redis when REDIS_URL is set (several processes), else within this process.
     const pubsub: PubSub = redis?.pubsub ?? new InProcessPubSub();
     const memoryBuckets = new MemoryRateBuckets();
-    const rateBuckets = opened.add(redis ? new RedisRateBuckets(redis.commands, memoryBuckets) : memoryBuckets, (buckets) => buckets.close());
+    const rateBuckets = opened.add(
+      redis ? new RedisRateBuckets(redis.commands, memoryBuckets) : memoryBuckets,
+      (buckets) => buckets.close(),
+    );
     const stores: Stores = {
       users: new DynamoUserStore({ ...onTable, importApi: config.bulkWriteApi, reader }),
       accounts: new DynamoAccountStore({ ...onTable, tasks }),
       activities: new DynamoActivityStore(onTable),
       failedAttempts: new DynamoFailedAttemptStore(onTable),
       graph,
-      counters: new DynamoCounterStore({ ...onTable, tasks, reactionKinds: config.reactionKinds, importApi: config.bulkWriteApi, reader }),
-      posts: new DynamoPostStore({ ...onTable, tasks, timelineShards: config.timelineShards, trendShards: config.trendsShards, importApi: config.bulkWriteApi, reader }),
+      counters: new DynamoCounterStore({
+        ...onTable,
+        tasks,
+        reactionKinds: config.reactionKinds,
+        importApi: config.bulkWriteApi,
+        reader,
+      }),
+      posts: new DynamoPostStore({
+        ...onTable,
+        tasks,
+        timelineShards: config.timelineShards,
+        trendShards: config.trendsShards,
+        importApi: config.bulkWriteApi,
+        reader,
+      }),
       tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards, reader: batchReader }),
       reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader }),
       timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),

@@ -54,7 +54,12 @@ export interface PostStore {
    * and returns what the key's claim recorded. `tasks` (its notifications) are enqueued in the
    * same transaction.
    */
-  create(post: PostRecord, delivery: Delivery, claim: IdempotencyClaim | null, tasks?: readonly Task[]): Promise<Claimed>;
+  create(
+    post: PostRecord,
+    delivery: Delivery,
+    claim: IdempotencyClaim | null,
+    tasks?: readonly Task[],
+  ): Promise<Claimed>;
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and
@@ -73,7 +78,13 @@ export interface PostStore {
    * transaction, while the parent is there and no tombstone. `tasks` (its notifications) are
    * enqueued in the same transaction.
    */
-  addComment(post: PostRecord, comment: CommentRecord, claim: IdempotencyClaim | null, tasks?: readonly Task[], parent?: CommentRecord | null): Promise<Claimed | CommentRefused>;
+  addComment(
+    post: PostRecord,
+    comment: CommentRecord,
+    claim: IdempotencyClaim | null,
+    tasks?: readonly Task[],
+    parent?: CommentRecord | null,
+  ): Promise<Claimed | CommentRefused>;
   /** Every comment of the post, replies included, in the store's order: `after` is an `end` this returned. */
   comments(postId: string, first: number, after: string | null): Promise<CommentPage & { end: string | null }>;
   /** A slice of the post's top-level comments (`parent` null) or of a comment's replies; cursors are comment ids. */

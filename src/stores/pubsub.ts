@@ -64,7 +64,10 @@ export class InProcessPubSub implements PubSub {
     for (const { channel, payload } of messages) this.listeners.deliver(channel, payload);
   }
 
-  async subscribe(channels: readonly string[], listener: (channel: string, payload: string) => void): Promise<() => void> {
+  async subscribe(
+    channels: readonly string[],
+    listener: (channel: string, payload: string) => void,
+  ): Promise<() => void> {
     this.listeners.add(channels, listener);
     return () => {
       this.listeners.remove(channels, listener);

@@ -25,7 +25,12 @@ export interface RateBucketStore {
 }
 
 /** The bucket after `elapsedMs` of refilling from `tokens`, then the take of `points` when it holds them. */
-export function takeFrom(tokens: number, elapsedMs: number, points: number, rule: BucketRule): { taken: boolean; remaining: number } {
+export function takeFrom(
+  tokens: number,
+  elapsedMs: number,
+  points: number,
+  rule: BucketRule,
+): { taken: boolean; remaining: number } {
   const refilled = Math.min(rule.size, tokens + (Math.max(0, elapsedMs) * rule.perSecond) / 1000);
   return refilled >= points ? { taken: true, remaining: refilled - points } : { taken: false, remaining: refilled };
 }

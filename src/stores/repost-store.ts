@@ -25,7 +25,13 @@ export interface RepostStore {
    * Adds the repost, enqueueing `tasks` with it; false when it exists already, NOT_FOUND when the post is gone.
    * `position` is kept with the record so that `remove` finds the entries placed there.
    */
-  add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string, tasks?: readonly Task[]): Promise<boolean>;
+  add(
+    post: PostRecord,
+    userId: string,
+    delivery: RepostDelivery,
+    position: string,
+    tasks?: readonly Task[],
+  ): Promise<boolean>;
   /**
    * Removes the user's repost of the post with everything `add` wrote, enqueueing `undo` with it
    * when the repost was fanned out, and `tasks` (its notification) always; null when there is

@@ -91,7 +91,11 @@ export interface TimelineStore {
    * of each user's entries, the newest `keep`, with the exact size estimate beside them.
    * Returns how many entries were written.
    */
-  importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number>;
+  importHomeTimelines(
+    entries: readonly HomeEntry[],
+    keep: number,
+    onWritten?: (entries: number) => void,
+  ): Promise<number>;
   /** Takes posts out of home timelines whatever brought them (a deleted post): the entry, wherever it is, and its marker. */
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
   /** Reposts: as addHomeEntries, with the reposter as the reason. Two reposts arriving at once place one entry. */
@@ -110,7 +114,11 @@ export interface TimelineStore {
    * `cursor` (null cursor when done): `postIds`, the account's own posts; `repostedPostIds`, the
    * posts it reposted there.
    */
-  homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }>;
+  homeEntriesByAuthor(
+    userId: string,
+    authorId: string,
+    cursor: string | null,
+  ): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }>;
   /**
    * Removes one bounded batch of what a deleted post left behind (tag and public entries,
    * comments, its own partition's records); true while more remains.

@@ -23,19 +23,28 @@ export class AccountDeletion {
    * Closes the viewer's account and enqueues its removal; returns its id. An account with a
    * password needs it (checked like a sign-in); one without (linked to an identity provider) needs none.
    */
-  async request(viewer: Credential | null, password: string | null | undefined, clientAddress: string): Promise<string> {
+  async request(
+    viewer: Credential | null,
+    password: string | null | undefined,
+    clientAddress: string,
+  ): Promise<string> {
     if (!viewer) throw unauthenticated();
     const [user] = await this.users.getMany([viewer.userId], { consistent: true });
     if (!user) throw unauthenticated('The account of this token does not exist');
     const login = await this.accounts.login(user.id);
     if (login && 'passwordHash' in login) {
-      if (password === null || password === undefined) throw badInput('password', 'is required to delete an account that has one');
+      if (password === null || password === undefined)
+        throw badInput('password', 'is required to delete an account that has one');
       await this.sessions.verifyViewerPassword(user.id, password, 'password', clientAddress);
     } else if (password !== null && password !== undefined) {
       throw badInput('password', 'must be left out: this account has no password');
     }
-    const task = { id: newId('tsk'), payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle } };
-    if (!(await this.accounts.closeAccount(user, task))) throw unauthenticated('The token was signed out: sign in again');
+    const task = {
+      id: newId('tsk'),
+      payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle },
+    };
+    if (!(await this.accounts.closeAccount(user, task)))
+      throw unauthenticated('The token was signed out: sign in again');
     this.enqueuer.written([task]);
     return user.id;
   }

@@ -49,11 +49,22 @@ export class CommentUseCases {
    * A comment on the post, or with `replyTo` a reply to one of its comments. FORBIDDEN (nothing written) when the post's
    * author, the author replied to, or an account the text mentions is in a block with the viewer.
    */
-  async add(viewerId: string | null, postId: string, text: string, key?: string | null, replyTo?: string | null): Promise<CommentAdded> {
+  async add(
+    viewerId: string | null,
+    postId: string,
+    text: string,
+    key?: string | null,
+    replyTo?: string | null,
+  ): Promise<CommentAdded> {
     if (!viewerId) throw unauthenticated();
     const checkedText = cleanText(text, 'text', COMMENT_MAX_LENGTH);
-    if (replyTo !== null && replyTo !== undefined && !isCommentId(replyTo)) throw badInput('replyTo', 'is not a comment id');
-    const claim = idempotencyClaim(idempotencyKey(key, 'idempotencyKey'), [postId, checkedText, ...(replyTo ? [replyTo] : [])]);
+    if (replyTo !== null && replyTo !== undefined && !isCommentId(replyTo))
+      throw badInput('replyTo', 'is not a comment id');
+    const claim = idempotencyClaim(idempotencyKey(key, 'idempotencyKey'), [
+      postId,
+      checkedText,
+      ...(replyTo ? [replyTo] : []),
+    ]);
     const [post, mentionIds, target] = await Promise.all([
       this.postUseCases.require(postId, 'postId'),
       this.mentions.resolve(checkedText),
@@ -61,7 +72,11 @@ export class CommentUseCases {
     ]);
     if (target && target.postId !== postId) throw badInput('replyTo', 'is a comment on another post');
     const parent = target && (await this.parentFor(target));
-    await this.blocks.assertNotBlocked(viewerId, [post.authorId, ...(target?.authorId ? [target.authorId] : []), ...mentionIds]);
+    await this.blocks.assertNotBlocked(viewerId, [
+      post.authorId,
+      ...(target?.authorId ? [target.authorId] : []),
+      ...mentionIds,
+    ]);
     const comment: CommentRecord = {
       id: newId('cmt'),
       postId,
@@ -77,7 +92,12 @@ export class CommentUseCases {
     // A reply tells the author replied to (REPLY), and the post's author as any comment does unless that is the same person.
     const repliedTo = target?.authorId ? [target.authorId] : [];
     const notify = [
-      ...this.notifications.post('COMMENT', viewerId, post.id, repliedTo.includes(post.authorId) ? [] : [post.authorId]),
+      ...this.notifications.post(
+        'COMMENT',
+        viewerId,
+        post.id,
+        repliedTo.includes(post.authorId) ? [] : [post.authorId],
+      ),
       ...this.notifications.post('REPLY', viewerId, post.id, repliedTo),
       ...this.notifications.post('MENTION', viewerId, post.id, mentionIds),
     ];
@@ -125,11 +145,15 @@ export class CommentUseCases {
       // The ancestors a deletion may empty, beside the post.
       const [post, ancestors] = await Promise.all([
         this.postUseCases.require(comment.postId, 'commentId'),
-        comment.replyCount === 0 && comment.ancestorIds.length > 0 ? this.posts.getComments(comment.ancestorIds, { consistent: true }) : [],
+        comment.replyCount === 0 && comment.ancestorIds.length > 0
+          ? this.posts.getComments(comment.ancestorIds, { consistent: true })
+          : [],
       ]);
-      if (viewerId !== comment.authorId && viewerId !== post.authorId) throw forbidden("Only the comment's author or the post's author may delete it");
+      if (viewerId !== comment.authorId && viewerId !== post.authorId)
+        throw forbidden("Only the comment's author or the post's author may delete it");
       if (await this.posts.deleteComment(plan(post, comment, ancestors))) return { deletedCommentId: commentId, post };
-      if (attempt === DELETE_ATTEMPTS) throw new Error(`comment ${commentId} changed during each of ${DELETE_ATTEMPTS} attempts to delete it`);
+      if (attempt === DELETE_ATTEMPTS)
+        throw new Error(`comment ${commentId} changed during each of ${DELETE_ATTEMPTS} attempts to delete it`);
     }
   }
 
@@ -162,7 +186,8 @@ function plan(post: PostRecord, comment: CommentRecord, ancestors: readonly (Com
 /** The slice `first`/`after` or `last`/`before` ask for; BAD_USER_INPUT for a mix of the two or a cursor not of this list. */
 export function commentSliceOf({ first, after, last, before }: CommentPageArgs): CommentSlice {
   if (last !== null && last !== undefined) {
-    if ((first ?? null) !== null || (after ?? null) !== null) throw badInput('last', 'cannot be combined with first or after');
+    if ((first ?? null) !== null || (after ?? null) !== null)
+      throw badInput('last', 'cannot be combined with first or after');
     return { last: pageSize(last, 'last'), before: decodeCursor(before, 'before', isCommentId) };
   }
   if ((before ?? null) !== null) throw badInput('before', 'needs last');

@@ -19,7 +19,8 @@ export function raisedShards(shards: number, settings: CounterHeatSettings): num
  */
 export function shardsForWriteRate(shards: number, writesPerSecond: number, settings: CounterHeatSettings): number {
   let now = shards;
-  while (writesPerSecond > settings.counterShardWritesPerSecond * now && raisedShards(now, settings) > now) now = raisedShards(now, settings);
+  while (writesPerSecond > settings.counterShardWritesPerSecond * now && raisedShards(now, settings) > now)
+    now = raisedShards(now, settings);
   return now;
 }
 
@@ -48,7 +49,12 @@ export class CounterHeat {
     heat.writes += 1;
     this.posts.set(post.id, heat);
     const to = raisedShards(post.counterShards, this.settings);
-    if (to <= post.counterShards || to <= heat.raisedTo || heat.writes <= this.settings.counterShardWritesPerSecond * post.counterShards) return null;
+    if (
+      to <= post.counterShards ||
+      to <= heat.raisedTo ||
+      heat.writes <= this.settings.counterShardWritesPerSecond * post.counterShards
+    )
+      return null;
     heat.raisedTo = to;
     return to;
   }

@@ -29,14 +29,16 @@ export class CounterUseCases {
   async likePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.unblockedTarget(viewerId, postId);
     const notify = this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
-    if ((await this.counted(post, this.counters.like(post, viewer, notify))).changed) this.notifications.written(notify);
+    if ((await this.counted(post, this.counters.like(post, viewer, notify))).changed)
+      this.notifications.written(notify);
     return post;
   }
 
   async unlikePost(viewerId: string | null, postId: string): Promise<PostRecord> {
     const { viewer, post } = await this.target(viewerId, postId);
     const notify = this.notifications.post('LIKE', viewer, post.id, [post.authorId]);
-    if ((await this.counted(post, this.counters.unlike(post, viewer, notify))).changed) this.notifications.written(notify);
+    if ((await this.counted(post, this.counters.unlike(post, viewer, notify))).changed)
+      this.notifications.written(notify);
     return post;
   }
 
@@ -69,14 +71,18 @@ export class CounterUseCases {
     const to = this.heat.wrote(post);
     if (to === null) return change;
     try {
-      if (await this.counters.raiseShards(post, to)) this.logger.info('counter shards raised', { postId: post.id, from: post.counterShards, to });
+      if (await this.counters.raiseShards(post, to))
+        this.logger.info('counter shards raised', { postId: post.id, from: post.counterShards, to });
     } catch (error) {
       this.logger.warn('raising counter shards failed', { postId: post.id, from: post.counterShards, to, error });
     }
     return change;
   }
 
-  private async unblockedTarget(viewerId: string | null, postId: string): Promise<{ viewer: string; post: PostRecord }> {
+  private async unblockedTarget(
+    viewerId: string | null,
+    postId: string,
+  ): Promise<{ viewer: string; post: PostRecord }> {
     const target = await this.target(viewerId, postId);
     await this.blocks.assertNotBlocked(target.viewer, [target.post.authorId]);
     return target;

@@ -34,7 +34,10 @@ export class FollowUseCases {
     // Awaited after the deletion check, which must not race a removeFollow of its own.
     notBlocked.catch(() => {});
     try {
-      if (added) await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () => this.removeFollow(followerId, userId));
+      if (added)
+        await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () =>
+          this.removeFollow(followerId, userId),
+        );
       await notBlocked;
     } catch (error) {
       // Whatever failed, a check after the write did not pass: the follow is taken back (idempotent).
@@ -77,13 +80,23 @@ export class FollowUseCases {
   ): Promise<CountedPage> {
     const page = pageArgs(first, after);
     if (!viewerId) return { items: [], hasNextPage: false, totalCount: 0 };
-    return withOpaqueCursors(await besideCounts(blocked, (excluding) => this.graph.knownFollowers(viewerId, userId, page, budget, excluding)));
+    return withOpaqueCursors(
+      await besideCounts(blocked, (excluding) => this.graph.knownFollowers(viewerId, userId, page, budget, excluding)),
+    );
   }
 
   /** Never an account in a block with the viewer. */
-  async mutuals(userId: string, first: number | null | undefined, after: string | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<CountedPage> {
+  async mutuals(
+    userId: string,
+    first: number | null | undefined,
+    after: string | null | undefined,
+    budget: ReadBudget,
+    blocked: BlockedAccounts,
+  ): Promise<CountedPage> {
     const page = pageArgs(first, after);
-    return withOpaqueCursors(await besideCounts(blocked, (excluding) => this.graph.mutuals(userId, page, budget, excluding)));
+    return withOpaqueCursors(
+      await besideCounts(blocked, (excluding) => this.graph.mutuals(userId, page, budget, excluding)),
+    );
   }
 }
 
@@ -92,7 +105,10 @@ export class FollowUseCases {
  * instead of before it: one wave less. Both are awaited, so that neither fails unhandled; a failed
  * read of the blocks comes first.
  */
-async function besideCounts(blocked: BlockedAccounts, intersect: (excluding: Promise<Excluded>) => Promise<CountedPage>): Promise<CountedPage> {
+async function besideCounts(
+  blocked: BlockedAccounts,
+  intersect: (excluding: Promise<Excluded>) => Promise<CountedPage>,
+): Promise<CountedPage> {
   const excluding = blocked();
   // Handled here too, in case intersect throws before it is awaited.
   excluding.catch(() => {});

@@ -16,7 +16,8 @@ export const HOPS = {
 
 function depth(value: number | null | undefined, bounds: { default: number; max: number }): number {
   if (value === null || value === undefined) return bounds.default;
-  if (!Number.isInteger(value) || value < 1 || value > bounds.max) throw badInput('maxDepth', `must be between 1 and ${bounds.max}`);
+  if (!Number.isInteger(value) || value < 1 || value > bounds.max)
+    throw badInput('maxDepth', `must be between 1 and ${bounds.max}`);
   return value;
 }
 
@@ -41,7 +42,12 @@ export class GraphQueryUseCases {
     return new GraphBudget(this.limits);
   }
 
-  async suggestedFollows(viewerId: string | null, first: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<SuggestedUser[]> {
+  async suggestedFollows(
+    viewerId: string | null,
+    first: number | null | undefined,
+    budget: ReadBudget,
+    blocked: BlockedAccounts,
+  ): Promise<SuggestedUser[]> {
     if (!viewerId) throw unauthenticated();
     const size = pageSize(first);
     // The viewer's blocks are read beside the first hops: only the candidates need them.
@@ -50,24 +56,42 @@ export class GraphQueryUseCases {
     return this.graph.suggestions(viewerId, size, budget, excluding);
   }
 
-  async degreesOfSeparation(from: string, to: string, maxDepth: number | null | undefined, budget: ReadBudget, blocked: BlockedAccounts): Promise<Separation> {
+  async degreesOfSeparation(
+    from: string,
+    to: string,
+    maxDepth: number | null | undefined,
+    budget: ReadBudget,
+    blocked: BlockedAccounts,
+  ): Promise<Separation> {
     const hops = depth(maxDepth, HOPS.separation);
     const ends = [requireIdOf('usr', from, 'from'), requireIdOf('usr', to, 'to')] as const;
-    const path = await this.besideFirstHop(ends, blocked, null, (excluding) => this.graph.shortestPath(...ends, hops, budget, excluding));
+    const path = await this.besideFirstHop(ends, blocked, null, (excluding) =>
+      this.graph.shortestPath(...ends, hops, budget, excluding),
+    );
     return path ? { degrees: path.length - 1, pathIds: path } : { degrees: null, pathIds: [] };
   }
 
   async network(
-    args: { userId: string; maxDepth?: number | null; interest?: string | null; first?: number | null; after?: string | null },
+    args: {
+      userId: string;
+      maxDepth?: number | null;
+      interest?: string | null;
+      first?: number | null;
+      after?: string | null;
+    },
     budget: ReadBudget,
     blocked: BlockedAccounts,
   ): Promise<CountedPage> {
     const hops = depth(args.maxDepth, HOPS.network);
     const page = pageArgs(args.first, args.after);
-    const interest = args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
+    const interest =
+      args.interest === null || args.interest === undefined ? null : normalizeWord(args.interest, 'interest');
     const origin = requireIdOf('usr', args.userId, 'userId');
-    const found = await this.besideFirstHop([origin], blocked, { items: [], hasNextPage: false, totalCount: 0 }, (excluding) =>
-      this.graph.network({ origin, maxDepth: hops, interest, excluding, ...page }, budget),
+    const found = await this.besideFirstHop(
+      [origin],
+      blocked,
+      { items: [], hasNextPage: false, totalCount: 0 },
+      (excluding) => this.graph.network({ origin, maxDepth: hops, interest, excluding, ...page }, budget),
     );
     return withOpaqueCursors(found);
   }
@@ -76,7 +100,12 @@ export class GraphQueryUseCases {
    * Starts the traversal at once, with the existence check and the viewer's blocks beside its first hop. Errors
    * in this order: NOT_FOUND, the blocks' read, the traversal's; about a blocked user it answers `ifBlocked`.
    */
-  private async besideFirstHop<T>(users: readonly string[], blocked: BlockedAccounts, ifBlocked: T, traverse: (excluding: Promise<Excluded>) => Promise<T>): Promise<T> {
+  private async besideFirstHop<T>(
+    users: readonly string[],
+    blocked: BlockedAccounts,
+    ifBlocked: T,
+    traverse: (excluding: Promise<Excluded>) => Promise<T>,
+  ): Promise<T> {
     const excluding = blocked();
     excluding.catch(() => {});
     const traversal = traverse(excluding).then(

@@ -51,13 +51,25 @@ export class LiveUpdates {
 
   /** A new post of an author who is not fanned out. */
   postedToOutbox = (post: PostRecord): void => {
-    const payload = JSON.stringify({ postId: post.id, position: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: null } satisfies TimelineEvent);
+    const payload = JSON.stringify({
+      postId: post.id,
+      position: post.id,
+      authorId: post.authorId,
+      counterShards: post.counterShards,
+      repostedBy: null,
+    } satisfies TimelineEvent);
     this.send([{ channel: this.channel('author', post.authorId), payload }]);
   };
 
   /** A repost by an outbox author: on the reposter's channel, which its followers' subscriptions listen to, with the reposter as its reason. */
   repostedToOutbox = (post: PostRecord, reposterId: string, position: string): void => {
-    const payload = JSON.stringify({ postId: post.id, position, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId } satisfies TimelineEvent);
+    const payload = JSON.stringify({
+      postId: post.id,
+      position,
+      authorId: post.authorId,
+      counterShards: post.counterShards,
+      repostedBy: reposterId,
+    } satisfies TimelineEvent);
     this.send([{ channel: this.channel('author', reposterId), payload }]);
   };
 
@@ -67,7 +79,11 @@ export class LiveUpdates {
   };
 
   private send(messages: { channel: string; payload: string }[]): void {
-    this.pubsub.publish(messages).catch((error: unknown) => this.logger.warn('could not publish live events', { error, messages: messages.length }));
+    this.pubsub
+      .publish(messages)
+      .catch((error: unknown) =>
+        this.logger.warn('could not publish live events', { error, messages: messages.length }),
+      );
   }
 
   /** The notification pipeline's NotificationListener: a group that got a new actor, on its recipient's channel (`notifications:<userId>`). */
@@ -112,7 +128,11 @@ export class LiveUpdates {
     // One re-read at a time, in the order the changes came; the first read is the head of that queue.
     let settled = Promise.resolve();
     const followsChanged = () => {
-      settled = settled.then(listenToFollowed).catch((error: unknown) => this.logger.warn('could not follow the outbox authors of a live timeline', { error }));
+      settled = settled
+        .then(listenToFollowed)
+        .catch((error: unknown) =>
+          this.logger.warn('could not follow the outbox authors of a live timeline', { error }),
+        );
     };
     const unsubscribes: (() => void)[] = [];
     // A subscription made after the stream ended (a client gone while it was being made) is released at once.
@@ -139,15 +159,29 @@ export class LiveUpdates {
 }
 
 /** Post.fanOut: the progress record, for the post's author only. */
-export async function fanOutStatus(viewerId: string | null, post: PostRecord, progress: (postId: string) => Promise<FanOutProgress | null>): Promise<FanOutProgress | null> {
+export async function fanOutStatus(
+  viewerId: string | null,
+  post: PostRecord,
+  progress: (postId: string) => Promise<FanOutProgress | null>,
+): Promise<FanOutProgress | null> {
   if (!viewerId) throw unauthenticated();
   if (viewerId !== post.authorId) throw forbidden("Only the post's author may read its fan-out");
   return progress(post.id);
 }
 
-const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>(['FOLLOW', 'LIKE', 'REPOST', 'COMMENT', 'MENTION', 'REPLY']);
+const NOTIFICATION_KINDS: ReadonlySet<string> = new Set<NotificationKind>([
+  'FOLLOW',
+  'LIKE',
+  'REPOST',
+  'COMMENT',
+  'MENTION',
+  'REPLY',
+]);
 
-const isActorList = (ids: unknown): boolean => Array.isArray(ids) && ids.length <= RECENT_ACTORS && ids.every((id) => typeof id === 'string' && idKind(id) === 'usr');
+const isActorList = (ids: unknown): boolean =>
+  Array.isArray(ids) &&
+  ids.length <= RECENT_ACTORS &&
+  ids.every((id) => typeof id === 'string' && idKind(id) === 'usr');
 
 /** A group as published, if it is one of the recipient's (a payload from another process is checked, never trusted). */
 function parseNotificationGroup(payload: string, recipientId: string): NotificationGroup | null {
@@ -172,8 +206,20 @@ function parseNotificationGroup(payload: string, recipientId: string): Notificat
 
 function parseTimelineEvent(payload: string): TimelineEvent | null {
   try {
-    const { postId, position = postId, authorId, counterShards, repostedBy = null } = JSON.parse(payload) as Partial<TimelineEvent>;
-    if (typeof postId !== 'string' || idKind(postId) !== 'pst' || typeof authorId !== 'string' || typeof counterShards !== 'number') return null;
+    const {
+      postId,
+      position = postId,
+      authorId,
+      counterShards,
+      repostedBy = null,
+    } = JSON.parse(payload) as Partial<TimelineEvent>;
+    if (
+      typeof postId !== 'string' ||
+      idKind(postId) !== 'pst' ||
+      typeof authorId !== 'string' ||
+      typeof counterShards !== 'number'
+    )
+      return null;
     if (repostedBy !== null && (typeof repostedBy !== 'string' || idKind(repostedBy) !== 'usr')) return null;
     // An event from a process of a version before positions has none: its entry is at the post id.
     if (!isFeedPosition(position)) return null;

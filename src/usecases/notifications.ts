@@ -23,11 +23,18 @@ export class NotificationEvents {
   /** The tasks for these causes, to be written with the action. */
   tasks(causes: readonly NotificationCause[]): Task[] {
     const atMs = Date.now();
-    return causes.filter((cause) => cause.actorId !== cause.recipientId).map((cause): Task => ({ id: newId('tsk'), payload: { kind: 'notify', cause, atMs } }));
+    return causes
+      .filter((cause) => cause.actorId !== cause.recipientId)
+      .map((cause): Task => ({ id: newId('tsk'), payload: { kind: 'notify', cause, atMs } }));
   }
 
   /** About a post: its author, or (MENTION) the accounts it mentions. */
-  post(kind: Exclude<NotificationKind, 'FOLLOW'>, actorId: string, postId: string, recipientIds: readonly string[]): Task[] {
+  post(
+    kind: Exclude<NotificationKind, 'FOLLOW'>,
+    actorId: string,
+    postId: string,
+    recipientIds: readonly string[],
+  ): Task[] {
     return this.tasks([...new Set(recipientIds)].map((recipientId) => ({ recipientId, kind, postId, actorId })));
   }
 
@@ -54,9 +61,12 @@ export class NotificationEvents {
 export type NotificationListener = (userId: string, group: NotificationGroup) => void;
 
 /** A group's place in its recipient's list: its time, then its group key (FOLLOW and a day, or a kind and a post). */
-const NOTIFICATION_POSITION = new RegExp(`^AT#\\d{15}#(FOLLOW#\\d{4}-\\d{2}-\\d{2}|(LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')})$`);
+const NOTIFICATION_POSITION = new RegExp(
+  `^AT#\\d{15}#(FOLLOW#\\d{4}-\\d{2}-\\d{2}|(LIKE|REPOST|COMMENT|MENTION|REPLY)#${idPattern('pst')})$`,
+);
 
-export const isNotificationPosition = (value: unknown): value is string => typeof value === 'string' && NOTIFICATION_POSITION.test(value);
+export const isNotificationPosition = (value: unknown): value is string =>
+  typeof value === 'string' && NOTIFICATION_POSITION.test(value);
 
 /** A page of groups, newest first, with the cursors the API gives out. */
 export interface NotificationPage {
@@ -80,11 +90,20 @@ export class NotificationUseCases {
   ): Promise<NotificationPage> {
     this.requireOwner(viewerId, userId);
     const backward = args.last !== null && args.last !== undefined;
-    if (backward && ((args.first ?? null) !== null || (args.after ?? null) !== null)) throw badInput('last', 'cannot be combined with first or after');
+    if (backward && ((args.first ?? null) !== null || (args.after ?? null) !== null))
+      throw badInput('last', 'cannot be combined with first or after');
     if (!backward && (args.before ?? null) !== null) throw badInput('before', 'needs last');
     const page: GroupPage = backward
-      ? await this.notifications.newer(userId, pageSize(args.last, 'last'), decodeCursor(args.before, 'before', isNotificationPosition))
-      : await this.notifications.older(userId, pageSize(args.first), decodeCursor(args.after, 'after', isNotificationPosition));
+      ? await this.notifications.newer(
+          userId,
+          pageSize(args.last, 'last'),
+          decodeCursor(args.before, 'before', isNotificationPosition),
+        )
+      : await this.notifications.older(
+          userId,
+          pageSize(args.first),
+          decodeCursor(args.after, 'after', isNotificationPosition),
+        );
     return {
       items: page.groups.map((node) => ({ cursor: encodeCursor(node.position), node })),
       hasNextPage: backward ? false : page.hasMore,

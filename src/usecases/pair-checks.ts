@@ -7,7 +7,12 @@ import type { UserStore } from '../stores/user-store.js';
  * The viewer and another existing user, checked for a change of the relationship between them
  * (`verb`: follow, block, mute...): signed in, not the viewer itself, an account that exists.
  */
-export async function checkPair(users: UserStore, viewerId: string | null, userId: string, verb: string): Promise<string> {
+export async function checkPair(
+  users: UserStore,
+  viewerId: string | null,
+  userId: string,
+  verb: string,
+): Promise<string> {
   if (!viewerId) throw unauthenticated();
   if (userId === viewerId) throw badInput('userId', `you cannot ${verb} yourself`);
   requireIdOf('usr', userId, 'userId');
@@ -21,7 +26,13 @@ export async function checkPair(users: UserStore, viewerId: string | null, userI
  * Takes back a follow, block or mute that landed after either account's deletion removed its graph node,
  * and removes the recreated node (see docs/design/account-deletion.md). Fails as `checkPair` would.
  */
-export async function failIfDeletedMeanwhile(users: UserStore, graph: GraphStore, viewerId: string, userId: string, undo: () => Promise<unknown>): Promise<void> {
+export async function failIfDeletedMeanwhile(
+  users: UserStore,
+  graph: GraphStore,
+  viewerId: string,
+  userId: string,
+  undo: () => Promise<unknown>,
+): Promise<void> {
   const [viewer, user] = await users.getMany([viewerId, userId], { consistent: true });
   if (viewer && user) return;
   try {

@@ -31,7 +31,12 @@ export class PasswordHashing {
     private readonly settings: PasswordHashingSettings,
   ) {
     const { concurrency, maxQueuedPerAddress, maxWaitMs } = settings;
-    this.pool = new FairPool({ concurrency, maxRunningPerKey: Math.max(1, concurrency - 1), maxQueuedPerKey: maxQueuedPerAddress, maxWaitMs });
+    this.pool = new FairPool({
+      concurrency,
+      maxRunningPerKey: Math.max(1, concurrency - 1),
+      maxQueuedPerKey: maxQueuedPerAddress,
+      maxWaitMs,
+    });
   }
 
   /** RATE_LIMITED when the address's hashes already wait at their cap: before the request costs any store call. */

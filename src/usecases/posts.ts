@@ -68,12 +68,28 @@ export class PostUseCases {
     const text = cleanText(input.text, 'input.text', POST_LIMITS.text);
     const tags = normalizeWords(input.tags, 'input.tags', POST_LIMITS.tags);
     // Tags in any order are the same post: a client may build them from a set.
-    const claim = idempotencyClaim(idempotencyKey(input.idempotencyKey, 'input.idempotencyKey'), [text, [...tags].sort()]);
-    const [[counts], mentionIds] = await Promise.all([this.graph.counts([viewerId], UNMETERED), this.mentions.resolve(text)]);
+    const claim = idempotencyClaim(idempotencyKey(input.idempotencyKey, 'input.idempotencyKey'), [
+      text,
+      [...tags].sort(),
+    ]);
+    const [[counts], mentionIds] = await Promise.all([
+      this.graph.counts([viewerId], UNMETERED),
+      this.mentions.resolve(text),
+    ]);
     await this.blocks.assertNotBlocked(viewerId, mentionIds);
     const { counterShards, fanOut } = placePost(counts?.followers ?? 0, this.settings);
-    const post: PostRecord = { id: newId('pst'), authorId: viewerId, text, tags, createdAt: new Date(this.now()).toISOString(), counterShards, mentionIds };
-    const fanOutTask: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } } : null;
+    const post: PostRecord = {
+      id: newId('pst'),
+      authorId: viewerId,
+      text,
+      tags,
+      createdAt: new Date(this.now()).toISOString(),
+      counterShards,
+      mentionIds,
+    };
+    const fanOutTask: Task | null = fanOut
+      ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } }
+      : null;
     const notify = this.notifications.post('MENTION', viewerId, post.id, mentionIds);
     const { createdId, fingerprint } = await this.posts.create(
       post,
@@ -100,7 +116,16 @@ export class PostUseCases {
     const post = await this.get(postId, { consistent: true });
     if (!post) throw notFound('Post', postId);
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
-    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: post.authorId, tags: post.tags, mentionIds: post.mentionIds } };
+    const cleanup = {
+      id: newId('tsk'),
+      payload: {
+        kind: 'deletePost' as const,
+        postId,
+        authorId: post.authorId,
+        tags: post.tags,
+        mentionIds: post.mentionIds,
+      },
+    };
     if (!(await this.posts.delete(post, cleanup))) throw notFound('Post', postId);
     this.enqueuer.written([cleanup]);
     return postId;

@@ -52,7 +52,11 @@ export class RelationshipUseCases implements BlockCheck {
     const blockerId = await checkPair(this.users, viewerId, userId, 'block');
     // Each is taken out of the other's notifications, in the block's own write.
     const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
-    const related = await this.graph.relate({ kind: 'blocks', from: blockerId, to: userId }, new Date().toISOString(), reconcile);
+    const related = await this.graph.relate(
+      { kind: 'blocks', from: blockerId, to: userId },
+      new Date().toISOString(),
+      reconcile,
+    );
     if (related) this.notifications.written(reconcile);
     try {
       for (const [from, to] of [
@@ -67,7 +71,10 @@ export class RelationshipUseCases implements BlockCheck {
     } finally {
       // After the unfollows, so that a failed check leaves no follow beside the block; and also when they
       // failed. The reconcile tasks only ever take notifications out: nothing of them to take back.
-      if (related) await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () => this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }));
+      if (related)
+        await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () =>
+          this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }),
+        );
     }
   }
 
@@ -83,7 +90,9 @@ export class RelationshipUseCases implements BlockCheck {
     const reconcile = [this.notifications.relation(muterId, userId)];
     if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
       this.notifications.written(reconcile);
-      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () => this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }));
+      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () =>
+        this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }),
+      );
     }
   }
 
@@ -93,7 +102,13 @@ export class RelationshipUseCases implements BlockCheck {
   }
 
   /** The accounts `userId` has blocked (or muted), newest first; only that user may read them. */
-  async list(kind: RelationKind, viewerId: string | null, userId: string, args: TwoWayArgs, budget: ReadBudget): Promise<IdPage> {
+  async list(
+    kind: RelationKind,
+    viewerId: string | null,
+    userId: string,
+    args: TwoWayArgs,
+    budget: ReadBudget,
+  ): Promise<IdPage> {
     this.requireOwner(viewerId, userId, kind);
     return withOpaqueCursors(await this.graph.related(kind, userId, twoWayPageArgs(args), budget));
   }
@@ -104,7 +119,8 @@ export class RelationshipUseCases implements BlockCheck {
 
   private requireOwner(viewerId: string | null, userId: string, kind: RelationKind): void {
     if (!viewerId) throw unauthenticated();
-    if (viewerId !== userId) throw forbidden(`Only the user may read whom they ${kind === 'blocks' ? 'block' : 'mute'}`);
+    if (viewerId !== userId)
+      throw forbidden(`Only the user may read whom they ${kind === 'blocks' ? 'block' : 'mute'}`);
   }
 
   async assertNotBlocked(actorId: string, otherIds: readonly string[]): Promise<void> {

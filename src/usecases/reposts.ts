@@ -41,16 +41,33 @@ export class RepostUseCases {
     const { fanOut } = placePost(counts?.followers ?? 0, this.settings);
     // Where the repost goes in timelines: at the time it is made (a retry that finds it made keeps the first one's).
     const position = repostPosition(viewerId);
-    const task: Task | null = fanOut ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId, position } } : null;
+    const task: Task | null = fanOut
+      ? { id: newId('tsk'), payload: { kind: 'repost', postId: post.id, reposterId: viewerId, position } }
+      : null;
     const notify = this.notifications.post('REPOST', viewerId, post.id, [post.authorId]);
-    const added = await this.reposts.add(post, viewerId, task ? { kind: 'fanOut', task } : { kind: 'outbox' }, position, notify);
+    const added = await this.reposts.add(
+      post,
+      viewerId,
+      task ? { kind: 'fanOut', task } : { kind: 'outbox' },
+      position,
+      notify,
+    );
     if (added) this.notifications.written(notify);
     if (task) {
       if (added) this.enqueuer.written([task]);
     } else {
       // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry finds it there.
       this.outboxAuthors.invalidate();
-      await this.timelines.addRepostEntries([{ userId: viewerId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards, repostedBy: viewerId, position }]);
+      await this.timelines.addRepostEntries([
+        {
+          userId: viewerId,
+          postId: post.id,
+          authorId: post.authorId,
+          counterShards: post.counterShards,
+          repostedBy: viewerId,
+          position,
+        },
+      ]);
       if (added) this.repostedToOutbox(post, viewerId, position);
     }
     return post;

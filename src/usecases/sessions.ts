@@ -56,7 +56,9 @@ export class SessionUseCases {
     const [userId] = await this.users.idsByHandle([handle], { consistent: true });
     const passwordHash = userId ? await this.passwordHash(userId) : null;
     // An unknown handle is checked against a decoy, so that the answer says nothing about which handles exist.
-    await this.checkPassword(password, passwordHash, handle, clientAddress, () => unauthenticated('The handle or password is wrong'));
+    await this.checkPassword(password, passwordHash, handle, clientAddress, () =>
+      unauthenticated('The handle or password is wrong'),
+    );
     const [user] = await this.users.getMany([userId!], { consistent: true });
     if (!user) throw unauthenticated('The handle or password is wrong');
     if (this.passwords.needsRehash(passwordHash!)) await this.rehash(user.id, password, clientAddress);
@@ -78,30 +80,44 @@ export class SessionUseCases {
   async refresh(refreshToken: string): Promise<SessionGrant> {
     const hash = refreshTokenHash(refreshToken);
     const found = hash ? await this.accounts.refreshToken(hash) : null;
-    if (!hash || !found || found.token.expiresAt <= Date.now() / 1000) throw unauthenticated('The refresh token is not valid or has expired');
+    if (!hash || !found || found.token.expiresAt <= Date.now() / 1000)
+      throw unauthenticated('The refresh token is not valid or has expired');
     const { token, session } = found;
     if (token.used) {
       await this.accounts.endSession(token.userId, token.sessionId);
-      this.logger.warn('a used refresh token was presented again: its session is ended', { userId: token.userId, sessionId: token.sessionId });
+      this.logger.warn('a used refresh token was presented again: its session is ended', {
+        userId: token.userId,
+        sessionId: token.sessionId,
+      });
       throw unauthenticated('The refresh token was used already: its session is ended, sign in again');
     }
     if (!session || session.revoked) throw unauthenticated(SESSION_ENDED);
     const [user] = await this.users.getMany([session.userId], { consistent: true });
     if (!user || user.tokenGeneration !== session.generation) throw unauthenticated(SESSION_ENDED);
     const next = newRefreshToken();
-    if (!(await this.accounts.rotate(session, hash, { hash: refreshTokenHash(next)!, expiresAt: this.refreshExpiry() }))) {
+    if (
+      !(await this.accounts.rotate(session, hash, { hash: refreshTokenHash(next)!, expiresAt: this.refreshExpiry() }))
+    ) {
       // Something got there first: the same token exchanged at once twice (a replay race), or the session ended.
       await this.accounts.endSession(session.userId, session.sessionId);
       throw unauthenticated('The refresh token was used already: its session is ended, sign in again');
     }
-    return { user, access: { userId: user.id, generation: session.generation, sessionId: session.sessionId }, refreshToken: next };
+    return {
+      user,
+      access: { userId: user.id, generation: session.generation, sessionId: session.sessionId },
+      refreshToken: next,
+    };
   }
 
   /**
    * Ends the session of `refreshToken` (holding it is proof enough), or, with `everywhere`, every
    * session and access token of the viewer; with neither, the viewer's current session.
    */
-  async signOut(viewer: Credential | null, refreshToken: string | null | undefined, everywhere: boolean | null | undefined): Promise<boolean> {
+  async signOut(
+    viewer: Credential | null,
+    refreshToken: string | null | undefined,
+    everywhere: boolean | null | undefined,
+  ): Promise<boolean> {
     if (everywhere) {
       if (!viewer) throw unauthenticated();
       await this.accounts.endAllSessions(viewer.userId);
@@ -114,13 +130,19 @@ export class SessionUseCases {
       if (found) await this.accounts.endSession(found.token.userId, found.token.sessionId);
       return true;
     }
-    if (!viewer?.sessionId) throw badInput('refreshToken', 'is needed: give it, sign out everywhere, or send an access token of a session');
+    if (!viewer?.sessionId)
+      throw badInput('refreshToken', 'is needed: give it, sign out everywhere, or send an access token of a session');
     await this.accounts.endSession(viewer.userId, viewer.sessionId);
     return true;
   }
 
   /** A new password; every other session and every access token issued before ends (this session's refresh token goes on working). */
-  async changePassword(viewer: Credential | null, currentPassword: string, newPassword: string, clientAddress: string): Promise<boolean> {
+  async changePassword(
+    viewer: Credential | null,
+    currentPassword: string,
+    newPassword: string,
+    clientAddress: string,
+  ): Promise<boolean> {
     if (!viewer) throw unauthenticated();
     const current = checkPresentedPassword(currentPassword, 'currentPassword');
     const next = checkNewPassword(newPassword, 'newPassword');
@@ -147,7 +169,13 @@ export class SessionUseCases {
     return login && 'passwordHash' in login ? login.passwordHash : null;
   }
 
-  private async checkPassword(password: string, passwordHash: string | null, handle: string, clientAddress: string, wrong: () => Error): Promise<void> {
+  private async checkPassword(
+    password: string,
+    passwordHash: string | null,
+    handle: string,
+    clientAddress: string,
+    wrong: () => Error,
+  ): Promise<void> {
     const subjects = attemptSubjects(handle, clientAddress);
     await this.limits.check(subjects);
     await this.limits.countCheck(clientAddress);

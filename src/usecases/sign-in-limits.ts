@@ -26,10 +26,16 @@ export function slidingFailures(counts: WindowCounts, elapsedFraction: number): 
 }
 
 /** Seconds until a refused subject's sliding estimate falls below `maxFailures`, if it fails no more. */
-export function secondsUntilAllowed(counts: WindowCounts, elapsedSeconds: number, settings: Pick<SignInLimitSettings, 'maxFailures' | 'windowSeconds'>): number {
+export function secondsUntilAllowed(
+  counts: WindowCounts,
+  elapsedSeconds: number,
+  settings: Pick<SignInLimitSettings, 'maxFailures' | 'windowSeconds'>,
+): number {
   const { maxFailures, windowSeconds } = settings;
   const allowedAt =
-    counts.current < maxFailures ? windowSeconds * (1 - (maxFailures - counts.current) / counts.previous) : windowSeconds + windowSeconds * (1 - maxFailures / counts.current);
+    counts.current < maxFailures
+      ? windowSeconds * (1 - (maxFailures - counts.current) / counts.previous)
+      : windowSeconds + windowSeconds * (1 - maxFailures / counts.current);
   // Allowed only once the estimate is below the limit, so strictly after allowedAt.
   return Math.max(1, Math.floor(allowedAt - elapsedSeconds) + 1);
 }
@@ -58,7 +64,8 @@ export class SignInLimits {
     const [current, previous] = await this.store.failures(subjects, [start, start - windowSeconds]);
     const counts = subjects.map((_, i): WindowCounts => ({ current: current![i]!, previous: previous![i]! }));
     const refused = counts.filter((c) => slidingFailures(c, elapsedSeconds / windowSeconds) >= maxFailures);
-    if (refused.length > 0) throw rateLimited(Math.max(...refused.map((c) => secondsUntilAllowed(c, elapsedSeconds, this.settings))));
+    if (refused.length > 0)
+      throw rateLimited(Math.max(...refused.map((c) => secondsUntilAllowed(c, elapsedSeconds, this.settings))));
   }
 
   /**
@@ -70,13 +77,20 @@ export class SignInLimits {
     const { start, elapsedSeconds } = this.window();
     const { windowSeconds, maxChecks } = this.settings;
     const subject: AttemptSubject = { scope: 'checks', value: clientAddress };
-    const [[current], [previous]] = (await this.store.failures([subject], [start, start - windowSeconds])) as [[number], [number]];
+    const [[current], [previous]] = (await this.store.failures([subject], [start, start - windowSeconds])) as [
+      [number],
+      [number],
+    ];
     // Allowed while the estimate, this check included, is within the limit.
     const below = maxChecks - previous * (1 - elapsedSeconds / windowSeconds);
-    const counted = current < below ? await this.store.countIfBelow(subject, start, below, this.expiry(start)) : current;
+    const counted =
+      current < below ? await this.store.countIfBelow(subject, start, below, this.expiry(start)) : current;
     if (counted === null) return;
     const limit = { maxFailures: maxChecks, windowSeconds };
-    throw rateLimited(secondsUntilAllowed({ current: counted, previous }, elapsedSeconds, limit), 'Too many password checks from this address');
+    throw rateLimited(
+      secondsUntilAllowed({ current: counted, previous }, elapsedSeconds, limit),
+      'Too many password checks from this address',
+    );
   }
 
   async recordFailure(subjects: readonly AttemptSubject[]): Promise<void> {

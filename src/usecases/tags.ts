@@ -18,7 +18,8 @@ const HOUR_MS = 3_600_000;
 
 function listSize(first: number | null | undefined): number {
   if (first === null || first === undefined) return TAG_LIST_DEFAULT;
-  if (!Number.isInteger(first) || first < 1 || first > TAG_LIST_MAX) throw badInput('first', `must be between 1 and ${TAG_LIST_MAX}`);
+  if (!Number.isInteger(first) || first < 1 || first > TAG_LIST_MAX)
+    throw badInput('first', `must be between 1 and ${TAG_LIST_MAX}`);
   return first;
 }
 

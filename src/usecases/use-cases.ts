@@ -31,7 +31,12 @@ import { UserUseCases } from './users.js';
 const LIVE_BUFFERED_EVENTS = 100;
 
 /** `enqueuer`: its listeners hear of every task the use cases enqueue (the composition root adds the in-process worker's). */
-export function createUseCases(stores: Stores, config: Config, logger: Logger, enqueuer = new TaskEnqueuer(stores.tasks)) {
+export function createUseCases(
+  stores: Stores,
+  config: Config,
+  logger: Logger,
+  enqueuer = new TaskEnqueuer(stores.tasks),
+) {
   const passwords = new PasswordHashing(new Passwords(config.passwordScryptLog2N), {
     concurrency: config.passwordHashConcurrency,
     maxQueuedPerAddress: config.passwordHashQueuePerAddress,
@@ -54,8 +59,25 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
   const notificationEvents = new NotificationEvents(enqueuer);
   // A follow or unfollow (a block's too) changes the follower's timeline; its notification's task is written with the follow.
   const followEvents: FollowEvents = new FollowEventEnqueuer(enqueuer);
-  const relationships = new RelationshipUseCases(stores.users, stores.graph, followEvents, notificationEvents, live.followsChanged);
-  const posts = new PostUseCases(stores.posts, stores.graph, config, outboxAuthors, enqueuer, mentions, relationships, notificationEvents, live.postedToOutbox, stores.clock);
+  const relationships = new RelationshipUseCases(
+    stores.users,
+    stores.graph,
+    followEvents,
+    notificationEvents,
+    live.followsChanged,
+  );
+  const posts = new PostUseCases(
+    stores.posts,
+    stores.graph,
+    config,
+    outboxAuthors,
+    enqueuer,
+    mentions,
+    relationships,
+    notificationEvents,
+    live.postedToOutbox,
+    stores.clock,
+  );
   const reposts = new RepostUseCases(
     posts,
     stores.reposts,
@@ -68,16 +90,40 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
     notificationEvents,
     live.repostedToOutbox,
   );
-  const comments = new CommentUseCases(stores.posts, posts, relationships, mentions, notificationEvents, config.commentMaxDepth);
-  const sessions = new SessionUseCases(stores.users, stores.accounts, signInLimits, passwords, { refreshTtlSeconds: config.refreshTtlSeconds }, logger);
+  const comments = new CommentUseCases(
+    stores.posts,
+    posts,
+    relationships,
+    mentions,
+    notificationEvents,
+    config.commentMaxDepth,
+  );
+  const sessions = new SessionUseCases(
+    stores.users,
+    stores.accounts,
+    signInLimits,
+    passwords,
+    { refreshTtlSeconds: config.refreshTtlSeconds },
+    logger,
+  );
   const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer);
   const useCases = {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,
     accountDeletion,
-    follows: new FollowUseCases(stores.users, stores.graph, followEvents, relationships, notificationEvents, live.followsChanged),
+    follows: new FollowUseCases(
+      stores.users,
+      stores.graph,
+      followEvents,
+      relationships,
+      notificationEvents,
+      live.followsChanged,
+    ),
     relationships,
-    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, { maxReads: config.graphMaxReads, maxEdges: config.graphMaxEdges }),
+    graphQueries: new GraphQueryUseCases(stores.users, stores.graph, {
+      maxReads: config.graphMaxReads,
+      maxEdges: config.graphMaxEdges,
+    }),
     posts,
     reposts,
     tags: new TagUseCases(stores.tags, config, stores.clock),
@@ -92,11 +138,19 @@ export function createUseCases(stores: Stores, config: Config, logger: Logger, e
       logger.child({ component: 'counters' }),
     ),
     notifications: new NotificationUseCases(stores.notifications),
-    rateLimits: new RateLimits(stores.rateBuckets, { size: config.rateLimitPoints, perSecond: config.rateLimitPointsPerSecond }),
+    rateLimits: new RateLimits(stores.rateBuckets, {
+      size: config.rateLimitPoints,
+      perSecond: config.rateLimitPointsPerSecond,
+    }),
     fanOutProgress: stores.fanOutProgress,
     live,
     /** What the worker runs: each task by its kind's handler. */
-    tasks: createTaskHandlers(stores, config, { posts, reposts, comments, relationships, followEvents }, { delivered: live.delivered, notified: live.notified }),
+    tasks: createTaskHandlers(
+      stores,
+      config,
+      { posts, reposts, comments, relationships, followEvents },
+      { delivered: live.delivered, notified: live.notified },
+    ),
   };
   return { ...useCases, feeds: createFeeds(home, stores.timelines, stores.users, useCases) };
 }

@@ -39,10 +39,16 @@ export class UserUseCases {
    * `viewerId` is the account the request acts as, if any. A sign-up with a password counts as a
    * password check of `clientAddress` (see SignInLimits.countCheck).
    */
-  async signUp(input: SignUpInput, identity: ProviderIdentity | null, viewerId: string | null, clientAddress: string): Promise<UserRecord> {
+  async signUp(
+    input: SignUpInput,
+    identity: ProviderIdentity | null,
+    viewerId: string | null,
+    clientAddress: string,
+  ): Promise<UserRecord> {
     if (identity && viewerId) throw forbidden('This identity has an account already');
     const password = input.password ?? null;
-    if (identity && password !== null) throw badInput('input.password', 'must be left out when signing up with an identity provider token');
+    if (identity && password !== null)
+      throw badInput('input.password', 'must be left out when signing up with an identity provider token');
     if (!identity && password === null) throw badInput('input.password', 'is required (at least 12 characters)');
     if (password !== null) checkNewPassword(password, 'input.password');
     const user: UserRecord = {
@@ -61,7 +67,10 @@ export class UserUseCases {
     const [holder] = await this.users.idsByHandle([user.handle], { consistent: true });
     if (holder !== null) throw handleTaken(user.handle);
     if (password !== null) await this.limits.countCheck(clientAddress);
-    const login: Login = password !== null ? { passwordHash: await this.passwords.hash(password, clientAddress) } : { identity: identity! };
+    const login: Login =
+      password !== null
+        ? { passwordHash: await this.passwords.hash(password, clientAddress) }
+        : { identity: identity! };
     await this.users.create(user, login);
     try {
       await this.graph.upsertUsers([{ id: user.id, handle: user.handle, interests: user.interests }]);
@@ -79,7 +88,10 @@ export class UserUseCases {
     const patch: ProfilePatch = {
       displayName: cleanOptionalName(input.displayName, 'input.displayName'),
       bio: cleanOptionalText(input.bio, 'input.bio', LIMITS.bio),
-      interests: input.interests === undefined ? undefined : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
+      interests:
+        input.interests === undefined
+          ? undefined
+          : normalizeWords(input.interests, 'input.interests', LIMITS.interests),
     };
     const user = await this.users.updateProfile(viewerId, patch);
     if (!user) throw notFound('User', viewerId);

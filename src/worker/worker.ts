@@ -79,7 +79,9 @@ export class Worker {
           // A task enqueued here is claimed by its key; the queue is searched at the next poll or nudge
           // (and finds the handed-over tasks too if these claims failed: they are in the durable queue).
           claimed = handedOver
-            ? (await Promise.all(enqueued.map((task) => this.queue.claimEnqueued(task, this.settings.leaseMs)))).filter((task) => task !== null)
+            ? (await Promise.all(enqueued.map((task) => this.queue.claimEnqueued(task, this.settings.leaseMs)))).filter(
+                (task) => task !== null,
+              )
             : await this.queue.claim(free, this.settings.leaseMs);
           if (this.queueFailures > 0) this.logger.info('task queue answers again', { failures: this.queueFailures });
           this.queueFailures = 0;
@@ -147,8 +149,13 @@ export class Worker {
       const failures = task.failures + 1;
       const giveUp = failures >= this.settings.maxAttempts;
       observed.ended(giveUp ? 'dead_lettered' : 'failed');
-      log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', { error, failures });
-      const settle = giveUp ? this.queue.bury(task, String(error)) : this.queue.release(task, retryDelay(failures), true);
+      log.error(giveUp ? 'task failed for the last time: moved to the dead-letter list' : 'task failed', {
+        error,
+        failures,
+      });
+      const settle = giveUp
+        ? this.queue.bury(task, String(error))
+        : this.queue.release(task, retryDelay(failures), true);
       await settle.catch((settleError: unknown) => {
         log.error('could not give the task back', { error: settleError });
       });

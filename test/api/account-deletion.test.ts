@@ -4,7 +4,14 @@ import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import type { UserStore } from '../../src/stores/user-store.js';
 import { createUseCases } from '../../src/usecases/use-cases.js';
-import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import {
+  TEST_PASSWORD,
+  capturingLogger,
+  errorCodes,
+  startTestApp,
+  uniqueHandle,
+  type TestApp,
+} from '../helpers/app.js';
 import { scanTable } from '../helpers/table.js';
 import { createPost, follow, homeIds, publicIds, tagIds } from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
@@ -48,7 +55,11 @@ async function observe(app: TestApp, users: readonly Account[], postIds: readonl
   }
   // Each account's unread notifications: the deleted account leaves none it was the only actor of.
   const unread = [];
-  for (const user of users) unread.push((await app.gql('query($id: ID!) { user(id: $id) { unreadNotificationCount } }', { id: user.id }, user.token)).data!.user);
+  for (const user of users)
+    unread.push(
+      (await app.gql('query($id: ID!) { user(id: $id) { unreadNotificationCount } }', { id: user.id }, user.token))
+        .data!.user,
+    );
   return { users: result.data!.users, posts, unread };
 }
 
@@ -64,46 +75,90 @@ async function busyAccount(app: TestApp, others: Account[], otherPosts: string[]
   for (const user of [a, b]) await follow(app, doomed.token, user.id);
   for (const user of [a, c]) await follow(app, user.token, doomed.id);
   await mutate(app, a.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: own[0] });
-  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "nice") { comment { id } } }', { id: own[0] });
+  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "nice") { comment { id } } }', {
+    id: own[0],
+  });
   await mutate(app, b.token, 'mutation($id: ID!) { react(postId: $id, kind: "wow") { post { id } } }', { id: own[1] });
-  await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "my own") { comment { id } } }', { id: own[0] });
+  await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "my own") { comment { id } } }', {
+    id: own[0],
+  });
   for (const postId of otherPosts) {
     await mutate(app, doomed.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId });
     await mutate(app, doomed.token, 'mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
-    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: postId });
-    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "love") { post { id } } }', { id: postId });
-    await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "from the doomed") { comment { id } } }', { id: postId });
-    await mutate(app, doomed.token, 'mutation($id: ID!) { addComment(postId: $id, text: "and again") { comment { id } } }', { id: postId });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', {
+      id: postId,
+    });
+    await mutate(app, doomed.token, 'mutation($id: ID!) { react(postId: $id, kind: "love") { post { id } } }', {
+      id: postId,
+    });
+    await mutate(
+      app,
+      doomed.token,
+      'mutation($id: ID!) { addComment(postId: $id, text: "from the doomed") { comment { id } } }',
+      { id: postId },
+    );
+    await mutate(
+      app,
+      doomed.token,
+      'mutation($id: ID!) { addComment(postId: $id, text: "and again") { comment { id } } }',
+      { id: postId },
+    );
   }
   return { doomed, own };
 }
 
 /** Three accounts that follow, like, react to and comment on each other's posts. */
 async function neighbourhood(app: TestApp) {
-  const others = await Promise.all([app.signUp(uniqueHandle('a')), app.signUp(uniqueHandle('b')), app.signUp(uniqueHandle('c'))]);
+  const others = await Promise.all([
+    app.signUp(uniqueHandle('a')),
+    app.signUp(uniqueHandle('b')),
+    app.signUp(uniqueHandle('c')),
+  ]);
   const [a, b, c] = others;
   await follow(app, a.token, b.id);
   await follow(app, c.token, a.id);
   const posts = [await createPost(app, a.token, 'by a', ['shared']), await createPost(app, b.token, 'by b')];
   await mutate(app, b.token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: posts[0] });
-  await mutate(app, c.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: posts[0] });
-  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: posts[1] });
+  await mutate(app, c.token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', {
+    id: posts[0],
+  });
+  await mutate(app, c.token, 'mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', {
+    id: posts[1],
+  });
   return { others, posts };
 }
 
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
-async function expectGone(app: TestApp, doomed: Account, own: string[], before: Awaited<ReturnType<typeof observe>>, others: Account[], otherPosts: string[], tag: string) {
-  await expect.poll(async () => (await app.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
+async function expectGone(
+  app: TestApp,
+  doomed: Account,
+  own: string[],
+  before: Awaited<ReturnType<typeof observe>>,
+  others: Account[],
+  otherPosts: string[],
+  tag: string,
+) {
+  await expect
+    .poll(
+      async () => (await app.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user,
+      WORKER_WAIT,
+    )
+    .toBeNull();
   await waitForQueueToDrain(app);
   expect(await observe(app, others, otherPosts)).toEqual(before);
-  for (const postId of own) expect((await app.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toBeNull();
+  for (const postId of own)
+    expect((await app.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toBeNull();
   expect((await publicIds(app)).filter((id) => own.includes(id))).toEqual([]);
   expect(await tagIds(app, tag)).toEqual([]);
   for (const user of others) expect((await homeIds(app, user)).filter((id) => own.includes(id))).toEqual([]);
 
   const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
   try {
-    expect(await auditCounters(client, tableName(app.tablePrefix), { includeGraph: app.app.stores.graph.backend === 'dynamodb' })).toEqual({ drift: [], mismatches: [] });
+    expect(
+      await auditCounters(client, tableName(app.tablePrefix), {
+        includeGraph: app.app.stores.graph.backend === 'dynamodb',
+      }),
+    ).toEqual({ drift: [], mismatches: [] });
   } finally {
     client.destroy();
   }
@@ -122,7 +177,10 @@ describe('deleteAccount', () => {
     const user = await t.signUp(uniqueHandle('keep'));
     for (const password of [undefined, 'not my password at all']) {
       const result = await t.gql(DELETE_ACCOUNT, { password }, user.token);
-      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'password' });
+      expect({ codes: errorCodes(result), field: result.errors![0]!.extensions!.field }).toEqual({
+        codes: ['BAD_USER_INPUT'],
+        field: 'password',
+      });
     }
     expect(errorCodes(await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }))).toEqual(['UNAUTHENTICATED']);
     expect((await t.gql('{ viewer { id } }', {}, user.token)).data!.viewer).toEqual({ id: user.id });
@@ -130,30 +188,51 @@ describe('deleteAccount', () => {
 });
 
 describe('stored items: deleteAccount', () => {
-  it('removes the account and everything it wrote; every count of every other account is as it was before it existed', { timeout: 120_000 }, async () => {
-    const { others, posts } = await neighbourhood(t);
-    await waitForQueueToDrain(t);
-    const before = await observe(t, others, posts);
-    const tag = `gone_${Date.now()}`;
-    const { doomed, own } = await busyAccount(t, others, posts, tag);
-    await waitForQueueToDrain(t);
-    expect(await observe(t, others, posts)).not.toEqual(before);
-    expect((await homeIds(t, others[0]!)).filter((id) => own.includes(id))).toHaveLength(own.length);
+  it(
+    'removes the account and everything it wrote; every count of every other account is as it was before it existed',
+    { timeout: 120_000 },
+    async () => {
+      const { others, posts } = await neighbourhood(t);
+      await waitForQueueToDrain(t);
+      const before = await observe(t, others, posts);
+      const tag = `gone_${Date.now()}`;
+      const { doomed, own } = await busyAccount(t, others, posts, tag);
+      await waitForQueueToDrain(t);
+      expect(await observe(t, others, posts)).not.toEqual(before);
+      expect((await homeIds(t, others[0]!)).filter((id) => own.includes(id))).toHaveLength(own.length);
 
-    const deleted = await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token);
-    expect(deleted.data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-    // Every way in is closed at once.
-    for (const query of ['{ viewer { id } }', 'mutation { createPost(input: { text: "still here?" }) { post { id } } }']) {
-      const result = await t.gql(query, {}, doomed.token);
-      expect({ status: result.status, codes: errorCodes(result) }).toEqual({ status: 401, codes: ['UNAUTHENTICATED'] });
-    }
-    expect(errorCodes(await t.gql('mutation($r: String!) { refreshSession(refreshToken: $r) { token } }', { r: doomed.refreshToken }))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql('mutation($h: String!, $p: String!) { signIn(input: { handle: $h, password: $p }) { token } }', { h: doomed.handle, p: TEST_PASSWORD }))).toEqual(
-      ['UNAUTHENTICATED'],
-    );
+      const deleted = await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token);
+      expect(deleted.data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+      // Every way in is closed at once.
+      for (const query of [
+        '{ viewer { id } }',
+        'mutation { createPost(input: { text: "still here?" }) { post { id } } }',
+      ]) {
+        const result = await t.gql(query, {}, doomed.token);
+        expect({ status: result.status, codes: errorCodes(result) }).toEqual({
+          status: 401,
+          codes: ['UNAUTHENTICATED'],
+        });
+      }
+      expect(
+        errorCodes(
+          await t.gql('mutation($r: String!) { refreshSession(refreshToken: $r) { token } }', {
+            r: doomed.refreshToken,
+          }),
+        ),
+      ).toEqual(['UNAUTHENTICATED']);
+      expect(
+        errorCodes(
+          await t.gql('mutation($h: String!, $p: String!) { signIn(input: { handle: $h, password: $p }) { token } }', {
+            h: doomed.handle,
+            p: TEST_PASSWORD,
+          }),
+        ),
+      ).toEqual(['UNAUTHENTICATED']);
 
-    await expectGone(t, doomed, own, before, others, posts, tag);
-  });
+      await expectGone(t, doomed, own, before, others, posts, tag);
+    },
+  );
 });
 
 describe('stored items: a follow, block or mute racing the deletion of an account it is about', () => {
@@ -198,8 +277,15 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
       write.catch(() => {});
       await checkAnswered;
 
-      expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-      await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
+      expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+        deleteAccount: { deletedUserId: doomed.id },
+      });
+      await expect
+        .poll(
+          async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user,
+          WORKER_WAIT,
+        )
+        .toBeNull();
       await waitForQueueToDrain(t);
       release();
       await expect(write).rejects.toMatchObject({ code });
@@ -223,7 +309,9 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
       expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#'))).toEqual([]);
       const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
       try {
-        expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: stores.graph.backend === 'dynamodb' })).toEqual({ drift: [], mismatches: [] });
+        expect(
+          await auditCounters(client, tableName(t.tablePrefix), { includeGraph: stores.graph.backend === 'dynamodb' }),
+        ).toEqual({ drift: [], mismatches: [] });
       } finally {
         client.destroy();
       }
@@ -232,89 +320,112 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
 });
 
 describe('stored items: what reaches an account while it is being deleted', () => {
-  it("a follow's notification that arrives after the account's remnants went is swept once its graph node is gone", { timeout: 60_000 }, async () => {
-    const doomed = await t.signUp(uniqueHandle('closing'));
-    const late = await t.signUp(uniqueHandle('late'));
-    // The deletion's own handler on the service's stores, held when it checkpoints its profile step: its remnants are gone by then.
-    const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
-    let reachedProfile!: () => void;
-    let resume!: () => void;
-    const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
-    const resumed = new Promise<void>((resolve) => (resume = resolve));
-    const steps: string[] = [];
-    const deletion = tasks.run(
-      {
-        id: 'tsk_held_deletion',
-        payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
+  it(
+    "a follow's notification that arrives after the account's remnants went is swept once its graph node is gone",
+    { timeout: 60_000 },
+    async () => {
+      const doomed = await t.signUp(uniqueHandle('closing'));
+      const late = await t.signUp(uniqueHandle('late'));
+      // The deletion's own handler on the service's stores, held when it checkpoints its profile step: its remnants are gone by then.
+      const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+      let reachedProfile!: () => void;
+      let resume!: () => void;
+      const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      const steps: string[] = [];
+      const deletion = tasks.run(
+        {
+          id: 'tsk_held_deletion',
+          payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
+          checkpoint: null,
+          attempts: 1,
+          failures: 0,
+          shard: 0,
+          leaseToken: 'held',
+        },
+        async (step) => {
+          steps.push(step);
+          if (step === 'profile') {
+            reachedProfile();
+            await resumed;
+          }
+          return true;
+        },
+        () => false,
+      );
+      deletion.catch(() => {});
+      await atProfile;
+
+      // The profile is still there, so a follow reaches the account; the service's worker gives it a notification group.
+      await follow(t, late.token, doomed.id);
+      const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
+      await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+
+      resume();
+      expect(await deletion).toBe('done');
+      expect(steps.slice(-2)).toEqual(['profile', 'leftovers']);
+      await waitForQueueToDrain(t);
+      expect(await notifications()).toEqual([]);
+      const seen = await t.gql('{ viewer { followingCount following(first: 10) { totalCount } } }', {}, late.token);
+      expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 } });
+    },
+  );
+
+  it(
+    "a mention's notification task that runs after the deletion finished writes nothing: the post outlives the account it names",
+    { timeout: 60_000 },
+    async () => {
+      const doomed = await t.signUp(uniqueHandle('named'));
+      const author = await t.signUp(uniqueHandle('namer'));
+      const postId = await createPost(t, author.token, `hello @${doomed.handle}`);
+      const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
+      await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
+
+      expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+        deleteAccount: { deletedUserId: doomed.id },
+      });
+      await expect
+        .poll(
+          async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user,
+          WORKER_WAIT,
+        )
+        .toBeNull();
+      await waitForQueueToDrain(t);
+      expect(await notifications()).toEqual([]);
+
+      // The mention's task delivered late (a retry, a backlog): the post is still there, its recipient is not.
+      const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+      const late = {
+        id: 'tsk_late_mention',
+        payload: {
+          kind: 'notify' as const,
+          cause: { kind: 'MENTION' as const, recipientId: doomed.id, actorId: author.id, postId },
+          atMs: Date.now(),
+        },
         checkpoint: null,
         attempts: 1,
         failures: 0,
         shard: 0,
-        leaseToken: 'held',
-      },
-      async (step) => {
-        steps.push(step);
-        if (step === 'profile') {
-          reachedProfile();
-          await resumed;
-        }
-        return true;
-      },
-      () => false,
-    );
-    deletion.catch(() => {});
-    await atProfile;
-
-    // The profile is still there, so a follow reaches the account; the service's worker gives it a notification group.
-    await follow(t, late.token, doomed.id);
-    const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
-    await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
-
-    resume();
-    expect(await deletion).toBe('done');
-    expect(steps.slice(-2)).toEqual(['profile', 'leftovers']);
-    await waitForQueueToDrain(t);
-    expect(await notifications()).toEqual([]);
-    const seen = await t.gql('{ viewer { followingCount following(first: 10) { totalCount } } }', {}, late.token);
-    expect(seen.data!.viewer).toEqual({ followingCount: 0, following: { totalCount: 0 } });
-  });
-
-  it("a mention's notification task that runs after the deletion finished writes nothing: the post outlives the account it names", { timeout: 60_000 }, async () => {
-    const doomed = await t.signUp(uniqueHandle('named'));
-    const author = await t.signUp(uniqueHandle('namer'));
-    const postId = await createPost(t, author.token, `hello @${doomed.handle}`);
-    const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
-    await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
-
-    expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
-    await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: doomed.id })).data!.user, WORKER_WAIT).toBeNull();
-    await waitForQueueToDrain(t);
-    expect(await notifications()).toEqual([]);
-
-    // The mention's task delivered late (a retry, a backlog): the post is still there, its recipient is not.
-    const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
-    const late = {
-      id: 'tsk_late_mention',
-      payload: { kind: 'notify' as const, cause: { kind: 'MENTION' as const, recipientId: doomed.id, actorId: author.id, postId }, atMs: Date.now() },
-      checkpoint: null,
-      attempts: 1,
-      failures: 0,
-      shard: 0,
-      leaseToken: 'late',
-    };
-    expect(
-      await tasks.run(
-        late,
-        async () => true,
-        () => false,
-      ),
-    ).toBe('done');
-    expect((await t.gql('query($id: ID!) { post(id: $id) { id mentions { id } } }', { id: postId })).data!.post).toEqual({ id: postId, mentions: [] });
-    expect(await notifications()).toEqual([]);
-    // The post keeps the id it was written with (its mentions are those that still exist); nothing else names the account.
-    const left = (await scanTable(t)).filter((item) => JSON.stringify(item).includes(doomed.id));
-    expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#') && item.pk !== `POST#${postId}`)).toEqual([]);
-  });
+        leaseToken: 'late',
+      };
+      expect(
+        await tasks.run(
+          late,
+          async () => true,
+          () => false,
+        ),
+      ).toBe('done');
+      expect(
+        (await t.gql('query($id: ID!) { post(id: $id) { id mentions { id } } }', { id: postId })).data!.post,
+      ).toEqual({ id: postId, mentions: [] });
+      expect(await notifications()).toEqual([]);
+      // The post keeps the id it was written with (its mentions are those that still exist); nothing else names the account.
+      const left = (await scanTable(t)).filter((item) => JSON.stringify(item).includes(doomed.id));
+      expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#') && item.pk !== `POST#${postId}`)).toEqual(
+        [],
+      );
+    },
+  );
 });
 
 describe('stored items: deleteAccount with its worker killed mid-way', () => {
@@ -330,9 +441,15 @@ describe('stored items: deleteAccount with its worker killed mid-way', () => {
       await waitForQueueToDrain(app);
 
       // Batches of two records (FANOUT_PAGE_SIZE): the deletion checkpoints many times; the worker dies as it starts on the activities.
-      expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({ deleteAccount: { deletedUserId: doomed.id } });
+      expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+        deleteAccount: { deletedUserId: doomed.id },
+      });
       const checkpoint = await running.logLine(
-        (entry) => entry.msg === 'task checkpoint' && entry.kind === 'deleteAccount' && entry.checkpoint === 'activity' && entry.held === true,
+        (entry) =>
+          entry.msg === 'task checkpoint' &&
+          entry.kind === 'deleteAccount' &&
+          entry.checkpoint === 'activity' &&
+          entry.held === true,
       );
       running.child.kill('SIGKILL');
       await running.exited;

@@ -3,7 +3,16 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
-import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type LogEntry, type TestApp } from '../helpers/app.js';
+import {
+  TEST_PASSWORD,
+  capturingLogger,
+  errorCodes,
+  startTestApp,
+  uniqueHandle,
+  type GraphQLResponse,
+  type LogEntry,
+  type TestApp,
+} from '../helpers/app.js';
 import { scanTable } from '../helpers/table.js';
 
 let t: TestApp;
@@ -53,7 +62,11 @@ describe('passwords', () => {
     for (const [extra, field] of cases) {
       const handle = uniqueHandle('pw');
       const result = await t.gql(SIGN_UP, { input: { handle, ...extra } });
-      expect({ extra, codes: errorCodes(result), field: result.errors?.[0]?.extensions?.field }).toEqual({ extra, codes: ['BAD_USER_INPUT'], field });
+      expect({ extra, codes: errorCodes(result), field: result.errors?.[0]?.extensions?.field }).toEqual({
+        extra,
+        codes: ['BAD_USER_INPUT'],
+        field,
+      });
       expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
     }
     // 12 and 256 characters (code points, not UTF-16 units) are fine.
@@ -127,19 +140,25 @@ describe('refreshSession', () => {
     const results = await Promise.all([refresh(session.refreshToken), refresh(session.refreshToken)]);
     const winners = results.filter((r) => r.data?.refreshSession);
     expect(winners).toHaveLength(1);
-    for (const winner of winners) expect(errorCodes(await refresh(winner.data!.refreshSession.refreshToken))).toEqual(['UNAUTHENTICATED']);
+    for (const winner of winners)
+      expect(errorCodes(await refresh(winner.data!.refreshSession.refreshToken))).toEqual(['UNAUTHENTICATED']);
   });
 
   it('refuses strings that are no refresh token, and tokens never issued', async () => {
     for (const token of ['', 'rt_short', `rt_${'A'.repeat(43)}`, 'x'.repeat(5000)]) {
       const result = await refresh(token);
-      expect({ token: token.slice(0, 10), codes: errorCodes(result) }).toEqual({ token: token.slice(0, 10), codes: ['UNAUTHENTICATED'] });
+      expect({ token: token.slice(0, 10), codes: errorCodes(result) }).toEqual({
+        token: token.slice(0, 10),
+        codes: ['UNAUTHENTICATED'],
+      });
     }
   });
 });
 
-const SIGN_OUT = 'mutation($refreshToken: String, $everywhere: Boolean) { signOut(refreshToken: $refreshToken, everywhere: $everywhere) }';
-const CHANGE_PASSWORD = 'mutation($current: String!, $next: String!) { changePassword(currentPassword: $current, newPassword: $next) }';
+const SIGN_OUT =
+  'mutation($refreshToken: String, $everywhere: Boolean) { signOut(refreshToken: $refreshToken, everywhere: $everywhere) }';
+const CHANGE_PASSWORD =
+  'mutation($current: String!, $next: String!) { changePassword(currentPassword: $current, newPassword: $next) }';
 
 describe('signOut', () => {
   it('with a refresh token ends that session only; its holder needs no access token', async () => {
@@ -174,13 +193,19 @@ describe('signOut', () => {
     expect((await t.gql(SIGN_OUT, { everywhere: true }, sessions[0]!.token)).data).toEqual({ signOut: true });
     for (const token of [user.token, sessions[0]!.token, sessions[1]!.token, refreshed.token]) {
       expect(await viewerId(token)).toEqual({ status: 401, id: null, codes: ['UNAUTHENTICATED'] });
-      const write = await t.gql('mutation { createPost(input: { text: "after sign-out" }) { post { id } } }', {}, token);
+      const write = await t.gql(
+        'mutation { createPost(input: { text: "after sign-out" }) { post { id } } }',
+        {},
+        token,
+      );
       expect(write.status).toBe(401);
     }
     for (const token of [user.refreshToken, sessions[0]!.refreshToken, refreshed.refreshToken]) {
       expect(errorCodes(await refresh(token))).toEqual(['UNAUTHENTICATED']);
     }
-    expect((await t.gql('query($id: ID!) { user(id: $id) { postCount } }', { id: user.id })).data!.user.postCount).toBe(0);
+    expect((await t.gql('query($id: ID!) { user(id: $id) { postCount } }', { id: user.id })).data!.user.postCount).toBe(
+      0,
+    );
 
     // Signing in again starts afresh.
     const again = (await signIn(user.handle)).data!.signIn;
@@ -192,11 +217,23 @@ describe('signOut', () => {
 describe('changePassword', () => {
   it('refuses a wrong current password and a short new one, and changes nothing', async () => {
     const user = await t.signUp(uniqueHandle('chg'));
-    const wrong = await t.gql(CHANGE_PASSWORD, { current: 'not my password!', next: 'a brand new passphrase' }, user.token);
-    expect({ codes: errorCodes(wrong), field: wrong.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'currentPassword' });
+    const wrong = await t.gql(
+      CHANGE_PASSWORD,
+      { current: 'not my password!', next: 'a brand new passphrase' },
+      user.token,
+    );
+    expect({ codes: errorCodes(wrong), field: wrong.errors![0]!.extensions!.field }).toEqual({
+      codes: ['BAD_USER_INPUT'],
+      field: 'currentPassword',
+    });
     const short = await t.gql(CHANGE_PASSWORD, { current: TEST_PASSWORD, next: 'too short' }, user.token);
-    expect({ codes: errorCodes(short), field: short.errors![0]!.extensions!.field }).toEqual({ codes: ['BAD_USER_INPUT'], field: 'newPassword' });
-    expect(errorCodes(await t.gql(CHANGE_PASSWORD, { current: TEST_PASSWORD, next: 'a brand new passphrase' }))).toEqual(['UNAUTHENTICATED']);
+    expect({ codes: errorCodes(short), field: short.errors![0]!.extensions!.field }).toEqual({
+      codes: ['BAD_USER_INPUT'],
+      field: 'newPassword',
+    });
+    expect(
+      errorCodes(await t.gql(CHANGE_PASSWORD, { current: TEST_PASSWORD, next: 'a brand new passphrase' })),
+    ).toEqual(['UNAUTHENTICATED']);
     expect((await viewerId(user.token)).id).toBe(user.id);
     expect((await signIn(user.handle)).data!.signIn.user.id).toBe(user.id);
   });
@@ -206,10 +243,13 @@ describe('changePassword', () => {
     const here = (await signIn(user.handle)).data!.signIn;
     const elsewhere = (await signIn(user.handle)).data!.signIn;
     const next = 'a brand new passphrase';
-    expect((await t.gql(CHANGE_PASSWORD, { current: TEST_PASSWORD, next }, here.token)).data).toEqual({ changePassword: true });
+    expect((await t.gql(CHANGE_PASSWORD, { current: TEST_PASSWORD, next }, here.token)).data).toEqual({
+      changePassword: true,
+    });
 
     for (const token of [user.token, elsewhere.token, here.token]) expect((await viewerId(token)).status).toBe(401);
-    for (const token of [user.refreshToken, elsewhere.refreshToken]) expect(errorCodes(await refresh(token))).toEqual(['UNAUTHENTICATED']);
+    for (const token of [user.refreshToken, elsewhere.refreshToken])
+      expect(errorCodes(await refresh(token))).toEqual(['UNAUTHENTICATED']);
     const continued = (await refresh(here.refreshToken)).data!.refreshSession;
     expect((await viewerId(continued.token)).id).toBe(user.id);
 
@@ -238,15 +278,23 @@ describe('stored items: password hashes and refresh tokens', () => {
     for (const hash of hashes) expect(hash).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(hashes[0]).not.toBe(hashes[1]);
     // The profile item (what the user loader reads) holds no hash.
-    expect(items.find((item) => item.pk === `USER#${a.id}` && item.sk === 'PROFILE')).not.toHaveProperty('passwordHash');
+    expect(items.find((item) => item.pk === `USER#${a.id}` && item.sk === 'PROFILE')).not.toHaveProperty(
+      'passwordHash',
+    );
     expect(JSON.stringify(logs)).not.toContain(password);
   });
 
   it('passwords made with a lower cost than configured are hashed again at the next sign-in', async () => {
     const user = await t.signUp(uniqueHandle('rehash'));
-    const stronger = await startTestApp({ TABLE_PREFIX: t.tablePrefix, PASSWORD_SCRYPT_LOG2_N: '11', WORKER_ENABLED: 'false' });
+    const stronger = await startTestApp({
+      TABLE_PREFIX: t.tablePrefix,
+      PASSWORD_SCRYPT_LOG2_N: '11',
+      WORKER_ENABLED: 'false',
+    });
     try {
-      const hashOf = async () => (await scanTable(t)).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!.passwordHash as string;
+      const hashOf = async () =>
+        (await scanTable(t)).find((item) => item.pk === `USER#${user.id}` && item.sk === 'LOGIN')!
+          .passwordHash as string;
       expect(await hashOf()).toMatch(/^\$scrypt\$ln=10,/);
       const signedIn = await stronger.gql(SIGN_IN, { input: { handle: user.handle, password: TEST_PASSWORD } });
       expect(signedIn.errors).toBeUndefined();

@@ -24,25 +24,44 @@ afterAll(async () => {
 });
 
 /** A token signed with the service's own secret, so that only its claims can be wrong. */
-function signedToken(secret: string, subject: string, options: { expires: boolean } = { expires: true }): Promise<string> {
+function signedToken(
+  secret: string,
+  subject: string,
+  options: { expires: boolean } = { expires: true },
+): Promise<string> {
   const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject(subject).setIssuedAt();
   return (options.expires ? jwt.setExpirationTime('1h') : jwt).sign(new TextEncoder().encode(secret));
 }
 
 /** Every example query and mutation, aimed at a real author and post, and the mutations the examples leave out. */
-function everyOperation(postId: string, authorId: string): { name: string; query: string; variables: Record<string, unknown> }[] {
+function everyOperation(
+  postId: string,
+  authorId: string,
+): { name: string; query: string; variables: Record<string, unknown> }[] {
   // Subscriptions run over WebSocket: see subscriptions.test.ts.
   const operations = readExampleOperations()
     .filter((o) => !/^subscription\b/m.test(o.document))
     .map((o) => ({
       name: o.name,
       query: o.document,
-      variables: JSON.parse(o.variables.replaceAll('pst_01JD0000000000000000000000', postId).replaceAll(/usr_01JD000000000000000000000\d/g, authorId)),
+      variables: JSON.parse(
+        o.variables
+          .replaceAll('pst_01JD0000000000000000000000', postId)
+          .replaceAll(/usr_01JD000000000000000000000\d/g, authorId),
+      ),
     }));
   operations.push(
     { name: 'viewer', query: '{ viewer { id } }', variables: {} },
-    { name: 'unlike', query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', variables: { id: postId } },
-    { name: 'delete', query: 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', variables: { id: postId } },
+    {
+      name: 'unlike',
+      query: 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }',
+      variables: { id: postId },
+    },
+    {
+      name: 'delete',
+      query: 'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }',
+      variables: { id: postId },
+    },
   );
   return operations;
 }
@@ -50,9 +69,18 @@ function everyOperation(postId: string, authorId: string): { name: string; query
 /** A post of a real author to aim the operations at, and a validly signed token of an account that does not exist. */
 async function ghostAndTarget() {
   const author = await t.signUp();
-  const created = await t.gql('mutation { createPost(input: { text: "target", tags: ["engines"] }) { post { id } } }', {}, author.token);
+  const created = await t.gql(
+    'mutation { createPost(input: { text: "target", tags: ["engines"] }) { post { id } } }',
+    {},
+    author.token,
+  );
   const ghost = newId('usr');
-  return { author, postId: created.data!.createPost.post.id as string, ghost, token: await signedToken(t.app.config.jwtSecret, ghost) };
+  return {
+    author,
+    postId: created.data!.createPost.post.id as string,
+    ghost,
+    token: await signedToken(t.app.config.jwtSecret, ghost),
+  };
 }
 
 describe('a validly signed token whose account does not exist', () => {
@@ -95,7 +123,10 @@ describe('stored items: a validly signed token whose account does not exist', ()
     expect((await scanTable(t)).filter((item) => JSON.stringify(item).includes(ghost))).toEqual([]);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
     try {
-      expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+      expect(await auditCounters(client, tableName(t.tablePrefix), { includeGraph: true })).toEqual({
+        drift: [],
+        mismatches: [],
+      });
     } finally {
       client.destroy();
     }
@@ -108,7 +139,10 @@ describe('the account check', () => {
     const response = await fetch(`${t.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
-      body: JSON.stringify({ query: 'mutation CreatePost { createPost(input: { text: "x" }) { post { id } } }', operationName: 'SignUp' }),
+      body: JSON.stringify({
+        query: 'mutation CreatePost { createPost(input: { text: "x" }) { post { id } } }',
+        operationName: 'SignUp',
+      }),
     });
     const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors.map((e) => e.extensions.code)).toEqual(['OPERATION_RESOLUTION_FAILURE']);
@@ -119,7 +153,8 @@ describe('the account check', () => {
     const users = t.app.stores.users;
     const getMany = users.getMany;
     // As real DynamoDB may answer right after a sign-up: the eventually consistent read misses it.
-    users.getMany = (ids, options) => (options?.consistent ? getMany.call(users, ids, options) : Promise.resolve(ids.map(() => null)));
+    users.getMany = (ids, options) =>
+      options?.consistent ? getMany.call(users, ids, options) : Promise.resolve(ids.map(() => null));
     try {
       const result = await t.gql('{ viewer { id } }', {}, fresh.token);
       expect(result.errors).toBeUndefined();
@@ -157,7 +192,11 @@ describe('the account check', () => {
 
   it("lets a mutation's payload show the viewer as the mutation left it", async () => {
     const user = await t.signUp();
-    const created = await t.gql('mutation { createPost(input: { text: "one" }) { post { author { postCount } } } }', {}, user.token);
+    const created = await t.gql(
+      'mutation { createPost(input: { text: "one" }) { post { author { postCount } } } }',
+      {},
+      user.token,
+    );
     expect(created.data!.createPost.post.author).toEqual({ postCount: 1 });
   });
 });
@@ -165,7 +204,11 @@ describe('the account check', () => {
 describe('tokens', () => {
   it('refuses a token without an expiry time', async () => {
     const user = await t.signUp();
-    const result = await t.gql('{ viewer { id } }', {}, await signedToken(t.app.config.jwtSecret, user.id, { expires: false }));
+    const result = await t.gql(
+      '{ viewer { id } }',
+      {},
+      await signedToken(t.app.config.jwtSecret, user.id, { expires: false }),
+    );
     expect(result.status).toBe(401);
     expect(errorCodes(result)).toEqual(['UNAUTHENTICATED']);
     expect(result.errors![0]!.message).toMatch(/expiry/);
@@ -210,7 +253,9 @@ describe('without JWT_SECRET', () => {
   it('does not start in production', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'auth-data-'));
     dataDirs.push(dataDir);
-    await expect(startTestApp({ NODE_ENV: 'production', JWT_SECRET: '', DATA_DIR: dataDir })).rejects.toThrow('JWT_SECRET');
+    await expect(startTestApp({ NODE_ENV: 'production', JWT_SECRET: '', DATA_DIR: dataDir })).rejects.toThrow(
+      'JWT_SECRET',
+    );
     expect(readdirSync(dataDir)).toEqual([]);
   });
 });

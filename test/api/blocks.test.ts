@@ -20,7 +20,8 @@ afterAll(async () => {
   await t.stop();
 });
 
-const BLOCK = 'mutation($id: ID!) { block(userId: $id) { user { id viewerBlocks blocksViewer followerCount } viewer { id followingCount } } }';
+const BLOCK =
+  'mutation($id: ID!) { block(userId: $id) { user { id viewerBlocks blocksViewer followerCount } viewer { id followingCount } } }';
 const UNBLOCK = 'mutation($id: ID!) { unblock(userId: $id) { user { id viewerBlocks } } }';
 const MUTE = 'mutation($id: ID!) { mute(userId: $id) { user { id viewerMutes viewerFollows } } }';
 const UNMUTE = 'mutation($id: ID!) { unmute(userId: $id) { user { id viewerMutes } } }';
@@ -42,24 +43,45 @@ function tagIdsAs(viewer: Account, tag: string, first = 100): Promise<string[]> 
 
 function publicIdsAs(viewer: Account): Promise<string[]> {
   return idsOfEveryPage(
-    async (after) => (await t.gqlData(`query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`, { after }, viewer.token)).publicTimeline,
+    async (after) =>
+      (
+        await t.gqlData(
+          `query($after: String) { publicTimeline(first: 100, after: $after) { ${PAGE} } }`,
+          { after },
+          viewer.token,
+        )
+      ).publicTimeline,
   );
 }
 
 function authorIdsAs(viewer: Account, authorId: string): Promise<string[]> {
   return idsOfEveryPage(
     async (after) =>
-      (await t.gqlData(`query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`, { id: authorId, after }, viewer.token)).user.posts,
+      (
+        await t.gqlData(
+          `query($id: ID!, $after: String) { user(id: $id) { posts(first: 100, after: $after) { ${PAGE} } } }`,
+          { id: authorId, after },
+          viewer.token,
+        )
+      ).user.posts,
   );
 }
 
 async function commentAuthors(viewer: Account, postId: string): Promise<string[]> {
-  const data = await t.gqlData('query($id: ID!) { post(id: $id) { comments(first: 100) { edges { node { author { id } } } } } }', { id: postId }, viewer.token);
+  const data = await t.gqlData(
+    'query($id: ID!) { post(id: $id) { comments(first: 100) { edges { node { author { id } } } } } }',
+    { id: postId },
+    viewer.token,
+  );
   return data.post.comments.edges.map((e: any) => e.node.author.id);
 }
 
 async function flags(viewer: Account, userId: string) {
-  const data = await t.gqlData('query($id: ID!) { user(id: $id) { handle viewerBlocks blocksViewer viewerMutes viewerFollows followsViewer } }', { id: userId }, viewer.token);
+  const data = await t.gqlData(
+    'query($id: ID!) { user(id: $id) { handle viewerBlocks blocksViewer viewerMutes viewerFollows followsViewer } }',
+    { id: userId },
+    viewer.token,
+  );
   return data.user;
 }
 
@@ -69,9 +91,12 @@ async function counts(userId: string) {
 }
 
 async function postState(postId: string) {
-  const data = await t.gqlData('query($id: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind count } comments { edges { node { id } } } } }', {
-    id: postId,
-  });
+  const data = await t.gqlData(
+    'query($id: ID!) { post(id: $id) { likeCount viewCount commentCount reactionCounts { kind count } comments { edges { node { id } } } } }',
+    {
+      id: postId,
+    },
+  );
   return data.post;
 }
 
@@ -86,7 +111,15 @@ describe('blocks and mutes', () => {
   let fPost: string;
 
   beforeAll(async () => {
-    [V, B, C, M, N, F, X] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    [V, B, C, M, N, F, X] = await Promise.all([
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+    ]);
     await follow(t, V.token, B.id);
     await follow(t, B.token, V.id);
     await follow(t, V.token, C.id);
@@ -101,9 +134,18 @@ describe('blocks and mutes', () => {
       await follow(t, u.token, F.id);
     }
     await follow(t, B.token, X.id);
-    for (const u of [V, B, C, M, N, F]) posts.set(u.id, [await createPost(t, u.token, `by ${u.handle}`, [tag]), await createPost(t, u.token, `more by ${u.handle}`, [tag])]);
+    for (const u of [V, B, C, M, N, F])
+      posts.set(u.id, [
+        await createPost(t, u.token, `by ${u.handle}`, [tag]),
+        await createPost(t, u.token, `more by ${u.handle}`, [tag]),
+      ]);
     fPost = posts.get(F.id)![0]!;
-    for (const u of [V, B, C, M, N]) await t.gqlData('mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }', { id: fPost }, u.token);
+    for (const u of [V, B, C, M, N])
+      await t.gqlData(
+        'mutation($id: ID!) { addComment(postId: $id, text: "hello") { comment { id } } }',
+        { id: fPost },
+        u.token,
+      );
     // Everything fanned out (B's posts reached V's home) before the blocks.
     await waitForQueueToDrain(t);
     expect(await homeIds(t, V)).toEqual(expect.arrayContaining(posts.get(B.id)!));
@@ -128,7 +170,13 @@ describe('blocks and mutes', () => {
   });
 
   it('shows both sides the block on the profile, and the mute only to the muter', async () => {
-    expect(await flags(V, B.id)).toMatchObject({ viewerBlocks: true, blocksViewer: false, viewerMutes: false, viewerFollows: false, followsViewer: false });
+    expect(await flags(V, B.id)).toMatchObject({
+      viewerBlocks: true,
+      blocksViewer: false,
+      viewerMutes: false,
+      viewerFollows: false,
+      followsViewer: false,
+    });
     expect(await flags(B, V.id)).toMatchObject({ viewerBlocks: false, blocksViewer: true });
     expect(await flags(V, C.id)).toMatchObject({ viewerBlocks: false, blocksViewer: true });
     expect(await flags(C, V.id)).toMatchObject({ viewerBlocks: true, blocksViewer: false });
@@ -137,12 +185,15 @@ describe('blocks and mutes', () => {
     expect(await flags(M, V.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
     expect(await flags(V, N.id)).toMatchObject({ viewerMutes: false });
     expect(await flags(V, V.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
-    const anonymous = await t.gqlData('query($id: ID!) { user(id: $id) { viewerBlocks blocksViewer viewerMutes } }', { id: B.id });
+    const anonymous = await t.gqlData('query($id: ID!) { user(id: $id) { viewerBlocks blocksViewer viewerMutes } }', {
+      id: B.id,
+    });
     expect(anonymous.user).toEqual({ viewerBlocks: false, blocksViewer: false, viewerMutes: false });
   });
 
   it('lists whom a user blocks and mutes to that user alone, newest first', async () => {
-    const LISTS = 'query($id: ID!) { user(id: $id) { blockedUsers { totalCount edges { node { id } } } mutedUsers { totalCount edges { node { id } } } } }';
+    const LISTS =
+      'query($id: ID!) { user(id: $id) { blockedUsers { totalCount edges { node { id } } } mutedUsers { totalCount edges { node { id } } } } }';
     const own = await t.gqlData(LISTS, { id: V.id }, V.token);
     expect(own.user.blockedUsers).toEqual({ totalCount: 1, edges: [{ node: { id: B.id } }] });
     expect(own.user.mutedUsers).toEqual({ totalCount: 1, edges: [{ node: { id: M.id } }] });
@@ -160,9 +211,12 @@ describe('blocks and mutes', () => {
     // V: no B or C (blocks), no M (muted) in home, tag and public; N is not muted by V.
     expect(await homeIds(t, V)).toEqual(newestFirst(mine(V, N, F)));
     expect(await tagIdsAs(V, tag)).toEqual(newestFirst(mine(V, N, F)));
-    expect((await publicIdsAs(V)).filter((id) => mine(V, B, C, M, N, F).includes(id))).toEqual(newestFirst(mine(V, N, F)));
+    expect((await publicIdsAs(V)).filter((id) => mine(V, B, C, M, N, F).includes(id))).toEqual(
+      newestFirst(mine(V, N, F)),
+    );
     // B and C do not see V's posts; N muted V.
-    for (const viewer of [B, C, N]) expect(await tagIdsAs(viewer, tag), viewer.handle).not.toEqual(expect.arrayContaining([posts.get(V.id)![0]]));
+    for (const viewer of [B, C, N])
+      expect(await tagIdsAs(viewer, tag), viewer.handle).not.toEqual(expect.arrayContaining([posts.get(V.id)![0]]));
     expect(await tagIdsAs(B, tag)).toEqual(newestFirst(mine(B, C, M, N, F)));
     expect(await tagIdsAs(N, tag)).toEqual(newestFirst(mine(B, C, M, N, F)));
     expect(await homeIds(t, N)).toEqual(newestFirst(mine(N, F)));
@@ -195,13 +249,21 @@ describe('blocks and mutes', () => {
     ];
     for (const [actor, other] of pairs) {
       const post = posts.get(other.id)![0]!;
-      const [before, countsBefore, otherCountsBefore] = [await postState(post), await counts(actor.id), await counts(other.id)];
+      const [before, countsBefore, otherCountsBefore] = [
+        await postState(post),
+        await counts(actor.id),
+        await counts(other.id),
+      ];
       const attempts = [
         t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: other.id }, actor.token),
         t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: post }, actor.token),
         t.gql('mutation($id: ID!) { react(postId: $id, kind: "wow") { post { id } } }', { id: post }, actor.token),
         t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: post }, actor.token),
-        t.gql('mutation($id: ID!) { addComment(postId: $id, text: "hi", idempotencyKey: "k1") { comment { id } } }', { id: post }, actor.token),
+        t.gql(
+          'mutation($id: ID!) { addComment(postId: $id, text: "hi", idempotencyKey: "k1") { comment { id } } }',
+          { id: post },
+          actor.token,
+        ),
       ];
       for (const result of await Promise.all(attempts)) {
         expect(errorCodes(result), `${actor.handle} -> ${other.handle}`).toEqual(['FORBIDDEN']);
@@ -217,11 +279,19 @@ describe('blocks and mutes', () => {
       [V, M],
       [M, V],
     ] as const) {
-      const like = await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }', { id: posts.get(other.id)![1] }, actor.token);
+      const like = await t.gql(
+        'mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }',
+        { id: posts.get(other.id)![1] },
+        actor.token,
+      );
       expect(like.data!.likePost.post).toEqual({ likeCount: 1, viewerHasLiked: true });
     }
     // Unliking stays possible across a block: nothing to refuse in taking something back.
-    const unlike = await t.gql('mutation($id: ID!) { unlikePost(postId: $id) { post { likeCount } } }', { id: posts.get(B.id)![0] }, V.token);
+    const unlike = await t.gql(
+      'mutation($id: ID!) { unlikePost(postId: $id) { post { likeCount } } }',
+      { id: posts.get(B.id)![0] },
+      V.token,
+    );
     expect(unlike.errors).toBeUndefined();
   });
 
@@ -246,18 +316,24 @@ describe('blocks and mutes', () => {
 
     // Known followers are accounts the viewer follows, and a block ends follows: the graph store's contract covers their exclusion.
 
-    const NETWORK = 'query($id: ID!) { network(userId: $id, maxDepth: 3, first: 100) { totalCount edges { node { id } } } }';
-    const networkOf = async (viewer: Account, origin: Account) => (await t.gqlData(NETWORK, { id: origin.id }, viewer.token)).network;
+    const NETWORK =
+      'query($id: ID!) { network(userId: $id, maxDepth: 3, first: 100) { totalCount edges { node { id } } } }';
+    const networkOf = async (viewer: Account, origin: Account) =>
+      (await t.gqlData(NETWORK, { id: origin.id }, viewer.token)).network;
     // From F, V reaches M, N and itself, never B, C, nor X (whom only B leads to).
     const fromF = await networkOf(V, F);
     expect(fromF.edges.map((e: any) => e.node.id).sort()).toEqual([V.id, M.id, N.id].sort());
     expect(fromF.totalCount).toBe(3);
-    expect((await networkOf(F, F)).edges.map((e: any) => e.node.id)).toEqual(expect.arrayContaining([B.id, C.id, X.id]));
+    expect((await networkOf(F, F)).edges.map((e: any) => e.node.id)).toEqual(
+      expect.arrayContaining([B.id, C.id, X.id]),
+    );
     expect(await networkOf(V, B)).toEqual({ totalCount: 0, edges: [] });
     expect((await networkOf(B, F)).edges.map((e: any) => e.node.id)).not.toContain(V.id);
 
-    const PATH = 'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }';
-    const path = async (viewer: Account | undefined, from: Account, to: Account) => (await t.gqlData(PATH, { from: from.id, to: to.id }, viewer?.token)).degreesOfSeparation;
+    const PATH =
+      'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }';
+    const path = async (viewer: Account | undefined, from: Account, to: Account) =>
+      (await t.gqlData(PATH, { from: from.id, to: to.id }, viewer?.token)).degreesOfSeparation;
     // F -> B -> X is the only way to X: anyone else sees it, V and B's blocker do not.
     expect(await path(F, F, X)).toEqual({ degrees: 2, path: [{ id: F.id }, { id: B.id }, { id: X.id }] });
     expect(await path(undefined, F, X)).toEqual({ degrees: 2, path: [{ id: F.id }, { id: B.id }, { id: X.id }] });
@@ -281,7 +357,8 @@ describe('blocks and mutes', () => {
     expect(await graphCost(PATH, { from: F.id, to: N.id })).toEqual({ requests: 3, waves: 2 });
     // Mutuals and known followers: the counts with the blocks beside them, then the shorter list, then an edge per entry.
     expect(await graphCost(MUTUALS, { id: F.id })).toEqual({ requests: 4, waves: 3 });
-    const KNOWN_FOLLOWERS = 'query($id: ID!) { user(id: $id) { knownFollowers(first: 100) { totalCount edges { node { id } } } } }';
+    const KNOWN_FOLLOWERS =
+      'query($id: ID!) { user(id: $id) { knownFollowers(first: 100) { totalCount edges { node { id } } } } }';
     expect(await graphCost(KNOWN_FOLLOWERS, { id: M.id })).toEqual({ requests: 4, waves: 3 });
   });
 
@@ -299,7 +376,8 @@ describe('blocks and mutes', () => {
     const first = (await t.gqlData(QUERY, { tag: fullTag }, reader.token)).tagTimeline;
     expect(first.edges.map((e: any) => e.node.id)).toEqual(newestFirst(visible).slice(0, 3));
     expect(first.pageInfo.hasNextPage).toBe(true);
-    const second = (await t.gqlData(QUERY, { tag: fullTag, after: first.pageInfo.endCursor }, reader.token)).tagTimeline;
+    const second = (await t.gqlData(QUERY, { tag: fullTag, after: first.pageInfo.endCursor }, reader.token))
+      .tagTimeline;
     expect(second.edges.map((e: any) => e.node.id)).toEqual(newestFirst(visible).slice(3));
     expect(second.pageInfo.hasNextPage).toBe(false);
     expect(second.pageInfo.endCursor).toBe(second.edges.at(-1).cursor);
@@ -313,7 +391,8 @@ describe('blocks and mutes', () => {
     ).tagTimeline;
     expect(empty.edges).toEqual([]);
     expect(empty.pageInfo.hasNextPage).toBe(true);
-    for (const size of [1, 2, 3, 100]) expect(await tagIdsAs(reader, fullTag, size), `pages of ${size}`).toEqual(newestFirst(visible));
+    for (const size of [1, 2, 3, 100])
+      expect(await tagIdsAs(reader, fullTag, size), `pages of ${size}`).toEqual(newestFirst(visible));
   });
 
   it('is idempotent, refuses yourself, unknown users and anonymous callers, and unblocks without restoring follows', async () => {
@@ -325,14 +404,27 @@ describe('blocks and mutes', () => {
       expect(errorCodes(await t.gql(mutation, { id: B.id }))).toEqual(['UNAUTHENTICATED']);
     }
     // Repeats change nothing and are no error.
-    expect((await t.gqlData(BLOCK, { id: B.id }, V.token)).block.user).toMatchObject({ viewerBlocks: true, followerCount: 1 });
-    expect((await t.gqlData(MUTE, { id: M.id }, V.token)).mute.user).toEqual({ id: M.id, viewerMutes: true, viewerFollows: true });
+    expect((await t.gqlData(BLOCK, { id: B.id }, V.token)).block.user).toMatchObject({
+      viewerBlocks: true,
+      followerCount: 1,
+    });
+    expect((await t.gqlData(MUTE, { id: M.id }, V.token)).mute.user).toEqual({
+      id: M.id,
+      viewerMutes: true,
+      viewerFollows: true,
+    });
 
     const other = await t.signUp();
     await follow(t, other.token, V.id);
     await t.gqlData(BLOCK, { id: other.id }, V.token);
-    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
-    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({ id: other.id, viewerBlocks: false });
+    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({
+      id: other.id,
+      viewerBlocks: false,
+    });
+    expect((await t.gqlData(UNBLOCK, { id: other.id }, V.token)).unblock.user).toEqual({
+      id: other.id,
+      viewerBlocks: false,
+    });
     expect(await flags(V, other.id)).toMatchObject({ viewerBlocks: false, blocksViewer: false, followsViewer: false });
     await follow(t, other.token, V.id);
     expect(await flags(V, other.id)).toMatchObject({ followsViewer: true });
@@ -385,10 +477,19 @@ describe('blocks and mutes', () => {
   });
 
   it("applies blocks and mutes to reposts and mentions: refused across a block, and a hidden reposter's reposts left out", async () => {
-    const [viewer, reposter, author, blocked, blocker] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    const [viewer, reposter, author, blocked, blocker] = await Promise.all([
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+    ]);
     await t.gqlData(BLOCK, { id: blocked.id }, viewer.token);
     await t.gqlData(BLOCK, { id: viewer.id }, blocker.token);
-    const [blockedPost, blockerPost] = [await createPost(t, blocked.token, 'by the blocked'), await createPost(t, blocker.token, 'by the blocker')];
+    const [blockedPost, blockerPost] = [
+      await createPost(t, blocked.token, 'by the blocked'),
+      await createPost(t, blocker.token, 'by the blocker'),
+    ];
 
     // Reposting across a block, either way, is refused and writes nothing.
     for (const [actor, post] of [
@@ -396,19 +497,33 @@ describe('blocks and mutes', () => {
       [viewer, blockerPost],
       [blocked, await createPost(t, viewer.token, 'by the viewer')],
     ] as const) {
-      const result = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: post }, actor.token);
+      const result = await t.gql(
+        'mutation($id: ID!) { repost(postId: $id) { post { id } } }',
+        { id: post },
+        actor.token,
+      );
       expect(errorCodes(result)).toEqual(['FORBIDDEN']);
-      expect((await t.gqlData('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post })).post).toEqual({
+      expect(
+        (await t.gqlData('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount } } }', { id: post }))
+          .post,
+      ).toEqual({
         repostCount: 0,
         repostedBy: { totalCount: 0 },
       });
     }
 
     // Mentioning across a block, in a post or a comment, either way, is refused and writes nothing.
-    const postsBefore = (await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount;
-    const mentionPost = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text: `hi @${blocked.handle}` }, viewer.token);
+    const postsBefore = (await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user
+      .postCount;
+    const mentionPost = await t.gql(
+      'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }',
+      { text: `hi @${blocked.handle}` },
+      viewer.token,
+    );
     expect(errorCodes(mentionPost)).toEqual(['FORBIDDEN']);
-    expect((await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(postsBefore);
+    expect((await t.gqlData('query($id: ID!) { user(id: $id) { postCount } }', { id: viewer.id })).user.postCount).toBe(
+      postsBefore,
+    );
     const open = await createPost(t, author.token, 'open to all');
     const mentionComment = await t.gql(
       'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
@@ -433,15 +548,26 @@ describe('blocks and mutes', () => {
   });
 
   it("keeps a page that the rules emptied leading on, and leaves out a notification about a blocked account's post", async () => {
-    const [viewer, friend, muted, poster, commenter] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
+    const [viewer, friend, muted, poster, commenter] = await Promise.all([
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+    ]);
     await follow(t, viewer.token, friend.id);
     await follow(t, viewer.token, muted.id);
     const older = await createPost(t, friend.token, 'older');
     const newer = await createPost(t, muted.token, 'newer, by a muted account');
     await waitForQueueToDrain(t);
     await t.gqlData(MUTE, { id: muted.id }, viewer.token);
-    const cursor = (await t.gqlData('query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }', { id: viewer.id }, viewer.token)).user.timeline
-      .edges[0].cursor;
+    const cursor = (
+      await t.gqlData(
+        'query($id: ID!) { user(id: $id) { timeline(first: 5) { edges { cursor node { id } } } } }',
+        { id: viewer.id },
+        viewer.token,
+      )
+    ).user.timeline.edges[0].cursor;
     // Pull-to-refresh from the older post: the one newer entry is muted, yet the page says where it got to.
     const refreshed = (
       await t.gqlData(
@@ -464,8 +590,13 @@ describe('blocks and mutes', () => {
       commenter.token,
     );
     await waitForQueueToDrain(t);
-    const groups = (await t.gqlData('query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }', { id: viewer.id }, viewer.token)).user
-      .notifications.edges;
+    const groups = (
+      await t.gqlData(
+        'query($id: ID!) { user(id: $id) { notifications(first: 20) { edges { node { kind post { id } } } } } }',
+        { id: viewer.id },
+        viewer.token,
+      )
+    ).user.notifications.edges;
     expect(groups.filter((e: any) => e.node.post?.id === post)).toEqual([]);
   });
 });

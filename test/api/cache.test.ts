@@ -17,7 +17,11 @@ interface ReadPost {
 const costOf = (response: GraphQLResponse) => response.extensions!.cost as CacheCost;
 
 async function like(t: TestApp, token: string, postId: string) {
-  const liked = await t.gql<{ likePost: { post: { likeCount: number } } }>('mutation($id: ID!) { likePost(postId: $id) { post { likeCount } } }', { id: postId }, token);
+  const liked = await t.gql<{ likePost: { post: { likeCount: number } } }>(
+    'mutation($id: ID!) { likePost(postId: $id) { post { likeCount } } }',
+    { id: postId },
+    token,
+  );
   expect(liked.errors).toBeUndefined();
 }
 
@@ -63,7 +67,12 @@ describe('cache in memory (the default)', () => {
   it("serves a profile's follow counts from the cache, and shows a follow and an unfollow at the next read", async () => {
     const [author, viewer, fan] = await Promise.all([t.signUp(), t.signUp(), t.signUp()]);
     const PROFILE = 'query($id: ID!) { user(id: $id) { followerCount followingCount viewerFollows } }';
-    const read = () => t.gql<{ user: { followerCount: number; followingCount: number; viewerFollows: boolean } }>(PROFILE, { id: author.id }, viewer.token);
+    const read = () =>
+      t.gql<{ user: { followerCount: number; followingCount: number; viewerFollows: boolean } }>(
+        PROFILE,
+        { id: author.id },
+        viewer.token,
+      );
     expect((await read()).data!.user).toEqual({ followerCount: 0, followingCount: 0, viewerFollows: false });
     const cached = await read();
     // The viewer's profile (the account check), the author's and the author's graph node: all from the cache. The flag is
@@ -71,7 +80,9 @@ describe('cache in memory (the default)', () => {
     expect(costOf(cached).cache).toEqual({ hits: 3, misses: 0 });
     expect(costOf(cached).dynamodb.requests).toBe(0);
     const follow = (token: string, verb: 'follow' | 'unfollow') =>
-      t.gql(`mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: author.id }, token).then((answer) => expect(answer.errors).toBeUndefined());
+      t
+        .gql(`mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: author.id }, token)
+        .then((answer) => expect(answer.errors).toBeUndefined());
     await follow(fan.token, 'follow');
     expect((await read()).data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: false });
     await follow(viewer.token, 'follow');
@@ -87,10 +98,20 @@ describe('cache in memory (the default)', () => {
     const viewer = await t.signUp();
     const postId = await createPost(t, author.token, 'soon gone');
     await t.gql<ReadPost>(READ_POST, { id: postId }, viewer.token);
-    const edited = await t.gql('mutation { updateProfile(input: { displayName: "Renamed" }) { displayName } }', {}, author.token);
+    const edited = await t.gql(
+      'mutation { updateProfile(input: { displayName: "Renamed" }) { displayName } }',
+      {},
+      author.token,
+    );
     expect(edited.errors).toBeUndefined();
-    expect((await t.gql<ReadPost>(READ_POST, { id: postId }, viewer.token)).data!.post!.author.displayName).toBe('Renamed');
-    const deleted = await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token);
+    expect((await t.gql<ReadPost>(READ_POST, { id: postId }, viewer.token)).data!.post!.author.displayName).toBe(
+      'Renamed',
+    );
+    const deleted = await t.gql(
+      'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }',
+      { id: postId },
+      author.token,
+    );
     expect(deleted.errors).toBeUndefined();
     expect((await t.gql<ReadPost>(READ_POST, { id: postId }, viewer.token)).data!.post).toBeNull();
   });
@@ -124,13 +145,19 @@ describe('cache in Redis, shared by two API instances', () => {
     expect(costOf(other).cache).toEqual({ hits: 3, misses: 1 });
     await like(b, fan.token, postId);
     expect((await a.gql<ReadPost>(READ_POST, { id: postId }, author.token)).data!.post!.likeCount).toBe(1);
-    const edited = await b.gql('mutation { updateProfile(input: { displayName: "Shared" }) { displayName } }', {}, author.token);
+    const edited = await b.gql(
+      'mutation { updateProfile(input: { displayName: "Shared" }) { displayName } }',
+      {},
+      author.token,
+    );
     expect(edited.errors).toBeUndefined();
     expect((await a.gql<ReadPost>(READ_POST, { id: postId }, fan.token)).data!.post!.author.displayName).toBe('Shared');
     // A follow through one instance is in the follower count the other had cached.
     const COUNT = 'query($id: ID!) { user(id: $id) { followerCount } }';
     expect((await a.gql(COUNT, { id: author.id }, fan.token)).data!.user.followerCount).toBe(0);
-    expect((await b.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token)).errors).toBeUndefined();
+    expect(
+      (await b.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token)).errors,
+    ).toBeUndefined();
     expect((await a.gql(COUNT, { id: author.id }, fan.token)).data!.user.followerCount).toBe(1);
   });
 });

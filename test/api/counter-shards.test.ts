@@ -28,13 +28,21 @@ async function mutate(t: TestApp, token: string, mutation: string, variables: Re
   expect(result.errors).toBeUndefined();
 }
 
-const like = (t: TestApp, token: string, postId: string) => mutate(t, token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId });
-const unlike = (t: TestApp, token: string, postId: string) => mutate(t, token, 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', { id: postId });
-const view = (t: TestApp, token: string, postId: string) => mutate(t, token, 'mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
-const react = (t: TestApp, token: string, postId: string) => mutate(t, token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: postId });
+const like = (t: TestApp, token: string, postId: string) =>
+  mutate(t, token, 'mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId });
+const unlike = (t: TestApp, token: string, postId: string) =>
+  mutate(t, token, 'mutation($id: ID!) { unlikePost(postId: $id) { post { id } } }', { id: postId });
+const view = (t: TestApp, token: string, postId: string) =>
+  mutate(t, token, 'mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
+const react = (t: TestApp, token: string, postId: string) =>
+  mutate(t, token, 'mutation($id: ID!) { react(postId: $id, kind: "clap") { post { id } } }', { id: postId });
 
 async function postCounts(t: TestApp, postId: string, token: string): Promise<Counts> {
-  const result = await t.gql<{ post: Counts }>(`query($id: ID!) { post(id: $id) { ${COUNTS} } }`, { id: postId }, token);
+  const result = await t.gql<{ post: Counts }>(
+    `query($id: ID!) { post(id: $id) { ${COUNTS} } }`,
+    { id: postId },
+    token,
+  );
   expect(result.errors).toBeUndefined();
   return result.data!.post;
 }
@@ -51,7 +59,10 @@ async function homeCounts(t: TestApp, userId: string, postId: string, token: str
 }
 
 /** The post item's counterShards, and the counter items there are, by shard number. */
-async function shardsOf(t: TestApp, postId: string): Promise<{ counterShards: number; items: Map<number, Record<string, unknown>> }> {
+async function shardsOf(
+  t: TestApp,
+  postId: string,
+): Promise<{ counterShards: number; items: Map<number, Record<string, unknown>> }> {
   const table = tableName(t.tablePrefix);
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
   try {
@@ -85,7 +96,11 @@ async function driveHot(writer: TestApp, postId: string): Promise<Counts> {
   await Promise.all(
     users.map(async (user, i) => {
       await like(writer, user.token, postId);
-      await Promise.all([view(writer, user.token, postId), react(writer, user.token, postId), i < 6 ? unlike(writer, user.token, postId) : null]);
+      await Promise.all([
+        view(writer, user.token, postId),
+        react(writer, user.token, postId),
+        i < 6 ? unlike(writer, user.token, postId) : null,
+      ]);
     }),
   );
   return { likeCount: 18, viewCount: 24, reactionCounts: [{ kind: 'clap', count: 24 }], likedBy: { totalCount: 18 } };
@@ -93,7 +108,9 @@ async function driveHot(writer: TestApp, postId: string): Promise<Counts> {
 
 /** Shards past the first hold counts: a reader that summed only the shard its entry names would lose them. */
 function countsPastShardZero(items: Map<number, Record<string, unknown>>): number {
-  return [...items].filter(([n]) => n > 0).reduce((sum, [, item]) => sum + Number(item.likeCount) + Number(item.viewCount), 0);
+  return [...items]
+    .filter(([n]) => n > 0)
+    .reduce((sum, [, item]) => sum + Number(item.likeCount) + Number(item.viewCount), 0);
 }
 
 describe('stored items: a post that turns hot after creation', () => {
@@ -137,7 +154,10 @@ describe('stored items: a post that turns hot after creation', () => {
     expect(await t.app.stores.counters.raiseShards(before!, 4)).toBe(false);
     expect((await shardsOf(t, postId)).items.size).toBe(4);
 
-    const cleanup = { id: newId('tsk'), payload: { kind: 'deletePost' as const, postId, authorId: author.id, tags: [], mentionIds: [] } };
+    const cleanup = {
+      id: newId('tsk'),
+      payload: { kind: 'deletePost' as const, postId, authorId: author.id, tags: [], mentionIds: [] },
+    };
     expect(await t.app.stores.posts.delete(before!, cleanup)).toBe(true);
     expect((await shardsOf(t, postId)).items.size).toBe(0);
     expect(await t.app.stores.posts.delete(before!, cleanup)).toBe(false);
@@ -145,31 +165,57 @@ describe('stored items: a post that turns hot after creation', () => {
 });
 
 describe('stored items: a raised post read through the caches of other instances', () => {
-  it('with CACHE=memory: an instance whose cached post item still names one shard sums every shard within the counter TTL', { timeout: 120_000 }, async () => {
-    // The reader keeps post items far longer than the test runs; its counter shards for 200 ms.
-    const reader = await startTestApp({ ...HOT_AFTER_CREATION, CACHE: 'memory', CACHE_TTL_MS: '600000', CACHE_COUNTER_TTL_MS: '200' });
-    const writer = await startTestApp({ ...HOT_AFTER_CREATION, CACHE: 'memory', TABLE_PREFIX: reader.tablePrefix, WORKER_ENABLED: 'false' });
-    try {
-      const author = await reader.signUp();
-      const postId = await createPost(reader, author.token, 'hot elsewhere');
-      expect((await postCounts(reader, postId, author.token)).likeCount).toBe(0);
-      const expected = await driveHot(writer, postId);
-      const { counterShards, items } = await shardsOf(writer, postId);
-      expect(counterShards).toBeGreaterThan(1);
-      expect(countsPastShardZero(items)).toBeGreaterThan(0);
-      // The reader's cached post item (one shard) is good for ten minutes more; its counters only for 200 ms.
-      await expect.poll(() => postCounts(reader, postId, author.token), { timeout: 10_000 }).toEqual(expected);
-      await expect.poll(() => homeCounts(reader, author.id, postId, author.token), { timeout: 10_000 }).toEqual({ id: postId, ...expected });
-    } finally {
-      await writer.stop();
-      await reader.stop();
-    }
-  });
+  it(
+    'with CACHE=memory: an instance whose cached post item still names one shard sums every shard within the counter TTL',
+    { timeout: 120_000 },
+    async () => {
+      // The reader keeps post items far longer than the test runs; its counter shards for 200 ms.
+      const reader = await startTestApp({
+        ...HOT_AFTER_CREATION,
+        CACHE: 'memory',
+        CACHE_TTL_MS: '600000',
+        CACHE_COUNTER_TTL_MS: '200',
+      });
+      const writer = await startTestApp({
+        ...HOT_AFTER_CREATION,
+        CACHE: 'memory',
+        TABLE_PREFIX: reader.tablePrefix,
+        WORKER_ENABLED: 'false',
+      });
+      try {
+        const author = await reader.signUp();
+        const postId = await createPost(reader, author.token, 'hot elsewhere');
+        expect((await postCounts(reader, postId, author.token)).likeCount).toBe(0);
+        const expected = await driveHot(writer, postId);
+        const { counterShards, items } = await shardsOf(writer, postId);
+        expect(counterShards).toBeGreaterThan(1);
+        expect(countsPastShardZero(items)).toBeGreaterThan(0);
+        // The reader's cached post item (one shard) is good for ten minutes more; its counters only for 200 ms.
+        await expect.poll(() => postCounts(reader, postId, author.token), { timeout: 10_000 }).toEqual(expected);
+        await expect
+          .poll(() => homeCounts(reader, author.id, postId, author.token), { timeout: 10_000 })
+          .toEqual({ id: postId, ...expected });
+      } finally {
+        await writer.stop();
+        await reader.stop();
+      }
+    },
+  );
 
   it('with CACHE=redis: the next read through another instance sums every shard', { timeout: 120_000 }, async () => {
     const redis: RedisServer = await startRedis();
-    const reader = await startTestApp({ ...HOT_AFTER_CREATION, REDIS_URL: redis.url, CACHE_TTL_MS: '600000', CACHE_COUNTER_TTL_MS: '600000' });
-    const writer = await startTestApp({ ...HOT_AFTER_CREATION, REDIS_URL: redis.url, TABLE_PREFIX: reader.tablePrefix, WORKER_ENABLED: 'false' });
+    const reader = await startTestApp({
+      ...HOT_AFTER_CREATION,
+      REDIS_URL: redis.url,
+      CACHE_TTL_MS: '600000',
+      CACHE_COUNTER_TTL_MS: '600000',
+    });
+    const writer = await startTestApp({
+      ...HOT_AFTER_CREATION,
+      REDIS_URL: redis.url,
+      TABLE_PREFIX: reader.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
     try {
       const author = await reader.signUp();
       const postId = await createPost(reader, author.token, 'hot on the other instance');

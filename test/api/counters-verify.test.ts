@@ -39,16 +39,30 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token);
     const table = tableName(t.tablePrefix);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
-    const stray = { ...keys.counterShard(postId, 7), likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: {} };
+    const stray = {
+      ...keys.counterShard(postId, 7),
+      likeCount: 0,
+      viewCount: 0,
+      commentCount: 0,
+      repostCount: 0,
+      reactions: {},
+    };
     try {
       await client.send(
-        new UpdateCommand({ TableName: table, Key: keys.counterShard(postId, 3), UpdateExpression: 'ADD likeCount :two', ExpressionAttributeValues: { ':two': 2 } }),
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.counterShard(postId, 3),
+          UpdateExpression: 'ADD likeCount :two',
+          ExpressionAttributeValues: { ':two': 2 },
+        }),
       );
       await client.send(new PutCommand({ TableName: table, Item: stray }));
       const found = await verify();
       expect(found.code).toBe(1);
       expect(found.output).toContain(`post likes: POST#${postId} likeCount recorded 3, actual 1`);
-      expect(found.output).toContain(`counter shards: counter shard past the post's counterShards 4: its counts are never read: ${stray.pk} ${stray.sk}`);
+      expect(found.output).toContain(
+        `counter shards: counter shard past the post's counterShards 4: its counts are never read: ${stray.pk} ${stray.sk}`,
+      );
       expect(found.output).toContain('1 counter shard records disagree with each other (not repaired');
     } finally {
       await client.send(new DeleteCommand({ TableName: table, Key: { pk: stray.pk, sk: stray.sk } }));
@@ -60,7 +74,11 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
 
   it('finds no drift after real traffic, reports planted drift, and --repair fixes it', async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
-    const created = await t.gql('mutation { createPost(input: { text: "counted" }) { post { id } } }', {}, author.token);
+    const created = await t.gql(
+      'mutation { createPost(input: { text: "counted" }) { post { id } } }',
+      {},
+      author.token,
+    );
     const postId = created.data!.createPost.post.id;
     await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token);
     await t.gql('mutation($id: ID!) { react(postId: $id, kind: "wow") { post { id } } }', { id: postId }, fan.token);
@@ -79,7 +97,12 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
       }),
     );
     await client.send(
-      new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: keys.user(author.id), UpdateExpression: 'ADD postCount :one', ExpressionAttributeValues: { ':one': 1 } }),
+      new UpdateCommand({
+        TableName: tableName(t.tablePrefix),
+        Key: keys.user(author.id),
+        UpdateExpression: 'ADD postCount :one',
+        ExpressionAttributeValues: { ':one': 1 },
+      }),
     );
     client.destroy();
 
@@ -92,20 +115,37 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
 
     expect((await verify('--repair')).output).toContain('4 counters drifted, now repaired');
     expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
-    const after = await t.gql('query($id: ID!) { post(id: $id) { likeCount repostCount reactionCounts { kind count } author { postCount } } }', { id: postId });
-    expect(after.data!.post).toEqual({ likeCount: 1, repostCount: 1, reactionCounts: [{ kind: 'wow', count: 1 }], author: { postCount: 1 } });
+    const after = await t.gql(
+      'query($id: ID!) { post(id: $id) { likeCount repostCount reactionCounts { kind count } author { postCount } } }',
+      { id: postId },
+    );
+    expect(after.data!.post).toEqual({
+      likeCount: 1,
+      repostCount: 1,
+      reactionCounts: [{ kind: 'wow', count: 1 }],
+      author: { postCount: 1 },
+    });
   });
 
   it('is exact for reaction kinds that every plain object has as a member (__proto__, constructor)', async () => {
     const [author, fan] = await Promise.all([t.signUp(), t.signUp()]);
-    const created = await t.gql('mutation { createPost(input: { text: "odd kinds" }) { post { id } } }', {}, author.token);
+    const created = await t.gql(
+      'mutation { createPost(input: { text: "odd kinds" }) { post { id } } }',
+      {},
+      author.token,
+    );
     const postId = created.data!.createPost.post.id;
     // Kinds outside REACTION_KINDS, as a version before kinds were bounded let anyone add: one
     // __proto__ reaction, counted right, and two constructor reactions, counted as five.
     const table = tableName(t.tablePrefix);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
-    const records = [keys.reaction(postId, '__proto__', fan.id), keys.reaction(postId, 'constructor', fan.id), keys.reaction(postId, 'constructor', author.id)];
-    for (const record of records) await client.send(new PutCommand({ TableName: table, Item: { ...record, at: new Date().toISOString() } }));
+    const records = [
+      keys.reaction(postId, '__proto__', fan.id),
+      keys.reaction(postId, 'constructor', fan.id),
+      keys.reaction(postId, 'constructor', author.id),
+    ];
+    for (const record of records)
+      await client.send(new PutCommand({ TableName: table, Item: { ...record, at: new Date().toISOString() } }));
     await client.send(
       new UpdateCommand({
         TableName: table,
@@ -124,7 +164,12 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     expect(await verify()).toEqual({ code: 0, output: expect.stringContaining('no drift') });
 
     // Read in DynamoDB's own format, which keeps a __proto__ key.
-    const shard = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: keys.counterShard(postId, 0).pk }, sk: { S: keys.counterShard(postId, 0).sk } } }));
+    const shard = await client.send(
+      new GetItemCommand({
+        TableName: table,
+        Key: { pk: { S: keys.counterShard(postId, 0).pk }, sk: { S: keys.counterShard(postId, 0).sk } },
+      }),
+    );
     client.destroy();
     const reactions = shard.Item!.reactions!.M!;
     expect(Object.entries(reactions).map(([kind, count]) => [kind, count.N])).toEqual(
@@ -146,9 +191,19 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     const table = tableName(t.tablePrefix);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
     const [entry] = (
-      await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.followingList(follower.id) } }))
+      await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.followingList(follower.id) },
+        }),
+      )
     ).Items!;
-    const stray = { pk: keys.followersList(followee.id), sk: keys.followListPosition(1, follower.id), userId: follower.id };
+    const stray = {
+      pk: keys.followersList(followee.id),
+      sk: keys.followListPosition(1, follower.id),
+      userId: follower.id,
+    };
     // The follower's following list loses its entry, the followee's followers list gains one without an edge,
     // and a user without an account follows the followee (edge, list entries and counts all written).
     await client.send(new DeleteCommand({ TableName: table, Key: { pk: entry!.pk, sk: entry!.sk } }));
@@ -157,7 +212,10 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     await t.app.stores.graph.follow(ghost, followee.id, new Date().toISOString());
     try {
       // What a client sees: a count that the list does not show.
-      const shown = await t.gql('query($id: ID!) { user(id: $id) { followerCount followers { edges { node { id } } } } }', { id: followee.id });
+      const shown = await t.gql(
+        'query($id: ID!) { user(id: $id) { followerCount followers { edges { node { id } } } } }',
+        { id: followee.id },
+      );
       expect(shown.data!.user.followerCount).toBe(2);
       expect(shown.data!.user.followers.edges.map((e: { node: { id: string } }) => e.node.id)).not.toContain(ghost);
 
@@ -165,7 +223,9 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
       expect(found.code).toBe(1);
       expect(found.output).toContain(`follow edge without its following list entry: ${entry!.pk} ${entry!.sk}`);
       expect(found.output).toContain(`follow list entry without its follow edge: ${stray.pk} ${stray.sk}`);
-      expect(found.output).toContain(`follow edge naming a user who has no account: GNODE#${ghost} FOLLOWS#${followee.id}`);
+      expect(found.output).toContain(
+        `follow edge naming a user who has no account: GNODE#${ghost} FOLLOWS#${followee.id}`,
+      );
       expect(found.output).toContain('no drift');
       expect(found.output).toContain('3 follow records disagree with each other (not repaired');
       expect((await verify()).code).toBe(1);

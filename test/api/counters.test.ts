@@ -17,7 +17,11 @@ afterAll(async () => {
 });
 
 async function createPost(token: string, text = 'hello'): Promise<string> {
-  const result = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text }, token);
+  const result = await t.gql(
+    'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }',
+    { text },
+    token,
+  );
   if (!result.data?.createPost) throw new Error(JSON.stringify(result.errors));
   return result.data.createPost.post.id;
 }
@@ -37,7 +41,11 @@ describe('likes', () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
     const fans = await signUpMany(200);
-    const results = await Promise.all(fans.map((fan) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token)));
+    const results = await Promise.all(
+      fans.map((fan) =>
+        t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, fan.token),
+      ),
+    );
     expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
     expect((await counts(postId)).likeCount).toBe(200);
   });
@@ -47,7 +55,13 @@ describe('likes', () => {
     const postId = await createPost(author.token);
     const fan = await t.signUp();
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }', { id: postId }, fan.token)),
+      Array.from({ length: 50 }, () =>
+        t.gql(
+          'mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }',
+          { id: postId },
+          fan.token,
+        ),
+      ),
     );
     expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
     expect(await counts(postId, fan.token)).toMatchObject({ likeCount: 1, viewerHasLiked: true });
@@ -65,15 +79,27 @@ describe('likes', () => {
     );
     const results = await Promise.all(calls);
     expect(results.flatMap((r) => r.errors ?? [])).toEqual([]);
-    const liked = await Promise.all(fans.map(async (fan) => (await counts(postId, fan.token)).viewerHasLiked as boolean));
+    const liked = await Promise.all(
+      fans.map(async (fan) => (await counts(postId, fan.token)).viewerHasLiked as boolean),
+    );
     expect((await counts(postId)).likeCount).toBe(liked.filter(Boolean).length);
   });
 
   it('is idempotent both ways and shows the change in the payload', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
-    const like = () => t.gql(`mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }`, { id: postId }, author.token);
-    const unlike = () => t.gql(`mutation($id: ID!) { unlikePost(postId: $id) { post { likeCount viewerHasLiked } } }`, { id: postId }, author.token);
+    const like = () =>
+      t.gql(
+        `mutation($id: ID!) { likePost(postId: $id) { post { likeCount viewerHasLiked } } }`,
+        { id: postId },
+        author.token,
+      );
+    const unlike = () =>
+      t.gql(
+        `mutation($id: ID!) { unlikePost(postId: $id) { post { likeCount viewerHasLiked } } }`,
+        { id: postId },
+        author.token,
+      );
     expect((await like()).data!.likePost.post).toEqual({ likeCount: 1, viewerHasLiked: true });
     expect((await like()).data!.likePost.post).toEqual({ likeCount: 1, viewerHasLiked: true });
     expect((await unlike()).data!.unlikePost.post).toEqual({ likeCount: 0, viewerHasLiked: false });
@@ -83,8 +109,14 @@ describe('likes', () => {
   it('needs a signed-in user and an existing post', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
-    expect(errorCodes(await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }))).toEqual(['UNAUTHENTICATED']);
-    const missing = await t.gql('mutation { likePost(postId: "pst_00000000000000000000000000") { post { id } } }', {}, author.token);
+    expect(
+      errorCodes(await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId })),
+    ).toEqual(['UNAUTHENTICATED']);
+    const missing = await t.gql(
+      'mutation { likePost(postId: "pst_00000000000000000000000000") { post { id } } }',
+      {},
+      author.token,
+    );
     expect(errorCodes(missing)).toEqual(['NOT_FOUND']);
     expect((await counts(postId)).likeCount).toBe(0);
   });
@@ -93,7 +125,11 @@ describe('likes', () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token);
-    const result = await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, author.token);
+    const result = await t.gql(
+      'mutation($id: ID!) { likePost(postId: $id) { post { id } } }',
+      { id: postId },
+      author.token,
+    );
     expect(errorCodes(result)).toEqual(['NOT_FOUND']);
   });
 });
@@ -104,7 +140,11 @@ describe('unique views', () => {
     const postId = await createPost(author.token);
     const viewers = await signUpMany(5);
     await Promise.all(
-      viewers.flatMap((viewer) => Array.from({ length: 4 }, () => t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId }, viewer.token))),
+      viewers.flatMap((viewer) =>
+        Array.from({ length: 4 }, () =>
+          t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId }, viewer.token),
+        ),
+      ),
     );
     expect((await counts(postId)).viewCount).toBe(5);
     const anonymous = await t.gql('mutation($id: ID!) { viewPost(postId: $id) { post { id } } }', { id: postId });
@@ -135,7 +175,16 @@ describe('reactions', () => {
   it('accepts only the configured kinds (REACTION_KINDS), and a refused kind changes nothing', async () => {
     const author = await t.signUp();
     const postId = await createPost(author.token);
-    for (const kind of ['', 'UPPER', 'has-dash', 'x'.repeat(21), 'heart', 'brand_new_kind', '__proto__', 'constructor']) {
+    for (const kind of [
+      '',
+      'UPPER',
+      'has-dash',
+      'x'.repeat(21),
+      'heart',
+      'brand_new_kind',
+      '__proto__',
+      'constructor',
+    ]) {
       const result = await t.gql(REACT, { id: postId, kind }, author.token);
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe('kind');
@@ -150,7 +199,11 @@ describe('reactions', () => {
     const own = await startTestApp({ REACTION_KINDS: 'like,constructor' });
     try {
       const [author, ...fans] = await Promise.all(Array.from({ length: 3 }, () => own.signUp()));
-      const created = await own.gql('mutation { createPost(input: { text: "hi" }) { post { id } } }', {}, author!.token);
+      const created = await own.gql(
+        'mutation { createPost(input: { text: "hi" }) { post { id } } }',
+        {},
+        author!.token,
+      );
       const postId = created.data!.createPost.post.id;
       for (const fan of fans) await own.gql(REACT, { id: postId, kind: 'constructor' }, fan.token);
       await own.gql(REACT, { id: postId, kind: 'like' }, author!.token);
@@ -172,8 +225,16 @@ describe('social counts', () => {
     await createPost(a!.token);
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: first }, a!.token);
     const second = await createPost(a!.token, 'kept');
-    await t.gql('mutation($id: ID!) { addComment(postId: $id, text: "one") { comment { id } } }', { id: second }, b!.token);
-    await t.gql('mutation($id: ID!) { addComment(postId: $id, text: "two") { comment { id } } }', { id: second }, a!.token);
+    await t.gql(
+      'mutation($id: ID!) { addComment(postId: $id, text: "one") { comment { id } } }',
+      { id: second },
+      b!.token,
+    );
+    await t.gql(
+      'mutation($id: ID!) { addComment(postId: $id, text: "two") { comment { id } } }',
+      { id: second },
+      a!.token,
+    );
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: a!.id }, b!.token);
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: b!.id }, a!.token);
     await t.gql('mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: b!.id }, a!.token);
@@ -199,7 +260,11 @@ describe('stored items: reaction records and counter shards', () => {
     }
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
     const partition = await client.send(
-      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': keys.post(postId).pk } }),
+      new QueryCommand({
+        TableName: tableName(t.tablePrefix),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.post(postId).pk },
+      }),
     );
     client.destroy();
     expect(partition.Items!.map((item) => item.sk).sort()).toEqual(['COUNT#0', 'FANOUT', 'POST']);
@@ -212,7 +277,9 @@ describe('stored items: reaction records and counter shards', () => {
     await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: author.id }, fan.token);
     const postId = await createPost(author.token);
     const likers = await signUpMany(60);
-    await Promise.all(likers.map((u) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token)));
+    await Promise.all(
+      likers.map((u) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, u.token)),
+    );
     expect((await counts(postId)).likeCount).toBe(60);
 
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });

@@ -29,11 +29,20 @@ describe('stored items: a task that keeps failing', () => {
     await waitForQueueToDrain(t);
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
     const dead = await client.send(
-      new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.deadLetter() } }),
+      new QueryCommand({
+        TableName: tableName(t.tablePrefix),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': partitions.deadLetter() },
+      }),
     );
     client.destroy();
     expect(dead.Items).toEqual([
-      expect.objectContaining({ id: poison.id, failures: 2, payload: poison.payload, error: expect.stringContaining('unknown task kind "fromTheFuture"') }),
+      expect.objectContaining({
+        id: poison.id,
+        failures: 2,
+        payload: poison.payload,
+        error: expect.stringContaining('unknown task kind "fromTheFuture"'),
+      }),
     ]);
   });
 });

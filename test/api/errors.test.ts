@@ -13,17 +13,28 @@ import { type GraphQLResponse, type TestApp, TEST_PASSWORD, startTestApp, unique
  * it comes in. Each row is driven here through the public API, so the table can neither miss a code nor name a wrong status.
  */
 const TABLE = readFileSync('docs/reference/errors.md', 'utf8');
-const ROWS = [...TABLE.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => ({ code: match[1]!, http: match[2]!.trim() }));
+const ROWS = [...TABLE.matchAll(/^\| `([A-Z_]+)` \| ([^|]+) \|/gm)].map((match) => ({
+  code: match[1]!,
+  http: match[2]!.trim(),
+}));
 const status = (http: string) => (http === 'WebSocket' ? null : Number(/^\d{3}/.exec(http)?.[0]));
 
 interface Answer extends GraphQLResponse {
   headers: Headers;
 }
 
-async function send(app: TestApp, body: unknown, init: { token?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
+async function send(
+  app: TestApp,
+  body: unknown,
+  init: { token?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
-  const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const response = await fetch(`${app.url}/graphql`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, headers: response.headers, ...(JSON.parse(text) as object) };
 }
@@ -68,7 +79,11 @@ beforeAll(async () => {
   });
   [user, other] = await Promise.all([t.signUp(), t.signUp()]);
   // Friends of friends take two graph reads, one more than the tight service allows.
-  await send(t, { query: 'mutation($id: ID!) { follow(userId: $id) { user { id } } }', variables: { id: other.id } }, { token: user.token });
+  await send(
+    t,
+    { query: 'mutation($id: ID!) { follow(userId: $id) { user { id } } }', variables: { id: other.id } },
+    { token: user.token },
+  );
 });
 afterAll(async () => {
   await tight.app.stop();
@@ -78,13 +93,27 @@ afterAll(async () => {
 /** Each row of the table, as `<code> <HTTP>`: the request that gets it. Rows whose situation needs a stopped store or a socket name the test that drives it. */
 const SCENARIOS: Record<string, (() => Promise<Answer>) | { drivenBy: string }> = {
   'BAD_USER_INPUT 200, on its field': () => send(t, { query: '{ publicTimeline(first: 500) { edges { cursor } } }' }),
-  'BAD_USER_INPUT 400': () => send(t, { query: 'query($n: Int) { publicTimeline(first: $n) { edges { cursor } } }', variables: { n: 'ten' } }),
+  'BAD_USER_INPUT 400': () =>
+    send(t, { query: 'query($n: Int) { publicTimeline(first: $n) { edges { cursor } } }', variables: { n: 'ten' } }),
   'UNAUTHENTICATED 401': () => send(t, { query: '{ viewer { id } }' }, { token: 'not-a-token' }),
-  'UNAUTHENTICATED 200, on its field': () => send(t, { query: 'mutation { createPost(input: { text: "hi" }) { post { id } } }' }),
+  'UNAUTHENTICATED 200, on its field': () =>
+    send(t, { query: 'mutation { createPost(input: { text: "hi" }) { post { id } } }' }),
   'FORBIDDEN 200, on its field': () =>
-    send(t, { query: 'query($id: ID!) { user(id: $id) { timeline { edges { cursor } } } }', variables: { id: other.id } }, { token: user.token }),
-  'NOT_FOUND 200, on its field': () => send(t, { query: 'mutation { follow(userId: "usr_00000000000000000000000000") { user { id } } }' }, { token: user.token }),
-  'HANDLE_TAKEN 200, on its field': () => send(t, { query: `mutation { signUp(input: { handle: "${user.handle}", password: "${TEST_PASSWORD}" }) { token } }` }),
+    send(
+      t,
+      { query: 'query($id: ID!) { user(id: $id) { timeline { edges { cursor } } } }', variables: { id: other.id } },
+      { token: user.token },
+    ),
+  'NOT_FOUND 200, on its field': () =>
+    send(
+      t,
+      { query: 'mutation { follow(userId: "usr_00000000000000000000000000") { user { id } } }' },
+      { token: user.token },
+    ),
+  'HANDLE_TAKEN 200, on its field': () =>
+    send(t, {
+      query: `mutation { signUp(input: { handle: "${user.handle}", password: "${TEST_PASSWORD}" }) { token } }`,
+    }),
   'RATE_LIMITED 429, `Retry-After`': async () => {
     const page = { query: '{ publicTimeline(first: 100) { edges { node { id author { handle } } } } }' };
     for (;;) {
@@ -93,20 +122,32 @@ const SCENARIOS: Record<string, (() => Promise<Answer>) | { drivenBy: string }> 
     }
   },
   'RATE_LIMITED 200, on its field': async () => {
-    const signIn = (password: string) => ({ query: `mutation { signIn(input: { handle: "${user.handle}", password: "${password}" }) { token } }` });
+    const signIn = (password: string) => ({
+      query: `mutation { signIn(input: { handle: "${user.handle}", password: "${password}" }) { token } }`,
+    });
     await send(tight, signIn('a wrong password'));
     return send(tight, signIn('another wrong password'));
   },
-  'QUERY_TOO_DEEP 400': () => send(t, { query: `{ viewer { ${'following { edges { node { '.repeat(4)}id${' } } }'.repeat(4)} } }` }),
-  'TOO_MANY_ALIASES 400': () => send(t, { query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} }` }),
+  'QUERY_TOO_DEEP 400': () =>
+    send(t, { query: `{ viewer { ${'following { edges { node { '.repeat(4)}id${' } } }'.repeat(4)} } }` }),
+  'TOO_MANY_ALIASES 400': () =>
+    send(t, { query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: __typename`).join(' ')} }` }),
   'TOO_MANY_TOKENS 400': () => send(t, { query: `{ ${'__typename '.repeat(2001)} }` }),
   'TOO_MANY_PASSWORD_CHECKS 400': () =>
     send(t, {
       query: `mutation { a: signIn(input: { handle: "x_x", password: "${TEST_PASSWORD}" }) { token } b: signIn(input: { handle: "x_x", password: "${TEST_PASSWORD}" }) { token } }`,
     }),
-  'QUERY_TOO_EXPENSIVE 400': () => send(t, { query: '{ viewer { followers(first: 100) { edges { node { followers(first: 100) { edges { node { id } } } } } } } }' }),
-  'QUERY_TOO_EXPENSIVE 200, on its field': () => send(tight, { query: '{ suggestedFollows { user { id } } }' }, { token: user.token }),
-  'BUDGET_EXCEEDED 200, on its field': () => send(tight, { query: '{ publicTimeline(first: 5) { edges { node { comments(first: 1) { edges { cursor } } } } } }' }),
+  'QUERY_TOO_EXPENSIVE 400': () =>
+    send(t, {
+      query:
+        '{ viewer { followers(first: 100) { edges { node { followers(first: 100) { edges { node { id } } } } } } } }',
+    }),
+  'QUERY_TOO_EXPENSIVE 200, on its field': () =>
+    send(tight, { query: '{ suggestedFollows { user { id } } }' }, { token: user.token }),
+  'BUDGET_EXCEEDED 200, on its field': () =>
+    send(tight, {
+      query: '{ publicTimeline(first: 5) { edges { node { comments(first: 1) { edges { cursor } } } } } }',
+    }),
   'TOO_MANY_SUBSCRIPTIONS WebSocket': { drivenBy: 'test/api/subscriptions.test.ts' },
   'BAD_REQUEST 400': () => send(t, 'not json'),
   'BAD_REQUEST 413': () => send(t, { query: `{ __typename } # ${'x'.repeat(101 * 1024)}` }),
@@ -115,12 +156,21 @@ const SCENARIOS: Record<string, (() => Promise<Answer>) | { drivenBy: string }> 
   'GRAPHQL_PARSE_FAILED 400': () => send(t, { query: '{ viewer {' }),
   'GRAPHQL_VALIDATION_FAILED 400': () => send(t, { query: '{ nope }' }),
   'OPERATION_RESOLUTION_FAILURE 400': () => send(t, { query: 'query A { __typename } query B { __typename }' }),
-  'PERSISTED_QUERY_NOT_FOUND 200': () => send(t, { extensions: { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update('{ never sent }').digest('hex') } } }),
+  'PERSISTED_QUERY_NOT_FOUND 200': () =>
+    send(t, {
+      extensions: {
+        persistedQuery: { version: 1, sha256Hash: createHash('sha256').update('{ never sent }').digest('hex') },
+      },
+    }),
   'SERVICE_UNAVAILABLE 200, on its field': { drivenBy: 'test/api/resilience.test.ts' },
   'SERVICE_UNAVAILABLE 503, `Retry-After`': { drivenBy: 'test/api/resilience.test.ts' },
-  'INTERNAL_SERVER_ERROR 200, on its field': () => withoutTable((broken) => send(broken, { query: '{ user(handle: "someone") { id } }' })),
+  'INTERNAL_SERVER_ERROR 200, on its field': () =>
+    withoutTable((broken) => send(broken, { query: '{ user(handle: "someone") { id } }' })),
   // The account check outside any field, failing otherwise than for want of an answer.
-  'INTERNAL_SERVER_ERROR 500': () => withoutTable((broken, token) => send(broken, { query: 'mutation { updateProfile(input: { bio: "x" }) { id } }' }, { token })),
+  'INTERNAL_SERVER_ERROR 500': () =>
+    withoutTable((broken, token) =>
+      send(broken, { query: 'mutation { updateProfile(input: { bio: "x" }) { id } }' }, { token }),
+    ),
 };
 
 describe('the error table (docs/reference/errors.md)', () => {
@@ -145,7 +195,8 @@ describe('the error table (docs/reference/errors.md)', () => {
   });
 
   it('gives a wrong password and an unknown handle the same answer', async () => {
-    const signIn = (handle: string) => send(t, { query: `mutation { signIn(input: { handle: "${handle}", password: "not the password" }) { token } }` });
+    const signIn = (handle: string) =>
+      send(t, { query: `mutation { signIn(input: { handle: "${handle}", password: "not the password" }) { token } }` });
     const [wrong, unknown] = await Promise.all([signIn(user.handle), signIn(uniqueHandle())]);
     const seen = ({ status, data, errors }: Answer) => ({ status, data, errors });
     expect(seen(wrong)).toEqual(seen(unknown));

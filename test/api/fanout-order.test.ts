@@ -26,7 +26,12 @@ afterAll(async () => {
 /** Every task in the queue (notifications' tasks too, which follows and comments enqueue), claimed in as many claims as it takes. */
 async function claimAll(): Promise<ClaimedTask[]> {
   const claimed: ClaimedTask[] = [];
-  for (let batch = await t.app.stores.tasks.claim(50, 60_000); batch.length > 0; batch = await t.app.stores.tasks.claim(50, 60_000)) claimed.push(...batch);
+  for (
+    let batch = await t.app.stores.tasks.claim(50, 60_000);
+    batch.length > 0;
+    batch = await t.app.stores.tasks.claim(50, 60_000)
+  )
+    claimed.push(...batch);
   return claimed;
 }
 
@@ -49,7 +54,13 @@ async function runTasks(order: (tasks: ClaimedTask[]) => ClaimedTask[]): Promise
 async function rawPartition(pk: string): Promise<string[]> {
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
   try {
-    const result = await client.send(new QueryCommand({ TableName: tableName(t.tablePrefix), KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }));
+    const result = await client.send(
+      new QueryCommand({
+        TableName: tableName(t.tablePrefix),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+      }),
+    );
     return (result.Items ?? []).map((item) => item.sk as string);
   } finally {
     client.destroy();
@@ -58,7 +69,10 @@ async function rawPartition(pk: string): Promise<string[]> {
 
 const rawHomeEntries = (userId: string) => rawPartition(partitions.home(userId));
 
-const firstOfKind = (tasks: ClaimedTask[], kind: string) => [...tasks.filter((x) => x.payload.kind === kind), ...tasks.filter((x) => x.payload.kind !== kind)];
+const firstOfKind = (tasks: ClaimedTask[], kind: string) => [
+  ...tasks.filter((x) => x.payload.kind === kind),
+  ...tasks.filter((x) => x.payload.kind !== kind),
+];
 
 describe('stored items: task order', () => {
   it('a fan-out that runs after its post was deleted and cleaned up leaves nothing behind', async () => {
@@ -91,7 +105,11 @@ describe('stored items: task order', () => {
     for (let round = 0; round < 12; round++) {
       await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: postId, text: `c${round}-${i}` }, reader!.token),
+          t.gql(
+            'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
+            { id: postId, text: `c${round}-${i}` },
+            reader!.token,
+          ),
         ),
       );
     }
@@ -134,7 +152,11 @@ describe('checkpoints', () => {
         for (const e of entries) if (e.postId === postId) holding.add(e.userId);
       },
     });
-    const { tasks: fanOut } = createUseCases({ ...t.app.stores, timelines }, { ...t.app.config, fanoutPageSize: 3 }, createLogger('silent'));
+    const { tasks: fanOut } = createUseCases(
+      { ...t.app.stores, timelines },
+      { ...t.app.config, fanoutPageSize: 3 },
+      createLogger('silent'),
+    );
     const [task] = await t.app.stores.tasks.claim(50, 60_000);
     const passedAtEachCheckpoint: number[] = [];
     const outcome = await fanOut.run(

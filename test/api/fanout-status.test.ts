@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 const status = async (token: string, postId: string) =>
-  (await t.gql('query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post?.fanOut;
+  (await t.gql('query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!
+    .post?.fanOut;
 
 describe('fan-out progress', () => {
   it('counts each step once however often it is repeated, and ends DONE with what was reached', async () => {

@@ -36,14 +36,29 @@ describe('follow and unfollow', () => {
       user: { id: b.id, followerCount: 1, viewerFollows: true, followsViewer: false },
       viewer: { id: a.id, followingCount: 1 },
     });
-    expect(await counts(b.id)).toMatchObject({ followerCount: 1, followingCount: 0, followers: [a.id], following: [], totals: [1, 0] });
-    expect(await counts(a.id)).toMatchObject({ followerCount: 0, followingCount: 1, followers: [], following: [b.id], totals: [0, 1] });
+    expect(await counts(b.id)).toMatchObject({
+      followerCount: 1,
+      followingCount: 0,
+      followers: [a.id],
+      following: [],
+      totals: [1, 0],
+    });
+    expect(await counts(a.id)).toMatchObject({
+      followerCount: 0,
+      followingCount: 1,
+      followers: [],
+      following: [b.id],
+      totals: [0, 1],
+    });
 
     const back = await t.gql(FOLLOW, { id: a.id }, b.token);
     expect(back.data!.follow.user).toMatchObject({ id: a.id, viewerFollows: true, followsViewer: true });
 
     const unfollowed = await t.gql(UNFOLLOW, { id: b.id }, a.token);
-    expect(unfollowed.data!.unfollow).toEqual({ user: { id: b.id, followerCount: 0, viewerFollows: false }, viewer: { id: a.id, followingCount: 0 } });
+    expect(unfollowed.data!.unfollow).toEqual({
+      user: { id: b.id, followerCount: 0, viewerFollows: false },
+      viewer: { id: a.id, followingCount: 0 },
+    });
     expect(await counts(b.id)).toMatchObject({ followerCount: 0, followingCount: 1, followers: [], following: [a.id] });
   });
 
@@ -72,12 +87,17 @@ describe('follow and unfollow', () => {
     const target = await t.signUp();
     const fans = await Promise.all(Array.from({ length: 25 }, () => t.signUp()));
     await Promise.all(fans.map((fan) => t.gql(FOLLOW, { id: target.id }, fan.token)));
-    const result = await t.gql(`query($id: ID!) { user(id: $id) { followerCount followers(first: 100) { totalCount edges { node { id } } } } }`, {
-      id: target.id,
-    });
+    const result = await t.gql(
+      `query($id: ID!) { user(id: $id) { followerCount followers(first: 100) { totalCount edges { node { id } } } } }`,
+      {
+        id: target.id,
+      },
+    );
     expect(result.data!.user.followerCount).toBe(25);
     expect(result.data!.user.followers.totalCount).toBe(25);
-    expect(new Set(result.data!.user.followers.edges.map((e: { node: { id: string } }) => e.node.id))).toEqual(new Set(fans.map((f) => f.id)));
+    expect(new Set(result.data!.user.followers.edges.map((e: { node: { id: string } }) => e.node.id))).toEqual(
+      new Set(fans.map((f) => f.id)),
+    );
   });
 
   it('refuses following yourself, unknown users and anonymous callers, and changes nothing', async () => {
@@ -94,8 +114,15 @@ describe('follow and unfollow', () => {
   it('answers viewerFollows and followsViewer with false when anonymous', async () => {
     const [a, b] = [await t.signUp(), await t.signUp()];
     await t.gql(FOLLOW, { id: b.id }, a.token);
-    const result = await t.gql(`query($id: ID!) { user(id: $id) { viewerFollows followsViewer knownFollowers { totalCount edges { cursor } } } }`, { id: b.id });
-    expect(result.data!.user).toEqual({ viewerFollows: false, followsViewer: false, knownFollowers: { totalCount: 0, edges: [] } });
+    const result = await t.gql(
+      `query($id: ID!) { user(id: $id) { viewerFollows followsViewer knownFollowers { totalCount edges { cursor } } } }`,
+      { id: b.id },
+    );
+    expect(result.data!.user).toEqual({
+      viewerFollows: false,
+      followsViewer: false,
+      knownFollowers: { totalCount: 0, edges: [] },
+    });
   });
 });
 
@@ -124,12 +151,18 @@ describe('follow lists', () => {
     expect(seen).toEqual([...fans].reverse());
 
     for (const first of [0, 101, -1]) {
-      const result = await t.gql(`query($id: ID!, $first: Int) { user(id: $id) { followers(first: $first) { totalCount } } }`, { id: target.id, first });
+      const result = await t.gql(
+        `query($id: ID!, $first: Int) { user(id: $id) { followers(first: $first) { totalCount } } }`,
+        { id: target.id, first },
+      );
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe('first');
     }
     for (const bad of ['garbage', Buffer.from(JSON.stringify('not-a-position')).toString('base64url')]) {
-      const result = await t.gql(`query($id: ID!, $after: String) { user(id: $id) { followers(after: $after) { totalCount } } }`, { id: target.id, after: bad });
+      const result = await t.gql(
+        `query($id: ID!, $after: String) { user(id: $id) { followers(after: $after) { totalCount } } }`,
+        { id: target.id, after: bad },
+      );
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe('after');
     }
@@ -145,8 +178,16 @@ describe('follow lists', () => {
 
     const page = `query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id viewerFollows followsViewer } } } } }`;
     const withFlags = await t.gql(page, { id: target.id }, viewer.token);
-    const withoutFlags = await t.gql(`query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id } } } } }`, { id: target.id }, viewer.token);
-    const nodes = withFlags.data!.user.followers.edges.map((e: { node: unknown }) => e.node) as { id: string; viewerFollows: boolean; followsViewer: boolean }[];
+    const withoutFlags = await t.gql(
+      `query($id: ID!) { user(id: $id) { followers(first: 20) { edges { node { id } } } } }`,
+      { id: target.id },
+      viewer.token,
+    );
+    const nodes = withFlags.data!.user.followers.edges.map((e: { node: unknown }) => e.node) as {
+      id: string;
+      viewerFollows: boolean;
+      followsViewer: boolean;
+    }[];
     expect(nodes).toHaveLength(12);
     for (const node of nodes) {
       const index = fans.findIndex((f) => f.id === node.id);

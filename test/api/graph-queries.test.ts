@@ -73,7 +73,12 @@ afterAll(async () => {
 });
 
 /** Every page of a UserConnection field of one user, `first` at a time. */
-async function walk(field: string, userId: string, token?: string, first = 7): Promise<{ ids: string[]; totalCount: number }> {
+async function walk(
+  field: string,
+  userId: string,
+  token?: string,
+  first = 7,
+): Promise<{ ids: string[]; totalCount: number }> {
   const ids: string[] = [];
   let after: string | null = null;
   for (;;) {
@@ -97,7 +102,9 @@ const sample = (n: number, seed: number) => {
 
 /** The users most followed and most following, where the interesting answers are, plus a random few. */
 function interesting(n: number, seed: number): Person[] {
-  const ranked = [...people].sort((a, b) => into.get(b.id)!.size + out.get(b.id)!.size - (into.get(a.id)!.size + out.get(a.id)!.size));
+  const ranked = [...people].sort(
+    (a, b) => into.get(b.id)!.size + out.get(b.id)!.size - (into.get(a.id)!.size + out.get(a.id)!.size),
+  );
   return [...new Set([...ranked.slice(0, n), ...sample(n, seed)])];
 }
 
@@ -105,9 +112,13 @@ describe('on a generated graph', () => {
   it('reports exact follower and following counts for every user', async () => {
     for (let i = 0; i < people.length; i += 100) {
       const batch = people.slice(i, i + 100);
-      const result = await t.gql('query($ids: [ID!]!) { users(ids: $ids) { id followerCount followingCount } }', { ids: batch.map((p) => p.id) });
+      const result = await t.gql('query($ids: [ID!]!) { users(ids: $ids) { id followerCount followingCount } }', {
+        ids: batch.map((p) => p.id),
+      });
       expect(result.errors).toBeUndefined();
-      expect(result.data!.users).toEqual(batch.map((p) => ({ id: p.id, followerCount: into.get(p.id)!.size, followingCount: out.get(p.id)!.size })));
+      expect(result.data!.users).toEqual(
+        batch.map((p) => ({ id: p.id, followerCount: into.get(p.id)!.size, followingCount: out.get(p.id)!.size })),
+      );
     }
   });
 
@@ -159,7 +170,11 @@ describe('on a generated graph', () => {
         }))
         .sort((a, b) => b.mutualCount - a.mutualCount || byId(a.user.id, b.user.id))
         .slice(0, 15);
-      const result = await t.gql('{ suggestedFollows(first: 15) { user { id } mutualCount via { id } } }', {}, viewer.token);
+      const result = await t.gql(
+        '{ suggestedFollows(first: 15) { user { id } mutualCount via { id } } }',
+        {},
+        viewer.token,
+      );
       expect(result.errors).toBeUndefined();
       expect(result.data!.suggestedFollows).toEqual(expected);
       suggested += expected.length;
@@ -192,9 +207,15 @@ describe('on a generated graph', () => {
     for (const from of froms) {
       const reach = distances(from.id, 4);
       for (const to of tos) {
-        const result = await t.gql('query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }', { from: from.id, to: to.id });
+        const result = await t.gql(
+          'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to, maxDepth: 4) { degrees path { id } } }',
+          { from: from.id, to: to.id },
+        );
         expect(result.errors).toBeUndefined();
-        const { degrees, path } = result.data!.degreesOfSeparation as { degrees: number | null; path: { id: string }[] };
+        const { degrees, path } = result.data!.degreesOfSeparation as {
+          degrees: number | null;
+          path: { id: string }[];
+        };
         expect(degrees).toBe(reach.get(to.id) ?? null);
         if (degrees === null) {
           expect(path).toEqual([]);
@@ -208,7 +229,9 @@ describe('on a generated graph', () => {
       }
     }
     expect(connected).toBeGreaterThan(0);
-    const self = await t.gql('query($id: ID!) { degreesOfSeparation(from: $id, to: $id) { degrees path { id } } }', { id: froms[0]!.id });
+    const self = await t.gql('query($id: ID!) { degreesOfSeparation(from: $id, to: $id) { degrees path { id } } }', {
+      id: froms[0]!.id,
+    });
     expect(self.data!.degreesOfSeparation).toEqual({ degrees: 0, path: [{ id: froms[0]!.id }] });
   });
 
@@ -252,12 +275,24 @@ describe('on a generated graph', () => {
   it('checks the hop limits and refuses unknown users', async () => {
     const [a, b] = people;
     const cases: [string, Record<string, unknown>, string][] = [
-      ['query($a: ID!, $b: ID!) { degreesOfSeparation(from: $a, to: $b, maxDepth: 7) { degrees } }', { a: a!.id, b: b!.id }, 'BAD_USER_INPUT'],
-      ['query($a: ID!, $b: ID!) { degreesOfSeparation(from: $a, to: $b, maxDepth: 0) { degrees } }', { a: a!.id, b: b!.id }, 'BAD_USER_INPUT'],
+      [
+        'query($a: ID!, $b: ID!) { degreesOfSeparation(from: $a, to: $b, maxDepth: 7) { degrees } }',
+        { a: a!.id, b: b!.id },
+        'BAD_USER_INPUT',
+      ],
+      [
+        'query($a: ID!, $b: ID!) { degreesOfSeparation(from: $a, to: $b, maxDepth: 0) { degrees } }',
+        { a: a!.id, b: b!.id },
+        'BAD_USER_INPUT',
+      ],
       ['query($a: ID!) { network(userId: $a, maxDepth: 4) { totalCount } }', { a: a!.id }, 'BAD_USER_INPUT'],
       ['query($a: ID!) { network(userId: $a, first: 101) { totalCount } }', { a: a!.id }, 'BAD_USER_INPUT'],
       ['query($a: ID!) { network(userId: $a, after: "bm9wZQ") { totalCount } }', { a: a!.id }, 'BAD_USER_INPUT'],
-      ['query($a: ID!) { degreesOfSeparation(from: $a, to: "usr_00000000000000000000000000") { degrees } }', { a: a!.id }, 'NOT_FOUND'],
+      [
+        'query($a: ID!) { degreesOfSeparation(from: $a, to: "usr_00000000000000000000000000") { degrees } }',
+        { a: a!.id },
+        'NOT_FOUND',
+      ],
       ['{ network(userId: "usr_00000000000000000000000000") { totalCount } }', {}, 'NOT_FOUND'],
     ];
     for (const [query, variables, code] of cases) expect(errorCodes(await t.gql(query, variables))).toEqual([code]);
@@ -276,7 +311,11 @@ describe('suggestions after follows and unfollows', () => {
         expect(result.errors).toBeUndefined();
       };
       const suggested = async () => {
-        const result = await app.gql('{ suggestedFollows(first: 10) { user { id } mutualCount via { id } } }', {}, viewer!.token);
+        const result = await app.gql(
+          '{ suggestedFollows(first: 10) { user { id } mutualCount via { id } } }',
+          {},
+          viewer!.token,
+        );
         expect(result.errors).toBeUndefined();
         return result.data!.suggestedFollows as { user: { id: string }; mutualCount: number; via: { id: string }[] }[];
       };
@@ -285,7 +324,8 @@ describe('suggestions after follows and unfollows', () => {
         mutualCount: via.length,
         via: via.map((v) => ({ id: v.id })).sort((x, y) => byId(x.id, y.id)),
       });
-      const ranked = (...entries: ReturnType<typeof entry>[]) => entries.sort((x, y) => y.mutualCount - x.mutualCount || byId(x.user.id, y.user.id));
+      const ranked = (...entries: ReturnType<typeof entry>[]) =>
+        entries.sort((x, y) => y.mutualCount - x.mutualCount || byId(x.user.id, y.user.id));
 
       await act(FOLLOW, viewer!, a!);
       await act(FOLLOW, a!, b!);
@@ -332,8 +372,12 @@ describe('the graph budget of a request', () => {
     const { app, hub, spokes } = await hubAndSpokes({ GRAPH_MAX_EDGES: '5' });
     try {
       expect(errorCodes(await app.gql(NETWORK, { id: hub.id }))).toEqual(['QUERY_TOO_EXPENSIVE']);
-      expect(errorCodes(await app.gql('{ suggestedFollows { mutualCount } }', {}, hub.token))).toEqual(['QUERY_TOO_EXPENSIVE']);
-      const small = await app.gql('query($id: ID!) { network(userId: $id, maxDepth: 1) { totalCount } }', { id: spokes[0]!.id });
+      expect(errorCodes(await app.gql('{ suggestedFollows { mutualCount } }', {}, hub.token))).toEqual([
+        'QUERY_TOO_EXPENSIVE',
+      ]);
+      const small = await app.gql('query($id: ID!) { network(userId: $id, maxDepth: 1) { totalCount } }', {
+        id: spokes[0]!.id,
+      });
       expect(small.data!.network.totalCount).toBe(1);
       // About an account blocked by the viewer, the answer is empty even though its first hop, read beside the
       // viewer's blocks, did not fit.
@@ -341,7 +385,11 @@ describe('the graph budget of a request', () => {
       const blocked = await app.gql(NETWORK, { id: hub.id }, spokes[1]!.token);
       expect(blocked.errors).toBeUndefined();
       expect(blocked.data!.network.totalCount).toBe(0);
-      const path = await app.gql('query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to) { degrees } }', { from: hub.id, to: spokes[2]!.id }, spokes[1]!.token);
+      const path = await app.gql(
+        'query($from: ID!, $to: ID!) { degreesOfSeparation(from: $from, to: $to) { degrees } }',
+        { from: hub.id, to: spokes[2]!.id },
+        spokes[1]!.token,
+      );
       expect(path.errors).toBeUndefined();
       expect(path.data!.degreesOfSeparation.degrees).toBeNull();
     } finally {
@@ -381,7 +429,11 @@ describe('the graph budget of a request', () => {
       expect(errorCodes(mutuals)).toEqual(['QUERY_TOO_EXPENSIVE']);
       expect(mutuals.errors![0]!.extensions).toMatchObject({ budget: 'GRAPH_MAX_EDGES', maxEdges: 12 });
       // A spoke's known followers of the hub: both counts (2), then the spoke's one follow and its edge (2).
-      const known = await app.gql('query($id: ID!) { user(id: $id) { knownFollowers(first: 1) { totalCount } } }', { id: hub.id }, spokes[0]!.token);
+      const known = await app.gql(
+        'query($id: ID!) { user(id: $id) { knownFollowers(first: 1) { totalCount } } }',
+        { id: hub.id },
+        spokes[0]!.token,
+      );
       expect(known.data!.user.knownFollowers.totalCount).toBe(0);
       const aliased = await app.gql(
         `query($id: ID!) { ${['a', 'b', 'c', 'd'].map((alias) => `${alias}: user(id: $id) { knownFollowers(first: 1) { totalCount } }`).join(' ')} }`,
@@ -400,14 +452,21 @@ describe('the graph budget of a request', () => {
     const { app, hub } = await hubAndSpokes({ GRAPH_MAX_READS: '9' });
     try {
       // Each network alone makes 9 reads (see above); two in one request may not make 18.
-      const both = await app.gql('query($id: ID!) { a: network(userId: $id, maxDepth: 2) { totalCount } b: network(userId: $id, maxDepth: 2) { totalCount } }', { id: hub.id });
+      const both = await app.gql(
+        'query($id: ID!) { a: network(userId: $id, maxDepth: 2) { totalCount } b: network(userId: $id, maxDepth: 2) { totalCount } }',
+        { id: hub.id },
+      );
       expect(new Set(errorCodes(both))).toEqual(new Set(['QUERY_TOO_EXPENSIVE']));
       expect(both.extensions!.cost.graph.requests).toBeLessThanOrEqual(9);
       // One-hop pages too: the hub's followers page, then each follower's following page (1 + 6 reads) fit; their followers pages (6 more) do not.
-      const pages = (fields: string) => `query($id: ID!) { user(id: $id) { followers(first: 6) { edges { node { ${fields} } } } } }`;
+      const pages = (fields: string) =>
+        `query($id: ID!) { user(id: $id) { followers(first: 6) { edges { node { ${fields} } } } } }`;
       const fits = await app.gql(pages('following(first: 1) { edges { node { id } } }'), { id: hub.id });
       expect(fits.errors, JSON.stringify(fits)).toBeUndefined();
-      const nested = await app.gql(pages('following(first: 1) { edges { node { id } } } followers(first: 1) { edges { node { id } } }'), { id: hub.id });
+      const nested = await app.gql(
+        pages('following(first: 1) { edges { node { id } } } followers(first: 1) { edges { node { id } } }'),
+        { id: hub.id },
+      );
       expect(new Set(errorCodes(nested))).toEqual(new Set(['QUERY_TOO_EXPENSIVE']));
       expect(nested.extensions!.cost.graph.requests).toBeLessThanOrEqual(9);
     } finally {
@@ -423,7 +482,12 @@ describe('the graph budget of a request', () => {
       const refused = await app.gql(query(100), { id: hub.id }, hub.token);
       expect(errorCodes(refused)).toEqual(['QUERY_TOO_EXPENSIVE']);
       expect(refused.errors![0]!.extensions).toMatchObject({ maxCost: 10_000 });
-      expect(refused.extensions!.cost).toMatchObject({ requests: 0, dynamodb: { requests: 0 }, graph: { requests: 0 }, waves: 0 });
+      expect(refused.extensions!.cost).toMatchObject({
+        requests: 0,
+        dynamodb: { requests: 0 },
+        graph: { requests: 0 },
+        waves: 0,
+      });
       // `mutuals` and `knownFollowers` declare 100 points each: user (2) + followers (20) + 20 × (a user (1) + 2 × (100 + totalCount (1))).
       expect(refused.extensions!.cost.estimated).toBe(2 + 20 + 100 * (1 + 2 * 101));
       const allowed = await app.gql(query(20), { id: hub.id }, hub.token);

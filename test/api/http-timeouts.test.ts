@@ -61,14 +61,17 @@ function trickle(client: RawClient, chunk: string, everyMs: number): void {
   clients.push({ socket: client.socket, drip });
 }
 
-const clientsGone = () => logger.entries.filter((entry) => entry.msg === 'client went away before sending its whole request').length;
+const clientsGone = () =>
+  logger.entries.filter((entry) => entry.msg === 'client went away before sending its whole request').length;
 const errorsLogged = () => logger.entries.filter((entry) => entry.level === 'error' || entry.level === 'warn');
 
 describe('HTTP timeouts', () => {
   it('answers 408 and closes a connection whose body trickles in, after HTTP_REQUEST_TIMEOUT_MS', async () => {
     const client = await rawClient();
     const before = clientsGone();
-    client.socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{');
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{',
+    );
     // A byte every 100 ms: the connection is never idle, so only the request timeout can end it.
     trickle(client, ' ', 100);
     await vi.waitFor(() => expect(client.closedAfter()).not.toBeNull(), { timeout: 5_000, interval: 50 });
@@ -98,7 +101,9 @@ describe('HTTP timeouts', () => {
     const client = await rawClient();
     const before = clientsGone();
     // Node answers "100 Continue" as it hands the request to the service, so the service is reading the body when the client leaves.
-    client.socket.write('POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n');
+    client.socket.write(
+      'POST /graphql HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nExpect: 100-continue\r\n\r\n',
+    );
     await vi.waitFor(() => expect(client.received()).toMatch(/^HTTP\/1\.1 100 Continue/));
     client.socket.write('{"query": "{ viewer { id');
     client.socket.destroy();

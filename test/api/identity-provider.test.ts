@@ -54,7 +54,11 @@ afterAll(async () => {
   await new Promise((resolve) => jwksServer.close(resolve));
 });
 
-function providerToken(key: ProviderKey, subject: string, claims: { iss?: string; aud?: string; exp?: number } = {}): Promise<string> {
+function providerToken(
+  key: ProviderKey,
+  subject: string,
+  claims: { iss?: string; aud?: string; exp?: number } = {},
+): Promise<string> {
   return new SignJWT({ scope: 'openid profile' })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'at+jwt' })
     .setIssuer(claims.iss ?? issuer)
@@ -77,31 +81,57 @@ describe('a provider token', () => {
     const subject = `auth0|${uniqueHandle('sub')}`;
     const token = await providerToken(rsa, subject);
     expect(await viewer(token)).toEqual({ status: 200, id: null, codes: [] });
-    expect(errorCodes(await t.gql('mutation { createPost(input: { text: "no account yet" }) { post { id } } }', {}, token))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql(SIGN_UP, { input: { handle: uniqueHandle('idp'), password: TEST_PASSWORD } }, token))).toEqual(['BAD_USER_INPUT']);
+    expect(
+      errorCodes(await t.gql('mutation { createPost(input: { text: "no account yet" }) { post { id } } }', {}, token)),
+    ).toEqual(['UNAUTHENTICATED']);
+    expect(
+      errorCodes(await t.gql(SIGN_UP, { input: { handle: uniqueHandle('idp'), password: TEST_PASSWORD } }, token)),
+    ).toEqual(['BAD_USER_INPUT']);
 
     const handle = uniqueHandle('idp');
-    const created = await t.gql<{ signUp: { token: string; user: { id: string; handle: string } } }>(SIGN_UP, { input: { handle, displayName: 'From the provider' } }, token);
+    const created = await t.gql<{ signUp: { token: string; user: { id: string; handle: string } } }>(
+      SIGN_UP,
+      { input: { handle, displayName: 'From the provider' } },
+      token,
+    );
     expect(created.errors).toBeUndefined();
     const userId = created.data!.signUp.user.id;
     expect((await viewer(token)).id).toBe(userId);
     // A later token of the same subject, with the other key, acts as it too; and so does the session signUp started.
     expect((await viewer(await providerToken(ec, subject))).id).toBe(userId);
     expect((await viewer(created.data!.signUp.token)).id).toBe(userId);
-    const post = await t.gql('mutation { createPost(input: { text: "signed in through the provider" }) { post { id author { id } } } }', {}, token);
+    const post = await t.gql(
+      'mutation { createPost(input: { text: "signed in through the provider" }) { post { id author { id } } } }',
+      {},
+      token,
+    );
     expect(post.data!.createPost.post.author.id).toBe(userId);
 
     // One account per identity; and the account has no password to sign in or change with.
     expect(errorCodes(await t.gql(SIGN_UP, { input: { handle: uniqueHandle('idp') } }, token))).toEqual(['FORBIDDEN']);
-    expect(errorCodes(await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', { input: { handle, password: 'any password at all' } }))).toEqual([
-      'UNAUTHENTICATED',
-    ]);
-    expect(errorCodes(await t.gql('mutation { changePassword(currentPassword: "whatever it is", newPassword: "a brand new passphrase") }', {}, token))).toEqual(['FORBIDDEN']);
+    expect(
+      errorCodes(
+        await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', {
+          input: { handle, password: 'any password at all' },
+        }),
+      ),
+    ).toEqual(['UNAUTHENTICATED']);
+    expect(
+      errorCodes(
+        await t.gql(
+          'mutation { changePassword(currentPassword: "whatever it is", newPassword: "a brand new passphrase") }',
+          {},
+          token,
+        ),
+      ),
+    ).toEqual(['FORBIDDEN']);
   });
 
   it('of two concurrent sign-ups of one identity makes exactly one account', async () => {
     const token = await providerToken(ec, `google-oauth2|${uniqueHandle('race')}`);
-    const results = await Promise.all(Array.from({ length: 5 }, () => t.gql(SIGN_UP, { input: { handle: uniqueHandle('race') } }, token)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => t.gql(SIGN_UP, { input: { handle: uniqueHandle('race') } }, token)),
+    );
     expect(results.filter((r) => r.data?.signUp)).toHaveLength(1);
     for (const loser of results.filter((r) => !r.data?.signUp)) expect(errorCodes(loser)).toEqual(['FORBIDDEN']);
   });
@@ -114,7 +144,11 @@ describe('a provider token', () => {
     const subject = `auth0|${uniqueHandle('bad')}`;
     const linked = await t.gql(SIGN_UP, { input: { handle: uniqueHandle('bad') } }, await providerToken(rsa, subject));
     expect(linked.errors).toBeUndefined();
-    expect(await viewer(await providerToken(rsa, subject, claims))).toEqual({ status: 401, id: null, codes: ['UNAUTHENTICATED'] });
+    expect(await viewer(await providerToken(rsa, subject, claims))).toEqual({
+      status: 401,
+      id: null,
+      codes: ['UNAUTHENTICATED'],
+    });
   });
 
   it('signed by a key the provider does not publish, or with a key claiming another kid, is UNAUTHENTICATED', async () => {
@@ -128,7 +162,11 @@ describe('a provider token', () => {
 
   it('signed with a rotated-in key is accepted once the JWKS has it, and a key rotated out stops working', async () => {
     const subject = `auth0|${uniqueHandle('rot')}`;
-    const created = await t.gql<{ signUp: { user: { id: string } } }>(SIGN_UP, { input: { handle: uniqueHandle('rot') } }, await providerToken(rsa, subject));
+    const created = await t.gql<{ signUp: { user: { id: string } } }>(
+      SIGN_UP,
+      { input: { handle: uniqueHandle('rot') } },
+      await providerToken(rsa, subject),
+    );
     const userId = created.data!.signUp.user.id;
     const oldToken = await providerToken(rsa, subject);
     expect((await viewer(oldToken)).id).toBe(userId);
@@ -149,14 +187,32 @@ describe('a provider token', () => {
     const subject = `auth0|${uniqueHandle('del')}`;
     // The EC key: the rotation test above has taken the first RSA key out of the key set.
     const token = await providerToken(ec, subject);
-    const created = await t.gql<{ signUp: { token: string; user: { id: string } } }>(SIGN_UP, { input: { handle: uniqueHandle('del') } }, token);
+    const created = await t.gql<{ signUp: { token: string; user: { id: string } } }>(
+      SIGN_UP,
+      { input: { handle: uniqueHandle('del') } },
+      token,
+    );
     const userId = created.data!.signUp.user.id;
-    expect(errorCodes(await t.gql('mutation { deleteAccount(password: "it has none at all") { deletedUserId } }', {}, token))).toEqual(['BAD_USER_INPUT']);
-    expect((await t.gql('mutation { deleteAccount { deletedUserId } }', {}, token)).data).toEqual({ deleteAccount: { deletedUserId: userId } });
+    expect(
+      errorCodes(
+        await t.gql('mutation { deleteAccount(password: "it has none at all") { deletedUserId } }', {}, token),
+      ),
+    ).toEqual(['BAD_USER_INPUT']);
+    expect((await t.gql('mutation { deleteAccount { deletedUserId } }', {}, token)).data).toEqual({
+      deleteAccount: { deletedUserId: userId },
+    });
     expect((await viewer(created.data!.signUp.token)).status).toBe(401);
     expect(await viewer(token)).toEqual({ status: 200, id: null, codes: [] });
-    await expect.poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: userId })).data!.user, { timeout: 30_000 }).toBeNull();
-    const again = await t.gql<{ signUp: { user: { id: string } } }>(SIGN_UP, { input: { handle: uniqueHandle('del') } }, token);
+    await expect
+      .poll(async () => (await t.gql('query($id: ID!) { user(id: $id) { id } }', { id: userId })).data!.user, {
+        timeout: 30_000,
+      })
+      .toBeNull();
+    const again = await t.gql<{ signUp: { user: { id: string } } }>(
+      SIGN_UP,
+      { input: { handle: uniqueHandle('del') } },
+      token,
+    );
     expect((await viewer(token)).id).toBe(again.data!.signUp.user.id);
   });
 

@@ -1,4 +1,13 @@
-import { buildSchema, getNamedType, isInputObjectType, isLeafType, isNonNullType, isObjectType, type GraphQLArgument, type GraphQLField } from 'graphql';
+import {
+  buildSchema,
+  getNamedType,
+  isInputObjectType,
+  isLeafType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLArgument,
+  type GraphQLField,
+} from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTypeDefs } from '../../src/graphql/apollo.js';
 import { encodeCursor } from '../../src/domain/cursor.js';
@@ -43,7 +52,9 @@ function idArguments(): [string, GraphQLField<unknown, unknown>, GraphQLArgument
     for (const field of Object.values(root.getFields())) {
       for (const argument of field.args) {
         const named = getNamedType(argument.type);
-        expect(isInputObjectType(named) && Object.values(named.getFields()).some((f) => getNamedType(f.type).name === 'ID')).toBe(false);
+        expect(
+          isInputObjectType(named) && Object.values(named.getFields()).some((f) => getNamedType(f.type).name === 'ID'),
+        ).toBe(false);
         if (named.name === 'ID') cases.push([root.name === 'Query' ? 'query' : 'mutation', field, argument]);
       }
     }
@@ -56,7 +67,16 @@ describe('ids', () => {
 
   it('finds the ID arguments of the schema', () => {
     expect(cases.map(([, field, argument]) => `${field.name}(${argument.name})`)).toEqual(
-      expect.arrayContaining(['user(id)', 'users(ids)', 'node(id)', 'post(id)', 'follow(userId)', 'degreesOfSeparation(to)', 'network(userId)', 'likePost(postId)']),
+      expect.arrayContaining([
+        'user(id)',
+        'users(ids)',
+        'node(id)',
+        'post(id)',
+        'follow(userId)',
+        'degreesOfSeparation(to)',
+        'network(userId)',
+        'likePost(postId)',
+      ]),
     );
   });
 
@@ -80,15 +100,21 @@ describe('ids', () => {
   it('checks ids written into the document and in fragments, at any depth', async () => {
     const inline = await t.gql(`{ viewer { id } user(id: "${'x'.repeat(101)}") { id } }`);
     expect(refusal(inline)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
-    const spread = await t.gql('query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }', { id: HUGE_ID });
+    const spread = await t.gql(
+      'query($id: ID!) { ...Outer } fragment Outer on Query { viewer { id } ...Inner } fragment Inner on Query { post(id: $id) { id } }',
+      { id: HUGE_ID },
+    );
     expect(refusal(spread)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
   });
 
   it('answers a short id of another shape as naming nothing, without a lookup', async () => {
     const user = await t.signUp();
-    const lookups = await t.gql('query($ids: [ID!]!) { user(id: "nope") { id } users(ids: $ids) { id } node(id: "usr_") { id } post(id: "usr_x") { id } }', {
-      ids: ['nope', 'x'.repeat(100), user.id, 'pst_00000000000000000000000000'],
-    });
+    const lookups = await t.gql(
+      'query($ids: [ID!]!) { user(id: "nope") { id } users(ids: $ids) { id } node(id: "usr_") { id } post(id: "usr_x") { id } }',
+      {
+        ids: ['nope', 'x'.repeat(100), user.id, 'pst_00000000000000000000000000'],
+      },
+    );
     expect(lookups.errors).toBeUndefined();
     expect(lookups.data).toEqual({ user: null, users: [null, null, { id: user.id }, null], node: null, post: null });
     expect(lookups.extensions!.cost.dynamodb.requests).toBe(1);
@@ -124,8 +150,16 @@ describe('words', () => {
     const cases: [string, Record<string, unknown>, string][] = [
       ['query($h: String!) { user(handle: $h) { id } }', { h: huge }, 'handle'],
       ['query($tag: String!) { tagTimeline(tag: $tag) { edges { cursor } } }', { tag: huge }, 'tag'],
-      ['mutation($kind: String!) { react(postId: "pst_00000000000000000000000000", kind: $kind) { post { id } } }', { kind: huge }, 'kind'],
-      ['mutation($key: String!) { createPost(input: { text: "hi", idempotencyKey: $key }) { post { id } } }', { key: huge }, 'input.idempotencyKey'],
+      [
+        'mutation($kind: String!) { react(postId: "pst_00000000000000000000000000", kind: $kind) { post { id } } }',
+        { kind: huge },
+        'kind',
+      ],
+      [
+        'mutation($key: String!) { createPost(input: { text: "hi", idempotencyKey: $key }) { post { id } } }',
+        { key: huge },
+        'input.idempotencyKey',
+      ],
     ];
     for (const [query, variables, field] of cases) {
       expect(refusal(await t.gql(query, variables, user.token))).toEqual({ code: 'BAD_USER_INPUT', field });
@@ -146,13 +180,29 @@ describe('cursors', () => {
       ['Query.publicTimeline', 'before', (c) => `{ publicTimeline(last: 5, before: "${c}") { edges { cursor } } }`],
       ['Query.network', 'after', (c) => `{ network(userId: "${userId}", after: "${c}") { totalCount } }`],
       ['User.followers', 'after', (c) => `{ user(id: "${userId}") { followers(after: "${c}") { totalCount } } }`],
-      ['User.followers', 'before', (c) => `{ user(id: "${userId}") { followers(last: 5, before: "${c}") { totalCount } } }`],
+      [
+        'User.followers',
+        'before',
+        (c) => `{ user(id: "${userId}") { followers(last: 5, before: "${c}") { totalCount } } }`,
+      ],
       ['User.following', 'after', (c) => `{ user(id: "${userId}") { following(after: "${c}") { totalCount } } }`],
-      ['User.following', 'before', (c) => `{ user(id: "${userId}") { following(last: 5, before: "${c}") { totalCount } } }`],
-      ['User.knownFollowers', 'after', (c) => `{ user(id: "${userId}") { knownFollowers(after: "${c}") { totalCount } } }`],
+      [
+        'User.following',
+        'before',
+        (c) => `{ user(id: "${userId}") { following(last: 5, before: "${c}") { totalCount } } }`,
+      ],
+      [
+        'User.knownFollowers',
+        'after',
+        (c) => `{ user(id: "${userId}") { knownFollowers(after: "${c}") { totalCount } } }`,
+      ],
       ['User.mutuals', 'after', (c) => `{ user(id: "${userId}") { mutuals(after: "${c}") { totalCount } } }`],
       ['User.posts', 'after', (c) => `{ user(id: "${userId}") { posts(after: "${c}") { edges { cursor } } } }`],
-      ['User.posts', 'before', (c) => `{ user(id: "${userId}") { posts(last: 5, before: "${c}") { edges { cursor } } } }`],
+      [
+        'User.posts',
+        'before',
+        (c) => `{ user(id: "${userId}") { posts(last: 5, before: "${c}") { edges { cursor } } } }`,
+      ],
       ['User.timeline', 'after', (c) => `{ viewer { timeline(after: "${c}") { edges { cursor } } } }`],
       ['User.timeline', 'before', (c) => `{ viewer { timeline(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['Post.comments', 'after', (c) => `{ post(id: "${postId}") { comments(after: "${c}") { edges { cursor } } } }`],
@@ -161,11 +211,23 @@ describe('cursors', () => {
       ['User.mutedUsers', 'after', (c) => `{ viewer { mutedUsers(after: "${c}") { totalCount } } }`],
       ['User.mutedUsers', 'before', (c) => `{ viewer { mutedUsers(last: 5, before: "${c}") { totalCount } } }`],
       ['User.notifications', 'after', (c) => `{ viewer { notifications(after: "${c}") { edges { cursor } } } }`],
-      ['User.notifications', 'before', (c) => `{ viewer { notifications(last: 5, before: "${c}") { edges { cursor } } } }`],
+      [
+        'User.notifications',
+        'before',
+        (c) => `{ viewer { notifications(last: 5, before: "${c}") { edges { cursor } } } }`,
+      ],
       ['Post.likedBy', 'after', (c) => `{ post(id: "${postId}") { likedBy(after: "${c}") { totalCount } } }`],
-      ['Post.likedBy', 'before', (c) => `{ post(id: "${postId}") { likedBy(last: 5, before: "${c}") { totalCount } } }`],
+      [
+        'Post.likedBy',
+        'before',
+        (c) => `{ post(id: "${postId}") { likedBy(last: 5, before: "${c}") { totalCount } } }`,
+      ],
       ['Post.repostedBy', 'after', (c) => `{ post(id: "${postId}") { repostedBy(after: "${c}") { totalCount } } }`],
-      ['Post.repostedBy', 'before', (c) => `{ post(id: "${postId}") { repostedBy(last: 5, before: "${c}") { totalCount } } }`],
+      [
+        'Post.repostedBy',
+        'before',
+        (c) => `{ post(id: "${postId}") { repostedBy(last: 5, before: "${c}") { totalCount } } }`,
+      ],
     ];
   }
 
@@ -174,7 +236,11 @@ describe('cursors', () => {
     const withCursor = Object.values(schema.getTypeMap())
       .filter(isObjectType)
       .flatMap((type) =>
-        Object.values(type.getFields()).flatMap((f) => f.args.filter((a) => a.name === 'after' || a.name === 'before').map((a) => `${type.name}.${f.name}(${a.name})`)),
+        Object.values(type.getFields()).flatMap((f) =>
+          f.args
+            .filter((a) => a.name === 'after' || a.name === 'before')
+            .map((a) => `${type.name}.${f.name}(${a.name})`),
+        ),
       );
     expect(
       cursorArguments('', '')
@@ -227,7 +293,8 @@ describe('text', () => {
   const SIGN_UP = 'mutation($input: SignUpInput!) { signUp(input: $input) { user { id displayName bio } } }';
   const UPDATE = 'mutation($input: UpdateProfileInput!) { updateProfile(input: $input) { displayName bio } }';
   const CREATE_POST = 'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id text } } }';
-  const ADD_COMMENT = 'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text } } }';
+  const ADD_COMMENT =
+    'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text } } }';
 
   const REFUSED: [string, string][] = [
     ['empty', ''],
@@ -252,12 +319,16 @@ describe('text', () => {
   it('refuses blank text, control characters and lone surrogates in posts and comments, and creates nothing', async () => {
     const author = await t.signUp();
     await fieldsRefuse((text) => t.gql(CREATE_POST, { input: { text } }, author.token), 'input.text');
-    const posts = await t.gql('query($id: ID!) { user(id: $id) { postCount posts { edges { cursor } } } }', { id: author.id });
+    const posts = await t.gql('query($id: ID!) { user(id: $id) { postCount posts { edges { cursor } } } }', {
+      id: author.id,
+    });
     expect(posts.data!.user).toEqual({ postCount: 0, posts: { edges: [] } });
 
     const postId = await createPost(t, author.token, 'a post');
     await fieldsRefuse((text) => t.gql(ADD_COMMENT, { postId, text }, author.token), 'text');
-    const comments = await t.gql('query($id: ID!) { post(id: $id) { commentCount comments { edges { cursor } } } }', { id: postId });
+    const comments = await t.gql('query($id: ID!) { post(id: $id) { commentCount comments { edges { cursor } } } }', {
+      id: postId,
+    });
     expect(comments.data!.post).toEqual({ commentCount: 0, comments: { edges: [] } });
   });
 
@@ -274,7 +345,10 @@ describe('text', () => {
     for (const field of ['displayName', 'bio']) {
       await fieldsRefuse((value) => t.gql(UPDATE, { input: { [field]: value } }, user.token), `input.${field}`);
     }
-    expect((await t.gql('{ viewer { displayName bio } }', {}, user.token)).data!.viewer).toEqual({ displayName: 'Kept', bio: 'kept' });
+    expect((await t.gql('{ viewer { displayName bio } }', {}, user.token)).data!.viewer).toEqual({
+      displayName: 'Kept',
+      bio: 'kept',
+    });
   });
 
   it('keeps newlines, tabs, emoji sequences and zero-width joiners within text, and stores it NFC-normalized', async () => {
@@ -282,7 +356,12 @@ describe('text', () => {
     const decomposed = 'Cafe\u0301\r\nline\ttab 👩‍💻 \u200Bx';
     const stored = 'Caf\u00E9\nline\ttab 👩‍💻 \u200Bx';
     const signedUp = await t.gql(SIGN_UP, {
-      input: { handle: `t_${Math.random().toString(36).slice(2, 12)}`, displayName: 'Zoe\u0308', bio: decomposed, password: TEST_PASSWORD },
+      input: {
+        handle: `t_${Math.random().toString(36).slice(2, 12)}`,
+        displayName: 'Zoe\u0308',
+        bio: decomposed,
+        password: TEST_PASSWORD,
+      },
     });
     expect(signedUp.data!.signUp.user).toMatchObject({ displayName: 'Zo\u00EB', bio: stored });
     const user = await t.signUp();
@@ -293,7 +372,9 @@ describe('text', () => {
     expect(post.data!.createPost.post.text).toBe(stored);
     const comment = await t.gql(ADD_COMMENT, { postId: post.data!.createPost.post.id, text: decomposed }, user.token);
     expect(comment.data!.addComment.comment.text).toBe(stored);
-    const reread = await t.gql('query($id: ID!) { post(id: $id) { text comments { edges { node { text } } } } }', { id: post.data!.createPost.post.id });
+    const reread = await t.gql('query($id: ID!) { post(id: $id) { text comments { edges { node { text } } } } }', {
+      id: post.data!.createPost.post.id,
+    });
     expect(reread.data!.post).toEqual({ text: stored, comments: { edges: [{ node: { text: stored } }] } });
   });
 
@@ -302,12 +383,27 @@ describe('text', () => {
     // 64 characters once composed, 128 code units as sent.
     const result = await t.gql(UPDATE, { input: { displayName: 'e\u0301'.repeat(64) } }, user.token);
     expect(result.data!.updateProfile.displayName).toBe('\u00E9'.repeat(64));
-    expect(refusal(await t.gql(UPDATE, { input: { displayName: '😀'.repeat(65) } }, user.token))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.displayName' });
+    expect(refusal(await t.gql(UPDATE, { input: { displayName: '😀'.repeat(65) } }, user.token))).toEqual({
+      code: 'BAD_USER_INPUT',
+      field: 'input.displayName',
+    });
   });
 
   it('refuses bidirectional overrides, isolates and line separators in handles and display names, and changes nothing', async () => {
     // Each reorders or breaks what is shown around it: "x\u202Eevil" reads "xlive".
-    const spoofing = ['\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069', '\u2028', '\u2029'];
+    const spoofing = [
+      '\u202A',
+      '\u202B',
+      '\u202C',
+      '\u202D',
+      '\u202E',
+      '\u2066',
+      '\u2067',
+      '\u2068',
+      '\u2069',
+      '\u2028',
+      '\u2029',
+    ];
     for (const character of spoofing) {
       const handle = `t_${Math.random().toString(36).slice(2, 12)}`;
       for (const [input, field] of [
@@ -321,11 +417,16 @@ describe('text', () => {
       expect((await t.gql(`{ user(handle: "${handle}") { id } }`)).data!.user).toBeNull();
     }
     // Lower-casing is ASCII's: the Kelvin sign is no "k".
-    expect(refusal(await t.gql(SIGN_UP, { input: { handle: `\u212Aelvin_${Date.now()}`, password: TEST_PASSWORD } }))).toEqual({ code: 'BAD_USER_INPUT', field: 'input.handle' });
+    expect(
+      refusal(await t.gql(SIGN_UP, { input: { handle: `\u212Aelvin_${Date.now()}`, password: TEST_PASSWORD } })),
+    ).toEqual({ code: 'BAD_USER_INPUT', field: 'input.handle' });
 
     const user = await t.signUp(undefined, { displayName: 'Kept' });
     for (const character of [...spoofing, '\n']) {
-      expect({ character, ...refusal(await t.gql(UPDATE, { input: { displayName: `x${character}evil` } }, user.token)) }).toEqual({
+      expect({
+        character,
+        ...refusal(await t.gql(UPDATE, { input: { displayName: `x${character}evil` } }, user.token)),
+      }).toEqual({
         character,
         code: 'BAD_USER_INPUT',
         field: 'input.displayName',
@@ -333,16 +434,23 @@ describe('text', () => {
     }
     expect((await t.gql('{ viewer { displayName } }', {}, user.token)).data!.viewer).toEqual({ displayName: 'Kept' });
     // Bios are free text, as posts: right-to-left marks and isolates have their uses there.
-    expect((await t.gql(UPDATE, { input: { bio: 'مرحبا \u2067@ada\u2069!' } }, user.token)).data!.updateProfile.bio).toBe('مرحبا \u2067@ada\u2069!');
+    expect(
+      (await t.gql(UPDATE, { input: { bio: 'مرحبا \u2067@ada\u2069!' } }, user.token)).data!.updateProfile.bio,
+    ).toBe('مرحبا \u2067@ada\u2069!');
   });
 
   it('validates network(interest:) like interests', async () => {
     const user = await t.signUp(undefined, { interests: ['chess'] });
     for (const interest of ['not ok', '', 'x'.repeat(41), 'ch\u0000ess', '\u200B']) {
-      const result = await t.gql('query($id: ID!, $interest: String) { network(userId: $id, interest: $interest) { totalCount } }', { id: user.id, interest });
+      const result = await t.gql(
+        'query($id: ID!, $interest: String) { network(userId: $id, interest: $interest) { totalCount } }',
+        { id: user.id, interest },
+      );
       expect({ interest, ...refusal(result) }).toEqual({ interest, code: 'BAD_USER_INPUT', field: 'interest' });
     }
-    const fine = await t.gql('query($id: ID!) { network(userId: $id, interest: " Chess ") { totalCount } }', { id: user.id });
+    const fine = await t.gql('query($id: ID!) { network(userId: $id, interest: " Chess ") { totalCount } }', {
+      id: user.id,
+    });
     expect(fine.data!.network).toEqual({ totalCount: 0 });
   });
 });

@@ -30,7 +30,10 @@ async function health(url: string): Promise<{ status: number; body: unknown }> {
 }
 
 const HEALTHY = { status: 200, body: { status: 'ok', stores: { dynamodb: 'up', graph: 'up' } } };
-const RESTARTING = { status: 503, body: { status: 'unavailable', stores: { dynamodb: 'restarting', graph: 'restarting' } } };
+const RESTARTING = {
+  status: 503,
+  body: { status: 'unavailable', stores: { dynamodb: 'restarting', graph: 'restarting' } },
+};
 
 function alive(pid: number): boolean {
   try {
@@ -68,9 +71,13 @@ describe('embedded default', () => {
     const first = await startApp({ config, logger });
     const [enginePid] = await javaPidsFor(dataDir);
     expect(enginePid).toBeDefined();
-    const created = await gql(first.url, 'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }', {
-      password: TEST_PASSWORD,
-    });
+    const created = await gql(
+      first.url,
+      'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }',
+      {
+        password: TEST_PASSWORD,
+      },
+    );
     const id = created.data.signUp.user.id;
     await first.stop();
     expect(alive(enginePid!)).toBe(false);
@@ -87,51 +94,61 @@ describe('embedded default', () => {
 });
 
 describe('/healthz', () => {
-  it('answers 503 naming the store when DynamoDB stops answering, while the worker backs off', { timeout: 120_000 }, async () => {
-    const engine = await startEmbeddedEngine({ logger });
-    const POLL_MS = 50;
-    // A DATA_DIR of its own: the service keeps its generated JWT secret there.
-    const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
-    dirs.push(dataDir);
-    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, QUEUE_POLL_MS: String(POLL_MS) });
-    const captured = capturingLogger();
-    const app = await startApp({ config, logger: captured, dynamodbEndpoint: engine.endpoint });
-    try {
-      expect(await health(app.url)).toEqual(HEALTHY);
-      await engine.stop();
-      expect(await health(app.url)).toEqual({ status: 503, body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } } });
+  it(
+    'answers 503 naming the store when DynamoDB stops answering, while the worker backs off',
+    { timeout: 120_000 },
+    async () => {
+      const engine = await startEmbeddedEngine({ logger });
+      const POLL_MS = 50;
+      // A DATA_DIR of its own: the service keeps its generated JWT secret there.
+      const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
+      dirs.push(dataDir);
+      const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, QUEUE_POLL_MS: String(POLL_MS) });
+      const captured = capturingLogger();
+      const app = await startApp({ config, logger: captured, dynamodbEndpoint: engine.endpoint });
+      try {
+        expect(await health(app.url)).toEqual(HEALTHY);
+        await engine.stop();
+        expect(await health(app.url)).toEqual({
+          status: 503,
+          body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } },
+        });
 
-      // The worker does not retry every QUEUE_POLL_MS: each wait is at least as long as the one before,
-      // doubling (less up to half at random) from the poll interval.
-      const claimFailures = () => captured.entries.filter((entry) => entry.msg === 'could not claim tasks');
-      await vi.waitFor(() => expect(claimFailures().length).toBeGreaterThanOrEqual(6), { timeout: 30_000, interval: 50 });
-      const [first, ...rest] = claimFailures().slice(0, 6);
-      let previous = first!;
-      for (const failure of rest) {
-        expect(failure.fields.retryInMs).toBeGreaterThanOrEqual(previous.fields.retryInMs as number);
-        expect(failure.at - previous.at).toBeGreaterThanOrEqual((previous.fields.retryInMs as number) - 5);
-        previous = failure;
+        // The worker does not retry every QUEUE_POLL_MS: each wait is at least as long as the one before,
+        // doubling (less up to half at random) from the poll interval.
+        const claimFailures = () => captured.entries.filter((entry) => entry.msg === 'could not claim tasks');
+        await vi.waitFor(() => expect(claimFailures().length).toBeGreaterThanOrEqual(6), {
+          timeout: 30_000,
+          interval: 50,
+        });
+        const [first, ...rest] = claimFailures().slice(0, 6);
+        let previous = first!;
+        for (const failure of rest) {
+          expect(failure.fields.retryInMs).toBeGreaterThanOrEqual(previous.fields.retryInMs as number);
+          expect(failure.at - previous.at).toBeGreaterThanOrEqual((previous.fields.retryInMs as number) - 5);
+          previous = failure;
+        }
+        expect(previous.fields).toMatchObject({ failures: 6 });
+        expect(previous.fields.retryInMs).toBeGreaterThanOrEqual(16 * POLL_MS);
+
+        // A store that cannot be reached fails the field with a code a client can retry on, logged once, not per request.
+        const result = await gql(app.url, '{ user(id: "usr_00000000000000000000000000") { id } }');
+        expect(result.errors).toEqual([
+          {
+            message: 'A store did not answer in time: try again shortly',
+            locations: [{ line: 1, column: 3 }],
+            path: ['user'],
+            extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 },
+          },
+        ]);
+        expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable')).toHaveLength(1);
+        expect(captured.entries.filter((entry) => entry.msg === 'internal error')).toEqual([]);
+      } finally {
+        await app.stop();
+        await engine.stop();
       }
-      expect(previous.fields).toMatchObject({ failures: 6 });
-      expect(previous.fields.retryInMs).toBeGreaterThanOrEqual(16 * POLL_MS);
-
-      // A store that cannot be reached fails the field with a code a client can retry on, logged once, not per request.
-      const result = await gql(app.url, '{ user(id: "usr_00000000000000000000000000") { id } }');
-      expect(result.errors).toEqual([
-        {
-          message: 'A store did not answer in time: try again shortly',
-          locations: [{ line: 1, column: 3 }],
-          path: ['user'],
-          extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1 },
-        },
-      ]);
-      expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable')).toHaveLength(1);
-      expect(captured.entries.filter((entry) => entry.msg === 'internal error')).toEqual([]);
-    } finally {
-      await app.stop();
-      await engine.stop();
-    }
-  });
+    },
+  );
 });
 
 describe('npm start process', () => {
@@ -182,45 +199,57 @@ describe('npm start process', () => {
     await expect.poll(() => javaPidsFor(dataDir), { timeout: 10_000, interval: 100 }).toEqual([]);
   });
 
-  it('starts a dead DynamoDB Local again on the same port and data, saying "restarting" on /healthz meanwhile', { timeout: 240_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'social-restart-'));
-    dirs.push(dataDir);
-    const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '3' });
-    const created = await gql(service.url, 'mutation($password: String!) { signUp(input: { handle: "survivor", password: $password }) { user { id } } }', {
-      password: TEST_PASSWORD,
-    });
-    const [engine] = await javaPidsFor(dataDir);
-    process.kill(engine!, 'SIGKILL');
+  it(
+    'starts a dead DynamoDB Local again on the same port and data, saying "restarting" on /healthz meanwhile',
+    { timeout: 240_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'social-restart-'));
+      dirs.push(dataDir);
+      const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '3' });
+      const created = await gql(
+        service.url,
+        'mutation($password: String!) { signUp(input: { handle: "survivor", password: $password }) { user { id } } }',
+        {
+          password: TEST_PASSWORD,
+        },
+      );
+      const [engine] = await javaPidsFor(dataDir);
+      process.kill(engine!, 'SIGKILL');
 
-    await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
-    await expect.poll(() => health(service.url), { timeout: 180_000, interval: 250 }).toEqual(HEALTHY);
-    const restarted = await javaPidsFor(dataDir);
-    expect(restarted).toHaveLength(1);
-    expect(restarted[0]).not.toBe(engine);
-    const found = await gql(service.url, '{ user(handle: "survivor") { id } }');
-    expect(found.data.user).toEqual(created.data.signUp.user);
-    expect(service.log()).toContain('"msg":"embedded DynamoDB Local restarted"');
+      await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
+      await expect.poll(() => health(service.url), { timeout: 180_000, interval: 250 }).toEqual(HEALTHY);
+      const restarted = await javaPidsFor(dataDir);
+      expect(restarted).toHaveLength(1);
+      expect(restarted[0]).not.toBe(engine);
+      const found = await gql(service.url, '{ user(handle: "survivor") { id } }');
+      expect(found.data.user).toEqual(created.data.signUp.user);
+      expect(service.log()).toContain('"msg":"embedded DynamoDB Local restarted"');
 
-    service.child.kill('SIGTERM');
-    expect(await service.exited).toBe(0);
-    expect(await javaPidsFor(dataDir)).toEqual([]);
-  });
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      expect(await javaPidsFor(dataDir)).toEqual([]);
+    },
+  );
 
-  it('exits 1 when DynamoDB Local will not start again, after DYNAMODB_LOCAL_RESTARTS tries', { timeout: 240_000 }, async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'social-giveup-'));
-    dirs.push(dataDir);
-    const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '2' });
-    const [engine] = await javaPidsFor(dataDir);
-    // The data directory becomes a file: no engine can start on it any more.
-    process.kill(engine!, 'SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-    writeFileSync(dataDir, 'not a directory');
+  it(
+    'exits 1 when DynamoDB Local will not start again, after DYNAMODB_LOCAL_RESTARTS tries',
+    { timeout: 240_000 },
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'social-giveup-'));
+      dirs.push(dataDir);
+      const service = await startService(dataDir, { DYNAMODB_LOCAL_RESTARTS: '2' });
+      const [engine] = await javaPidsFor(dataDir);
+      // The data directory becomes a file: no engine can start on it any more.
+      process.kill(engine!, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+      writeFileSync(dataDir, 'not a directory');
 
-    await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
-    expect(await service.exited).toBe(1);
-    const attempts = service.log().match(/"msg":"embedded DynamoDB Local did not start again"/g);
-    expect(attempts).toHaveLength(2);
-    expect(service.log()).toContain('"msg":"stopping after a fatal error"');
-    expect(await javaPidsFor(dataDir)).toEqual([]);
-  });
+      await expect.poll(() => health(service.url), { timeout: 20_000, interval: 20 }).toEqual(RESTARTING);
+      expect(await service.exited).toBe(1);
+      const attempts = service.log().match(/"msg":"embedded DynamoDB Local did not start again"/g);
+      expect(attempts).toHaveLength(2);
+      expect(service.log()).toContain('"msg":"stopping after a fatal error"');
+      expect(await javaPidsFor(dataDir)).toEqual([]);
+    },
+  );
 });

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { totals } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
-import { TEST_PASSWORD, capturingLogger, errorCodes, startTestApp, uniqueHandle, type GraphQLResponse, type TestApp } from '../helpers/app.js';
+import {
+  TEST_PASSWORD,
+  capturingLogger,
+  errorCodes,
+  startTestApp,
+  uniqueHandle,
+  type GraphQLResponse,
+  type TestApp,
+} from '../helpers/app.js';
 
 // The in-process worker polls its queue; without it every store request in this process is one of ours.
 const QUIET = { WORKER_ENABLED: 'false' };
@@ -39,8 +47,10 @@ async function refused(query: string, variables?: Record<string, unknown>): Prom
   return result;
 }
 
-const FOLLOWING_11_LEVELS = '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } } }';
-const FOLLOWING_10_LEVELS = '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { pageInfo { endCursor } } } } } } } } } }';
+const FOLLOWING_11_LEVELS =
+  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { edges { node { id } } } } } } } } } } }';
+const FOLLOWING_10_LEVELS =
+  '{ viewer { following(first: 1) { edges { node { following(first: 1) { edges { node { following(first: 1) { pageInfo { endCursor } } } } } } } } } }';
 
 describe('query depth', () => {
   it(`refuses an operation deeper than 10 levels with QUERY_TOO_DEEP before any store request`, async () => {
@@ -88,8 +98,10 @@ describe('aliases', () => {
 });
 
 describe('password checks', () => {
-  const signIn = (alias: string, password: string) => `${alias}: signIn(input: { handle: "${handle}", password: "${password}" }) { token }`;
-  const signUp = (alias: string, newHandle: string) => `${alias}: signUp(input: { handle: "${newHandle}", password: "${TEST_PASSWORD}" }) { token }`;
+  const signIn = (alias: string, password: string) =>
+    `${alias}: signIn(input: { handle: "${handle}", password: "${password}" }) { token }`;
+  const signUp = (alias: string, newHandle: string) =>
+    `${alias}: signUp(input: { handle: "${newHandle}", password: "${TEST_PASSWORD}" }) { token }`;
 
   it('refuses more than one password mutation in an operation with TOO_MANY_PASSWORD_CHECKS before any store request', async () => {
     const fresh = [uniqueHandle('never'), uniqueHandle('never')];
@@ -106,12 +118,17 @@ describe('password checks', () => {
       expect(result.errors![0]!.extensions).toMatchObject({ passwordChecks: 2, maxPasswordChecks: 1 });
     }
     // Nothing happened: the handles are free, the password unchanged.
-    for (const free of fresh) expect((await t.gql('query($h: String!) { user(handle: $h) { id } }', { h: free })).data!.user).toBeNull();
+    for (const free of fresh)
+      expect((await t.gql('query($h: String!) { user(handle: $h) { id } }', { h: free })).data!.user).toBeNull();
     expect((await t.gql(`mutation { ${signIn('a', TEST_PASSWORD)} }`)).data!.a.token).toEqual(expect.any(String));
   });
 
   it('answers one password mutation beside other fields', async () => {
-    const result = await t.gql(`mutation { ${signIn('a', TEST_PASSWORD)} b: updateProfile(input: { bio: "one check" }) { bio } }`, {}, token);
+    const result = await t.gql(
+      `mutation { ${signIn('a', TEST_PASSWORD)} b: updateProfile(input: { bio: "one check" }) { bio } }`,
+      {},
+      token,
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ a: { token: expect.any(String) }, b: { bio: 'one check' } });
   });
@@ -178,12 +195,14 @@ describe('cost', () => {
     const once = '{ viewer { followers { edges { node { handle followerCount } } } } }';
     // The viewer (1) + followers (20) + 20 × (a user (1) + followerCount (1)).
     expect((await t.gql(once, {}, token)).extensions!.cost.estimated).toBe(1 + 20 + 20 * 2);
-    const twice = '{ viewer { a: followers { edges { node { handle followerCount } } } b: followers { edges { node { handle followerCount } } } } }';
+    const twice =
+      '{ viewer { a: followers { edges { node { handle followerCount } } } b: followers { edges { node { handle followerCount } } } } }';
     expect((await t.gql(twice, {}, token)).extensions!.cost.estimated).toBe(1 + 2 * (20 + 20 * 2));
   });
 
   it('leaves out what @skip or @include leaves out, with the variables', async () => {
-    const query = 'query($s: Boolean!) { viewer { followers(first: 100) @skip(if: $s) { edges { node { id } } } ... @include(if: $s) { id } } }';
+    const query =
+      'query($s: Boolean!) { viewer { followers(first: 100) @skip(if: $s) { edges { node { id } } } ... @include(if: $s) { id } } }';
     expect((await t.gql(query, { s: true }, token)).extensions!.cost.estimated).toBe(1);
     expect((await t.gql(query, { s: false }, token)).extensions!.cost.estimated).toBe(1 + 20 + 100);
   });
@@ -192,12 +211,16 @@ describe('cost', () => {
     const underPath = 'followers(first: 100) { edges { node { followers(first: 10) { edges { node { id } } } } } }';
     /** followers (20) + 100 × (a user (1) + followers (20) + 10 users). */
     const under = 20 + 100 * (1 + 20 + 10);
-    const result = await refused(`query($a: ID!) { degreesOfSeparation(from: $a, to: $a) { path { ${underPath} } } }`, { a: 'usr_00000000000000000000000000' });
+    const result = await refused(`query($a: ID!) { degreesOfSeparation(from: $a, to: $a) { path { ${underPath} } } }`, {
+      a: 'usr_00000000000000000000000000',
+    });
     expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
     expect(result.errors![0]!.extensions!.cost).toBe(400 + 7 * (1 + under));
     const via = await refused(`{ suggestedFollows(first: 100) { via { ${underPath} } } }`);
     expect(via.errors![0]!.extensions!.cost).toBe(200 + 100 * (3 * (1 + under)));
-    const mentions = await refused(`query($p: ID!) { post(id: $p) { mentions { ${underPath} } } }`, { p: 'pst_00000000000000000000000000' });
+    const mentions = await refused(`query($p: ID!) { post(id: $p) { mentions { ${underPath} } } }`, {
+      p: 'pst_00000000000000000000000000',
+    });
     expect(mentions.errors![0]!.extensions!.cost).toBe(1 + 20 * (1 + under));
   });
 
@@ -205,9 +228,13 @@ describe('cost', () => {
     const result = await t.gql(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true }));
     expect(result.errors).toBeUndefined();
     expect(result.data!.__schema.queryType.name).toBe('Query');
-    const aliased = await refused(`{ __schema { ${Array.from({ length: 16 }, (_, i) => `t${i}: types { fields { type { name } } }`).join(' ')} } }`);
+    const aliased = await refused(
+      `{ __schema { ${Array.from({ length: 16 }, (_, i) => `t${i}: types { fields { type { name } } }`).join(' ')} } }`,
+    );
     expect(errorCodes(aliased)).toEqual(['TOO_MANY_ALIASES']);
-    const deep = await refused('{ __schema { types { fields { type { fields { type { fields { type { fields { type { fields { name } } } } } } } } } } } }');
+    const deep = await refused(
+      '{ __schema { types { fields { type { fields { type { fields { type { fields { type { fields { name } } } } } } } } } } } }',
+    );
     // graphql-js's own validation refuses introspection that cycles through fields and types.
     expect(errorCodes(deep)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
   });
@@ -221,7 +248,10 @@ describe('page sizes', () => {
     ['User.mutuals', (n) => `{ viewer { mutuals(first: ${n}) { totalCount } } }`],
     ['User.posts', (n) => `{ viewer { posts(first: ${n}) { pageInfo { hasNextPage } } } }`],
     ['User.timeline', (n) => `{ viewer { timeline(first: ${n}) { pageInfo { hasNextPage } } } }`],
-    ['Post.comments', (n, { postId }) => `{ post(id: "${postId}") { comments(first: ${n}) { pageInfo { hasNextPage } } } }`],
+    [
+      'Post.comments',
+      (n, { postId }) => `{ post(id: "${postId}") { comments(first: ${n}) { pageInfo { hasNextPage } } } }`,
+    ],
     ['Post.likedBy', (n, { postId }) => `{ post(id: "${postId}") { likedBy(first: ${n}) { totalCount } } }`],
     ['Post.repostedBy', (n, { postId }) => `{ post(id: "${postId}") { repostedBy(first: ${n}) { totalCount } } }`],
     ['Query.tagTimeline', (n) => `{ tagTimeline(tag: "limits", first: ${n}) { pageInfo { hasNextPage } } }`],
@@ -262,10 +292,16 @@ describe('HTTP protections', () => {
   it('refuses a body over 100 KB with 413, whether its length is declared or streamed', async () => {
     const query = `{ viewer { id } } # ${'x'.repeat(101 * 1024)}`;
     const declared = await withoutStoreRequests(() =>
-      fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) }),
+      fetch(`${t.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      }),
     );
     expect(declared.status).toBe(413);
-    expect(await declared.json()).toEqual({ errors: [{ message: 'Request body larger than 102400 bytes', extensions: { code: 'BAD_REQUEST' } }] });
+    expect(await declared.json()).toEqual({
+      errors: [{ message: 'Request body larger than 102400 bytes', extensions: { code: 'BAD_REQUEST' } }],
+    });
 
     const chunk = new TextEncoder().encode('x'.repeat(16 * 1024));
     let sent = 0;
@@ -286,7 +322,9 @@ describe('HTTP protections', () => {
 
   it('keeps CSRF prevention on: a GET or a simple POST without a preflight header is refused', async () => {
     const query = encodeURIComponent('{ viewer { id } }');
-    const get = await withoutStoreRequests(() => fetch(`${t.url}/graphql?query=${query}`, { headers: { authorization: `Bearer ${token}` } }));
+    const get = await withoutStoreRequests(() =>
+      fetch(`${t.url}/graphql?query=${query}`, { headers: { authorization: `Bearer ${token}` } }),
+    );
     expect(get.status).toBe(400);
     expect(await get.text()).toContain('Cross-Site Request Forgery');
 
@@ -314,7 +352,11 @@ describe('HTTP protections', () => {
       const query = '{ __typename }';
       const hash = createHash('sha256').update(query).digest('hex');
       const post = async (body: Record<string, unknown>) => {
-        const response = await fetch(`${app.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const response = await fetch(`${app.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         return { status: response.status, ...((await response.json()) as Omit<GraphQLResponse, 'status'>) };
       };
       const malformed: unknown[] = [
@@ -330,23 +372,39 @@ describe('HTTP protections', () => {
       for (const persistedQuery of malformed) {
         for (const body of [{ extensions: { persistedQuery } }, { query, extensions: { persistedQuery } }]) {
           const answer = await post(body);
-          expect({ persistedQuery, status: answer.status, codes: errorCodes(answer) }).toEqual({ persistedQuery, status: 400, codes: ['BAD_REQUEST'] });
+          expect({ persistedQuery, status: answer.status, codes: errorCodes(answer) }).toEqual({
+            persistedQuery,
+            status: 400,
+            codes: ['BAD_REQUEST'],
+          });
         }
       }
       // A well-formed hash of another document is the client's mistake too.
-      const mismatch = await post({ query: '{ viewer { id } }', extensions: { persistedQuery: { version: 1, sha256Hash: hash } } });
-      expect({ status: mismatch.status, codes: errorCodes(mismatch) }).toEqual({ status: 400, codes: ['BAD_REQUEST'] });
-      const overGet = await fetch(`${app.url}/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: '00' } }))}`, {
-        headers: { 'apollo-require-preflight': 'true' },
+      const mismatch = await post({
+        query: '{ viewer { id } }',
+        extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
       });
+      expect({ status: mismatch.status, codes: errorCodes(mismatch) }).toEqual({ status: 400, codes: ['BAD_REQUEST'] });
+      const overGet = await fetch(
+        `${app.url}/graphql?extensions=${encodeURIComponent(JSON.stringify({ persistedQuery: { version: 1, sha256Hash: '00' } }))}`,
+        {
+          headers: { 'apollo-require-preflight': 'true' },
+        },
+      );
       expect(overGet.status).toBe(400);
       expect(errorCodes({ status: 400, ...((await overGet.json()) as object) })).toEqual(['BAD_REQUEST']);
       expect(logger.entries.filter((entry) => entry.level === 'error')).toEqual([]);
 
       // Well-formed, they work as Apollo's automatic persisted queries do.
-      expect(errorCodes(await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }))).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
-      expect((await post({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({ __typename: 'Query' });
-      expect((await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({ __typename: 'Query' });
+      expect(errorCodes(await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }))).toEqual([
+        'PERSISTED_QUERY_NOT_FOUND',
+      ]);
+      expect((await post({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({
+        __typename: 'Query',
+      });
+      expect((await post({ extensions: { persistedQuery: { version: 1, sha256Hash: hash } } })).data).toEqual({
+        __typename: 'Query',
+      });
     } finally {
       await app.stop();
     }
@@ -357,7 +415,9 @@ describe('HTTP protections', () => {
     expect(introspection.data!.__schema.queryType.name).toBe('Query');
     expect((await fetch(`${t.url}/graphiql`)).status).toBe(200);
     // With the schema open anyway, a misspelt name gets graphql-js's suggestion.
-    expect((await t.gql('{ viewr { id } }')).errors![0]!.message).toMatch(/^Cannot query field "viewr" on type "Query"\. Did you mean "viewer"/);
+    expect((await t.gql('{ viewr { id } }')).errors![0]!.message).toMatch(
+      /^Cannot query field "viewr" on type "Query"\. Did you mean "viewer"/,
+    );
   });
 });
 
@@ -377,7 +437,10 @@ describe('production', () => {
       expect(invalid.errors![0]!.extensions).toEqual({ code: 'GRAPHQL_VALIDATION_FAILED' });
       // Nor is the schema told a name at a time: no suggestions for misspelt fields, arguments or input fields.
       const misspelt = await production.gql('{ viewr { id } user(handle: "x") { blockedUser { totalCount } } }');
-      expect(misspelt.errors!.map((error) => error.message)).toEqual(['Cannot query field "viewr" on type "Query".', 'Cannot query field "blockedUser" on type "User".']);
+      expect(misspelt.errors!.map((error) => error.message)).toEqual([
+        'Cannot query field "viewr" on type "Query".',
+        'Cannot query field "blockedUser" on type "User".',
+      ]);
       const misspeltInput = await production.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
         input: { handle: 'nobody_here', pasword: 'long enough password' },
       });
@@ -385,11 +448,21 @@ describe('production', () => {
       expect(misspeltInput.errors![0]!.message).toMatch(/Field "pasword" is not defined by type "SignUpInput"\.$/);
 
       // With its table gone every store request fails: an internal error, masked, without a stack.
-      const client = createDocumentClient({ endpoint: production.endpoint, tableName: tableName(production.tablePrefix) });
+      const client = createDocumentClient({
+        endpoint: production.endpoint,
+        tableName: tableName(production.tablePrefix),
+      });
       await client.send(new DeleteTableCommand({ TableName: tableName(production.tablePrefix) }));
       client.destroy();
       const broken = await production.gql('{ user(handle: "someone") { id } }');
-      expect(broken.errors).toEqual([{ message: 'Internal server error', locations: [{ line: 1, column: 3 }], path: ['user'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      expect(broken.errors).toEqual([
+        {
+          message: 'Internal server error',
+          locations: [{ line: 1, column: 3 }],
+          path: ['user'],
+          extensions: { code: 'INTERNAL_SERVER_ERROR' },
+        },
+      ]);
       expect(JSON.stringify(broken)).not.toMatch(/stack|at .*\.ts/i);
     } finally {
       // The table is gone, so there are no counters left to audit: stop the service alone.

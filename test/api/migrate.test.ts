@@ -8,9 +8,13 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/stores/dynamo/embedde
 const run = promisify(execFile);
 
 async function migrate(env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DYNAMODB_ENDPOINT', 'AWS_REGION', 'TABLE_PREFIX'].includes(k)));
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !['DYNAMODB_ENDPOINT', 'AWS_REGION', 'TABLE_PREFIX'].includes(k)),
+  );
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], { env: { ...clean, ...env } });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
+      env: { ...clean, ...env },
+    });
     return { code: 0, out: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

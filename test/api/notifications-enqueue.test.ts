@@ -90,11 +90,14 @@ async function notifications(user: Account) {
   );
   return {
     unread: data.user.unreadNotificationCount as number,
-    groups: (data.user.notifications.edges as { node: { kind: string; actorCount: number; actors: { id: string }[] } }[]).map((e) => e.node),
+    groups: (
+      data.user.notifications.edges as { node: { kind: string; actorCount: number; actors: { id: string }[] } }[]
+    ).map((e) => e.node),
   };
 }
 
-const like = (token: string, postId: string, mutation = 'likePost') => t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+const like = (token: string, postId: string, mutation = 'likePost') =>
+  t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 
 describe('stored items: a notification is enqueued with its action', () => {
   it('a crash right after an action loses no notification, whichever action it was', async () => {
@@ -102,10 +105,26 @@ describe('stored items: a notification is enqueued with its action', () => {
     const post = await createPost(t, author!.token, 'act on me');
     const logger = createLogger('silent');
     const cases: [Stores, (useCases: ReturnType<typeof createUseCases>) => Promise<unknown>, NotificationCause][] = [
-      [crashingAfter('counters', 'like'), (u) => u.counters.likePost(actor!.id, post), { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: actor!.id }],
-      [crashingAfter('reposts', 'add'), (u) => u.reposts.repost(actor!.id, post), { recipientId: author!.id, kind: 'REPOST', postId: post, actorId: actor!.id }],
-      [crashingAfter('posts', 'addComment'), (u) => u.comments.add(actor!.id, post, 'a comment'), { recipientId: author!.id, kind: 'COMMENT', postId: post, actorId: actor!.id }],
-      [crashingAfter('graph', 'follow'), (u) => u.follows.follow(actor!.id, author!.id), { recipientId: author!.id, kind: 'FOLLOW', postId: null, actorId: actor!.id }],
+      [
+        crashingAfter('counters', 'like'),
+        (u) => u.counters.likePost(actor!.id, post),
+        { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: actor!.id },
+      ],
+      [
+        crashingAfter('reposts', 'add'),
+        (u) => u.reposts.repost(actor!.id, post),
+        { recipientId: author!.id, kind: 'REPOST', postId: post, actorId: actor!.id },
+      ],
+      [
+        crashingAfter('posts', 'addComment'),
+        (u) => u.comments.add(actor!.id, post, 'a comment'),
+        { recipientId: author!.id, kind: 'COMMENT', postId: post, actorId: actor!.id },
+      ],
+      [
+        crashingAfter('graph', 'follow'),
+        (u) => u.follows.follow(actor!.id, author!.id),
+        { recipientId: author!.id, kind: 'FOLLOW', postId: null, actorId: actor!.id },
+      ],
     ];
     for (const [stores, action, cause] of cases) {
       await expect(action(createUseCases(stores, t.app.config, logger))).rejects.toThrow('the process died here');
@@ -113,8 +132,12 @@ describe('stored items: a notification is enqueued with its action', () => {
     }
     // A post that mentions someone.
     const mentioning = createUseCases(crashingAfter('posts', 'create'), t.app.config, logger);
-    await expect(mentioning.posts.create(actor!.id, { text: `hello @${mentioned!.handle}` })).rejects.toThrow('the process died here');
-    expect(await queuedNotifications(mentioned!.id)).toMatchObject([{ recipientId: mentioned!.id, kind: 'MENTION', actorId: actor!.id }]);
+    await expect(mentioning.posts.create(actor!.id, { text: `hello @${mentioned!.handle}` })).rejects.toThrow(
+      'the process died here',
+    );
+    expect(await queuedNotifications(mentioned!.id)).toMatchObject([
+      { recipientId: mentioned!.id, kind: 'MENTION', actorId: actor!.id },
+    ]);
 
     await runQueue();
     const { groups, unread } = await notifications(author!);
@@ -133,7 +156,8 @@ describe('stored items: a notification is enqueued with its action', () => {
       [crashingAfter('reposts', 'remove'), (u) => u.reposts.unrepost(actor!.id, post)],
       [crashingAfter('graph', 'unfollow'), (u) => u.follows.unfollow(actor!.id, author!.id)],
     ];
-    for (const [stores, undo] of undos) await expect(undo(createUseCases(stores, t.app.config, logger))).rejects.toThrow('the process died here');
+    for (const [stores, undo] of undos)
+      await expect(undo(createUseCases(stores, t.app.config, logger))).rejects.toThrow('the process died here');
     expect(await queuedNotifications(author!.id)).toHaveLength(3);
     await runQueue();
     expect((await notifications(author!)).groups.map((g) => g.kind)).toEqual(['COMMENT']);
@@ -146,12 +170,14 @@ describe('stored items: a notification is enqueued with its action', () => {
     for (const post of posts) await like(liker!.token, post);
     await runQueue();
     // The three newest posts are deleted; their cleanup tasks (which drop their groups) have not run yet, so their groups are read and left out.
-    for (const post of posts.slice(2)) await t.gqlData('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
+    for (const post of posts.slice(2))
+      await t.gqlData('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: post }, author!.token);
     const query =
       'query($id: ID!, $after: String) { user(id: $id) { notifications(first: 2, after: $after) { edges { node { post { id } } } pageInfo { hasNextPage endCursor } } } }';
     const page = (await t.gqlData(query, { id: author!.id }, author!.token)).user.notifications;
     expect(page.edges.map((e: { node: { post: { id: string } } }) => e.node.post.id)).toEqual([posts[1], posts[0]]);
-    const rest = (await t.gqlData(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user.notifications;
+    const rest = (await t.gqlData(query, { id: author!.id, after: page.pageInfo.endCursor }, author!.token)).user
+      .notifications;
     expect(rest.edges).toEqual([]);
     expect(rest.pageInfo.hasNextPage).toBe(false);
     await runQueue();
@@ -166,10 +192,16 @@ describe('stored items: a notification is enqueued with its action', () => {
     await follow(t, actor!.token, author!.id);
     await like(actor!.token, post, 'repost');
     await like(actor!.token, post, 'repost');
-    const comment = 'mutation($id: ID!) { addComment(postId: $id, text: "once", idempotencyKey: "k-1") { comment { id } } }';
+    const comment =
+      'mutation($id: ID!) { addComment(postId: $id, text: "once", idempotencyKey: "k-1") { comment { id } } }';
     await t.gqlData(comment, { id: post }, actor!.token);
     await t.gqlData(comment, { id: post }, actor!.token);
-    expect((await queuedNotifications(author!.id)).map((c) => c.kind).sort()).toEqual(['COMMENT', 'FOLLOW', 'LIKE', 'REPOST']);
+    expect((await queuedNotifications(author!.id)).map((c) => c.kind).sort()).toEqual([
+      'COMMENT',
+      'FOLLOW',
+      'LIKE',
+      'REPOST',
+    ]);
 
     await runQueue();
     const { groups, unread } = await notifications(author!);

@@ -47,10 +47,16 @@ async function notifications(user: Account, args: Record<string, unknown> = { fi
     edges: { cursor: string; node: Group }[];
     pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null };
   };
-  return { groups: connection.edges.map((edge) => edge.node), edges: connection.edges, pageInfo: connection.pageInfo, unread: data.user.unreadNotificationCount as number };
+  return {
+    groups: connection.edges.map((edge) => edge.node),
+    edges: connection.edges,
+    pageInfo: connection.pageInfo,
+    unread: data.user.unreadNotificationCount as number,
+  };
 }
 
-const act = (mutation: string, token: string, postId: string) => t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+const act = (mutation: string, token: string, postId: string) =>
+  t.gqlData(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 const users = (n: number) => Promise.all(Array.from({ length: n }, () => t.signUp()));
 const ids = (group: Group | undefined) => group?.actors.map((a) => a.id);
 
@@ -104,7 +110,11 @@ describe('notifications', () => {
     const [author, b, c, d] = await users(4);
     const post = await createPost(t, author!.token, 'share me');
     await act('repost', b!.token, post);
-    await t.gqlData('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: post, text: `nice, @${d!.handle}` }, c!.token);
+    await t.gqlData(
+      'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
+      { id: post, text: `nice, @${d!.handle}` },
+      c!.token,
+    );
     const mentioning = await createPost(t, b!.token, `hello @${author!.handle}`);
     let { groups, unread } = await notifications(author!);
     expect(groups.map((g) => g.kind)).toEqual(['MENTION', 'COMMENT', 'REPOST']);
@@ -154,7 +164,11 @@ describe('notifications', () => {
     expect(groups).toEqual([]);
     expect(unread).toBe(0);
     // Nor can a blocked account mention the user.
-    const refused = await t.gql('mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }', { input: { text: `@${author!.handle}` } }, blocked!.token);
+    const refused = await t.gql(
+      'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }',
+      { input: { text: `@${author!.handle}` } },
+      blocked!.token,
+    );
     expect(errorCodes(refused)).toEqual(['FORBIDDEN']);
   });
 
@@ -201,9 +215,17 @@ describe('notifications', () => {
     expect(unread).toBe(2);
 
     // Until a time before the groups' updates: nothing is marked.
-    await t.gqlData('mutation($until: DateTime) { markNotificationsRead(until: $until) { id } }', { until: '2020-01-01T00:00:00.000Z' }, author!.token);
+    await t.gqlData(
+      'mutation($until: DateTime) { markNotificationsRead(until: $until) { id } }',
+      { until: '2020-01-01T00:00:00.000Z' },
+      author!.token,
+    );
     expect((await notifications(author!)).unread).toBe(2);
-    const marked = await t.gqlData('mutation { markNotificationsRead { id unreadNotificationCount } }', {}, author!.token);
+    const marked = await t.gqlData(
+      'mutation { markNotificationsRead { id unreadNotificationCount } }',
+      {},
+      author!.token,
+    );
     expect(marked.markNotificationsRead).toEqual({ id: author!.id, unreadNotificationCount: 0 });
     ({ groups, unread } = await notifications(author!));
     expect(groups.every((g) => g.read)).toBe(true);
@@ -223,7 +245,12 @@ describe('notifications', () => {
     await act('likePost', liker!.token, post);
     const before = await notifications(author!);
     const { relationships } = createUseCases(t.app.stores, t.app.config, createLogger('silent'));
-    const handler = new NotifyHandler(t.app.stores.notifications, new NotificationCheck(t.app.stores, relationships), MAX, () => {});
+    const handler = new NotifyHandler(
+      t.app.stores.notifications,
+      new NotificationCheck(t.app.stores, relationships),
+      MAX,
+      () => {},
+    );
     const payload: Extract<TaskPayload, { kind: 'notify' }> = {
       kind: 'notify',
       cause: { recipientId: author!.id, kind: 'LIKE', postId: post, actorId: liker!.id },
@@ -279,18 +306,32 @@ describe('notifications', () => {
     const query = 'query($id: ID!) { user(id: $id) { notifications { edges { cursor } } } }';
     expect(errorCodes(await t.gql(query, { id: owner!.id }, other!.token))).toEqual(['FORBIDDEN']);
     expect(errorCodes(await t.gql(query, { id: owner!.id }))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql('query($id: ID!) { user(id: $id) { unreadNotificationCount } }', { id: owner!.id }, other!.token))).toEqual(['FORBIDDEN']);
+    expect(
+      errorCodes(
+        await t.gql('query($id: ID!) { user(id: $id) { unreadNotificationCount } }', { id: owner!.id }, other!.token),
+      ),
+    ).toEqual(['FORBIDDEN']);
     expect(errorCodes(await t.gql('mutation { markNotificationsRead { id } }', {}))).toEqual(['UNAUTHENTICATED']);
-    expect(errorCodes(await t.gql('query($id: ID!) { user(id: $id) { notifications(after: "nope") { edges { cursor } } } }', { id: owner!.id }, owner!.token))).toEqual([
-      'BAD_USER_INPUT',
-    ]);
+    expect(
+      errorCodes(
+        await t.gql(
+          'query($id: ID!) { user(id: $id) { notifications(after: "nope") { edges { cursor } } } }',
+          { id: owner!.id },
+          owner!.token,
+        ),
+      ),
+    ).toEqual(['BAD_USER_INPUT']);
   });
 
   it('finds a notification again by its id with node and nodes, for its recipient only and as the page shows it', async () => {
     const [author, liker, other] = await users(3);
     const post = await createPost(t, author!.token, `for @${other!.handle}`);
     await act('likePost', liker!.token, post);
-    const comment = await t.gqlData('mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }', { id: post }, liker!.token);
+    const comment = await t.gqlData(
+      'mutation($id: ID!) { addComment(postId: $id, text: "hi") { comment { id } } }',
+      { id: post },
+      liker!.token,
+    );
     const { groups } = await notifications(author!);
     const like = groups.find((group) => group.kind === 'LIKE')!;
     const mention = (await notifications(other!)).groups.find((group) => group.kind === 'MENTION')!;
@@ -299,7 +340,10 @@ describe('notifications', () => {
 
     const NODE = `query($id: ID!) { node(id: $id) { id ... on Notification { ${GROUP} } } }`;
     expect((await t.gqlData(NODE, { id: like.id }, author!.token)).node).toEqual(like);
-    expect((await t.gqlData(NODE, { id: mention.id }, other!.token)).node).toMatchObject({ id: mention.id, kind: 'MENTION' });
+    expect((await t.gqlData(NODE, { id: mention.id }, other!.token)).node).toMatchObject({
+      id: mention.id,
+      kind: 'MENTION',
+    });
     // Someone else's notification, anonymous or not, names nothing.
     expect((await t.gqlData(NODE, { id: like.id }, other!.token)).node).toBeNull();
     expect((await t.gqlData(NODE, { id: like.id }, undefined)).node).toBeNull();

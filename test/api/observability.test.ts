@@ -24,7 +24,10 @@ beforeAll(async () => {
     return realWrite(chunk, ...rest);
   });
   // The real logger, at info: what an operator sees.
-  t = await startTestApp({ QUEUE_MAX_ATTEMPTS: '1', QUEUE_POLL_MS: '50', LOG_LEVEL: 'info' }, { logger: createLogger('info') });
+  t = await startTestApp(
+    { QUEUE_MAX_ATTEMPTS: '1', QUEUE_POLL_MS: '50', LOG_LEVEL: 'info' },
+    { logger: createLogger('info') },
+  );
 });
 afterAll(async () => {
   killWorkerProcesses();
@@ -33,7 +36,11 @@ afterAll(async () => {
 });
 
 async function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${t.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 /** The samples of one metric in Prometheus text format, as label sets with values. */
@@ -43,7 +50,8 @@ function samples(text: string, name: string): { labels: Record<string, string>; 
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
     const labels: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[key!] = value!;
+    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[key!] = value!;
     found.push({ labels, value: Number(match[3]) });
   }
   return found;
@@ -59,7 +67,8 @@ function total(text: string, name: string, labels: Record<string, string> = {}):
 /** A time as the 10 characters of a ULID (ids cannot be made in the past by newId: they only move forward). */
 function crockford(ms: number): string {
   let out = '';
-  for (let rest = ms, i = 0; i < 10; i++, rest = Math.floor(rest / 32)) out = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[rest % 32] + out;
+  for (let rest = ms, i = 0; i < 10; i++, rest = Math.floor(rest / 32))
+    out = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[rest % 32] + out;
   return out;
 }
 
@@ -97,10 +106,21 @@ describe('request ids', () => {
     const replay = await post({ query: refresh, variables: { r: user.refreshToken } }, { 'x-request-id': 'replay-42' });
     expect(replay.headers.get('x-request-id')).toBe('replay-42');
 
-    await vi.waitFor(() => expect(logLines.filter((line) => line.msg === 'request' && line.requestId === 'replay-42')).toHaveLength(1));
+    await vi.waitFor(() =>
+      expect(logLines.filter((line) => line.msg === 'request' && line.requestId === 'replay-42')).toHaveLength(1),
+    );
     const ofRequest = logLines.filter((line) => line.requestId === 'replay-42');
-    expect(ofRequest.map((line) => line.msg)).toEqual(['a used refresh token was presented again: its session is ended', 'request']);
-    expect(ofRequest[1]).toMatchObject({ level: 'info', method: 'POST', route: '/graphql', status: '200', durationMs: expect.any(Number) });
+    expect(ofRequest.map((line) => line.msg)).toEqual([
+      'a used refresh token was presented again: its session is ended',
+      'request',
+    ]);
+    expect(ofRequest[1]).toMatchObject({
+      level: 'info',
+      method: 'POST',
+      route: '/graphql',
+      status: '200',
+      durationMs: expect.any(Number),
+    });
     // Every request's access line carries an id; lines outside requests (start-up, the worker) carry none.
     const accessLines = logLines.filter((line) => line.msg === 'request');
     expect(accessLines.length).toBeGreaterThan(5);
@@ -112,15 +132,24 @@ describe('GET /metrics', () => {
   it('counts and times operations by name, errors by code, requests by route and store requests with their capacity', async () => {
     const before = await scrape();
     const user = await t.signUp();
-    expect((await post({ query: 'query ObsViewer { viewer { id handle } }' }, { authorization: `Bearer ${user.token}` })).status).toBe(200);
-    const bad = await post({ query: 'query ObsBadUser($first: Int!) { publicTimeline(first: $first) { edges { cursor } } }', variables: { first: -1 } });
+    expect(
+      (await post({ query: 'query ObsViewer { viewer { id handle } }' }, { authorization: `Bearer ${user.token}` }))
+        .status,
+    ).toBe(200);
+    const bad = await post({
+      query: 'query ObsBadUser($first: Int!) { publicTimeline(first: $first) { edges { cursor } } }',
+      variables: { first: -1 },
+    });
     expect(((await bad.json()) as any).errors[0].extensions.code).toBe('BAD_USER_INPUT');
     await post({ query: '{ nosuchfield }' });
 
     const after = await scrape();
-    const grew = (name: string, labels: Record<string, string>) => total(after, name, labels) - total(before, name, labels);
+    const grew = (name: string, labels: Record<string, string>) =>
+      total(after, name, labels) - total(before, name, labels);
     expect(grew('graphql_operation_duration_seconds_count', { operation: 'ObsViewer', type: 'query' })).toBe(1);
-    expect(grew('graphql_operation_duration_seconds_bucket', { operation: 'ObsViewer', type: 'query', le: '+Inf' })).toBe(1);
+    expect(
+      grew('graphql_operation_duration_seconds_bucket', { operation: 'ObsViewer', type: 'query', le: '+Inf' }),
+    ).toBe(1);
     expect(grew('graphql_errors_total', { operation: 'ObsBadUser', code: 'BAD_USER_INPUT' })).toBe(1);
     // A document that does not validate names no operation: its errors count under `invalid`.
     expect(grew('graphql_errors_total', { operation: 'invalid', code: 'GRAPHQL_VALIDATION_FAILED' })).toBe(1);
@@ -128,9 +157,20 @@ describe('GET /metrics', () => {
     expect(grew('http_request_duration_seconds_count', { route: '/graphql' })).toBeGreaterThanOrEqual(4);
     expect(grew('http_requests_total', { route: '/metrics', method: 'GET', status: '200' })).toBe(1);
     // Sign-up wrote and the viewer query read, for the requests that made them.
-    expect(grew('store_requests_total', { store: 'dynamodb', command: 'TransactWriteItems', outcome: 'ok', origin: 'request' })).toBeGreaterThanOrEqual(1);
-    expect(grew('dynamodb_consumed_capacity_units_total', { store: 'dynamodb', capacity: 'write', origin: 'request' })).toBeGreaterThan(0);
-    expect(grew('dynamodb_consumed_capacity_units_total', { store: 'dynamodb', capacity: 'read', origin: 'request' })).toBeGreaterThan(0);
+    expect(
+      grew('store_requests_total', {
+        store: 'dynamodb',
+        command: 'TransactWriteItems',
+        outcome: 'ok',
+        origin: 'request',
+      }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      grew('dynamodb_consumed_capacity_units_total', { store: 'dynamodb', capacity: 'write', origin: 'request' }),
+    ).toBeGreaterThan(0);
+    expect(
+      grew('dynamodb_consumed_capacity_units_total', { store: 'dynamodb', capacity: 'read', origin: 'request' }),
+    ).toBeGreaterThan(0);
     expect(grew('store_request_duration_seconds_count', { store: 'dynamodb' })).toBeGreaterThan(0);
     expect(total(after, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
@@ -140,7 +180,9 @@ describe('GET /metrics', () => {
     // Names of documents that never validate are never labels.
     await post({ query: 'query Unvalidated { nosuchfield }' });
     const text = await scrape();
-    const names = new Set(samples(text, 'graphql_operation_duration_seconds_count').map((sample) => sample.labels.operation));
+    const names = new Set(
+      samples(text, 'graphql_operation_duration_seconds_count').map((sample) => sample.labels.operation),
+    );
     expect(names.size).toBeLessThanOrEqual(MAX_OPERATION_NAMES + 3);
     expect(names).toContain('other');
     expect(names).not.toContain('Unvalidated');
@@ -196,7 +238,9 @@ describe('GET /metrics', () => {
         const text = await scrape();
         expect(samples(text, 'task_queue_depth').find((sample) => sample.labels.shard === '2')?.value).toBe(1);
         expect(total(text, 'task_queue_depth')).toBe(1);
-        const age = samples(text, 'task_queue_oldest_task_age_seconds').find((sample) => sample.labels.shard === '2')!.value;
+        const age = samples(text, 'task_queue_oldest_task_age_seconds').find(
+          (sample) => sample.labels.shard === '2',
+        )!.value;
         expect(age).toBeGreaterThanOrEqual(59);
         expect(age).toBeLessThan(120);
       } finally {

@@ -30,7 +30,10 @@ async function lists(): Promise<[string, Read, string[]][]> {
     (query: (args: string) => string, pick: (data: Record<string, any>) => Connection): Read =>
     async (args) => {
       const result = await t.gql(query(args), { id: author.id, tag });
-      return { connection: result.errors ? null : pick(result.data!), errors: (result.errors ?? []).map((error) => [error.extensions?.code, error.extensions?.field]) };
+      return {
+        connection: result.errors ? null : pick(result.data!),
+        errors: (result.errors ?? []).map((error) => [error.extensions?.code, error.extensions?.field]),
+      };
     };
   return [
     [
@@ -71,12 +74,20 @@ describe('a post list paged backwards', () => {
       const newest = forward.edges.find((edge) => edge.node.id === ids[1])!.cursor;
       const first = (await read(`last: 2, before: "${newest}"`)).connection!;
       expect(ofPage(first), name).toEqual([ids[3], ids[2]]);
-      expect(first.pageInfo, name).toMatchObject({ hasPreviousPage: true, hasNextPage: false, startCursor: first.edges[0]!.cursor, endCursor: first.edges[1]!.cursor });
+      expect(first.pageInfo, name).toMatchObject({
+        hasPreviousPage: true,
+        hasNextPage: false,
+        startCursor: first.edges[0]!.cursor,
+        endCursor: first.edges[1]!.cursor,
+      });
       const second = (await read(`last: 2, before: "${first.pageInfo.startCursor}"`)).connection!;
       expect(ofPage(second), name).toEqual([ids[4]]);
       expect(second.pageInfo.hasPreviousPage, name).toBe(false);
       const none = (await read(`last: 2, before: "${second.pageInfo.startCursor}"`)).connection!;
-      expect(none, name).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+      expect(none, name).toEqual({
+        edges: [],
+        pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+      });
       // Forwards again from the older end: the spec's hasPreviousPage is false when paging forwards.
       const older = (await read(`first: 2, after: "${newest}"`)).connection!;
       expect(ofPage(older), name).toEqual([ids[0]]);
@@ -90,7 +101,9 @@ describe('a post list paged backwards', () => {
       const cursor = edges[0]!.cursor;
       expect((await read('last: 2')).errors, name).toEqual([['BAD_USER_INPUT', 'before']]);
       expect((await read(`first: 2, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'first']]);
-      expect((await read(`after: "${cursor}", last: 2, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'after']]);
+      expect((await read(`after: "${cursor}", last: 2, before: "${cursor}"`)).errors, name).toEqual([
+        ['BAD_USER_INPUT', 'after'],
+      ]);
       expect((await read(`last: 101, before: "${cursor}"`)).errors, name).toEqual([['BAD_USER_INPUT', 'last']]);
     }
   });
@@ -100,16 +113,28 @@ describe('a post list paged backwards', () => {
     const reposter = await t.signUp();
     const old = await createPost(t, author.token, 'old');
     const mine = await createPost(t, reposter.token, 'mine');
-    const repost = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: old }, reposter.token);
+    const repost = await t.gql(
+      'mutation($id: ID!) { repost(postId: $id) { post { id } } }',
+      { id: old },
+      reposter.token,
+    );
     expect(repost.errors).toBeUndefined();
     const posts = (args: string, token?: string) =>
-      t.gql<{ user: { posts: Connection } }>(`query($id: ID!) { user(id: $id) { posts(${args}) { ${PAGE} } } }`, { id: reposter.id }, token);
+      t.gql<{ user: { posts: Connection } }>(
+        `query($id: ID!) { user(id: $id) { posts(${args}) { ${PAGE} } } }`,
+        { id: reposter.id },
+        token,
+      );
     const all = (await posts('first: 10')).data!.user.posts;
     expect(all.edges.map((edge) => edge.node.id)).toEqual([old, mine]);
     const newer = (await posts(`last: 5, before: "${all.edges[1]!.cursor}"`)).data!.user.posts;
     expect(newer.edges.map((edge) => edge.node.id)).toEqual([old]);
 
-    const blocked = await t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: author.id }, reposter.token);
+    const blocked = await t.gql(
+      'mutation($id: ID!) { block(userId: $id) { user { id } } }',
+      { id: author.id },
+      reposter.token,
+    );
     expect(blocked.errors).toBeUndefined();
     const seenByAuthor = (await posts(`last: 5, before: "${all.edges[1]!.cursor}"`, author.token)).data!.user.posts;
     expect(seenByAuthor.edges).toEqual([]);
@@ -119,30 +144,48 @@ describe('a post list paged backwards', () => {
     const user = await t.signUp();
     const fans: { id: string; token: string }[] = [];
     for (let i = 0; i < 4; i++) fans.push(await t.signUp());
-    for (const fan of fans) expect((await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: user.id }, fan.token)).errors).toBeUndefined();
+    for (const fan of fans)
+      expect(
+        (await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: user.id }, fan.token)).errors,
+      ).toBeUndefined();
     const read = async (field: 'followers' | 'following', id: string, args: string) => {
-      const result = await t.gql<{ user: Record<string, Connection & { totalCount: number }> }>(`query($id: ID!) { user(id: $id) { ${field}(${args}) { totalCount ${PAGE} } } }`, {
-        id,
-      });
-      return result.errors ? result.errors.map((error) => [error.extensions?.code, error.extensions?.field]) : result.data!.user[field]!;
+      const result = await t.gql<{ user: Record<string, Connection & { totalCount: number }> }>(
+        `query($id: ID!) { user(id: $id) { ${field}(${args}) { totalCount ${PAGE} } } }`,
+        {
+          id,
+        },
+      );
+      return result.errors
+        ? result.errors.map((error) => [error.extensions?.code, error.extensions?.field])
+        : result.data!.user[field]!;
     };
     const all = (await read('followers', user.id, 'first: 10')) as Connection;
     expect(all.edges.map((edge) => edge.node.id)).toEqual(fans.map((fan) => fan.id).reverse());
-    const newer = (await read('followers', user.id, `last: 2, before: "${all.edges[3]!.cursor}"`)) as Connection & { totalCount: number };
+    const newer = (await read('followers', user.id, `last: 2, before: "${all.edges[3]!.cursor}"`)) as Connection & {
+      totalCount: number;
+    };
     expect(newer.edges.map((edge) => edge.node.id)).toEqual([fans[2]!.id, fans[1]!.id]);
-    expect(newer.pageInfo).toMatchObject({ hasPreviousPage: true, hasNextPage: false, startCursor: newer.edges[0]!.cursor });
+    expect(newer.pageInfo).toMatchObject({
+      hasPreviousPage: true,
+      hasNextPage: false,
+      startCursor: newer.edges[0]!.cursor,
+    });
     expect(newer.totalCount).toBe(4);
     const rest = (await read('followers', user.id, `last: 2, before: "${newer.pageInfo.startCursor}"`)) as Connection;
     expect(rest.edges.map((edge) => edge.node.id)).toEqual([fans[3]!.id]);
     expect(rest.pageInfo.hasPreviousPage).toBe(false);
 
     const following = (await read('following', fans[0]!.id, 'first: 10')) as Connection;
-    expect((await read('following', fans[0]!.id, `last: 5, before: "${following.edges[0]!.cursor}"`)) as Connection).toMatchObject({
+    expect(
+      (await read('following', fans[0]!.id, `last: 5, before: "${following.edges[0]!.cursor}"`)) as Connection,
+    ).toMatchObject({
       edges: [],
       pageInfo: { hasPreviousPage: false },
     });
     expect(await read('following', fans[0]!.id, 'last: 2')).toEqual([['BAD_USER_INPUT', 'before']]);
-    expect(await read('followers', user.id, `first: 2, before: "${all.edges[0]!.cursor}"`)).toEqual([['BAD_USER_INPUT', 'first']]);
+    expect(await read('followers', user.id, `first: 2, before: "${all.edges[0]!.cursor}"`)).toEqual([
+      ['BAD_USER_INPUT', 'first'],
+    ]);
   });
 
   it("pages a post's likers and reposters and the viewer's blocks and mutes backwards", async () => {
@@ -152,7 +195,8 @@ describe('a post list paged backwards', () => {
     const postId = await createPost(t, owner.token, 'liked');
     const others: { id: string; token: string }[] = [];
     for (let i = 0; i < 3; i++) others.push(await t.signUp());
-    const act = async (mutation: string, variables: Record<string, unknown>, token: string) => expect((await t.gql(mutation, variables, token)).errors).toBeUndefined();
+    const act = async (mutation: string, variables: Record<string, unknown>, token: string) =>
+      expect((await t.gql(mutation, variables, token)).errors).toBeUndefined();
     for (const other of others) {
       await act('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, other.token);
       await act('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId }, other.token);
@@ -161,8 +205,16 @@ describe('a post list paged backwards', () => {
     }
     const lists: [string, (args: string) => string, (data: Record<string, any>) => Connection][] = [
       ['likedBy', (args) => `{ post(id: "${postId}") { likedBy(${args}) { ${PAGE} } } }`, (data) => data.post.likedBy],
-      ['repostedBy', (args) => `{ post(id: "${postId}") { repostedBy(${args}) { ${PAGE} } } }`, (data) => data.post.repostedBy],
-      ['blockedUsers', (args) => `{ viewer { blockedUsers(${args}) { ${PAGE} } } }`, (data) => data.viewer.blockedUsers],
+      [
+        'repostedBy',
+        (args) => `{ post(id: "${postId}") { repostedBy(${args}) { ${PAGE} } } }`,
+        (data) => data.post.repostedBy,
+      ],
+      [
+        'blockedUsers',
+        (args) => `{ viewer { blockedUsers(${args}) { ${PAGE} } } }`,
+        (data) => data.viewer.blockedUsers,
+      ],
       ['mutedUsers', (args) => `{ viewer { mutedUsers(${args}) { ${PAGE} } } }`, (data) => data.viewer.mutedUsers],
     ];
     for (const [name, query, pick] of lists) {

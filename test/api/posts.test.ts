@@ -27,11 +27,19 @@ describe('createPost', () => {
     );
     expect(result.errors).toBeUndefined();
     const post = result.data!.createPost.post;
-    expect(post).toMatchObject({ text: 'Hello, world', tags: ['rust', 'go_1'], author: { id: author.id, handle: author.handle }, commentCount: 0 });
+    expect(post).toMatchObject({
+      text: 'Hello, world',
+      tags: ['rust', 'go_1'],
+      author: { id: author.id, handle: author.handle },
+      commentCount: 0,
+    });
     expect(post.id).toMatch(/^pst_[0-9A-Z]{26}$/);
     expect(Date.parse(post.createdAt)).toBeGreaterThan(Date.now() - 60_000);
 
-    const byId = await t.gql(`query($id: ID!) { post(id: $id) { ${POST_FIELDS} } node(id: $id) { __typename id ... on Post { text } } }`, { id: post.id });
+    const byId = await t.gql(
+      `query($id: ID!) { post(id: $id) { ${POST_FIELDS} } node(id: $id) { __typename id ... on Post { text } } }`,
+      { id: post.id },
+    );
     expect(byId.data!.post).toEqual(post);
     expect(byId.data!.node).toEqual({ __typename: 'Post', id: post.id, text: 'Hello, world' });
     expect(await postCount(author.id)).toBe(1);
@@ -43,7 +51,11 @@ describe('createPost', () => {
   it('accepts 500 characters and 10 tags', async () => {
     const author = await t.signUp();
     const tags = Array.from({ length: 10 }, (_, i) => `tag_${i}`);
-    const result = await t.gql('mutation($input: CreatePostInput!) { createPost(input: $input) { post { tags } } }', { input: { text: 'x'.repeat(500), tags } }, author.token);
+    const result = await t.gql(
+      'mutation($input: CreatePostInput!) { createPost(input: $input) { post { tags } } }',
+      { input: { text: 'x'.repeat(500), tags } },
+      author.token,
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data!.createPost.post.tags).toEqual(tags);
   });
@@ -58,7 +70,11 @@ describe('createPost', () => {
     [{ text: 'ok', tags: [''] }, 'input.tags'],
   ])('refuses %j with BAD_USER_INPUT and creates nothing', async (input, field) => {
     const author = await t.signUp();
-    const result = await t.gql('mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }', { input }, author.token);
+    const result = await t.gql(
+      'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id } } }',
+      { input },
+      author.token,
+    );
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(result.errors![0]!.extensions!.field).toBe(field);
     expect(await postCount(author.id)).toBe(0);
@@ -76,7 +92,10 @@ describe('createPost', () => {
     expect(new Set(ids).size).toBe(25);
     const listed = await authorIds(t, author.id, 10);
     expect(listed).toEqual(newestFirst(ids));
-    const posts = await t.gql('query($id: ID!) { user(id: $id) { postCount posts(first: 100) { edges { node { createdAt } } } } }', { id: author.id });
+    const posts = await t.gql(
+      'query($id: ID!) { user(id: $id) { postCount posts(first: 100) { edges { node { createdAt } } } } }',
+      { id: author.id },
+    );
     const times = posts.data!.user.posts.edges.map((e: any) => Date.parse(e.node.createdAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
     expect(posts.data!.user.postCount).toBe(25);
@@ -92,7 +111,9 @@ describe('deletePost', () => {
 
     expect(errorCodes(await t.gql(mutation, { id: postId }))).toEqual(['UNAUTHENTICATED']);
     expect(errorCodes(await t.gql(mutation, { id: postId }, other.token))).toEqual(['FORBIDDEN']);
-    expect((await t.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toEqual({ id: postId });
+    expect((await t.gql('query($id: ID!) { post(id: $id) { id } }', { id: postId })).data!.post).toEqual({
+      id: postId,
+    });
 
     const deleted = await t.gql(mutation, { id: postId }, author.token);
     expect(deleted.data!.deletePost).toEqual({ deletedPostId: postId });
@@ -107,13 +128,18 @@ describe('deletePost', () => {
 
   it('is NOT_FOUND for an unknown post', async () => {
     const author = await t.signUp();
-    const result = await t.gql('mutation { deletePost(id: "pst_01HZZZZZZZZZZZZZZZZZZZZZZZ") { deletedPostId } }', {}, author.token);
+    const result = await t.gql(
+      'mutation { deletePost(id: "pst_01HZZZZZZZZZZZZZZZZZZZZZZZ") { deletedPostId } }',
+      {},
+      author.token,
+    );
     expect(errorCodes(result)).toEqual(['NOT_FOUND']);
   });
 });
 
 describe('comments', () => {
-  const ADD = 'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text author { id } createdAt } post { id commentCount } } }';
+  const ADD =
+    'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text author { id } createdAt } post { id commentCount } } }';
   const LIST =
     'query($id: ID!, $first: Int, $after: String) { post(id: $id) { commentCount comments(first: $first, after: $after) { edges { cursor node { id text author { handle } } } pageInfo { hasNextPage endCursor } } } }';
 
@@ -144,7 +170,9 @@ describe('comments', () => {
     expect(texts[0]).toBe('first!');
     expect(ids).toEqual([...ids].sort());
 
-    const node = await t.gql('query($id: ID!) { node(id: $id) { __typename ... on Comment { text author { id } } } }', { id: ids[0] });
+    const node = await t.gql('query($id: ID!) { node(id: $id) { __typename ... on Comment { text author { id } } } }', {
+      id: ids[0],
+    });
     expect(node.data!.node).toEqual({ __typename: 'Comment', text: 'first!', author: { id: commenter.id } });
   });
 
@@ -157,7 +185,9 @@ describe('comments', () => {
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe('text');
     }
-    expect(errorCodes(await t.gql(ADD, { postId: 'pst_01HZZZZZZZZZZZZZZZZZZZZZZZ', text: 'hi' }, author.token))).toEqual(['NOT_FOUND']);
+    expect(
+      errorCodes(await t.gql(ADD, { postId: 'pst_01HZZZZZZZZZZZZZZZZZZZZZZZ', text: 'hi' }, author.token)),
+    ).toEqual(['NOT_FOUND']);
     const list = await t.gql(LIST, { id: postId });
     expect(list.data!.post.commentCount).toBe(0);
     expect(list.data!.post.comments.edges).toEqual([]);
@@ -174,7 +204,10 @@ describe('comments', () => {
 describe('page arguments', () => {
   it.each([0, 101, -1])('refuses first: %i', async (first) => {
     const author = await t.signUp();
-    const result = await t.gql('query($id: ID!, $first: Int) { user(id: $id) { posts(first: $first) { edges { cursor } } } }', { id: author.id, first });
+    const result = await t.gql(
+      'query($id: ID!, $first: Int) { user(id: $id) { posts(first: $first) { edges { cursor } } } }',
+      { id: author.id, first },
+    );
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(result.errors![0]!.extensions!.field).toBe('first');
   });

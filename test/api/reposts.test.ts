@@ -17,7 +17,11 @@ type User = Awaited<ReturnType<TestApp['signUp']>>;
 const POST_STATE = 'id repostCount viewerHasReposted likeCount';
 
 async function repost(user: User, postId: string, mutation: 'repost' | 'unrepost' = 'repost') {
-  const result = await t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { ${POST_STATE} } } }`, { id: postId }, user.token);
+  const result = await t.gql(
+    `mutation($id: ID!) { ${mutation}(postId: $id) { post { ${POST_STATE} } } }`,
+    { id: postId },
+    user.token,
+  );
   if (result.errors) throw new Error(JSON.stringify(result.errors));
   return result.data![mutation].post as { id: string; repostCount: number; viewerHasReposted: boolean };
 }
@@ -55,15 +59,27 @@ describe('repost and unrepost', () => {
     const undone = await Promise.all(Array.from({ length: 3 }, () => repost(reposter!, postId, 'unrepost')));
     expect(undone.every((p) => p.repostCount === 1 && !p.viewerHasReposted)).toBe(true);
 
-    const view = await t.gql('query($id: ID!) { post(id: $id) { repostCount viewerHasReposted } }', { id: postId }, author!.token);
+    const view = await t.gql(
+      'query($id: ID!) { post(id: $id) { repostCount viewerHasReposted } }',
+      { id: postId },
+      author!.token,
+    );
     expect(view.data!.post).toEqual({ repostCount: 1, viewerHasReposted: true });
     const anonymous = await t.gql('query($id: ID!) { post(id: $id) { viewerHasReposted } }', { id: postId });
     expect(anonymous.data!.post.viewerHasReposted).toBe(false);
 
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author!.token);
-    const gone = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId }, reposter!.token);
+    const gone = await t.gql(
+      'mutation($id: ID!) { repost(postId: $id) { post { id } } }',
+      { id: postId },
+      reposter!.token,
+    );
     expect(errorCodes(gone)).toEqual(['NOT_FOUND']);
-    const unknown = await t.gql('mutation { repost(postId: "pst_00000000000000000000000000") { post { id } } }', {}, reposter!.token);
+    const unknown = await t.gql(
+      'mutation { repost(postId: "pst_00000000000000000000000000") { post { id } } }',
+      {},
+      reposter!.token,
+    );
     expect(errorCodes(unknown)).toEqual(['NOT_FOUND']);
     const signedOut = await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: postId });
     expect(errorCodes(signedOut)).toEqual(['UNAUTHENTICATED']);
@@ -77,10 +93,18 @@ describe('reposts under races', () => {
     const users = await signUps(8);
     await Promise.all(users.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId))));
     const leaving = users.slice(0, 5);
-    await Promise.all([...leaving.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId, 'unrepost'))), ...users.slice(5).map((u) => repost(u, postId))]);
-    const result = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy(first: 100) { totalCount edges { node { id } } } } }', { id: postId });
+    await Promise.all([
+      ...leaving.flatMap((u) => Array.from({ length: 3 }, () => repost(u, postId, 'unrepost'))),
+      ...users.slice(5).map((u) => repost(u, postId)),
+    ]);
+    const result = await t.gql(
+      'query($id: ID!) { post(id: $id) { repostCount repostedBy(first: 100) { totalCount edges { node { id } } } } }',
+      { id: postId },
+    );
     expect(result.data!.post.repostCount).toBe(3);
-    expect(new Set(result.data!.post.repostedBy.edges.map((e: any) => e.node.id))).toEqual(new Set(users.slice(5).map((u) => u.id)));
+    expect(new Set(result.data!.post.repostedBy.edges.map((e: any) => e.node.id))).toEqual(
+      new Set(users.slice(5).map((u) => u.id)),
+    );
     // stop() audits repostCount against the repost records.
   });
 
@@ -90,11 +114,18 @@ describe('reposts under races', () => {
     const postId = await createPost(t, author!.token, 'outlived');
     await repost(reposter!, postId);
     await expect.poll(() => entriesOf(follower!, postId), WORKER_WAIT).toHaveLength(1);
-    const deleted = await t.gql('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, reposter!.token);
+    const deleted = await t.gql(
+      'mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }',
+      { p: TEST_PASSWORD },
+      reposter!.token,
+    );
     expect(deleted.errors).toBeUndefined();
     await waitForQueueToDrain(t);
     expect(await entriesOf(follower!, postId)).toEqual([]);
-    const post = await t.gql('query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount edges { node { id } } } } }', { id: postId });
+    const post = await t.gql(
+      'query($id: ID!) { post(id: $id) { repostCount repostedBy { totalCount edges { node { id } } } } }',
+      { id: postId },
+    );
     expect(post.data!.post).toEqual({ repostCount: 0, repostedBy: { totalCount: 0, edges: [] } });
   });
 });
@@ -112,7 +143,9 @@ describe('reposts in home timelines', () => {
     await expect.poll(() => entriesOf(followers[3]!, postId), WORKER_WAIT).toEqual([{ id: postId, repostedBy: null }]);
 
     await repost(first!, postId);
-    await expect.poll(() => entriesOf(followers[0]!, postId), WORKER_WAIT).toEqual([{ id: postId, repostedBy: first!.handle }]);
+    await expect
+      .poll(() => entriesOf(followers[0]!, postId), WORKER_WAIT)
+      .toEqual([{ id: postId, repostedBy: first!.handle }]);
     await repost(second!, postId);
     await waitForQueueToDrain(t);
 
@@ -146,12 +179,17 @@ describe('reposts in home timelines', () => {
     const deleted = await createPost(t, author!.token, 'deleted');
     await repost(reposter!, kept);
     await repost(reposter!, deleted);
-    await expect.poll(async () => (await homeEntries(followers[0]!)).map((e) => e.id), WORKER_WAIT).toEqual([deleted, kept]);
+    await expect
+      .poll(async () => (await homeEntries(followers[0]!)).map((e) => e.id), WORKER_WAIT)
+      .toEqual([deleted, kept]);
 
     await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: deleted }, author!.token);
     await waitForQueueToDrain(t);
     for (const f of followers) expect((await homeEntries(f)).map((e) => e.id)).toEqual([kept]);
-    const page = await t.gql('query($id: ID!) { user(id: $id) { posts { edges { node { id } repostedBy { id } } } } }', { id: reposter!.id });
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { posts { edges { node { id } repostedBy { id } } } } }',
+      { id: reposter!.id },
+    );
     expect(page.data!.user.posts.edges).toEqual([{ node: { id: kept }, repostedBy: { id: reposter!.id } }]);
 
     await unfollow(t, followers[0]!.token, reposter!.id);
@@ -166,7 +204,8 @@ describe('reposts in home timelines', () => {
     for (const f of followers) await follow(t, f.token, reposter!.id);
     const postId = await createPost(t, author!.token, 'from a hot reposter');
     await repost(reposter!, postId);
-    for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([{ id: postId, repostedBy: reposter!.handle }]);
+    for (const u of [...followers, reposter!])
+      expect(await entriesOf(u, postId)).toEqual([{ id: postId, repostedBy: reposter!.handle }]);
     await repost(reposter!, postId, 'unrepost');
     for (const u of [...followers, reposter!]) expect(await entriesOf(u, postId)).toEqual([]);
 
@@ -189,11 +228,16 @@ async function homePage(user: User, args: { first?: number; after?: string | nul
   const page = result.data!.user.timeline;
   return {
     ...page.pageInfo,
-    entries: page.edges.map((e: any) => ({ id: e.node.id as string, repostedBy: (e.repostedBy?.handle ?? null) as string | null, cursor: e.cursor as string })),
+    entries: page.edges.map((e: any) => ({
+      id: e.node.id as string,
+      repostedBy: (e.repostedBy?.handle ?? null) as string | null,
+      cursor: e.cursor as string,
+    })),
   };
 }
 
-const shown = (entries: { id: string; repostedBy: string | null }[]) => entries.map(({ id, repostedBy }) => ({ id, repostedBy }));
+const shown = (entries: { id: string; repostedBy: string | null }[]) =>
+  entries.map(({ id, repostedBy }) => ({ id, repostedBy }));
 
 describe('reposts at the time they are made', () => {
   it('put an old post at the top of the followers’ home timelines with its reason, fanned out or merged from an outbox, and on the reposter’s page', async () => {
@@ -203,7 +247,9 @@ describe('reposts at the time they are made', () => {
     await follow(t, follower.token, friend!.id);
     const old = await createPost(t, author!.token, 'an old post');
     const newer = await createPost(t, friend!.token, 'newer than the old post');
-    await expect.poll(async () => shown((await homePage(follower, { first: 1 })).entries), WORKER_WAIT).toEqual([{ id: newer, repostedBy: null }]);
+    await expect
+      .poll(async () => shown((await homePage(follower, { first: 1 })).entries), WORKER_WAIT)
+      .toEqual([{ id: newer, repostedBy: null }]);
 
     await repost(reposter!, old);
     await waitForQueueToDrain(t);
@@ -211,8 +257,13 @@ describe('reposts at the time they are made', () => {
       { id: old, repostedBy: reposter!.handle },
       { id: newer, repostedBy: null },
     ]);
-    expect(shown((await homePage(reposter!, { first: 5 })).entries)).toEqual([{ id: old, repostedBy: reposter!.handle }]);
-    const page = await t.gql('query($id: ID!) { user(id: $id) { posts(first: 1) { edges { node { id } repostedBy { handle } } } } }', { id: reposter!.id });
+    expect(shown((await homePage(reposter!, { first: 5 })).entries)).toEqual([
+      { id: old, repostedBy: reposter!.handle },
+    ]);
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { posts(first: 1) { edges { node { id } repostedBy { handle } } } } }',
+      { id: reposter!.id },
+    );
     const ownPost = await createPost(t, reposter!.token, 'the reposter’s own, older than nothing');
     expect(page.data!.user.posts.edges).toEqual([{ node: { id: old }, repostedBy: { handle: reposter!.handle } }]);
     await repost(reposter!, old, 'unrepost');
@@ -243,7 +294,9 @@ describe('reposts at the time they are made', () => {
     }
     await follow(t, withAuthor!.token, author!.id);
     const postId = await createPost(t, author!.token, 'reposted twice at once');
-    await expect.poll(async () => shown(await homeEntries(withAuthor!)), WORKER_WAIT).toEqual([{ id: postId, repostedBy: null }]);
+    await expect
+      .poll(async () => shown(await homeEntries(withAuthor!)), WORKER_WAIT)
+      .toEqual([{ id: postId, repostedBy: null }]);
     const later = await createPost(t, author!.token, 'later, by the author');
     await waitForQueueToDrain(t);
 
@@ -285,7 +338,8 @@ describe('reposts at the time they are made', () => {
     const [old1, old2] = [await createPost(t, author!.token, 'old 1'), await createPost(t, author!.token, 'old 2')];
     /** The follower's timeline as it should be, newest first. */
     const expected: { id: string; repostedBy: string | null }[] = [];
-    const post = async (text: string) => expected.unshift({ id: await createPost(t, friend!.token, text), repostedBy: null });
+    const post = async (text: string) =>
+      expected.unshift({ id: await createPost(t, friend!.token, text), repostedBy: null });
     const reposted = async (postId: string) => {
       await repost(reposter!, postId);
       await waitForQueueToDrain(t);
@@ -330,10 +384,13 @@ describe('an author page', () => {
     await repost(author!, theirs);
     await repost(author!, own);
     const page = (includeReposts?: boolean) =>
-      t.gql('query($id: ID!, $r: Boolean) { user(id: $id) { posts(includeReposts: $r) { edges { node { id } repostedBy { handle } } } } }', {
-        id: author!.id,
-        ...(includeReposts === undefined ? {} : { r: includeReposts }),
-      });
+      t.gql(
+        'query($id: ID!, $r: Boolean) { user(id: $id) { posts(includeReposts: $r) { edges { node { id } repostedBy { handle } } } } }',
+        {
+          id: author!.id,
+          ...(includeReposts === undefined ? {} : { r: includeReposts }),
+        },
+      );
     // A repost of one's own post shows the post once, as the original.
     expect((await page()).data!.user.posts.edges).toEqual([
       { node: { id: theirs }, repostedBy: { handle: author!.handle } },
@@ -372,7 +429,9 @@ describe('likedBy and repostedBy', () => {
       expect(ids, field).toEqual(left.map((u) => u.id).reverse());
       expect(new Set(totals), field).toEqual(new Set([4]));
     }
-    const bad = await t.gql('query($id: ID!) { post(id: $id) { likedBy(after: "bm90IGEgY3Vyc29y") { totalCount } } }', { id: postId });
+    const bad = await t.gql('query($id: ID!) { post(id: $id) { likedBy(after: "bm90IGEgY3Vyc29y") { totalCount } } }', {
+      id: postId,
+    });
     expect(errorCodes(bad)).toEqual(['BAD_USER_INPUT']);
   });
 });
@@ -381,7 +440,11 @@ describe('mentions', () => {
   it('resolve @handles of existing users when a post or comment is written, in order of first mention', async () => {
     const [author, named, other] = await signUps(3);
     const text = `hi @${named!.handle.toUpperCase()} and @${other!.handle}, again @${named!.handle}; not @nobody_${Date.now()} nor me@${other!.handle}`;
-    const created = await t.gql('mutation($text: String!) { createPost(input: { text: $text }) { post { id mentions { id handle } } } }', { text }, author!.token);
+    const created = await t.gql(
+      'mutation($text: String!) { createPost(input: { text: $text }) { post { id mentions { id handle } } } }',
+      { text },
+      author!.token,
+    );
     expect(created.data!.createPost.post.mentions).toEqual([
       { id: named!.id, handle: named!.handle },
       { id: other!.id, handle: other!.handle },
@@ -393,7 +456,10 @@ describe('mentions', () => {
       other!.token,
     );
     expect(comment.data!.addComment.comment.mentions).toEqual([{ id: author!.id }]);
-    const read = await t.gql('query($id: ID!) { post(id: $id) { mentions { id } comments { edges { node { mentions { id } } } } } }', { id: postId });
+    const read = await t.gql(
+      'query($id: ID!) { post(id: $id) { mentions { id } comments { edges { node { mentions { id } } } } } }',
+      { id: postId },
+    );
     expect(read.data!.post.mentions).toEqual([{ id: named!.id }, { id: other!.id }]);
     expect(read.data!.post.comments.edges[0].node.mentions).toEqual([{ id: author!.id }]);
   });

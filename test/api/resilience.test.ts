@@ -26,7 +26,9 @@ const report = (phase: string, times: number[]) => {
   if (process.env.RESILIENCE_TIMES !== '1') return;
   const sorted = [...times].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  process.stdout.write(`${phase}: ${times.length} requests, median ${median.toFixed(0)} ms, max ${sorted[sorted.length - 1]!.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `${phase}: ${times.length} requests, median ${median.toFixed(0)} ms, max ${sorted[sorted.length - 1]!.toFixed(0)} ms\n`,
+  );
 };
 
 /** What one request took and answered. */
@@ -37,7 +39,12 @@ interface Answer {
   body: { data?: Record<string, any> | null; errors?: { message: string; extensions?: Record<string, any> }[] };
 }
 
-async function send(url: string, query: string, variables: Record<string, unknown> = {}, token?: string): Promise<Answer> {
+async function send(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -46,7 +53,12 @@ async function send(url: string, query: string, variables: Record<string, unknow
     signal: AbortSignal.timeout(60_000),
   });
   const body = (await response.json()) as Answer['body'];
-  return { ms: performance.now() - started, status: response.status, retryAfter: response.headers.get('retry-after'), body };
+  return {
+    ms: performance.now() - started,
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body,
+  };
 }
 
 async function health(url: string): Promise<{ ms: number; status: number; body: any }> {
@@ -98,12 +110,21 @@ describe('Redis killed, frozen and back, under a running service', () => {
   beforeAll(async () => {
     redis = await startRedis();
     t = await startTestApp(
-      { REDIS_URL: redis.url, REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS), REDIS_RETRY_INTERVAL_MS: '500', OPERATION_TIMEOUT_MS: String(OPERATION_TIMEOUT_MS) },
+      {
+        REDIS_URL: redis.url,
+        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+        REDIS_RETRY_INTERVAL_MS: '500',
+        OPERATION_TIMEOUT_MS: String(OPERATION_TIMEOUT_MS),
+      },
       { logger: captured },
     );
     clients = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
     for (const [n, client] of clients.entries()) {
-      await t.gql('mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: clients[(n + 1) % clients.length]!.id }, client.token);
+      await t.gql(
+        'mutation($id: ID!) { follow(userId: $id) { user { id } } }',
+        { id: clients[(n + 1) % clients.length]!.id },
+        client.token,
+      );
     }
   });
   afterAll(async () => {
@@ -129,7 +150,9 @@ describe('Redis killed, frozen and back, under a running service', () => {
     await vi.waitFor(
       async () => {
         const id = (await send(t.url, CREATE, { text: 'warm-up' }, ada.token)).body.data!.createPost.post.id as string;
-        await vi.waitFor(() => expect(heard.data.map((data) => data.timelinePostAdded.node.id)).toContain(id), { timeout: 2_000 });
+        await vi.waitFor(() => expect(heard.data.map((data) => data.timelinePostAdded.node.id)).toContain(id), {
+          timeout: 2_000,
+        });
       },
       { timeout: 20_000 },
     );
@@ -146,10 +169,17 @@ describe('Redis killed, frozen and back, under a running service', () => {
     expect(down.every((answer) => answer.status === 200)).toBe(true);
     expect(maxMs(down)).toBeLessThan(maxMs(usual) + COMMAND_TIMEOUT_MS + MARGIN_MS);
     const degraded = await health(t.url);
-    expect(degraded).toMatchObject({ status: 200, body: { status: 'degraded', stores: { dynamodb: 'up', graph: 'up', redis: 'down' } } });
+    expect(degraded).toMatchObject({
+      status: 200,
+      body: { status: 'degraded', stores: { dynamodb: 'up', graph: 'up', redis: 'down' } },
+    });
     expect(degraded.ms).toBeLessThan(1_000);
     // One line per connection that went down, however many requests fell back; nothing printed by a library.
-    expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable').map((entry) => entry.fields.dependency)).toEqual(expect.arrayContaining(['redis']));
+    expect(
+      captured.entries
+        .filter((entry) => entry.msg === 'dependency unavailable')
+        .map((entry) => entry.fields.dependency),
+    ).toEqual(expect.arrayContaining(['redis']));
     expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable').length).toBeLessThanOrEqual(2);
     expect(captured.entries.filter((entry) => entry.level === 'error')).toEqual([]);
     expect(written.mock.calls.filter(([chunk]) => /ioredis|smithy/.test(String(chunk)))).toEqual([]);
@@ -184,10 +214,14 @@ describe('Redis killed, frozen and back, under a running service', () => {
     // The cache fills and answers again: the second read of a profile is a hit.
     await send(t.url, PROFILE, { id: ada.id }, bob.token);
     const cached = await send(t.url, PROFILE, { id: ada.id }, bob.token);
-    expect((cached.body as { extensions?: { cost: { cache: { hits: number } } } }).extensions?.cost.cache.hits).toBeGreaterThan(0);
-    expect(captured.entries.filter((entry) => entry.msg === 'dependency answers again').map((entry) => entry.fields.dependency)).toEqual(
-      expect.arrayContaining(['redis', 'redis_subscriber']),
-    );
+    expect(
+      (cached.body as { extensions?: { cost: { cache: { hits: number } } } }).extensions?.cost.cache.hits,
+    ).toBeGreaterThan(0);
+    expect(
+      captured.entries
+        .filter((entry) => entry.msg === 'dependency answers again')
+        .map((entry) => entry.fields.dependency),
+    ).toEqual(expect.arrayContaining(['redis', 'redis_subscriber']));
   });
 
   it('answers every request within the operation deadline while Redis is frozen, and recovers when it thaws', async () => {
@@ -220,7 +254,12 @@ function javaPidsFor(dataDir: string): number[] {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (cmdline.split('\0')[0]!.endsWith('java') && cmdline.includes('DynamoDBLocal.jar') && cmdline.includes(dataDir)) pids.push(Number(entry));
+      if (
+        cmdline.split('\0')[0]!.endsWith('java') &&
+        cmdline.includes('DynamoDBLocal.jar') &&
+        cmdline.includes(dataDir)
+      )
+        pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }
@@ -249,7 +288,12 @@ describe('DynamoDB Local frozen under a running service', () => {
     engine = await startEmbeddedEngine({ dataDir, logger: createLogger('silent') });
     [java] = javaPidsFor(dataDir) as [number];
     app = await startApp({
-      config: loadConfig({ ...env, DYNAMODB_ATTEMPT_TIMEOUT_MS: '1000', DYNAMODB_TIMEOUT_MS: '2000', OPERATION_TIMEOUT_MS: String(OPERATION_TIMEOUT_MS) }),
+      config: loadConfig({
+        ...env,
+        DYNAMODB_ATTEMPT_TIMEOUT_MS: '1000',
+        DYNAMODB_TIMEOUT_MS: '2000',
+        OPERATION_TIMEOUT_MS: String(OPERATION_TIMEOUT_MS),
+      }),
       logger: captured,
       dynamodbEndpoint: engine.endpoint,
     });
@@ -262,116 +306,150 @@ describe('DynamoDB Local frozen under a running service', () => {
   });
 
   async function signUp(): Promise<Client> {
-    const answer = await send(app.url, 'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', {
-      input: { handle: uniqueHandle(), password: TEST_PASSWORD },
-    });
+    const answer = await send(
+      app.url,
+      'mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }',
+      {
+        input: { handle: uniqueHandle(), password: TEST_PASSWORD },
+      },
+    );
     return { id: answer.body.data!.signUp.user.id, token: answer.body.data!.signUp.token };
   }
 
-  it('ends requests with SERVICE_UNAVAILABLE within the deadline, answers /healthz 503 within a second, and loses nothing acknowledged', { timeout: 120_000 }, async () => {
-    const clients = await Promise.all([signUp(), signUp(), signUp(), signUp()]);
-    const acknowledged = new Map<string, string[]>(clients.map((client) => [client.id, []]));
-    const acknowledge = (client: Client, answers: Answer[]) => {
-      for (const answer of answers) {
-        const post = answer.body.data?.createPost?.post as { id: string } | undefined;
-        if (post) acknowledged.get(client.id)!.push(post.id);
-      }
-    };
-    for (const client of clients) acknowledge(client, [await send(app.url, CREATE, { text: 'before' }, client.token)]);
+  it(
+    'ends requests with SERVICE_UNAVAILABLE within the deadline, answers /healthz 503 within a second, and loses nothing acknowledged',
+    { timeout: 120_000 },
+    async () => {
+      const clients = await Promise.all([signUp(), signUp(), signUp(), signUp()]);
+      const acknowledged = new Map<string, string[]>(clients.map((client) => [client.id, []]));
+      const acknowledge = (client: Client, answers: Answer[]) => {
+        for (const answer of answers) {
+          const post = answer.body.data?.createPost?.post as { id: string } | undefined;
+          if (post) acknowledged.get(client.id)!.push(post.id);
+        }
+      };
+      for (const client of clients)
+        acknowledge(client, [await send(app.url, CREATE, { text: 'before' }, client.token)]);
 
-    process.kill(java, 'SIGSTOP');
-    let frozen: Answer[][];
-    try {
-      frozen = await Promise.all(
-        clients.map(async (client, n) => {
-          const mine = [await send(app.url, CREATE, { text: 'during' }, client.token)];
-          mine.push(await send(app.url, HOME, {}, client.token));
-          mine.push(await send(app.url, PROFILE, { id: clients[(n + 1) % clients.length]!.id }));
-          return mine;
-        }),
-      );
-      const down = await health(app.url);
-      expect(down).toMatchObject({ status: 503, body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } } });
-      expect(down.ms).toBeLessThan(1_000);
-      // The store has failed calls in a row: the next requests fail fast, but for the one call that tries it again.
-      const fast = await Promise.all(clients.map((client) => send(app.url, HOME, {}, client.token)));
-      report(
-        'dynamodb frozen, failing fast',
-        fast.map((answer) => answer.ms),
-      );
-      expect(fast.flatMap(codes).every((code) => code === 'SERVICE_UNAVAILABLE')).toBe(true);
-      expect(fast.filter((answer) => answer.ms < 1_000).length).toBeGreaterThanOrEqual(clients.length - 1);
-      frozen.push(fast);
-    } finally {
-      process.kill(java, 'SIGCONT');
-    }
-    clients.forEach((client, n) => acknowledge(client, frozen[n]!));
-    const answers = frozen.flat();
-    report(
-      'dynamodb frozen',
-      answers.map((answer) => answer.ms),
-    );
-    expect(maxMs(answers)).toBeLessThan(OPERATION_TIMEOUT_MS + MARGIN_MS);
-    for (const answer of answers) {
-      // The whole request (its account could not be checked), or the fields that needed the store.
-      expect(answer.status === 503 ? answer.retryAfter : '1').toBe('1');
-      expect(codes(answer).length).toBeGreaterThan(0);
-      expect(new Set(codes(answer))).toEqual(new Set(['SERVICE_UNAVAILABLE']));
-    }
-    expect(captured.entries.filter((entry) => entry.msg === 'internal error')).toEqual([]);
-    expect(captured.entries.filter((entry) => entry.msg === 'dependency unavailable' && entry.fields.dependency === 'dynamodb')).toHaveLength(1);
-
-    await expect.poll(async () => (await health(app.url)).status, { timeout: 30_000, interval: 200 }).toBe(200);
-    for (const client of clients) {
-      const posts = await send(app.url, 'query($id: ID!) { user(id: $id) { posts(first: 100) { edges { node { id } } } } }', { id: client.id });
-      const ids = (posts.body.data!.user.posts.edges as { node: { id: string } }[]).map((edge) => edge.node.id);
-      expect(ids).toEqual(expect.arrayContaining(acknowledged.get(client.id)!));
-    }
-    await app.stop();
-    const client = createDocumentClient({ endpoint: engine.endpoint, tableName: tableName(env.TABLE_PREFIX) });
-    try {
-      expect(await auditCounters(client, tableName(env.TABLE_PREFIX), { includeGraph: true })).toMatchObject({ drift: [], mismatches: [] });
-    } finally {
-      client.destroy();
-    }
-  });
-
-  it('answers 503 with Retry-After at OPERATION_TIMEOUT_MS and abandons the store calls still running', { timeout: 60_000 }, async () => {
-    const SHORT_MS = 1_500;
-    const patient = await startApp({
-      config: loadConfig({ ...env, DYNAMODB_ATTEMPT_TIMEOUT_MS: '30000', DYNAMODB_TIMEOUT_MS: '30000', OPERATION_TIMEOUT_MS: String(SHORT_MS) }),
-      logger: createLogger('silent'),
-      dynamodbEndpoint: engine.endpoint,
-    });
-    // DynamoDB calls that have ended without an answer, whoever ended them.
-    const unavailable = async () =>
-      (await storeRequests.get()).values.filter((value) => value.labels.store === 'dynamodb' && value.labels.outcome === 'error').reduce((sum, value) => sum + value.value, 0);
-    try {
-      const before = await unavailable();
       process.kill(java, 'SIGSTOP');
-      let answer: Answer;
+      let frozen: Answer[][];
       try {
-        answer = await send(patient.url, PROFILE, { id: 'usr_00000000000000000000000000' });
-        // The call was aborted with the operation, long before its own 30 s.
-        await expect.poll(unavailable, { timeout: 2_000, interval: 50 }).toBeGreaterThan(before);
+        frozen = await Promise.all(
+          clients.map(async (client, n) => {
+            const mine = [await send(app.url, CREATE, { text: 'during' }, client.token)];
+            mine.push(await send(app.url, HOME, {}, client.token));
+            mine.push(await send(app.url, PROFILE, { id: clients[(n + 1) % clients.length]!.id }));
+            return mine;
+          }),
+        );
+        const down = await health(app.url);
+        expect(down).toMatchObject({
+          status: 503,
+          body: { status: 'unavailable', stores: { dynamodb: 'down', graph: 'down' } },
+        });
+        expect(down.ms).toBeLessThan(1_000);
+        // The store has failed calls in a row: the next requests fail fast, but for the one call that tries it again.
+        const fast = await Promise.all(clients.map((client) => send(app.url, HOME, {}, client.token)));
+        report(
+          'dynamodb frozen, failing fast',
+          fast.map((answer) => answer.ms),
+        );
+        expect(fast.flatMap(codes).every((code) => code === 'SERVICE_UNAVAILABLE')).toBe(true);
+        expect(fast.filter((answer) => answer.ms < 1_000).length).toBeGreaterThanOrEqual(clients.length - 1);
+        frozen.push(fast);
       } finally {
         process.kill(java, 'SIGCONT');
       }
-      report('operation deadline', [answer.ms]);
-      expect(answer.status).toBe(503);
-      expect(answer.retryAfter).toBe('1');
-      expect(answer.body).toEqual({
-        errors: [
-          {
-            message: `The operation did not finish within ${SHORT_MS} ms: try again shortly`,
-            extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1, timeoutMs: SHORT_MS },
-          },
-        ],
+      clients.forEach((client, n) => acknowledge(client, frozen[n]!));
+      const answers = frozen.flat();
+      report(
+        'dynamodb frozen',
+        answers.map((answer) => answer.ms),
+      );
+      expect(maxMs(answers)).toBeLessThan(OPERATION_TIMEOUT_MS + MARGIN_MS);
+      for (const answer of answers) {
+        // The whole request (its account could not be checked), or the fields that needed the store.
+        expect(answer.status === 503 ? answer.retryAfter : '1').toBe('1');
+        expect(codes(answer).length).toBeGreaterThan(0);
+        expect(new Set(codes(answer))).toEqual(new Set(['SERVICE_UNAVAILABLE']));
+      }
+      expect(captured.entries.filter((entry) => entry.msg === 'internal error')).toEqual([]);
+      expect(
+        captured.entries.filter(
+          (entry) => entry.msg === 'dependency unavailable' && entry.fields.dependency === 'dynamodb',
+        ),
+      ).toHaveLength(1);
+
+      await expect.poll(async () => (await health(app.url)).status, { timeout: 30_000, interval: 200 }).toBe(200);
+      for (const client of clients) {
+        const posts = await send(
+          app.url,
+          'query($id: ID!) { user(id: $id) { posts(first: 100) { edges { node { id } } } } }',
+          { id: client.id },
+        );
+        const ids = (posts.body.data!.user.posts.edges as { node: { id: string } }[]).map((edge) => edge.node.id);
+        expect(ids).toEqual(expect.arrayContaining(acknowledged.get(client.id)!));
+      }
+      await app.stop();
+      const client = createDocumentClient({ endpoint: engine.endpoint, tableName: tableName(env.TABLE_PREFIX) });
+      try {
+        expect(await auditCounters(client, tableName(env.TABLE_PREFIX), { includeGraph: true })).toMatchObject({
+          drift: [],
+          mismatches: [],
+        });
+      } finally {
+        client.destroy();
+      }
+    },
+  );
+
+  it(
+    'answers 503 with Retry-After at OPERATION_TIMEOUT_MS and abandons the store calls still running',
+    { timeout: 60_000 },
+    async () => {
+      const SHORT_MS = 1_500;
+      const patient = await startApp({
+        config: loadConfig({
+          ...env,
+          DYNAMODB_ATTEMPT_TIMEOUT_MS: '30000',
+          DYNAMODB_TIMEOUT_MS: '30000',
+          OPERATION_TIMEOUT_MS: String(SHORT_MS),
+        }),
+        logger: createLogger('silent'),
+        dynamodbEndpoint: engine.endpoint,
       });
-      expect(answer.ms).toBeGreaterThanOrEqual(SHORT_MS - 50);
-      expect(answer.ms).toBeLessThan(SHORT_MS + MARGIN_MS);
-    } finally {
-      await patient.stop();
-    }
-  });
+      // DynamoDB calls that have ended without an answer, whoever ended them.
+      const unavailable = async () =>
+        (await storeRequests.get()).values
+          .filter((value) => value.labels.store === 'dynamodb' && value.labels.outcome === 'error')
+          .reduce((sum, value) => sum + value.value, 0);
+      try {
+        const before = await unavailable();
+        process.kill(java, 'SIGSTOP');
+        let answer: Answer;
+        try {
+          answer = await send(patient.url, PROFILE, { id: 'usr_00000000000000000000000000' });
+          // The call was aborted with the operation, long before its own 30 s.
+          await expect.poll(unavailable, { timeout: 2_000, interval: 50 }).toBeGreaterThan(before);
+        } finally {
+          process.kill(java, 'SIGCONT');
+        }
+        report('operation deadline', [answer.ms]);
+        expect(answer.status).toBe(503);
+        expect(answer.retryAfter).toBe('1');
+        expect(answer.body).toEqual({
+          errors: [
+            {
+              message: `The operation did not finish within ${SHORT_MS} ms: try again shortly`,
+              extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 1, timeoutMs: SHORT_MS },
+            },
+          ],
+        });
+        expect(answer.ms).toBeGreaterThanOrEqual(SHORT_MS - 50);
+        expect(answer.ms).toBeLessThan(SHORT_MS + MARGIN_MS);
+      } finally {
+        await patient.stop();
+      }
+    },
+  );
 });

@@ -50,7 +50,13 @@ describe('searchUsers', () => {
 
   it('ranks the exact handle first, then the accounts the viewer follows, then by follower count', async () => {
     const w = word();
-    const [exact, popular, followed, plain, viewer] = await Promise.all([t.signUp(w), t.signUp(`${w}_pop`), t.signUp(`${w}_fol`), t.signUp(`${w}_abc`), t.signUp(`v${word()}`)]);
+    const [exact, popular, followed, plain, viewer] = await Promise.all([
+      t.signUp(w),
+      t.signUp(`${w}_pop`),
+      t.signUp(`${w}_fol`),
+      t.signUp(`${w}_abc`),
+      t.signUp(`v${word()}`),
+    ]);
     const fans = await Promise.all([t.signUp(), t.signUp(), t.signUp()]);
     for (const fan of fans) await follow(t, fan.token, popular.id);
     await follow(t, fans[0]!.token, plain.id);
@@ -102,8 +108,14 @@ describe('searchUsers', () => {
 
   it('never shows an account in a block with the viewer, either way', async () => {
     const w = word();
-    const [viewer, blocked, blocker, other] = await Promise.all([t.signUp(`v${word()}`), t.signUp(`${w}_1`), t.signUp(`${w}_2`), t.signUp(`${w}_3`)]);
-    const block = (token: string, id: string) => t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id }, token);
+    const [viewer, blocked, blocker, other] = await Promise.all([
+      t.signUp(`v${word()}`),
+      t.signUp(`${w}_1`),
+      t.signUp(`${w}_2`),
+      t.signUp(`${w}_3`),
+    ]);
+    const block = (token: string, id: string) =>
+      t.gql('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id }, token);
     expect((await block(viewer.token, blocked.id)).errors).toBeUndefined();
     expect((await block(blocker.token, viewer.id)).errors).toBeUndefined();
     expect(await ids(w, viewer.token)).toEqual([other.id]);
@@ -114,7 +126,11 @@ describe('searchUsers', () => {
     const w = word();
     const gone = await t.signUp(w);
     expect(await ids(w)).toEqual([gone.id]);
-    const deleted = await t.gql(`mutation { deleteAccount(password: "${TEST_PASSWORD}") { deletedUserId } }`, {}, gone.token);
+    const deleted = await t.gql(
+      `mutation { deleteAccount(password: "${TEST_PASSWORD}") { deletedUserId } }`,
+      {},
+      gone.token,
+    );
     expect(deleted.errors).toBeUndefined();
     expect(await ids(w)).toEqual([]);
     await waitForQueueToDrain(t);
@@ -126,7 +142,12 @@ describe('searchUsers', () => {
     const [w, v] = [word(), word()];
     const user = await t.signUp(`h${word()}`, { displayName: `Ada ${w}` });
     expect(await ids(w)).toEqual([user.id]);
-    const rename = (displayName: string | null) => t.gql('mutation($n: String) { updateProfile(input: { displayName: $n }) { displayName } }', { n: displayName }, user.token);
+    const rename = (displayName: string | null) =>
+      t.gql(
+        'mutation($n: String) { updateProfile(input: { displayName: $n }) { displayName } }',
+        { n: displayName },
+        user.token,
+      );
     expect((await rename(`Ada ${v}Ö`)).data!.updateProfile.displayName).toBe(`Ada ${v}Ö`);
     expect(await ids(w)).toEqual([]);
     expect(await ids(`${v}o`)).toEqual([user.id]);
@@ -140,7 +161,15 @@ describe('searchUsers', () => {
     await rename(`Ada ${w}`);
     expect(await ids(w)).toEqual([user.id]);
     const nameless = await t.signUp(`h${word()}`);
-    expect((await t.gql('mutation { updateProfile(input: { displayName: "Named Now" }) { displayName } }', {}, nameless.token)).errors).toBeUndefined();
+    expect(
+      (
+        await t.gql(
+          'mutation { updateProfile(input: { displayName: "Named Now" }) { displayName } }',
+          {},
+          nameless.token,
+        )
+      ).errors,
+    ).toBeUndefined();
     expect(await ids(`${w} ada`)).toEqual([user.id]);
     expect(await ids(`named ${nameless.handle.slice(0, 4)}`)).toEqual([nameless.id]);
   });

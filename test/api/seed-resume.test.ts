@@ -19,20 +19,36 @@ const run = promisify(execFile);
 const endpoint = inject('dynamodbEndpoint');
 const dataDir = mkdtempSync(join(tmpdir(), 'seed-resume-'));
 /** Hot authors, authors past fan-out and trimmed timelines, as in seed.test.ts. */
-const SETTINGS = { HOT_AUTHOR_FOLLOWERS: '10', COUNTER_SHARDS: '4', FANOUT_MAX_FOLLOWERS: '30', TIMELINE_MAX_ENTRIES: '8' };
+const SETTINGS = {
+  HOT_AUTHOR_FOLLOWERS: '10',
+  COUNTER_SHARDS: '4',
+  FANOUT_MAX_FOLLOWERS: '30',
+  TIMELINE_MAX_ENTRIES: '8',
+};
 const SIZE_FLAGS = ['--users', '200', '--follows', '1600', '--posts', '500', '--likes', '800', '--seed', '11'];
 /** Parts of about 300 items: dozens of checkpoints, so that the seed is killed in the middle of one. */
 const PART_FLAGS = ['--checkpoint-items', '300'];
 const opened: OpenStores[] = [];
 
 function env(prefix: string) {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'TABLE_PREFIX', 'DATA_DIR'].includes(k)));
-  return { ...clean, ...SETTINGS, DYNAMODB_ENDPOINT: endpoint, TABLE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const clean = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'TABLE_PREFIX', 'DATA_DIR'].includes(k)),
+  );
+  return {
+    ...clean,
+    ...SETTINGS,
+    DYNAMODB_ENDPOINT: endpoint,
+    TABLE_PREFIX: prefix,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
 }
 
 async function seed(prefix: string, ...args: string[]): Promise<{ code: number; out: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...args], { env: env(prefix) });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...args], {
+      env: env(prefix),
+    });
     return { code: 0, out: stdout + stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -48,7 +64,10 @@ interface Checkpoint {
 
 async function open(prefix: string): Promise<OpenStores & { config: ReturnType<typeof loadConfig> }> {
   const config = loadConfig({ ...SETTINGS, ...SCRIPT_TIMEOUTS, TABLE_PREFIX: prefix, LOG_LEVEL: 'silent' });
-  const stores = Object.assign(await openStores({ config, logger: createLogger('silent'), dynamodbEndpoint: endpoint }), { config });
+  const stores = Object.assign(
+    await openStores({ config, logger: createLogger('silent'), dynamodbEndpoint: endpoint }),
+    { config },
+  );
   opened.push(stores);
   return stores;
 }
@@ -57,9 +76,12 @@ async function scan(stores: OpenStores): Promise<string[]> {
   const items: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
-    const page = await stores.client.send(new ScanCommand({ TableName: stores.table, ConsistentRead: true, ExclusiveStartKey: start }));
+    const page = await stores.client.send(
+      new ScanCommand({ TableName: stores.table, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
     // Sets come back as Sets: spread them so that they compare by content.
-    for (const item of page.Items ?? []) items.push(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...value].sort() : value)));
+    for (const item of page.Items ?? [])
+      items.push(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...value].sort() : value)));
     start = page.LastEvaluatedKey;
   } while (start);
   return items.sort();
@@ -76,7 +98,10 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     const checkpointPath = join(dataDir, `seed-checkpoint-${prefix}.json`);
     const checkpoint = () => JSON.parse(readFileSync(checkpointPath, 'utf8')) as Checkpoint;
 
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...SIZE_FLAGS, ...PART_FLAGS], { env: env(prefix), stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...SIZE_FLAGS, ...PART_FLAGS], {
+      env: env(prefix),
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     // Killed (no chance to clean up) once it is into the posts, the third of five stages.
     await vi.waitFor(
@@ -98,14 +123,22 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     expect(again.out).toContain('"npm run seed -- --resume"');
     expect(checkpoint()).toEqual(killed);
 
-    const changed = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', '--resume'], { env: { ...env(prefix), TIMELINE_MAX_ENTRIES: '9' } }).catch((e) => e);
+    const changed = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', '--resume'], {
+      env: { ...env(prefix), TIMELINE_MAX_ENTRIES: '9' },
+    }).catch((e) => e);
     expect(changed.stderr).toContain('TIMELINE_MAX_ENTRIES was 8, is 9');
 
     const resumed = await seed(prefix, '--resume');
-    expect(resumed).toMatchObject({ code: 0, out: expect.stringContaining('seeded 200 users, 1600 follows, 500 posts') });
+    expect(resumed).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('seeded 200 users, 1600 follows, 500 posts'),
+    });
     expect(resumed.out).toContain('(this run, resumed)');
     expect(checkpoint().finishedAt).not.toBeNull();
-    expect(await seed(prefix, '--resume')).toMatchObject({ code: 1, out: expect.stringContaining('there is nothing to resume') });
+    expect(await seed(prefix, '--resume')).toMatchObject({
+      code: 1,
+      out: expect.stringContaining('there is nothing to resume'),
+    });
 
     // The same network seeded in one go, in a table of its own.
     const whole = await open(`sw${randomBytes(4).toString('hex')}_`);
@@ -115,6 +148,9 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     const [fromResumed, fromWhole] = await Promise.all([scan(resumedStores), scan(whole)]);
     expect(fromResumed.length).toBeGreaterThan(5_000);
     expect(fromResumed).toEqual(fromWhole);
-    expect(await auditCounters(resumedStores.client, resumedStores.table, { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+    expect(await auditCounters(resumedStores.client, resumedStores.table, { includeGraph: true })).toEqual({
+      drift: [],
+      mismatches: [],
+    });
   });
 });

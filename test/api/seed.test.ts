@@ -12,7 +12,14 @@ import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { UNMETERED } from '../../src/stores/graph/traversal.js';
 import { type GraphQLResponse, type TestApp, startTestApp } from '../helpers/app.js';
 
-const SIZE = { users: 60, follows: 400, posts: 150, likes: 200, seed: 7, endMs: Date.parse('2026-06-01T00:00:00.000Z') };
+const SIZE = {
+  users: 60,
+  follows: 400,
+  posts: 150,
+  likes: 200,
+  seed: 7,
+  endMs: Date.parse('2026-06-01T00:00:00.000Z'),
+};
 /**
  * Settings under which this network has hot authors (sharded counters), authors who are not
  * fanned out (outboxes) and home timelines past their bound. A bound under 10 makes fan-out's
@@ -45,17 +52,23 @@ interface Seeded {
 type Seeder = (opened: Opened, network: Network) => Promise<SeedSummary>;
 
 const bulkSeed: Seeder = (opened, network) => seedNetwork(opened.stores, network, opened.config, silentProgress);
-const serviceSeed: Seeder = (opened, network) => seedThroughService(opened.stores, network, opened.config, silentProgress, logger);
+const serviceSeed: Seeder = (opened, network) =>
+  seedThroughService(opened.stores, network, opened.config, silentProgress, logger);
 
 /** Starts an API over a table of its own and seeds that table. */
 async function seededApp(seed: Seeder): Promise<Seeded> {
   const t = await startTestApp(SETTINGS);
   // The seed's bulk writes wait on a busy engine as the script's do.
   const config = loadConfig({ ...SETTINGS, ...SCRIPT_TIMEOUTS, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' });
-  const opened = Object.assign(await openStores({ config, logger, dynamodbEndpoint: inject('dynamodbEndpoint') }), { config });
+  const opened = Object.assign(await openStores({ config, logger, dynamodbEndpoint: inject('dynamodbEndpoint') }), {
+    config,
+  });
   const network = generateNetwork(SIZE);
   const summary = await seed(opened, network);
-  const indexOf = new Map([...summary.userIds.map((id, i) => [id, i] as const), ...summary.postIds.map((id, i) => [id, i] as const)]);
+  const indexOf = new Map([
+    ...summary.userIds.map((id, i) => [id, i] as const),
+    ...summary.postIds.map((id, i) => [id, i] as const),
+  ]);
   return { t, opened, network, summary, indexOf };
 }
 
@@ -68,7 +81,13 @@ interface PostView {
 }
 
 /** Every post of a paginated connection, newest first: `path` leads from `data` to the connection. */
-async function allPosts(s: Seeded, query: string, path: string[], variables: Record<string, unknown> = {}, token?: string): Promise<PostView[]> {
+async function allPosts(
+  s: Seeded,
+  query: string,
+  path: string[],
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<PostView[]> {
   const posts: PostView[] = [];
   let after: string | null = null;
   for (;;) {
@@ -86,7 +105,8 @@ interface Connection {
   pageInfo: { hasNextPage: boolean; endCursor: string };
 }
 
-const POST_FIELDS = 'edges { node { id likeCount viewCount commentCount author { id } } } pageInfo { hasNextPage endCursor }';
+const POST_FIELDS =
+  'edges { node { id likeCount viewCount commentCount author { id } } } pageInfo { hasNextPage endCursor }';
 
 /** A post as the other seeding can recognise it: its network index and what the API shows of it. */
 const described = (s: Seeded) => (p: PostView) => ({
@@ -97,25 +117,52 @@ const described = (s: Seeded) => (p: PostView) => ({
   commentCount: p.commentCount,
 });
 
-async function profile(s: Seeded, user: number): Promise<{ followerCount: number; followingCount: number; postCount: number; posts: ReturnType<ReturnType<typeof described>>[] }> {
+async function profile(
+  s: Seeded,
+  user: number,
+): Promise<{
+  followerCount: number;
+  followingCount: number;
+  postCount: number;
+  posts: ReturnType<ReturnType<typeof described>>[];
+}> {
   const handle = s.network.users[user]!.handle;
-  const answer = await s.t.gql(`query($handle: String!) { user(handle: $handle) { id followerCount followingCount postCount } }`, { handle });
+  const answer = await s.t.gql(
+    `query($handle: String!) { user(handle: $handle) { id followerCount followingCount postCount } }`,
+    { handle },
+  );
   const { id, ...counts } = answer.data!.user;
   expect(s.indexOf.get(id)).toBe(user);
-  const posts = await allPosts(s, `query($handle: String!, $after: String) { user(handle: $handle) { posts(first: 7, after: $after) { ${POST_FIELDS} } } }`, ['user', 'posts'], {
-    handle,
-  });
+  const posts = await allPosts(
+    s,
+    `query($handle: String!, $after: String) { user(handle: $handle) { posts(first: 7, after: $after) { ${POST_FIELDS} } } }`,
+    ['user', 'posts'],
+    {
+      handle,
+    },
+  );
   return { ...counts, posts: posts.map(described(s)) };
 }
 
 async function home(s: Seeded, user: number): Promise<number[]> {
   const token = await new Tokens(s.t.app.config.jwtSecret, 600).issue(s.summary.userIds[user]!);
-  const posts = await allPosts(s, `query($after: String) { viewer { timeline(first: 5, after: $after) { ${POST_FIELDS} } } }`, ['viewer', 'timeline'], {}, token);
+  const posts = await allPosts(
+    s,
+    `query($after: String) { viewer { timeline(first: 5, after: $after) { ${POST_FIELDS} } } }`,
+    ['viewer', 'timeline'],
+    {},
+    token,
+  );
   return posts.map((p) => s.indexOf.get(p.id)!);
 }
 
 async function tagTimeline(s: Seeded, tag: string) {
-  const posts = await allPosts(s, `query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 9, after: $after) { ${POST_FIELDS} } }`, ['tagTimeline'], { tag });
+  const posts = await allPosts(
+    s,
+    `query($tag: String!, $after: String) { tagTimeline(tag: $tag, first: 9, after: $after) { ${POST_FIELDS} } }`,
+    ['tagTimeline'],
+    { tag },
+  );
   return posts.map(described(s));
 }
 
@@ -136,30 +183,41 @@ describe('npm run seed', () => {
       const found: string[] = [];
       for (const [i, id] of summary.userIds.entries()) {
         const page = await opened.stores.graph.following(id, { first: 1000, after: null }, UNMETERED);
-        for (const item of page.items) found.push(`${network.users[i]!.handle}>${network.users[indexOf.get(item.id)!]!.handle}`);
+        for (const item of page.items)
+          found.push(`${network.users[i]!.handle}>${network.users[indexOf.get(item.id)!]!.handle}`);
       }
       return found.sort();
     };
     const bulkEdges = await edges(bulk);
     expect(bulkEdges).toHaveLength(SIZE.follows);
     expect(await edges(service)).toEqual(bulkEdges);
-    const generated = bulk.network.follows.map((f) => `${bulk.network.users[f.from]!.handle}>${bulk.network.users[f.to]!.handle}`);
+    const generated = bulk.network.follows.map(
+      (f) => `${bulk.network.users[f.from]!.handle}>${bulk.network.users[f.to]!.handle}`,
+    );
     expect(bulkEdges).toEqual(generated.sort());
 
     const other = generateNetwork({ ...SIZE, seed: 8 });
-    expect(other.follows.map((f) => `${other.users[f.from]!.handle}>${other.users[f.to]!.handle}`).sort()).not.toEqual(bulkEdges);
+    expect(other.follows.map((f) => `${other.users[f.from]!.handle}>${other.users[f.to]!.handle}`).sort()).not.toEqual(
+      bulkEdges,
+    );
   });
 
   it('exercises every placement rule: hot authors, outbox authors, and timelines past their bound', async () => {
     const { network } = bulk;
     const followers = network.followerCounts;
-    expect(network.posts.filter((p) => followers[p.author]! >= Number(SETTINGS.HOT_AUTHOR_FOLLOWERS)).length).toBeGreaterThan(5);
-    expect(network.posts.filter((p) => followers[p.author]! > Number(SETTINGS.FANOUT_MAX_FOLLOWERS)).length).toBeGreaterThan(2);
-    const shards = async (s: Seeded) => (await s.opened.stores.posts.getMany(s.summary.postIds)).map((p) => p!.counterShards);
+    expect(
+      network.posts.filter((p) => followers[p.author]! >= Number(SETTINGS.HOT_AUTHOR_FOLLOWERS)).length,
+    ).toBeGreaterThan(5);
+    expect(
+      network.posts.filter((p) => followers[p.author]! > Number(SETTINGS.FANOUT_MAX_FOLLOWERS)).length,
+    ).toBeGreaterThan(2);
+    const shards = async (s: Seeded) =>
+      (await s.opened.stores.posts.getMany(s.summary.postIds)).map((p) => p!.counterShards);
     const bulkShards = await shards(bulk);
     expect(bulkShards).toEqual(await shards(service));
     expect(bulkShards.filter((n) => n === Number(SETTINGS.COUNTER_SHARDS)).length).toBeGreaterThan(5);
-    const outboxAuthors = async (s: Seeded) => (await s.opened.stores.timelines.outboxAuthors()).map((id) => s.indexOf.get(id)).sort();
+    const outboxAuthors = async (s: Seeded) =>
+      (await s.opened.stores.timelines.outboxAuthors()).map((id) => s.indexOf.get(id)).sort();
     expect(await outboxAuthors(bulk)).toEqual(await outboxAuthors(service));
     expect((await outboxAuthors(bulk)).length).toBeGreaterThan(1);
   });
@@ -173,7 +231,9 @@ describe('npm run seed', () => {
       expect(fromBulk).toEqual(fromService);
       expect(fromBulk.followerCount).toBe(bulk.network.followerCounts[user]);
       expect(fromBulk.postCount).toBe(bulk.network.posts.filter((p) => p.author === user).length);
-      expect(fromBulk.posts.map((p) => p.post)).toEqual(bulk.network.posts.flatMap((p, i) => (p.author === user ? [i] : [])).reverse());
+      expect(fromBulk.posts.map((p) => p.post)).toEqual(
+        bulk.network.posts.flatMap((p, i) => (p.author === user ? [i] : [])).reverse(),
+      );
     }
   });
 
@@ -184,8 +244,12 @@ describe('npm run seed', () => {
     for (let user = 0; user < SIZE.users; user++) {
       const followed = new Set(network.follows.filter((f) => f.from === user).map((f) => f.to));
       const newestFirst = network.posts.map((p, i) => ({ ...p, i })).reverse();
-      const fanned = newestFirst.filter((p) => p.author === user || (followed.has(p.author) && fannedOut(p.author))).map((p) => p.i);
-      const merged = newestFirst.filter((p) => p.author !== user && followed.has(p.author) && !fannedOut(p.author)).map((p) => p.i);
+      const fanned = newestFirst
+        .filter((p) => p.author === user || (followed.has(p.author) && fannedOut(p.author)))
+        .map((p) => p.i);
+      const merged = newestFirst
+        .filter((p) => p.author !== user && followed.has(p.author) && !fannedOut(p.author))
+        .map((p) => p.i);
       const expected = [...fanned.slice(0, MAX_ENTRIES), ...merged].sort((a, b) => b - a);
       if (fanned.length > MAX_ENTRIES) trimmed += 1;
 
@@ -209,28 +273,49 @@ describe('npm run seed', () => {
     for (const tag of tags) {
       const [fromBulk, fromService] = await Promise.all([tagTimeline(bulk, tag), tagTimeline(service, tag)]);
       expect(fromBulk).toEqual(fromService);
-      expect(fromBulk.map((p) => p.post)).toEqual(bulk.network.posts.flatMap((p, i) => (p.tags.includes(tag) ? [i] : [])).reverse());
+      expect(fromBulk.map((p) => p.post)).toEqual(
+        bulk.network.posts.flatMap((p, i) => (p.tags.includes(tag) ? [i] : [])).reverse(),
+      );
     }
     const publicTimeline = async (s: Seeded) =>
-      (await allPosts(s, `query($after: String) { publicTimeline(first: 40, after: $after) { ${POST_FIELDS} } }`, ['publicTimeline'])).map(described(s));
+      (
+        await allPosts(s, `query($after: String) { publicTimeline(first: 40, after: $after) { ${POST_FIELDS} } }`, [
+          'publicTimeline',
+        ])
+      ).map(described(s));
     const [fromBulk, fromService] = await Promise.all([publicTimeline(bulk), publicTimeline(service)]);
     expect(fromBulk).toEqual(fromService);
     expect(fromBulk.map((p) => p.post)).toEqual(bulk.network.posts.map((_, i) => i).reverse());
     expect(fromBulk.reduce((sum, p) => sum + p.likeCount, 0)).toBe(SIZE.likes);
 
     for (const s of [bulk, service]) {
-      expect(await auditCounters(s.opened.client, s.opened.table, { includeGraph: true })).toEqual({ drift: [], mismatches: [] });
+      expect(await auditCounters(s.opened.client, s.opened.table, { includeGraph: true })).toEqual({
+        drift: [],
+        mismatches: [],
+      });
     }
   });
 
   it('suggests the same follows, reading every following list from the seeded following sets', async () => {
     const suggested = async (s: Seeded, user: number) => {
       const token = await new Tokens(s.t.app.config.jwtSecret, 600).issue(s.summary.userIds[user]!);
-      const answer = await s.t.gql('{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }', {}, token);
+      const answer = await s.t.gql(
+        '{ suggestedFollows(first: 100) { user { id } mutualCount via { id } } }',
+        {},
+        token,
+      );
       expect(answer.errors).toBeUndefined();
-      const suggestions = answer.data!.suggestedFollows as { user: { id: string }; mutualCount: number; via: { id: string }[] }[];
+      const suggestions = answer.data!.suggestedFollows as {
+        user: { id: string };
+        mutualCount: number;
+        via: { id: string }[];
+      }[];
       return {
-        suggestions: suggestions.map((x) => ({ user: s.indexOf.get(x.user.id), mutualCount: x.mutualCount, via: x.via.map((v) => s.indexOf.get(v.id)) })),
+        suggestions: suggestions.map((x) => ({
+          user: s.indexOf.get(x.user.id),
+          mutualCount: x.mutualCount,
+          via: x.via.map((v) => s.indexOf.get(v.id)),
+        })),
         graphRequests: answer.extensions!.cost.graph.requests as number,
       };
     };
@@ -250,6 +335,10 @@ describe('npm run seed', () => {
   it('refuses to seed a store that already holds the network', async () => {
     await expect(bulkSeed(bulk.opened, bulk.network)).rejects.toBeInstanceOf(AlreadySeededError);
     await expect(serviceSeed(bulk.opened, bulk.network)).rejects.toBeInstanceOf(AlreadySeededError);
-    expect(await allPosts(bulk, `query($after: String) { publicTimeline(first: 100, after: $after) { ${POST_FIELDS} } }`, ['publicTimeline'])).toHaveLength(SIZE.posts);
+    expect(
+      await allPosts(bulk, `query($after: String) { publicTimeline(first: 100, after: $after) { ${POST_FIELDS} } }`, [
+        'publicTimeline',
+      ]),
+    ).toHaveLength(SIZE.posts);
   });
 });

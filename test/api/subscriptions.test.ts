@@ -6,7 +6,14 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Tokens } from '../../src/auth/tokens.js';
 import { MAX_BODY_BYTES } from '../../src/http/server.js';
-import { TEST_PASSWORD, type GraphQLResponse, type TestApp, capturingLogger, errorCodes, startTestApp } from '../helpers/app.js';
+import {
+  TEST_PASSWORD,
+  type GraphQLResponse,
+  type TestApp,
+  capturingLogger,
+  errorCodes,
+  startTestApp,
+} from '../helpers/app.js';
 import { type LiveClient, connectLive } from '../helpers/live.js';
 import { createPost, follow } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
@@ -21,7 +28,8 @@ import { killWorkerProcesses, startApiProcess, startWorkerProcess } from '../hel
  */
 
 const JWT_SECRET = randomBytes(32).toString('hex');
-const TIMELINE_POSTS = 'subscription { timelinePostAdded { cursor node { id text author { handle } likeCount viewerHasLiked } } }';
+const TIMELINE_POSTS =
+  'subscription { timelinePostAdded { cursor node { id text author { handle } likeCount viewerHasLiked } } }';
 
 const clients: LiveClient[] = [];
 function connect(url: string, token: string | null, options?: Parameters<typeof connectLive>[2]): LiveClient {
@@ -34,7 +42,12 @@ afterAll(async () => {
   await Promise.all(clients.map((client) => client.dispose()));
 });
 
-async function gqlAt<T = Record<string, any>>(url: string, query: string, variables: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
+async function gqlAt<T = Record<string, any>>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown>,
+  token?: string,
+): Promise<GraphQLResponse<T>> {
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
@@ -43,13 +56,18 @@ async function gqlAt<T = Record<string, any>>(url: string, query: string, variab
   return { status: response.status, ...((await response.json()) as object) };
 }
 
-const postIds = (subscription: { data: Record<string, any>[] }): string[] => subscription.data.map((data) => data.timelinePostAdded.node.id);
+const postIds = (subscription: { data: Record<string, any>[] }): string[] =>
+  subscription.data.map((data) => data.timelinePostAdded.node.id);
 
 describe('one instance, in-process events', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ JWT_SECRET, SUBSCRIPTIONS_PER_CONNECTION: '2', SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: '2' });
+    t = await startTestApp({
+      JWT_SECRET,
+      SUBSCRIPTIONS_PER_CONNECTION: '2',
+      SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: '2',
+    });
   });
   afterAll(async () => {
     await t.stop();
@@ -74,7 +92,11 @@ describe('one instance, in-process events', () => {
     expect(sent).toContain(event.node.id);
     expect(event.node).toMatchObject({ author: { handle: ada.handle }, likeCount: 0, viewerHasLiked: false });
     // The edge's cursor is the post's cursor in User.timeline.
-    const page = await t.gql('query($id: ID!) { user(id: $id) { timeline(first: 100) { edges { cursor node { id } } } } }', { id: bob.id }, bob.token);
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { timeline(first: 100) { edges { cursor node { id } } } } }',
+      { id: bob.id },
+      bob.token,
+    );
     expect(page.data!.user.timeline.edges).toContainEqual({ cursor: event.cursor, node: { id: event.node.id } });
 
     const own = await createPost(t, bob.token, 'my own');
@@ -110,7 +132,12 @@ describe('one instance, in-process events', () => {
       expect(code).toBe(1009);
       expect(consoleError).not.toHaveBeenCalled();
       const logged = logger.entries.filter((entry) => entry.fields.component === 'subscriptions');
-      expect(logged).toEqual([expect.objectContaining({ level: 'warn', fields: expect.objectContaining({ reason: 'Max payload size exceeded' }) })]);
+      expect(logged).toEqual([
+        expect.objectContaining({
+          level: 'warn',
+          fields: expect.objectContaining({ reason: 'Max payload size exceeded' }),
+        }),
+      ]);
       expect(JSON.stringify(logged[0]!.fields)).not.toContain('\\n');
     } finally {
       consoleError.mockRestore();
@@ -123,8 +150,11 @@ describe('one instance, in-process events', () => {
     await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted.id }, ada.token);
     const postId = await createPost(t, ada.token, 'like me');
     const live = connect(t.url, ada.token);
-    const groups = live.subscribe('subscription { notificationReceived { id kind actorCount post { id } actors(first: 5) { handle } } }');
-    const like = (token: string) => t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, token);
+    const groups = live.subscribe(
+      'subscription { notificationReceived { id kind actorCount post { id } actors(first: 5) { handle } } }',
+    );
+    const like = (token: string) =>
+      t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: postId }, token);
     // graphql-ws does not say when a subscription is listening: like (and unlike) until an event arrives.
     await vi.waitFor(
       async () => {
@@ -140,20 +170,45 @@ describe('one instance, in-process events', () => {
     await like(cy.token);
     await vi.waitFor(() => expect(groups.data.at(-1)!.notificationReceived.actorCount).toBe(2), { timeout: 20_000 });
     const last = groups.data.at(-1)!.notificationReceived;
-    expect(last).toMatchObject({ kind: 'LIKE', post: { id: postId }, actors: [{ handle: cy.handle }, { handle: bob.handle }] });
+    expect(last).toMatchObject({
+      kind: 'LIKE',
+      post: { id: postId },
+      actors: [{ handle: cy.handle }, { handle: bob.handle }],
+    });
     // The same group as the list shows it, and no event ever carried the muted account.
-    const page = await t.gql('query($id: ID!) { user(id: $id) { notifications(first: 5) { edges { node { id actorCount } } } } }', { id: ada.id }, ada.token);
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { notifications(first: 5) { edges { node { id actorCount } } } } }',
+      { id: ada.id },
+      ada.token,
+    );
     expect(page.data!.user.notifications.edges[0].node).toEqual({ id: last.id, actorCount: 2 });
-    expect(groups.data.flatMap((data) => data.notificationReceived.actors.map((a: { handle: string }) => a.handle))).not.toContain(muted.handle);
+    expect(
+      groups.data.flatMap((data) => data.notificationReceived.actors.map((a: { handle: string }) => a.handle)),
+    ).not.toContain(muted.handle);
   });
 
   it('sends no notification group that a page would leave out: a mention under a post of an account the viewer blocks', async () => {
-    const [viewer, blocked, commenter, late, other] = await Promise.all([t.signUp(), t.signUp(), t.signUp(), t.signUp(), t.signUp()]);
-    const [theirs, open] = [await createPost(t, blocked.token, 'their post'), await createPost(t, other.token, 'an open post')];
+    const [viewer, blocked, commenter, late, other] = await Promise.all([
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+      t.signUp(),
+    ]);
+    const [theirs, open] = [
+      await createPost(t, blocked.token, 'their post'),
+      await createPost(t, other.token, 'an open post'),
+    ];
     const live = connect(t.url, viewer.token);
-    const groups = live.subscribe('subscription { notificationReceived { id kind post { id text } actors(first: 5) { handle } } }');
+    const groups = live.subscribe(
+      'subscription { notificationReceived { id kind post { id text } actors(first: 5) { handle } } }',
+    );
     const mention = (postId: string, by = commenter) =>
-      t.gql('mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }', { id: postId, text: `hey @${viewer.handle}` }, by.token);
+      t.gql(
+        'mutation($id: ID!, $text: String!) { addComment(postId: $id, text: $text) { comment { id } } }',
+        { id: postId, text: `hey @${viewer.handle}` },
+        by.token,
+      );
     await vi.waitFor(
       async () => {
         if (groups.data.length === 0) await mention(theirs);
@@ -174,10 +229,18 @@ describe('one instance, in-process events', () => {
     await mention(open);
     await vi.waitFor(() => expect(groups.data.length).toBe(before + 1), { timeout: 20_000 });
     await waitForQueueToDrain(t);
-    expect(groups.data.slice(before).map((data) => data.notificationReceived.post)).toEqual([{ id: open, text: 'an open post' }]);
-    const page = await t.gql('query($id: ID!) { user(id: $id) { notifications(first: 10) { edges { node { post { id } } } } } }', { id: viewer.id }, viewer.token);
+    expect(groups.data.slice(before).map((data) => data.notificationReceived.post)).toEqual([
+      { id: open, text: 'an open post' },
+    ]);
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { notifications(first: 10) { edges { node { post { id } } } } } }',
+      { id: viewer.id },
+      viewer.token,
+    );
     expect(page.data!.user.notifications.edges.map((edge: any) => edge.node.post.id)).toEqual([open]);
-    expect((await t.gql('{ viewer { unreadNotificationCount } }', {}, viewer.token)).data!.viewer).toEqual({ unreadNotificationCount: 1 });
+    expect((await t.gql('{ viewer { unreadNotificationCount } }', {}, viewer.token)).data!.viewer).toEqual({
+      unreadNotificationCount: 1,
+    });
   });
 
   it('upgrades only /graphql, and only for the graphql-ws protocol', async () => {
@@ -256,7 +319,11 @@ describe('one instance, in-process events', () => {
     const received: string[] = [];
     const stop = client.subscribe<{ timelinePostAdded: { node: { id: string } } }>(
       { query: TIMELINE_POSTS },
-      { next: (result) => result.data && received.push(result.data.timelinePostAdded.node.id), error: () => {}, complete: () => {} },
+      {
+        next: (result) => result.data && received.push(result.data.timelinePostAdded.node.id),
+        error: () => {},
+        complete: () => {},
+      },
     );
     try {
       await vi.waitFor(() => expect(acknowledged).toBe(1), { timeout: 10_000 });
@@ -279,9 +346,11 @@ describe('one instance, in-process events', () => {
       await vi.waitFor(() => expect(subscription.ended).toBe(true), { timeout: 10_000 });
       return subscription.errors.map((error) => error.extensions?.code);
     };
-    const deep = 'subscription { timelinePostAdded { node { author { followers { edges { node { followers { edges { node { followers { edges { node { id } } } } } } } } } } } } }';
+    const deep =
+      'subscription { timelinePostAdded { node { author { followers { edges { node { followers { edges { node { followers { edges { node { id } } } } } } } } } } } } }';
     expect(await refused(deep)).toEqual(['QUERY_TOO_DEEP']);
-    const costly = 'subscription { timelinePostAdded { node { comments(first: 100) { edges { node { author { followers(first: 100) { edges { node { id handle } } } } } } } } } }';
+    const costly =
+      'subscription { timelinePostAdded { node { comments(first: 100) { edges { node { author { followers(first: 100) { edges { node { id handle } } } } } } } } } }';
     expect(await refused(costly)).toEqual(['QUERY_TOO_EXPENSIVE']);
     const aliases = `subscription { timelinePostAdded { ${Array.from({ length: 16 }, (_, i) => `a${i}: cursor`).join(' ')} } }`;
     expect(await refused(aliases)).toEqual(['TOO_MANY_ALIASES']);
@@ -336,7 +405,9 @@ describe('one instance, in-process events', () => {
     expect(refused.data).toEqual([]);
 
     // Signed in again, the account gets its places back from the signed-out connection that holds one.
-    const signedIn = await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', { input: { handle: user.handle, password: TEST_PASSWORD } });
+    const signedIn = await t.gql('mutation($input: SignInInput!) { signIn(input: $input) { token } }', {
+      input: { handle: user.handle, password: TEST_PASSWORD },
+    });
     const token = signedIn.data!.signIn.token as string;
     const [c, d] = [connect(t.url, token), connect(t.url, token)];
     await vi.waitFor(() => expect([c.acknowledged, d.acknowledged]).toEqual([1, 1]), { timeout: 10_000 });
@@ -354,8 +425,13 @@ describe('one instance, in-process events', () => {
     const bob = await t.signUp();
     await follow(t, bob.token, ada.id);
     const postId = await createPost(t, ada.token, 'how far?');
-    const status = (token?: string) => t.gql('query($id: ID!) { post(id: $id) { id fanOut { state delivered total } } }', { id: postId }, token);
-    await vi.waitFor(async () => expect((await status(ada.token)).data!.post.fanOut).toEqual({ state: 'DONE', delivered: 1, total: 1 }), { timeout: 10_000 });
+    const status = (token?: string) =>
+      t.gql('query($id: ID!) { post(id: $id) { id fanOut { state delivered total } } }', { id: postId }, token);
+    await vi.waitFor(
+      async () =>
+        expect((await status(ada.token)).data!.post.fanOut).toEqual({ state: 'DONE', delivered: 1, total: 1 }),
+      { timeout: 10_000 },
+    );
     const other = await status(bob.token);
     expect(other.data!.post).toEqual({ id: postId, fanOut: null });
     expect(errorCodes(other)).toEqual(['FORBIDDEN']);
@@ -366,8 +442,14 @@ describe('one instance, in-process events', () => {
     const author = await t.signUp();
     const postId = await createPost(t, author.token, 'gone soon');
     const progress = t.app.stores.fanOutProgress;
-    await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([{ state: 'DONE', delivered: 0, total: 0 }]), { timeout: 10_000 });
-    expect((await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token)).errors).toBeUndefined();
+    await vi.waitFor(
+      async () => expect(await progress.getMany([postId])).toEqual([{ state: 'DONE', delivered: 0, total: 0 }]),
+      { timeout: 10_000 },
+    );
+    expect(
+      (await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: postId }, author.token))
+        .errors,
+    ).toBeUndefined();
     await vi.waitFor(async () => expect(await progress.getMany([postId])).toEqual([null]), { timeout: 10_000 });
     await progress.advance(postId, null, 'page-1', 3);
     expect(await progress.getMany([postId])).toEqual([null]);
@@ -385,7 +467,9 @@ describe('one instance, in-process events', () => {
         { id: bob.id },
         bob.token,
       );
-    await vi.waitFor(async () => expect((await home('first: 10')).data!.user.timeline.edges).toHaveLength(5), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await home('first: 10')).data!.user.timeline.edges).toHaveLength(5), {
+      timeout: 10_000,
+    });
     const edges = (await home('first: 10')).data!.user.timeline.edges as { cursor: string; node: { id: string } }[];
     expect(edges.map((edge) => edge.node.id)).toEqual([...posts].reverse());
 
@@ -398,7 +482,10 @@ describe('one instance, in-process events', () => {
     expect(second.edges.map((edge: { node: { id: string } }) => edge.node.id)).toEqual([posts[4]]);
     expect(second.pageInfo.hasPreviousPage).toBe(false);
     const none = (await home(`last: 2, before: "${second.pageInfo.startCursor}"`)).data!.user.timeline;
-    expect(none).toEqual({ edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null } });
+    expect(none).toEqual({
+      edges: [],
+      pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+    });
 
     const bad = async (args: string) => {
       const result = await home(args);
@@ -425,7 +512,13 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
   let b: Awaited<ReturnType<typeof startApiProcess>>;
   let worker: ReturnType<typeof startWorkerProcess> | undefined;
   // Authors with more than 2 followers are not fanned out (outbox authors).
-  const shared = (): Record<string, string> => ({ REDIS_URL: redis.url, JWT_SECRET, WORKER_ENABLED: 'false', FANOUT_MAX_FOLLOWERS: '2', OUTBOX_AUTHORS_TTL_MS: '0' });
+  const shared = (): Record<string, string> => ({
+    REDIS_URL: redis.url,
+    JWT_SECRET,
+    WORKER_ENABLED: 'false',
+    FANOUT_MAX_FOLLOWERS: '2',
+    OUTBOX_AUTHORS_TTL_MS: '0',
+  });
 
   beforeAll(async () => {
     redis = await startRedis();
@@ -461,58 +554,79 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
   };
 
   const fanOut = async (token: string, postId: string) =>
-    (await gqlAt(b.url, 'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }', { id: postId }, token)).data!.post.fanOut;
+    (
+      await gqlAt(
+        b.url,
+        'query($id: ID!) { post(id: $id) { fanOut { state delivered total } } }',
+        { id: postId },
+        token,
+      )
+    ).data!.post.fanOut;
   const postOnB = async (token: string, text: string) => {
-    const result = await gqlAt(b.url, 'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }', { text }, token);
+    const result = await gqlAt(
+      b.url,
+      'mutation($text: String!) { createPost(input: { text: $text }) { post { id } } }',
+      { text },
+      token,
+    );
     return result.data!.createPost.post.id as string;
   };
 
-  it('delivers a post made on the second instance to a subscriber on the first within seconds; reconnect and catch-up lose nothing', { timeout: 180_000 }, async () => {
-    const ada = await a.signUp();
-    const bob = await a.signUp();
-    await follow(a, bob.token, ada.id);
-    let live = connect(a.url, bob.token);
-    let posts = live.subscribe(TIMELINE_POSTS);
-    await listening(`timeline:${bob.id}`);
+  it(
+    'delivers a post made on the second instance to a subscriber on the first within seconds; reconnect and catch-up lose nothing',
+    { timeout: 180_000 },
+    async () => {
+      const ada = await a.signUp();
+      const bob = await a.signUp();
+      await follow(a, bob.token, ada.id);
+      let live = connect(a.url, bob.token);
+      let posts = live.subscribe(TIMELINE_POSTS);
+      await listening(`timeline:${bob.id}`);
 
-    const first = await postOnB(ada.token, 'from the other instance');
-    // No worker yet: the fan-out waits in the queue.
-    expect(await fanOut(ada.token, first)).toEqual({ state: 'PENDING', delivered: 0, total: 1 });
-    worker = startWorkerProcess(a, { ...shared(), QUEUE_POLL_MS: '100', LOG_LEVEL: 'info' });
-    // Starting a process takes long on a busy machine; the delivery is timed from the worker's start.
-    await worker.logLine((entry) => entry.msg === 'worker started');
-    await vi.waitFor(() => expect(postIds(posts)).toEqual([first]), { timeout: 30_000 });
-    expect(posts.data[0]!.timelinePostAdded.node.author.handle).toBe(ada.handle);
-    // The entries are announced as they are written; the fan-out's progress record follows them (its page's finish step).
-    await vi.waitFor(async () => expect(await fanOut(ada.token, first)).toEqual({ state: 'DONE', delivered: 1, total: 1 }), { timeout: 10_000 });
-    const seenCursor = posts.data[0]!.timelinePostAdded.cursor as string;
+      const first = await postOnB(ada.token, 'from the other instance');
+      // No worker yet: the fan-out waits in the queue.
+      expect(await fanOut(ada.token, first)).toEqual({ state: 'PENDING', delivered: 0, total: 1 });
+      worker = startWorkerProcess(a, { ...shared(), QUEUE_POLL_MS: '100', LOG_LEVEL: 'info' });
+      // Starting a process takes long on a busy machine; the delivery is timed from the worker's start.
+      await worker.logLine((entry) => entry.msg === 'worker started');
+      await vi.waitFor(() => expect(postIds(posts)).toEqual([first]), { timeout: 30_000 });
+      expect(posts.data[0]!.timelinePostAdded.node.author.handle).toBe(ada.handle);
+      // The entries are announced as they are written; the fan-out's progress record follows them (its page's finish step).
+      await vi.waitFor(
+        async () => expect(await fanOut(ada.token, first)).toEqual({ state: 'DONE', delivered: 1, total: 1 }),
+        { timeout: 10_000 },
+      );
+      const seenCursor = posts.data[0]!.timelinePostAdded.cursor as string;
 
-    // The connection drops; meanwhile two posts are delivered.
-    await live.dispose();
-    const missed = [await postOnB(ada.token, 'missed 1'), await postOnB(ada.token, 'missed 2')];
-    await vi.waitFor(
-      async () => {
-        for (const id of missed) expect((await fanOut(ada.token, id)).state).toBe('DONE');
-      },
-      { timeout: 30_000 },
-    );
+      // The connection drops; meanwhile two posts are delivered.
+      await live.dispose();
+      const missed = [await postOnB(ada.token, 'missed 1'), await postOnB(ada.token, 'missed 2')];
+      await vi.waitFor(
+        async () => {
+          for (const id of missed) expect((await fanOut(ada.token, id)).state).toBe('DONE');
+        },
+        { timeout: 30_000 },
+      );
 
-    // Reconnect and subscribe first, then catch up from the newest post seen: nothing falls in between.
-    live = connect(a.url, bob.token);
-    posts = live.subscribe(TIMELINE_POSTS);
-    await listening(`timeline:${bob.id}`);
-    const later = await postOnB(ada.token, 'after the reconnect');
-    const caughtUp = await a.gql(
-      'query($id: ID!, $before: String) { user(id: $id) { timeline(last: 20, before: $before) { edges { node { id } } pageInfo { hasPreviousPage } } } }',
-      { id: bob.id, before: seenCursor },
-      bob.token,
-    );
-    const fetched = caughtUp.data!.user.timeline.edges.map((edge: { node: { id: string } }) => edge.node.id) as string[];
-    expect(fetched.slice(-2)).toEqual([...missed].reverse());
-    expect(caughtUp.data!.user.timeline.pageInfo.hasPreviousPage).toBe(false);
-    await vi.waitFor(() => expect(postIds(posts)).toEqual([later]), { timeout: 30_000 });
-    expect(new Set([...fetched, ...postIds(posts)])).toEqual(new Set([...missed, later]));
-  });
+      // Reconnect and subscribe first, then catch up from the newest post seen: nothing falls in between.
+      live = connect(a.url, bob.token);
+      posts = live.subscribe(TIMELINE_POSTS);
+      await listening(`timeline:${bob.id}`);
+      const later = await postOnB(ada.token, 'after the reconnect');
+      const caughtUp = await a.gql(
+        'query($id: ID!, $before: String) { user(id: $id) { timeline(last: 20, before: $before) { edges { node { id } } pageInfo { hasPreviousPage } } } }',
+        { id: bob.id, before: seenCursor },
+        bob.token,
+      );
+      const fetched = caughtUp.data!.user.timeline.edges.map(
+        (edge: { node: { id: string } }) => edge.node.id,
+      ) as string[];
+      expect(fetched.slice(-2)).toEqual([...missed].reverse());
+      expect(caughtUp.data!.user.timeline.pageInfo.hasPreviousPage).toBe(false);
+      await vi.waitFor(() => expect(postIds(posts)).toEqual([later]), { timeout: 30_000 });
+      expect(new Set([...fetched, ...postIds(posts)])).toEqual(new Set([...missed, later]));
+    },
+  );
 
   it("delivers an outbox author's post (not fanned out) from the author's channel", { timeout: 60_000 }, async () => {
     const { star, fans, registered } = await outboxStar();
@@ -527,54 +641,89 @@ describe('several instances: two API processes and a worker over one DynamoDB Lo
     // The star's repost (on the second instance) comes the same way, with the star as its reason, as the home page shows it.
     const reposts = live.subscribe('subscription { timelinePostAdded { cursor node { id } repostedBy { id } } }');
     const original = await createPost(a, fans[1]!.token, 'worth a repost');
-    const reposted = await gqlAt(b.url, 'mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: original }, star.token);
+    const reposted = await gqlAt(
+      b.url,
+      'mutation($id: ID!) { repost(postId: $id) { post { id } } }',
+      { id: original },
+      star.token,
+    );
     expect(reposted.errors).toBeUndefined();
     await vi.waitFor(
-      () => expect(reposts.data.map((data) => data.timelinePostAdded)).toEqual([{ cursor: expect.any(String), node: { id: original }, repostedBy: { id: star.id } }]),
+      () =>
+        expect(reposts.data.map((data) => data.timelinePostAdded)).toEqual([
+          { cursor: expect.any(String), node: { id: original }, repostedBy: { id: star.id } },
+        ]),
       {
         timeout: 30_000,
       },
     );
-    const home = await a.gql('{ viewer { timeline(first: 1) { edges { cursor node { id } repostedBy { id } } } } }', {}, fans[0]!.token);
+    const home = await a.gql(
+      '{ viewer { timeline(first: 1) { edges { cursor node { id } repostedBy { id } } } } }',
+      {},
+      fans[0]!.token,
+    );
     expect(home.data!.viewer.timeline.edges).toEqual(reposts.data.map((data) => data.timelinePostAdded));
   });
 
-  it('hears an outbox author followed on another instance after the subscription started, and stops on the unfollow', { timeout: 60_000 }, async () => {
-    const { star } = await outboxStar();
-    const newcomer = await a.signUp();
-    const live = connect(a.url, newcomer.token);
-    const posts = live.subscribe(TIMELINE_POSTS);
-    await listening(`timeline:${newcomer.id}`);
+  it(
+    'hears an outbox author followed on another instance after the subscription started, and stops on the unfollow',
+    { timeout: 60_000 },
+    async () => {
+      const { star } = await outboxStar();
+      const newcomer = await a.signUp();
+      const live = connect(a.url, newcomer.token);
+      const posts = live.subscribe(TIMELINE_POSTS);
+      await listening(`timeline:${newcomer.id}`);
 
-    // The follow goes through the second instance; the subscription on the first hears of it through Redis.
-    const followed = await gqlAt(b.url, 'mutation($id: ID!) { follow(userId: $id) { user { id } } }', { id: star.id }, newcomer.token);
-    expect(followed.errors).toBeUndefined();
-    await listening(`author:${star.id}`);
-    const next = await postOnB(star.token, 'for the newcomer too');
-    await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
+      // The follow goes through the second instance; the subscription on the first hears of it through Redis.
+      const followed = await gqlAt(
+        b.url,
+        'mutation($id: ID!) { follow(userId: $id) { user { id } } }',
+        { id: star.id },
+        newcomer.token,
+      );
+      expect(followed.errors).toBeUndefined();
+      await listening(`author:${star.id}`);
+      const next = await postOnB(star.token, 'for the newcomer too');
+      await vi.waitFor(() => expect(postIds(posts)).toEqual([next]), { timeout: 30_000 });
 
-    const unfollowed = await gqlAt(b.url, 'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', { id: star.id }, newcomer.token);
-    expect(unfollowed.errors).toBeUndefined();
-    await listening(`author:${star.id}`, false);
-  });
+      const unfollowed = await gqlAt(
+        b.url,
+        'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }',
+        { id: star.id },
+        newcomer.token,
+      );
+      expect(unfollowed.errors).toBeUndefined();
+      await listening(`author:${star.id}`, false);
+    },
+  );
 
-  it('stops listening to an outbox author whose block ended the follow, and does not start again at the unblock', { timeout: 60_000 }, async () => {
-    const { star } = await outboxStar();
-    const follower = await a.signUp();
-    await follow(a, follower.token, star.id);
-    const live = connect(a.url, follower.token);
-    const posts = live.subscribe(TIMELINE_POSTS);
-    await listening(`author:${star.id}`);
+  it(
+    'stops listening to an outbox author whose block ended the follow, and does not start again at the unblock',
+    { timeout: 60_000 },
+    async () => {
+      const { star } = await outboxStar();
+      const follower = await a.signUp();
+      await follow(a, follower.token, star.id);
+      const live = connect(a.url, follower.token);
+      const posts = live.subscribe(TIMELINE_POSTS);
+      await listening(`author:${star.id}`);
 
-    // The star blocks the follower on the second instance, and unblocks: the follow is gone, and so is the subscription's channel.
-    for (const verb of ['block', 'unblock']) {
-      const result = await gqlAt(b.url, `mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: follower.id }, star.token);
-      expect(result.errors).toBeUndefined();
-    }
-    await listening(`author:${star.id}`, false);
-    await postOnB(star.token, 'not for a former follower');
-    expect(postIds(posts)).toEqual([]);
-  });
+      // The star blocks the follower on the second instance, and unblocks: the follow is gone, and so is the subscription's channel.
+      for (const verb of ['block', 'unblock']) {
+        const result = await gqlAt(
+          b.url,
+          `mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`,
+          { id: follower.id },
+          star.token,
+        );
+        expect(result.errors).toBeUndefined();
+      }
+      await listening(`author:${star.id}`, false);
+      await postOnB(star.token, 'not for a former follower');
+      expect(postIds(posts)).toEqual([]);
+    },
+  );
 
   it('stops cleanly', async () => {
     b.child.kill('SIGTERM');

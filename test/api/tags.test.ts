@@ -31,12 +31,16 @@ async function trending(prefix: string): Promise<TagCount[]> {
 }
 
 async function searchTags(prefix: string, first?: number): Promise<TagCount[]> {
-  const result = await t.gql('query($p: String!, $first: Int) { searchTags(prefix: $p, first: $first) { tag count } }', { p: prefix, first });
+  const result = await t.gql(
+    'query($p: String!, $first: Int) { searchTags(prefix: $p, first: $first) { tag count } }',
+    { p: prefix, first },
+  );
   expect(result.errors).toBeUndefined();
   return result.data!.searchTags as TagCount[];
 }
 
-const deletePost = (id: string) => t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author.token);
+const deletePost = (id: string) =>
+  t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author.token);
 
 describe('trendingTags', () => {
   it('orders the window’s tags by their counts, ties by the latest use', async () => {
@@ -53,7 +57,10 @@ describe('trendingTags', () => {
 
   it('counts a deleted post’s tags down, in trends and in search', async () => {
     const w = word();
-    const [first, second] = [await createPost(t, author.token, 'one', [w]), await createPost(t, author.token, 'two', [w, `${w}x`])];
+    const [first, second] = [
+      await createPost(t, author.token, 'one', [w]),
+      await createPost(t, author.token, 'two', [w, `${w}x`]),
+    ];
     expect(await trending(w)).toEqual([
       { tag: w, count: 2 },
       { tag: `${w}x`, count: 1 },
@@ -67,7 +74,10 @@ describe('trendingTags', () => {
   });
 
   it('refuses a list size out of 1-100 with BAD_USER_INPUT', async () => {
-    for (const first of [0, 101]) expect(errorCodes(await t.gql('query($first: Int) { trendingTags(first: $first) { tag } }', { first }))).toEqual(['BAD_USER_INPUT']);
+    for (const first of [0, 101])
+      expect(errorCodes(await t.gql('query($first: Int) { trendingTags(first: $first) { tag } }', { first }))).toEqual([
+        'BAD_USER_INPUT',
+      ]);
   });
 });
 
@@ -91,7 +101,10 @@ describe('searchTags', () => {
 
   it('refuses a prefix that is not a tag’s beginning with BAD_USER_INPUT', async () => {
     for (const prefix of ['', 'two words', 'a'.repeat(41), '#']) {
-      expect(errorCodes(await t.gql('query($p: String!) { searchTags(prefix: $p) { tag } }', { p: prefix })), JSON.stringify(prefix)).toEqual(['BAD_USER_INPUT']);
+      expect(
+        errorCodes(await t.gql('query($p: String!) { searchTags(prefix: $p) { tag } }', { p: prefix })),
+        JSON.stringify(prefix),
+      ).toEqual(['BAD_USER_INPUT']);
     }
   });
 });

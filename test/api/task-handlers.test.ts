@@ -43,12 +43,22 @@ function handlers() {
   const followers = new FollowerWalk(stores.graph, 2);
   const homes = new HomeDelivery(stores.timelines, config);
   const backfill = new BackfillHandler(stores.timelines, stores.graph, homes, 5);
-  const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, (delivered) => announced.push(delivered));
+  const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, (delivered) =>
+    announced.push(delivered),
+  );
   const { reposts, relationships } = createUseCases(stores, config, createLogger('silent'));
   const check = new NotificationCheck(stores, relationships);
   return {
-    fanOut: new FanOutHandler(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) => announced.push(delivered)),
-    deletePost: new DeletePostHandler(stores.timelines, followers, (postId) => reposts.undoBatch(postId, 2), stores.notifications, stores.posts),
+    fanOut: new FanOutHandler(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, (delivered) =>
+      announced.push(delivered),
+    ),
+    deletePost: new DeletePostHandler(
+      stores.timelines,
+      followers,
+      (postId) => reposts.undoBatch(postId, 2),
+      stores.notifications,
+      stores.posts,
+    ),
     backfill,
     unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,
@@ -59,9 +69,18 @@ function handlers() {
 }
 
 /** Runs a task of `kind` with the handler alone, from the start, recording its checkpoints. */
-async function run<K extends Exclude<TaskKind, 'deleteAccount'>>(kind: K, payload: Omit<PayloadOf<K>, 'kind'>, checkpoints: string[] = []) {
+async function run<K extends Exclude<TaskKind, 'deleteAccount'>>(
+  kind: K,
+  payload: Omit<PayloadOf<K>, 'kind'>,
+  checkpoints: string[] = [],
+) {
   const handler = handlers()[kind] as unknown as { run(r: object): Promise<string> };
-  return handler.run({ payload: { kind, ...payload }, checkpoint: null, save: async (c: string) => (checkpoints.push(c), true), stopping: () => false });
+  return handler.run({
+    payload: { kind, ...payload },
+    checkpoint: null,
+    save: async (c: string) => (checkpoints.push(c), true),
+    stopping: () => false,
+  });
 }
 
 /** The user's home entries as stored: post id → reason (null for an original). */
@@ -70,17 +89,22 @@ async function home(userId: string): Promise<Map<string, string | null>> {
   return new Map(entries!.map((e) => [e.postId, e.repostedBy]));
 }
 
-const repost = (token: string, postId: string, mutation = 'repost') => t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
+const repost = (token: string, postId: string, mutation = 'repost') =>
+  t.gql(`mutation($id: ID!) { ${mutation}(postId: $id) { post { id } } }`, { id: postId }, token);
 
 describe('TaskHandlers', () => {
   it('runs each task by its kind’s handler and fails a kind it has none for', async () => {
     const ran: string[] = [];
     const handler = (kind: TaskKind) => ({ kind, run: async () => (ran.push(kind), 'done' as const) });
     const all = Object.fromEntries(
-      (['fanOut', 'deletePost', 'backfill', 'unfollow', 'repost', 'unrepost', 'deleteAccount'] as const).map((k) => [k, handler(k)]),
+      (['fanOut', 'deletePost', 'backfill', 'unfollow', 'repost', 'unrepost', 'deleteAccount'] as const).map((k) => [
+        k,
+        handler(k),
+      ]),
     ) as unknown as HandlerSet;
     const tasks = new TaskHandlers(all);
-    const claimed = (payload: unknown) => ({ id: 'tsk_x', payload, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'l' }) as ClaimedTask;
+    const claimed = (payload: unknown) =>
+      ({ id: 'tsk_x', payload, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'l' }) as ClaimedTask;
     expect(
       await tasks.run(
         claimed({ kind: 'unrepost', postId: 'p', reposterId: 'u' } satisfies TaskPayload),
@@ -133,7 +157,9 @@ describe('one handler per task kind, run alone', () => {
     announced.length = 0;
     expect(await run('repost', { postId, reposterId: reposter!.id })).toBe('done');
     // Every receiver is announced the repost with its reason, the reposter first.
-    expect(announced.every((d) => d.postId === postId && d.authorId === author!.id && d.repostedBy === reposter!.id)).toBe(true);
+    expect(
+      announced.every((d) => d.postId === postId && d.authorId === author!.id && d.repostedBy === reposter!.id),
+    ).toBe(true);
     expect(announced.flatMap((d) => d.userIds).sort()).toEqual([reposter!.id, plain!.id, both!.id].sort());
     expect((await home(plain!.id)).get(postId)).toBe(reposter!.id);
     expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
@@ -191,11 +217,19 @@ describe('one handler per task kind, run alone', () => {
     expect(first).toBe('stopped');
     const resumeAt = checkpoints.at(-1)!;
     expect(resumeAt).toMatch(/^redeliver:./);
-    const missing = async () => (await Promise.all(followers.map(async (f) => (await home(f.id)).get(postId)))).filter((reason) => reason !== reposter!.id);
+    const missing = async () =>
+      (await Promise.all(followers.map(async (f) => (await home(f.id)).get(postId)))).filter(
+        (reason) => reason !== reposter!.id,
+      );
     expect((await missing()).length).toBeGreaterThan(0);
-    expect(await unrepost.run({ payload: { kind: 'unrepost', postId, reposterId: reposter!.id }, checkpoint: resumeAt, save: async () => true, stopping: () => false })).toBe(
-      'done',
-    );
+    expect(
+      await unrepost.run({
+        payload: { kind: 'unrepost', postId, reposterId: reposter!.id },
+        checkpoint: resumeAt,
+        save: async () => true,
+        stopping: () => false,
+      }),
+    ).toBe('done');
     expect(await missing()).toEqual([]);
     expect((await home(reposter!.id)).get(postId)).toBe(reposter!.id);
   });
@@ -243,11 +277,16 @@ describe('home entries of reposts', () => {
   it('are placed once when two reposts of one post reach a timeline at once, at the place of one of them', async () => {
     const { timelines } = t.app.stores;
     const postId = newId('pst');
-    const positions = ['usr_first', 'usr_second'].map((reposterId) => ({ reposterId, position: repostPosition(reposterId) }));
+    const positions = ['usr_first', 'usr_second'].map((reposterId) => ({
+      reposterId,
+      position: repostPosition(reposterId),
+    }));
     // Both read the timeline before either writes: the marker's condition lets one place the entry and makes the other a reason.
     await Promise.all(
       positions.map(({ reposterId, position }) =>
-        timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position }]),
+        timelines.addRepostEntries([
+          { userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position },
+        ]),
       ),
     );
     const [entries] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
@@ -255,14 +294,23 @@ describe('home entries of reposts', () => {
     expect(positions.map((p) => p.position)).toContain(entries![0]!.position);
     await timelines.removeHomeReasons([{ userId: 'usr_raced', postId, reposterId: entries![0]!.repostedBy }]);
     const [left] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
-    expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([[entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId]]);
+    expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([
+      [entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId],
+    ]);
 
     // A deleted post goes whatever brought it, marker and all: a later repost of the post places it afresh.
     await timelines.removeHomeEntries([{ userId: 'usr_raced', postId }]);
     expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]).toEqual([]);
     const again = repostPosition('usr_third');
-    await timelines.addRepostEntries([{ userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_third', position: again }]);
-    expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]!.map((e) => [e.position, e.repostedBy])).toEqual([[again, 'usr_third']]);
+    await timelines.addRepostEntries([
+      { userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_third', position: again },
+    ]);
+    expect(
+      (await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]!.map((e) => [
+        e.position,
+        e.repostedBy,
+      ]),
+    ).toEqual([[again, 'usr_third']]);
   });
 });
 
@@ -290,7 +338,16 @@ describe('stored items: home entries written before feed positions', () => {
     expect(await home('usr_legacy_one')).toEqual(new Map([[postId, 'usr_r']]));
 
     // A repost reaching a timeline that has the post adds its reason and no second entry.
-    await timelines.addRepostEntries([{ userId: 'usr_legacy_original', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_s', position: repostPosition('usr_s') }]);
+    await timelines.addRepostEntries([
+      {
+        userId: 'usr_legacy_original',
+        postId,
+        authorId: 'usr_a',
+        counterShards: 1,
+        repostedBy: 'usr_s',
+        position: repostPosition('usr_s'),
+      },
+    ]);
     expect(await home('usr_legacy_original')).toEqual(new Map([[postId, null]]));
 
     await timelines.removeHomeReasons([

@@ -23,7 +23,8 @@ async function ok(query: string, variables: Record<string, unknown>, token?: str
   return result.data!;
 }
 
-const REPLY = 'mutation($post: ID!, $to: ID, $text: String!) { addComment(postId: $post, replyTo: $to, text: $text) { comment { id depth } } }';
+const REPLY =
+  'mutation($post: ID!, $to: ID, $text: String!) { addComment(postId: $post, replyTo: $to, text: $text) { comment { id depth } } }';
 const DELETE = 'mutation($id: ID!) { deleteComment(commentId: $id) { deletedCommentId post { id commentCount } } }';
 
 /** Adds a comment (a reply with `to`) and returns its id. */
@@ -35,7 +36,8 @@ const FIELDS = 'id text depth replyCount deleted author { handle }';
 /** A post's comments with replies `levels` deep, as one request reads them: pages small enough for the cost limit, which multiplies them. */
 function threadQuery(levels: number): string {
   let node = FIELDS;
-  for (let level = levels; level > 0; level--) node = `${FIELDS} replies(first: ${level === 1 ? 5 : 2}) { edges { node { ${node} } } pageInfo { hasNextPage } }`;
+  for (let level = levels; level > 0; level--)
+    node = `${FIELDS} replies(first: ${level === 1 ? 5 : 2}) { edges { node { ${node} } } pageInfo { hasNextPage } }`;
   return `query($id: ID!) { post(id: $id) { commentCount comments(first: 3) { edges { node { ${node} } } pageInfo { hasNextPage } } } }`;
 }
 
@@ -51,11 +53,22 @@ interface ThreadNode {
 
 /** A thread as nested [text, replyCount, children] for comparing shapes. */
 type Shape = [string | null, number, Shape[]];
-const shape = (node: ThreadNode): Shape => [node.text, node.replyCount, (node.replies?.edges ?? []).map((e) => shape(e.node))];
+const shape = (node: ThreadNode): Shape => [
+  node.text,
+  node.replyCount,
+  (node.replies?.edges ?? []).map((e) => shape(e.node)),
+];
 
-async function thread(post: string, viewer?: Account, levels = 5): Promise<{ commentCount: number; comments: ThreadNode[] }> {
+async function thread(
+  post: string,
+  viewer?: Account,
+  levels = 5,
+): Promise<{ commentCount: number; comments: ThreadNode[] }> {
   const data = await ok(threadQuery(levels), { id: post }, viewer?.token);
-  return { commentCount: data.post.commentCount, comments: data.post.comments.edges.map((e: { node: ThreadNode }) => e.node) };
+  return {
+    commentCount: data.post.commentCount,
+    comments: data.post.comments.edges.map((e: { node: ThreadNode }) => e.node),
+  };
 }
 
 async function verifyCounters(): Promise<string> {
@@ -100,7 +113,10 @@ describe('threaded replies', () => {
 
     // The deepest comment leads back up to the post through its parents, by comment(id) and by node(id).
     const chain = `id depth parent { id depth parent { id parent { id parent { id parent { id parent { id } } } } } } post { id }`;
-    const byId = await ok(`query($id: ID!) { comment(id: $id) { ${chain} } node(id: $id) { ... on Comment { ${chain} } } }`, { id: deepest.id });
+    const byId = await ok(
+      `query($id: ID!) { comment(id: $id) { ${chain} } node(id: $id) { ... on Comment { ${chain} } } }`,
+      { id: deepest.id },
+    );
     expect(byId.node).toEqual(byId.comment);
     const ancestors: string[] = [];
     for (let at = byId.comment.parent; at; at = at.parent) ancestors.push(at.id);
@@ -110,12 +126,17 @@ describe('threaded replies', () => {
   });
 
   it('refuses a reply to a comment of another post or to none, and attaches one past COMMENT_MAX_DEPTH to the deepest allowed parent', async () => {
-    const shallow = await startTestApp({ COMMENT_MAX_DEPTH: '2', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    const shallow = await startTestApp({
+      COMMENT_MAX_DEPTH: '2',
+      TABLE_PREFIX: t.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
     try {
       const [author, other] = [await shallow.signUp(), await shallow.signUp()];
       const post = await createPost(shallow, author.token, 'shallow');
       const elsewhere = await createPost(shallow, author.token, 'elsewhere');
-      const add = (to: string | null, text: string, postId = post) => shallow.gql(REPLY, { post: postId, to, text }, other.token);
+      const add = (to: string | null, text: string, postId = post) =>
+        shallow.gql(REPLY, { post: postId, to, text }, other.token);
       const top = (await add(null, 'top')).data!.addComment.comment.id;
       const one = (await add(top, 'one')).data!.addComment.comment.id;
       const two = (await add(one, 'two')).data!.addComment.comment;
@@ -123,7 +144,9 @@ describe('threaded replies', () => {
       // Past the bound: a sibling of the comment replied to, under its parent.
       const three = (await add(two.id, 'three')).data!.addComment.comment;
       expect(three.depth).toBe(2);
-      const parent = await shallow.gql('query($id: ID!) { comment(id: $id) { parent { id replyCount } } }', { id: three.id });
+      const parent = await shallow.gql('query($id: ID!) { comment(id: $id) { parent { id replyCount } } }', {
+        id: three.id,
+      });
       expect(parent.data!.comment.parent).toEqual({ id: one, replyCount: 2 });
 
       expect(errorCodes(await add(top, 'wrong post', elsewhere))).toEqual(['BAD_USER_INPUT']);
@@ -147,7 +170,10 @@ describe('threaded replies', () => {
     expect(errorCodes(await t.gql(DELETE, { id: top }))).toEqual(['UNAUTHENTICATED']);
 
     // The post's author deletes a comment of someone else's without replies: it goes.
-    expect((await ok(DELETE, { id: lone }, author!.token)).deleteComment).toEqual({ deletedCommentId: lone, post: { id: post, commentCount: 2 } });
+    expect((await ok(DELETE, { id: lone }, author!.token)).deleteComment).toEqual({
+      deletedCommentId: lone,
+      post: { id: post, commentCount: 2 },
+    });
     expect((await ok('query($id: ID!) { comment(id: $id) { id } }', { id: lone })).comment).toBeNull();
     expect(errorCodes(await t.gql(DELETE, { id: lone }, author!.token))).toEqual(['NOT_FOUND']);
 
@@ -156,9 +182,18 @@ describe('threaded replies', () => {
     let read = await thread(post, author);
     expect(read.commentCount).toBe(1);
     expect(read.comments).toHaveLength(1);
-    expect(read.comments[0]).toMatchObject({ id: top, text: '', author: { handle: a!.handle }, deleted: true, replyCount: 1 });
+    expect(read.comments[0]).toMatchObject({
+      id: top,
+      text: '',
+      author: { handle: a!.handle },
+      deleted: true,
+      replyCount: 1,
+    });
     expect(read.comments[0]!.replies!.edges.map((e) => e.node.text)).toEqual(['reply']);
-    expect((await ok('query($id: ID!) { comment(id: $id) { id deleted text author { id } mentions { id } } }', { id: top })).comment).toEqual({
+    expect(
+      (await ok('query($id: ID!) { comment(id: $id) { id deleted text author { id } mentions { id } } }', { id: top }))
+        .comment,
+    ).toEqual({
       id: top,
       deleted: true,
       text: '',
@@ -180,8 +215,13 @@ describe('threaded replies', () => {
     const users = (await Promise.all(Array.from({ length: 4 }, () => t.signUp()))) as Account[];
     const post = await createPost(t, users[0]!.token, 'busy');
     const top = await comment(users[0]!, post, 'root');
-    const replies = await Promise.all(users.flatMap((user) => [comment(user, post, 'r1', top), comment(user, post, 'r2', top)]));
-    await Promise.all([...replies.slice(0, 3).map((id, i) => ok(DELETE, { id }, users[Math.floor(i / 2)]!.token)), ok(DELETE, { id: top }, users[0]!.token)]);
+    const replies = await Promise.all(
+      users.flatMap((user) => [comment(user, post, 'r1', top), comment(user, post, 'r2', top)]),
+    );
+    await Promise.all([
+      ...replies.slice(0, 3).map((id, i) => ok(DELETE, { id }, users[Math.floor(i / 2)]!.token)),
+      ok(DELETE, { id: top }, users[0]!.token),
+    ]);
     const { commentCount, comments } = await thread(post);
     expect(commentCount).toBe(5);
     expect(comments[0]).toMatchObject({ deleted: true, replyCount: 5 });
@@ -197,7 +237,11 @@ describe('threaded replies', () => {
     const nested = await comment(doomed!, post, 'nested reply', answered);
     await comment(doomed!, post, 'unanswered');
     expect((await thread(post)).commentCount).toBe(4);
-    await ok('mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }', { p: TEST_PASSWORD }, doomed!.token);
+    await ok(
+      'mutation($p: String) { deleteAccount(password: $p) { deletedUserId } }',
+      { p: TEST_PASSWORD },
+      doomed!.token,
+    );
     await waitForQueueToDrain(t);
     const { commentCount, comments } = await thread(post);
     // The answer is still counted and stored, under a tombstone that has no author left to show.
@@ -210,15 +254,23 @@ describe('threaded replies', () => {
 });
 
 describe('REPLY notifications and blocks', () => {
-  const NOTIFICATIONS = 'query($id: ID!) { user(id: $id) { notifications(first: 50) { edges { node { kind post { id } actors { id } actorCount } } } } }';
+  const NOTIFICATIONS =
+    'query($id: ID!) { user(id: $id) { notifications(first: 50) { edges { node { kind post { id } actors { id } actorCount } } } } }';
   async function groups(user: Account) {
     await waitForQueueToDrain(t);
     const data = await ok(NOTIFICATIONS, { id: user.id }, user.token);
-    return data.user.notifications.edges.map((e: { node: unknown }) => e.node) as { kind: string; post: { id: string }; actors: { id: string }[]; actorCount: number }[];
+    return data.user.notifications.edges.map((e: { node: unknown }) => e.node) as {
+      kind: string;
+      post: { id: string };
+      actors: { id: string }[];
+      actorCount: number;
+    }[];
   }
 
   it('tells the author replied to, grouped per post, never for their own replies nor from an account they muted; mentions in replies notify', async () => {
-    const [author, commenter, b, c, muted, mentioned] = (await Promise.all(Array.from({ length: 6 }, () => t.signUp()))) as Account[];
+    const [author, commenter, b, c, muted, mentioned] = (await Promise.all(
+      Array.from({ length: 6 }, () => t.signUp()),
+    )) as Account[];
     await ok('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, commenter!.token);
     const post = await createPost(t, author!.token, 'threads');
     const top = await comment(commenter!, post, 'say something');
@@ -239,7 +291,9 @@ describe('REPLY notifications and blocks', () => {
   });
 
   it('leaves out the replies of an account in a block with the viewer, with their replies, and refuses replies either way across a block', async () => {
-    const [author, viewer, blocked, other] = (await Promise.all(Array.from({ length: 4 }, () => t.signUp()))) as Account[];
+    const [author, viewer, blocked, other] = (await Promise.all(
+      Array.from({ length: 4 }, () => t.signUp()),
+    )) as Account[];
     const post = await createPost(t, author!.token, 'blocks');
     const top = await comment(viewer!, post, 'mine');
     const hidden = await comment(blocked!, post, 'from a blocked account', top);
@@ -264,7 +318,9 @@ describe('REPLY notifications and blocks', () => {
 
     expect(errorCodes(await t.gql(REPLY, { post, to: top, text: 'let me in' }, blocked!.token))).toEqual(['FORBIDDEN']);
     expect(errorCodes(await t.gql(REPLY, { post, to: hidden, text: 'no' }, viewer!.token))).toEqual(['FORBIDDEN']);
-    expect((await groups(viewer!)).filter((g) => g.kind === 'REPLY').flatMap((g) => g.actors.map((a) => a.id))).toEqual([other!.id]);
+    expect((await groups(viewer!)).filter((g) => g.kind === 'REPLY').flatMap((g) => g.actors.map((a) => a.id))).toEqual(
+      [other!.id],
+    );
   });
 });
 
@@ -288,9 +344,10 @@ describe('paging comments both ways', () => {
     const pages: string[][] = [];
     let before: string | null = null;
     for (;;) {
-      const connection: { edges: { node: { text: string } }[]; pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string | null } } = (
-        await ok(PAGE, { id: post, last: 2, before })
-      ).post.comments;
+      const connection: {
+        edges: { node: { text: string } }[];
+        pageInfo: { hasPreviousPage: boolean; hasNextPage: boolean; startCursor: string | null };
+      } = (await ok(PAGE, { id: post, last: 2, before })).post.comments;
       pages.push(connection.edges.map((e) => e.node.text));
       expect(connection.pageInfo.hasNextPage).toBe(false);
       if (!connection.pageInfo.hasPreviousPage) break;
@@ -316,17 +373,23 @@ describe('paging comments both ways', () => {
     expect(older.edges.map((e: { node: { text: string } }) => e.node.text)).toEqual(['r0']);
     expect(older.pageInfo.hasPreviousPage).toBe(false);
     const forward = (
-      await ok(`query($id: ID!, $after: String) { comment(id: $id) { replies(first: 1, after: $after) { edges { node { text } } pageInfo { hasNextPage endCursor } } } }`, {
-        id: ids[0],
-      })
+      await ok(
+        `query($id: ID!, $after: String) { comment(id: $id) { replies(first: 1, after: $after) { edges { node { text } } pageInfo { hasNextPage endCursor } } } }`,
+        {
+          id: ids[0],
+        },
+      )
     ).comment.replies;
     expect(forward.edges.map((e: { node: { text: string } }) => e.node.text)).toEqual(['r0']);
     expect(forward.pageInfo.hasNextPage).toBe(true);
     const rest = (
-      await ok(`query($id: ID!, $after: String) { comment(id: $id) { replies(first: 5, after: $after) { edges { node { text } } pageInfo { hasNextPage } } } }`, {
-        id: ids[0],
-        after: forward.pageInfo.endCursor,
-      })
+      await ok(
+        `query($id: ID!, $after: String) { comment(id: $id) { replies(first: 5, after: $after) { edges { node { text } } pageInfo { hasNextPage } } } }`,
+        {
+          id: ids[0],
+          after: forward.pageInfo.endCursor,
+        },
+      )
     ).comment.replies;
     expect(rest.edges.map((e: { node: { text: string } }) => e.node.text)).toEqual(['r1', 'r2']);
   });

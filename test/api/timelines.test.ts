@@ -4,7 +4,16 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { shardOf } from '../../src/stores/dynamo/shards.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, homeIds, newestFirst, publicIds, tagIds, unfollow, idsOfEveryPage } from '../helpers/posts.js';
+import {
+  createPost,
+  follow,
+  homeIds,
+  newestFirst,
+  publicIds,
+  tagIds,
+  unfollow,
+  idsOfEveryPage,
+} from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 let t: TestApp;
@@ -29,24 +38,34 @@ async function occurrences(app: TestApp, users: readonly User[], postId: string)
 
 describe('home timeline', () => {
   // 52 sign-ups, 50 follows and their backfills before the post: slow on a loaded two-core machine.
-  it('delivers a post to every one of 50 followers exactly once, and to nobody else', { timeout: 120_000 }, async () => {
-    const author = await t.signUp();
-    const followers = await signUpMany(t, 50);
-    const stranger = await t.signUp();
-    await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
-    const postId = await createPost(t, author.token, 'to all my followers');
+  it(
+    'delivers a post to every one of 50 followers exactly once, and to nobody else',
+    { timeout: 120_000 },
+    async () => {
+      const author = await t.signUp();
+      const followers = await signUpMany(t, 50);
+      const stranger = await t.signUp();
+      await Promise.all(followers.map((f) => follow(t, f.token, author.id)));
+      const postId = await createPost(t, author.token, 'to all my followers');
 
-    await expect.poll(() => occurrences(t, followers, postId), { ...WORKER_WAIT, timeout: 100_000 }).toEqual(followers.map(() => 1));
-    await waitForQueueToDrain(t);
-    expect(await homeIds(t, stranger)).toEqual([]);
-    expect(await homeIds(t, author)).toEqual([postId]);
-  });
+      await expect
+        .poll(() => occurrences(t, followers, postId), { ...WORKER_WAIT, timeout: 100_000 })
+        .toEqual(followers.map(() => 1));
+      await waitForQueueToDrain(t);
+      expect(await homeIds(t, stranger)).toEqual([]);
+      expect(await homeIds(t, author)).toEqual([postId]);
+    },
+  );
 
   it('is readable only by its owner; a refusal nulls the timeline alone, not the user', async () => {
     const owner = await t.signUp();
     const other = await t.signUp();
     const query = 'query($id: ID!) { user(id: $id) { timeline { edges { cursor } } } }';
-    const forbidden = await t.gql('query($id: ID!) { user(id: $id) { handle timeline { edges { cursor } } } }', { id: owner.id }, other.token);
+    const forbidden = await t.gql(
+      'query($id: ID!) { user(id: $id) { handle timeline { edges { cursor } } } }',
+      { id: owner.id },
+      other.token,
+    );
     expect(errorCodes(forbidden)).toEqual(['FORBIDDEN']);
     expect(forbidden.errors![0]!.path).toEqual(['user', 'timeline']);
     expect(forbidden.data).toEqual({ user: { handle: owner.handle, timeline: null } });
@@ -142,10 +161,13 @@ describe('paging', () => {
         ).data!.tagTimeline,
       author: async (after) =>
         (
-          await t.gql('query($id: ID!, $after: String) { user(id: $id) { posts(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }', {
-            id: author!.id,
-            after,
-          })
+          await t.gql(
+            'query($id: ID!, $after: String) { user(id: $id) { posts(first: 4, after: $after) { edges { cursor node { id } } pageInfo { hasNextPage endCursor } } } }',
+            {
+              id: author!.id,
+              after,
+            },
+          )
         ).data!.user.posts,
     };
     for (const [name, fetchPage] of Object.entries(walks)) {
@@ -158,7 +180,9 @@ describe('paging', () => {
       const pages: string[][] = [];
       await idsOfEveryPage(async (after) => {
         // A new post before every page: newer than the walk's position, so never part of the rest of the walk.
-        during.push(await createPost(t, (during.length % 2 ? author : reader)!.token, `during ${name} ${during.length}`, [tag]));
+        during.push(
+          await createPost(t, (during.length % 2 ? author : reader)!.token, `during ${name} ${during.length}`, [tag]),
+        );
         const page = await fetchPage(after);
         pages.push(page.edges.map((edge: { node: { id: string } }) => edge.node.id));
         return page;
@@ -182,7 +206,10 @@ describe('paging', () => {
   it('defaults to 20 per page and allows 1-100', async () => {
     const author = await t.signUp();
     for (let i = 0; i < 21; i++) await createPost(t, author.token, `n${i}`);
-    const page = await t.gql('query($id: ID!) { user(id: $id) { posts { edges { cursor } pageInfo { hasNextPage } } } }', { id: author.id });
+    const page = await t.gql(
+      'query($id: ID!) { user(id: $id) { posts { edges { cursor } pageInfo { hasNextPage } } } }',
+      { id: author.id },
+    );
     expect(page.data!.user.posts.edges).toHaveLength(20);
     expect(page.data!.user.posts.pageInfo.hasNextPage).toBe(true);
     for (const first of [0, 101]) {
@@ -200,7 +227,12 @@ describe('tag and public timelines', () => {
     const all: string[] = [];
     for (let i = 0; i < 12; i++) {
       const withTag = i % 2 === 0;
-      const id = await createPost(t, (i % 3 ? a : b)!.token, `post ${i}`, withTag ? [tag.toUpperCase(), 'other'] : ['other']);
+      const id = await createPost(
+        t,
+        (i % 3 ? a : b)!.token,
+        `post ${i}`,
+        withTag ? [tag.toUpperCase(), 'other'] : ['other'],
+      );
       all.push(id);
       if (withTag) tagged.push(id);
     }
@@ -217,7 +249,10 @@ describe('tag and public timelines', () => {
     const tag = `cost_${Date.now()}`;
     for (let i = 0; i < 30; i++) await createPost(t, authors[i % 10]!.token, `cost ${i}`, [tag]);
     const requests = async (first: number) => {
-      const result = await t.gql('query($tag: String!, $first: Int) { tagTimeline(tag: $tag, first: $first) { edges { node { id text author { handle } } } } }', { tag, first });
+      const result = await t.gql(
+        'query($tag: String!, $first: Int) { tagTimeline(tag: $tag, first: $first) { edges { node { id text author { handle } } } } }',
+        { tag, first },
+      );
       expect(result.data!.tagTimeline.edges).toHaveLength(first);
       return result.extensions!.cost.dynamodb.requests as number;
     };
@@ -232,22 +267,30 @@ describe('tag and public timelines', () => {
 });
 
 describe('bounded home timelines', () => {
-  it.each(['transactWrite', 'batchWrite'])('trims the oldest entries beyond TIMELINE_MAX_ENTRIES (BULK_WRITE_API=%s)', async (writeApi) => {
-    const small = await startTestApp({ TIMELINE_MAX_ENTRIES: '5', TIMELINE_SIZE_SAMPLE_EVERY: '1', QUEUE_POLL_MS: '50', BULK_WRITE_API: writeApi });
-    try {
-      const [reader, author] = await signUpMany(small, 2);
-      await follow(small, reader!.token, author!.id);
-      const ids: string[] = [];
-      for (let i = 0; i < 9; i++) ids.push(await createPost(small, author!.token, `bounded ${i}`));
-      const newest = newestFirst(ids).slice(0, 5);
-      await vi.waitFor(async () => {
-        expect(await homeIds(small, reader!)).toEqual(newest);
-        expect(await homeIds(small, author!)).toEqual(newest);
-      }, WORKER_WAIT);
-    } finally {
-      await small.stop();
-    }
-  });
+  it.each(['transactWrite', 'batchWrite'])(
+    'trims the oldest entries beyond TIMELINE_MAX_ENTRIES (BULK_WRITE_API=%s)',
+    async (writeApi) => {
+      const small = await startTestApp({
+        TIMELINE_MAX_ENTRIES: '5',
+        TIMELINE_SIZE_SAMPLE_EVERY: '1',
+        QUEUE_POLL_MS: '50',
+        BULK_WRITE_API: writeApi,
+      });
+      try {
+        const [reader, author] = await signUpMany(small, 2);
+        await follow(small, reader!.token, author!.id);
+        const ids: string[] = [];
+        for (let i = 0; i < 9; i++) ids.push(await createPost(small, author!.token, `bounded ${i}`));
+        const newest = newestFirst(ids).slice(0, 5);
+        await vi.waitFor(async () => {
+          expect(await homeIds(small, reader!)).toEqual(newest);
+          expect(await homeIds(small, author!)).toEqual(newest);
+        }, WORKER_WAIT);
+      } finally {
+        await small.stop();
+      }
+    },
+  );
 });
 
 describe('hybrid fan-out', () => {
@@ -267,7 +310,11 @@ describe('hybrid fan-out', () => {
       expect(await homeIds(hybrid, reader!)).toEqual(expected);
       expect(await homeIds(hybrid, reader!, 3)).toEqual(expected);
       // The outboxes are read beside the check of which of their authors the reader follows: still two waves.
-      const page = await hybrid.gql('query($id: ID!) { user(id: $id) { timeline { edges { node { text author { handle } } } } } }', { id: reader!.id }, reader!.token);
+      const page = await hybrid.gql(
+        'query($id: ID!) { user(id: $id) { timeline { edges { node { text author { handle } } } } } }',
+        { id: reader!.id },
+        reader!.token,
+      );
       expect(page.data!.user.timeline.edges).toHaveLength(8);
       expect(page.extensions!.cost.waves).toBe(2);
       expect(await homeIds(hybrid, fans[0]!)).toEqual(newestFirst(famous));
@@ -282,7 +329,11 @@ describe('hybrid fan-out', () => {
       await unfollow(hybrid, reader!.token, celebrity!.id);
       expect(await homeIds(hybrid, reader!)).toEqual(newestFirst(own));
 
-      await hybrid.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id: famous[0] }, celebrity!.token);
+      await hybrid.gql(
+        'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }',
+        { id: famous[0] },
+        celebrity!.token,
+      );
       expect(await homeIds(hybrid, fans[0]!)).toEqual(newestFirst(famous.slice(1)));
     } finally {
       await hybrid.stop();
@@ -303,9 +354,11 @@ describe('pages that lose entries', () => {
       for (let i = 0; i < 4; i++) deleted.push(await createPost(quiet, author!.token, `deleted ${i}`));
       const newest = await createPost(quiet, author!.token, 'newest');
       deleted.push(await createPost(quiet, author!.token, 'deleted newest'));
-      for (const id of deleted) await quiet.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author!.token);
+      for (const id of deleted)
+        await quiet.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author!.token);
 
-      const PAGE = 'query($after: String) { publicTimeline(first: 1, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
+      const PAGE =
+        'query($after: String) { publicTimeline(first: 1, after: $after) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
       const page = async (after: string | null) => (await quiet.gql(PAGE, { after })).data!.publicTimeline;
       // One deleted entry: the page reads one more and is full.
       const first = await page(null);
@@ -333,13 +386,19 @@ describe('stored items: entries written before they carried their author and cou
     const reader = await t.signUp();
     await follow(t, reader.token, author.id);
     const tag = `legacy${Date.now()}`;
-    const [old, current] = [await createPost(t, author.token, 'old', [tag]), await createPost(t, author.token, 'current', [tag])];
+    const [old, current] = [
+      await createPost(t, author.token, 'old', [tag]),
+      await createPost(t, author.token, 'current', [tag]),
+    ];
     await t.gql('mutation($id: ID!) { likePost(postId: $id) { post { id } } }', { id: old }, reader.token);
     await expect.poll(() => homeIds(t, reader), WORKER_WAIT).toEqual([current, old]);
 
     // As entries were stored before: the post id and (not every kind) the author, no counter shards.
     const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
-    const strip = (key: Key, attributes: string) => client.send(new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: key, UpdateExpression: `REMOVE ${attributes}` }));
+    const strip = (key: Key, attributes: string) =>
+      client.send(
+        new UpdateCommand({ TableName: tableName(t.tablePrefix), Key: key, UpdateExpression: `REMOVE ${attributes}` }),
+      );
     try {
       await strip(keys.homeEntry(reader.id, old), 'counterShards');
       await strip(keys.authorPost(author.id, old), 'counterShards, authorId');
@@ -350,8 +409,18 @@ describe('stored items: entries written before they carried their author and cou
 
     const node = 'edges { node { text likeCount viewerHasLiked author { handle followerCount viewerFollows } } }';
     const expected = [
-      { text: 'current', likeCount: 0, viewerHasLiked: false, author: { handle: author.handle, followerCount: 1, viewerFollows: true } },
-      { text: 'old', likeCount: 1, viewerHasLiked: true, author: { handle: author.handle, followerCount: 1, viewerFollows: true } },
+      {
+        text: 'current',
+        likeCount: 0,
+        viewerHasLiked: false,
+        author: { handle: author.handle, followerCount: 1, viewerFollows: true },
+      },
+      {
+        text: 'old',
+        likeCount: 1,
+        viewerHasLiked: true,
+        author: { handle: author.handle, followerCount: 1, viewerFollows: true },
+      },
     ];
     // Read through an instance without the cache, which would answer the post lookup without a wave
     // (after one read that fills its list of authors not fanned out, which a new instance reads first).
@@ -360,8 +429,16 @@ describe('stored items: entries written before they carried their author and cou
       try {
         await homeIds(uncached, reader);
         return [
-          await uncached.gql(`query($id: ID!) { user(id: $id) { timeline { ${node} } } }`, { id: reader.id }, reader.token),
-          await uncached.gql(`query($id: ID!) { user(id: $id) { posts { ${node} } } }`, { id: author.id }, reader.token),
+          await uncached.gql(
+            `query($id: ID!) { user(id: $id) { timeline { ${node} } } }`,
+            { id: reader.id },
+            reader.token,
+          ),
+          await uncached.gql(
+            `query($id: ID!) { user(id: $id) { posts { ${node} } } }`,
+            { id: author.id },
+            reader.token,
+          ),
           await uncached.gql(`query($tag: String!) { tagTimeline(tag: $tag) { ${node} } }`, { tag }, reader.token),
         ];
       } finally {

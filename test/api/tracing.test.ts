@@ -34,7 +34,9 @@ beforeAll(async () => {
       paths.push(request.url ?? '');
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       for (const resourceSpans of body.resourceSpans ?? []) {
-        const resource = Object.fromEntries((resourceSpans.resource?.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]));
+        const resource = Object.fromEntries(
+          (resourceSpans.resource?.attributes ?? []).map((a: any) => [a.key, attributeValue(a.value)]),
+        );
         for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
           for (const span of scopeSpans.spans ?? []) {
             received.push({
@@ -68,7 +70,11 @@ const CONSUMER = 5;
 
 describe('traces', () => {
   it('are exported over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set: a request, its resolvers and its store calls, and the worker tasks', async () => {
-    const t = await startTestApp({ OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/`, OTEL_SERVICE_NAME: 'traced-api', QUEUE_POLL_MS: '50' });
+    const t = await startTestApp({
+      OTEL_EXPORTER_OTLP_ENDPOINT: `${collectorUrl}/`,
+      OTEL_SERVICE_NAME: 'traced-api',
+      QUEUE_POLL_MS: '50',
+    });
     let postId: string;
     try {
       const [reader, author] = await Promise.all([t.signUp(), t.signUp()]);
@@ -84,7 +90,10 @@ describe('traces', () => {
           // The caller's trace: the request's span joins it.
           traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01`,
         },
-        body: JSON.stringify({ query: 'query TracedHome { viewer { handle timeline(first: 5) { edges { node { id text author { handle } } } } } }' }),
+        body: JSON.stringify({
+          query:
+            'query TracedHome { viewer { handle timeline(first: 5) { edges { node { id text author { handle } } } } } }',
+        }),
       });
       expect(response.status).toBe(200);
     } finally {
@@ -132,7 +141,11 @@ describe('traces', () => {
 
     // The fan-out ran in a trace of its own, with its store calls inside.
     const fanOut = received.find((span) => span.name === 'task fanOut')!;
-    expect(fanOut).toMatchObject({ kind: CONSUMER, parentSpanId: '', attributes: expect.objectContaining({ 'task.kind': 'fanOut' }) });
+    expect(fanOut).toMatchObject({
+      kind: CONSUMER,
+      parentSpanId: '',
+      attributes: expect.objectContaining({ 'task.kind': 'fanOut' }),
+    });
     const fanOutStoreCalls = received.filter((span) => span.traceId === fanOut.traceId && span.kind === CLIENT);
     expect(fanOutStoreCalls.map((span) => span.name)).toEqual(expect.arrayContaining(['DynamoDB TransactWriteItems']));
     for (const span of fanOutStoreCalls) expect(span.parentSpanId).toBe(fanOut.spanId);

@@ -16,12 +16,21 @@ afterAll(async () => {
 describe('signUp', () => {
   it('creates a user and returns a token that signs requests in', async () => {
     const handle = uniqueHandle('Alice').toUpperCase();
-    const result = await t.gql(`mutation($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`, {
-      input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'], password: TEST_PASSWORD },
-    });
+    const result = await t.gql(
+      `mutation($input: SignUpInput!) { signUp(input: $input) { token user { ${USER_FIELDS} } } }`,
+      {
+        input: { handle, displayName: 'Alice', bio: 'hi', interests: ['Rust', 'go', 'rust'], password: TEST_PASSWORD },
+      },
+    );
     expect(result.errors).toBeUndefined();
     const { user, token } = result.data!.signUp;
-    expect(user).toMatchObject({ handle: handle.toLowerCase(), displayName: 'Alice', bio: 'hi', interests: ['rust', 'go'], postCount: 0 });
+    expect(user).toMatchObject({
+      handle: handle.toLowerCase(),
+      displayName: 'Alice',
+      bio: 'hi',
+      interests: ['rust', 'go'],
+      postCount: 0,
+    });
     expect(user.id).toMatch(/^usr_[0-9A-Z]{26}$/);
     expect(Date.parse(user.createdAt)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -45,10 +54,14 @@ describe('signUp', () => {
     await t.signUp(handle);
     const hashes = vi.spyOn(Passwords.prototype, 'hash');
     try {
-      const again = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD } });
+      const again = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+        input: { handle, password: TEST_PASSWORD },
+      });
       expect(errorCodes(again)).toEqual(['HANDLE_TAKEN']);
       expect(hashes).not.toHaveBeenCalled();
-      await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle: uniqueHandle('free'), password: TEST_PASSWORD } });
+      await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+        input: { handle: uniqueHandle('free'), password: TEST_PASSWORD },
+      });
       expect(hashes).toHaveBeenCalledTimes(1);
     } finally {
       hashes.mockRestore();
@@ -59,7 +72,9 @@ describe('signUp', () => {
     const handle = uniqueHandle('race');
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }', { input: { handle, displayName: `n${i}`, password: TEST_PASSWORD } }),
+        t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { user { id } } }', {
+          input: { handle, displayName: `n${i}`, password: TEST_PASSWORD },
+        }),
       ),
     );
     const winners = results.filter((r) => r.data?.signUp);
@@ -75,7 +90,9 @@ describe('signUp', () => {
     graph.upsertUsers = () => Promise.reject(new Error('graph backend unavailable'));
     try {
       const handle = uniqueHandle('nograph');
-      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', { input: { handle, password: TEST_PASSWORD } });
+      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token user { id } } }', {
+        input: { handle, password: TEST_PASSWORD },
+      });
       expect(result.errors).toBeUndefined();
       const me = await t.gql('{ viewer { handle } }', {}, result.data!.signUp.token);
       expect(me.data!.viewer).toEqual({ handle });
@@ -90,7 +107,9 @@ describe('signUp', () => {
     ['has-dash', 'input.handle'],
     ['has space', 'input.handle'],
   ])('refuses the handle %j with BAD_USER_INPUT naming the field', async (handle, field) => {
-    const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD } });
+    const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+      input: { handle, password: TEST_PASSWORD },
+    });
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(result.errors![0]!.extensions!.field).toBe(field);
   });
@@ -105,7 +124,9 @@ describe('signUp', () => {
     ];
     for (const [extra, field] of cases) {
       const handle = uniqueHandle('bad');
-      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle, password: TEST_PASSWORD, ...extra } });
+      const result = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+        input: { handle, password: TEST_PASSWORD, ...extra },
+      });
       expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
       expect(result.errors![0]!.extensions!.field).toBe(field);
       const found = await t.gql(`{ user(handle: "${handle}") { id } }`);
@@ -158,14 +179,19 @@ describe('tokens', () => {
 describe('user lookups', () => {
   it('finds users by id, by handle (any case) and as nodes', async () => {
     const a = await t.signUp(uniqueHandle('look'));
-    const byId = await t.gql(`query($id: ID!) { user(id: $id) { handle } node(id: $id) { id ... on User { handle } } }`, { id: a.id });
+    const byId = await t.gql(
+      `query($id: ID!) { user(id: $id) { handle } node(id: $id) { id ... on User { handle } } }`,
+      { id: a.id },
+    );
     expect(byId.data).toEqual({ user: { handle: a.handle }, node: { id: a.id, handle: a.handle } });
     const byHandle = await t.gql(`{ user(handle: "${a.handle.toUpperCase()}") { id } }`);
     expect(byHandle.data!.user.id).toBe(a.id);
   });
 
   it('answers null for unknown users and nodes', async () => {
-    const result = await t.gql('{ user(id: "usr_00000000000000000000000000") { id } node(id: "nope") { id } missing: user(handle: "nobody_here") { id } }');
+    const result = await t.gql(
+      '{ user(id: "usr_00000000000000000000000000") { id } node(id: "nope") { id } missing: user(handle: "nobody_here") { id } }',
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual({ user: null, node: null, missing: null });
   });
@@ -200,7 +226,12 @@ describe('updateProfile', () => {
       { input: { displayName: 'After', interests: ['Chess', 'go'] } },
       user.token,
     );
-    expect(changed.data!.updateProfile).toEqual({ handle: user.handle, displayName: 'After', bio: 'old bio', interests: ['chess', 'go'] });
+    expect(changed.data!.updateProfile).toEqual({
+      handle: user.handle,
+      displayName: 'After',
+      bio: 'old bio',
+      interests: ['chess', 'go'],
+    });
     const cleared = await t.gql('mutation { updateProfile(input: { bio: null }) { displayName bio } }', {}, user.token);
     expect(cleared.data!.updateProfile).toEqual({ displayName: 'After', bio: null });
     const reread = await t.gql(`query($id: ID!) { user(id: $id) { displayName bio interests } }`, { id: user.id });
@@ -246,7 +277,9 @@ describe('extensions.cost', () => {
     expect(result.extensions!.cost.dynamodb.requests).toBe(1);
     expect(result.extensions!.cost.dynamodb.readCapacityUnits).toBeGreaterThan(0);
     expect(result.extensions!.cost.graph.requests).toBe(0);
-    const signUp = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', { input: { handle: `${user.handle}x`, password: TEST_PASSWORD } });
+    const signUp = await t.gql('mutation($input: SignUpInput!) { signUp(input: $input) { token } }', {
+      input: { handle: `${user.handle}x`, password: TEST_PASSWORD },
+    });
     expect(signUp.extensions!.cost.dynamodb.writeCapacityUnits).toBeGreaterThan(0);
     expect(signUp.extensions!.cost.graph.requests).toBe(1);
   });

@@ -16,7 +16,15 @@ beforeAll(async () => {
   t = await startTestApp();
   browser = await chromium.launch({
     executablePath,
-    args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--headless',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 afterAll(async () => {
@@ -43,7 +51,10 @@ async function openGraphiQL() {
 
 /** The tokens the page keeps, as SignUp, SignIn or RefreshSession leave them. */
 function kept(page: Page) {
-  return page.evaluate(() => ({ token: sessionStorage.getItem('social-graph-api:token'), refreshToken: sessionStorage.getItem('social-graph-api:refresh-token') }));
+  return page.evaluate(() => ({
+    token: sessionStorage.getItem('social-graph-api:token'),
+    refreshToken: sessionStorage.getItem('social-graph-api:refresh-token'),
+  }));
 }
 function keep(page: Page, tokens: { token: string; refreshToken: string | null }) {
   return page.evaluate((given) => {
@@ -73,10 +84,23 @@ describe('GraphiQL', () => {
 
     // The main operations open as tabs; the first one is signUp.
     const tabs = await page.locator('.graphiql-tab').allInnerTexts();
-    expect(tabs.map((tab) => tab.trim())).toEqual(['SignUp', 'SignIn', 'RefreshSession', 'Follow', 'CreatePost', 'HomeTimeline', 'TimelineUpdates', 'Suggestions']);
-    await expect.poll(() => page.locator('.graphiql-query-editor').innerText()).toContain('mutation SignUp($input: SignUpInput!)');
+    expect(tabs.map((tab) => tab.trim())).toEqual([
+      'SignUp',
+      'SignIn',
+      'RefreshSession',
+      'Follow',
+      'CreatePost',
+      'HomeTimeline',
+      'TimelineUpdates',
+      'Suggestions',
+    ]);
+    await expect
+      .poll(() => page.locator('.graphiql-query-editor').innerText())
+      .toContain('mutation SignUp($input: SignUpInput!)');
     // The header editor is open with an Authorization example.
-    await expect.poll(() => page.locator('.graphiql-editor-tool').innerText()).toContain('"Authorization": "Bearer <token from SignUp or SignIn, kept for you>"');
+    await expect
+      .poll(() => page.locator('.graphiql-editor-tool').innerText())
+      .toContain('"Authorization": "Bearer <token from SignUp or SignIn, kept for you>"');
 
     await page.click('.graphiql-execute-button');
     const result = page.locator('.graphiql-response');
@@ -90,7 +114,9 @@ describe('GraphiQL', () => {
     // The token SignUp returned is kept: CreatePost runs as ada without anyone pasting it.
     const signUpToken = /"token": "(ey[^"]+)"/.exec(await result.innerText())![1]!;
     await runTab(page, 'CreatePost');
-    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('"text": "The Analytical Engine weaves algebraic patterns"');
+    await expect
+      .poll(() => result.innerText(), { timeout: 15_000 })
+      .toContain('"text": "The Analytical Engine weaves algebraic patterns"');
     expect(await result.innerText()).toContain('"handle": "ada"');
 
     // SignIn's token replaces the kept one, and the next tab runs with it.
@@ -99,7 +125,9 @@ describe('GraphiQL', () => {
     const signInToken = /"token": "(ey[^"]+)"/.exec(await result.innerText())![1]!;
     expect(signInToken).not.toBe(signUpToken);
     await runTab(page, 'HomeTimeline');
-    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('"text": "The Analytical Engine weaves algebraic patterns"');
+    await expect
+      .poll(() => result.innerText(), { timeout: 15_000 })
+      .toContain('"text": "The Analytical Engine weaves algebraic patterns"');
     expect(await page.evaluate(() => sessionStorage.getItem('social-graph-api:token'))).toBe(signInToken);
 
     // The subscription tab runs over a WebSocket signed in with the kept token: a post made elsewhere shows up.
@@ -108,7 +136,11 @@ describe('GraphiQL', () => {
     await expect
       .poll(
         async () => {
-          await t.gql('mutation { createPost(input: { text: "Live from another client" }) { post { id } } }', {}, signInToken);
+          await t.gql(
+            'mutation { createPost(input: { text: "Live from another client" }) { post { id } } }',
+            {},
+            signInToken,
+          );
           return result.innerText();
         },
         { timeout: 20_000, interval: 1_000 },
@@ -132,7 +164,10 @@ describe('GraphiQL', () => {
     await runTab(page, 'RefreshSession');
     await expect.poll(() => result.innerText(), { timeout: 15_000 }).toMatch(/"refreshToken": "rt_/);
     const shown = await result.innerText();
-    const refreshed = { token: /"token": "(ey[^"]+)"/.exec(shown)![1]!, refreshToken: /"refreshToken": "(rt_[^"]+)"/.exec(shown)![1]! };
+    const refreshed = {
+      token: /"token": "(ey[^"]+)"/.exec(shown)![1]!,
+      refreshToken: /"refreshToken": "(rt_[^"]+)"/.exec(shown)![1]!,
+    };
     expect(refreshed.refreshToken).not.toBe(user.refreshToken);
     expect(await kept(page)).toEqual(refreshed);
     expect((await t.gql('{ viewer { id } }', {}, refreshed.token)).data).toEqual({ viewer: { id: user.id } });
@@ -147,14 +182,18 @@ describe('GraphiQL', () => {
 
     await keep(page, await expiringIn(t, { token: user.token, refreshToken: user.refreshToken, expiresAt: '' }, -60));
     await runTab(page, 'TimelineUpdates');
-    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token has expired. Run RefreshSession or SignIn');
+    await expect
+      .poll(() => result.innerText(), { timeout: 15_000 })
+      .toContain('The WebSocket closed: 4403 Forbidden: The token has expired. Run RefreshSession or SignIn');
     await expect.poll(() => idle.count()).toBe(1);
 
     // Signed out everywhere: the kept token is revoked before it expires.
     await keep(page, { token: user.token, refreshToken: user.refreshToken });
     expect((await t.gql('mutation { signOut(everywhere: true) }', {}, user.token)).data).toEqual({ signOut: true });
     await page.click('.graphiql-execute-button');
-    await expect.poll(() => result.innerText(), { timeout: 15_000 }).toContain('The WebSocket closed: 4403 Forbidden: The token was signed out');
+    await expect
+      .poll(() => result.innerText(), { timeout: 15_000 })
+      .toContain('The WebSocket closed: 4403 Forbidden: The token was signed out');
     await expect.poll(() => idle.count()).toBe(1);
     expect(pageErrors).toEqual([]);
     await page.close();
@@ -175,7 +214,9 @@ describe('GraphiQL', () => {
     const response = await fetch(`${t.url}/graphiql`);
     expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
     const html = await response.text();
-    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => !url.startsWith('data:'));
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)]
+      .map((match) => match[1]!)
+      .filter((url) => !url.startsWith('data:'));
     expect(references).toHaveLength(6);
     for (const url of references) {
       expect(url).toMatch(/^\/graphiql\/assets\//);

@@ -46,7 +46,10 @@ function tab(options: { refreshMarginSeconds?: number } = {}) {
 
 async function signUp(app: ReturnType<typeof tab>, name: string) {
   const handle = uniqueHandle(name);
-  const { data } = await app.client.mutate({ mutation: SignUpDocument, variables: { input: { handle, displayName: name, password: TEST_PASSWORD } } });
+  const { data } = await app.client.mutate({
+    mutation: SignUpDocument,
+    variables: { input: { handle, displayName: name, password: TEST_PASSWORD } },
+  });
   app.session.signedIn(data!.signUp!);
   return { id: data!.signUp!.user.id, handle };
 }
@@ -57,7 +60,15 @@ describe('the Apollo Client example', () => {
     const policies = Object.fromEntries(
       Object.entries(typePolicies)
         .filter(([, policy]) => policy.fields)
-        .map(([type, policy]) => [type, Object.fromEntries(Object.entries(policy.fields!).map(([field, p]) => [field, (p as { keyArgs: string[] | false }).keyArgs || []]))]),
+        .map(([type, policy]) => [
+          type,
+          Object.fromEntries(
+            Object.entries(policy.fields!).map(([field, p]) => [
+              field,
+              (p as { keyArgs: string[] | false }).keyArgs || [],
+            ]),
+          ),
+        ]),
     );
     expect(policies).toEqual(connections);
     expect(introspection.possibleTypes.Node).toEqual(['Comment', 'Notification', 'Post', 'User']);
@@ -74,7 +85,10 @@ describe('the Apollo Client example', () => {
 
     const posted: string[] = [];
     const post = async (text: string) => {
-      const created = await author.client.mutate({ mutation: CreatePostDocument, variables: { input: { text, tags: ['apollo'] } } });
+      const created = await author.client.mutate({
+        mutation: CreatePostDocument,
+        variables: { input: { text, tags: ['apollo'] } },
+      });
       posted.unshift(created.data!.createPost!.post.id);
     };
     for (let i = 1; i <= 5; i += 1) await post(`post ${i}`);
@@ -92,24 +106,44 @@ describe('the Apollo Client example', () => {
     const before = reader.requests.named('HomeTimeline').length;
     // The next cursor comes from the page fetchMore got; the watched list shows the merged pages a moment later.
     let page = current();
-    while (page.pageInfo.hasNextPage) page = (await timeline.fetchMore({ variables: { after: page.pageInfo.endCursor } })).data!.viewer!.timeline!;
+    while (page.pageInfo.hasNextPage)
+      page = (await timeline.fetchMore({ variables: { after: page.pageInfo.endCursor } })).data!.viewer!.timeline!;
     expect(reader.requests.named('HomeTimeline').length - before).toBe(2);
     await vi.waitFor(() => expect(current().edges.map((edge) => edge.node.id)).toEqual(posted));
     // The same query answers from the cache alone now, with every page.
-    const cached = await reader.client.query({ query: HomeTimelineDocument, variables: { first: 2 }, fetchPolicy: 'cache-only' });
+    const cached = await reader.client.query({
+      query: HomeTimelineDocument,
+      variables: { first: 2 },
+      fetchPolicy: 'cache-only',
+    });
     expect(cached.data!.viewer!.timeline!.edges).toHaveLength(5);
     expect(reader.requests.named('HomeTimeline').length - before).toBe(2);
 
     // Pull-to-refresh: RefreshTimeline's `last`/`before` pages go in front of the list, newest first.
     for (let i = 6; i <= 8; i += 1) await post(`post ${i}`);
     await expect.poll(() => homeTimelineLength(t, reader.session.tokens!.token), WORKER_WAIT).toBe(8);
-    let newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: current().edges[0]!.cursor } });
+    let newer = await timeline.fetchMore({
+      query: RefreshTimelineDocument,
+      variables: { last: 2, before: current().edges[0]!.cursor },
+    });
     while (newer.data!.viewer!.timeline!.pageInfo.hasPreviousPage) {
-      newer = await timeline.fetchMore({ query: RefreshTimelineDocument, variables: { last: 2, before: newer.data!.viewer!.timeline!.pageInfo.startCursor } });
+      newer = await timeline.fetchMore({
+        query: RefreshTimelineDocument,
+        variables: { last: 2, before: newer.data!.viewer!.timeline!.pageInfo.startCursor },
+      });
     }
     expect(reader.requests.named('RefreshTimeline')).toHaveLength(2);
     await vi.waitFor(() => expect(current().edges.map((edge) => edge.node.id)).toEqual(posted));
-    expect(current().edges.map((edge) => edge.node.text)).toEqual(['post 8', 'post 7', 'post 6', 'post 5', 'post 4', 'post 3', 'post 2', 'post 1']);
+    expect(current().edges.map((edge) => edge.node.text)).toEqual([
+      'post 8',
+      'post 7',
+      'post 6',
+      'post 5',
+      'post 4',
+      'post 3',
+      'post 2',
+      'post 1',
+    ]);
 
     // Every post's author is one normalized User; possibleTypes lets a fragment on Node find it.
     const newest = current().edges[0]!.node;
@@ -132,17 +166,22 @@ describe('the Apollo Client example', () => {
     const liked = likePost(reader.client, newest);
     await vi.waitFor(() => expect(current().edges[0]!.node).toMatchObject({ viewerHasLiked: true, likeCount: 1 }));
     // Its request is sent but held: no answer (status) yet.
-    await vi.waitFor(() => expect(reader.requests.named('LikePost')).toEqual([{ operationName: 'LikePost', authorization: expect.stringMatching(/^Bearer /) }]));
+    await vi.waitFor(() =>
+      expect(reader.requests.named('LikePost')).toEqual([
+        { operationName: 'LikePost', authorization: expect.stringMatching(/^Bearer /) },
+      ]),
+    );
     release();
     expect((await liked).data!.likePost!.post).toMatchObject({ id: newest.id, viewerHasLiked: true, likeCount: 1 });
     expect(current().edges[0]!.node).toMatchObject({ viewerHasLiked: true, likeCount: 1 });
-    expect((await reader.client.query({ query: HomeTimelineDocument, variables: { first: 1 }, fetchPolicy: 'network-only' })).data!.viewer!.timeline!.edges[0]!.node).toMatchObject(
-      {
-        id: newest.id,
-        viewerHasLiked: true,
-        likeCount: 1,
-      },
-    );
+    expect(
+      (await reader.client.query({ query: HomeTimelineDocument, variables: { first: 1 }, fetchPolicy: 'network-only' }))
+        .data!.viewer!.timeline!.edges[0]!.node,
+    ).toMatchObject({
+      id: newest.id,
+      viewerHasLiked: true,
+      likeCount: 1,
+    });
 
     watching.unsubscribe();
     expect(warnings).not.toHaveBeenCalled();
@@ -151,26 +190,45 @@ describe('the Apollo Client example', () => {
   it('refreshes once for many requests, before sending with an expired token and after a 401, never with Authorization', async () => {
     const reader = tab();
     await signUp(reader, 'refresher');
-    const pages = () => Promise.all([1, 2, 3, 4, 5].map((first) => reader.client.query({ query: HomeTimelineDocument, variables: { first }, fetchPolicy: 'network-only' })));
+    const pages = () =>
+      Promise.all(
+        [1, 2, 3, 4, 5].map((first) =>
+          reader.client.query({ query: HomeTimelineDocument, variables: { first }, fetchPolicy: 'network-only' }),
+        ),
+      );
 
     // Expired by the clock: the five wait for one refresh, then go out with its token.
     reader.session.signedIn(await expiringIn(t, reader.session.tokens!, -60));
     const expired = reader.session.tokens!.token;
-    for (const page of await pages()) expect(page.data!.viewer!.timeline).toEqual(expect.objectContaining({ edges: [] }));
+    for (const page of await pages())
+      expect(page.data!.viewer!.timeline).toEqual(expect.objectContaining({ edges: [] }));
     const fresh = reader.session.tokens!.token;
     expect(fresh).not.toBe(expired);
-    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
-    expect(reader.requests.named('HomeTimeline').map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${fresh}`));
+    expect(reader.requests.named('RefreshSession')).toEqual([
+      { operationName: 'RefreshSession', authorization: null, status: 200 },
+    ]);
+    expect(reader.requests.named('HomeTimeline').map((request) => request.authorization)).toEqual(
+      Array(5).fill(`Bearer ${fresh}`),
+    );
 
     // Refused by the service: changePassword ends this session's access token but not its refresh token.
-    await reader.client.mutate({ mutation: ChangePasswordDocument, variables: { currentPassword: TEST_PASSWORD, newPassword: 'another long passphrase' } });
+    await reader.client.mutate({
+      mutation: ChangePasswordDocument,
+      variables: { currentPassword: TEST_PASSWORD, newPassword: 'another long passphrase' },
+    });
     reader.requests.sent.length = 0;
     for (const page of await pages()) expect(page.data!.viewer!.timeline!.edges).toEqual([]);
     const after401 = reader.session.tokens!.token;
-    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    expect(reader.requests.named('RefreshSession')).toEqual([
+      { operationName: 'RefreshSession', authorization: null, status: 200 },
+    ]);
     const timelines = reader.requests.named('HomeTimeline');
-    expect(timelines.filter((request) => request.status === 401).map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${fresh}`));
-    expect(timelines.filter((request) => request.status === 200).map((request) => request.authorization)).toEqual(Array(5).fill(`Bearer ${after401}`));
+    expect(timelines.filter((request) => request.status === 401).map((request) => request.authorization)).toEqual(
+      Array(5).fill(`Bearer ${fresh}`),
+    );
+    expect(timelines.filter((request) => request.status === 200).map((request) => request.authorization)).toEqual(
+      Array(5).fill(`Bearer ${after401}`),
+    );
   });
 
   it('keeps a subscription over graphql-ws through the close of its expired token and the refresh', async () => {
@@ -185,7 +243,9 @@ describe('the Apollo Client example', () => {
 
     const closes: { code: number; reason: string }[] = [];
     let connected = 0;
-    reader.socket.on('closed', (event) => closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }));
+    reader.socket.on('closed', (event) =>
+      closes.push({ code: (event as CloseEvent).code, reason: (event as CloseEvent).reason }),
+    );
     reader.socket.on('connected', () => (connected += 1));
     const received: string[] = [];
     const failures: unknown[] = [];
@@ -196,7 +256,8 @@ describe('the Apollo Client example', () => {
     const postUntilReceived = (text: string) =>
       vi.waitFor(
         async () => {
-          if (!received.includes(text)) await author.client.mutate({ mutation: CreatePostDocument, variables: { input: { text } } });
+          if (!received.includes(text))
+            await author.client.mutate({ mutation: CreatePostDocument, variables: { input: { text } } });
           expect(received).toContain(text);
         },
         { timeout: 20_000, interval: 1_000 },
@@ -206,7 +267,9 @@ describe('the Apollo Client example', () => {
     await vi.waitFor(() => expect(connected).toBe(2), { timeout: 30_000, interval: 200 });
     expect(closes[0]).toEqual({ code: 4403, reason: 'Forbidden: the token has expired' });
     expect(reader.session.tokens!.token).not.toBe(shortLived);
-    expect(reader.requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    expect(reader.requests.named('RefreshSession')).toEqual([
+      { operationName: 'RefreshSession', authorization: null, status: 200 },
+    ]);
     await postUntilReceived('after the refresh');
     expect(failures).toEqual([]);
     live.unsubscribe();

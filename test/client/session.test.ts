@@ -35,7 +35,9 @@ describe('the examples’ session', () => {
 
     const tokens = await Promise.all([...tabs, ...tabs].map((tab) => tab.accessToken()));
     expect(new Set(tokens)).toEqual(new Set([store.get()!.token]));
-    expect(requests.named('RefreshSession')).toEqual([{ operationName: 'RefreshSession', authorization: null, status: 200 }]);
+    expect(requests.named('RefreshSession')).toEqual([
+      { operationName: 'RefreshSession', authorization: null, status: 200 },
+    ]);
     // The rotated refresh token was presented once only: the session refreshes again.
     // (Two access tokens signed in one second for one user are equal, so count the refreshes instead.)
     const next = await tabs[1]!.refreshAfter(tokens[0]!);
@@ -55,7 +57,9 @@ describe('the examples’ session', () => {
     expect(outcomes.find((outcome) => outcome.status === 'rejected')!.reason).toBeInstanceOf(SessionEndedError);
     // Whichever answer came last left the store, but no tab can refresh any more.
     const stored = store.get();
-    await expect(new Session({ url: `${t.url}/graphql`, store }).refreshAfter(stored?.token ?? '')).rejects.toBeInstanceOf(SessionEndedError);
+    await expect(
+      new Session({ url: `${t.url}/graphql`, store }).refreshAfter(stored?.token ?? ''),
+    ).rejects.toBeInstanceOf(SessionEndedError);
     const survivor = outcomes.find((outcome) => outcome.status === 'fulfilled')!.value!;
     expect((await t.gql('{ viewer { id } }', {}, survivor)).data).toEqual({ viewer: { id: user.id } });
   });
@@ -67,7 +71,13 @@ describe('the examples’ fetch', () => {
   let limited: TestApp;
 
   beforeAll(async () => {
-    limited = await startTestApp({ RATE_LIMIT_POINTS: '120', RATE_LIMIT_POINTS_PER_SECOND: '60', MAX_QUERY_COST: '120', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    limited = await startTestApp({
+      RATE_LIMIT_POINTS: '120',
+      RATE_LIMIT_POINTS_PER_SECOND: '60',
+      MAX_QUERY_COST: '120',
+      TABLE_PREFIX: t.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
   });
   afterAll(async () => {
     await limited.app.stop();
@@ -90,6 +100,8 @@ describe('the examples’ fetch', () => {
     const refused = await page(0);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('RATE_LIMITED');
+    expect(((await refused.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe(
+      'RATE_LIMITED',
+    );
   });
 });

@@ -41,14 +41,26 @@ const backends: Backend[] = [
   },
   {
     name: 'neo4j',
-    open: () => Neo4jGraphStore.open({ uri: NEO4J, user: config.neo4jUser, password: config.neo4jPassword, timeoutMs: config.neo4jTimeoutMs }),
+    open: () =>
+      Neo4jGraphStore.open({
+        uri: NEO4J,
+        user: config.neo4jUser,
+        password: config.neo4jPassword,
+        timeoutMs: config.neo4jTimeoutMs,
+      }),
   },
 ];
 
 /** `count` new users in the graph, with unique handles and the interests given for each. */
-async function newUsers(graph: GraphStore, count: number, interests: (i: number) => string[] = () => []): Promise<string[]> {
+async function newUsers(
+  graph: GraphStore,
+  count: number,
+  interests: (i: number) => string[] = () => [],
+): Promise<string[]> {
   const ids = Array.from({ length: count }, () => newId('usr'));
-  await graph.upsertUsers(ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: interests(i) })));
+  await graph.upsertUsers(
+    ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: interests(i) })),
+  );
   return ids;
 }
 
@@ -74,11 +86,15 @@ class Meter implements ReadBudget {
   ensure(): void {}
 }
 
-if (NEO4J === '') console.warn('GraphStore contract: NEO4J_URI is not set, so the Neo4j backend is SKIPPED (embedded backend only)');
+if (NEO4J === '')
+  console.warn('GraphStore contract: NEO4J_URI is not set, so the Neo4j backend is SKIPPED (embedded backend only)');
 
 for (const backend of backends) {
   const skipped = backend.name === 'neo4j' && NEO4J === '';
-  describe.skipIf(skipped)(`GraphStore contract: ${backend.name}${skipped ? ' (SKIPPED: NEO4J_URI is not set)' : ''}`, () => contract(backend));
+  describe.skipIf(skipped)(
+    `GraphStore contract: ${backend.name}${skipped ? ' (SKIPPED: NEO4J_URI is not set)' : ''}`,
+    () => contract(backend),
+  );
 }
 
 function contract(backend: Backend) {
@@ -218,7 +234,11 @@ function contract(backend: Backend) {
   it('loads a whole new graph at once: counts from its edges, lists newest first, then an ordinary graph', async () => {
     const ids = Array.from({ length: 6 }, () => newId('usr'));
     const [a, b, c, d, e, f] = ids as [string, string, string, string, string, string];
-    const nodes = ids.map((id, i) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: i % 2 === 1 ? ['chess'] : [] }));
+    const nodes = ids.map((id, i) => ({
+      id,
+      handle: `h${randomBytes(6).toString('hex')}`,
+      interests: i % 2 === 1 ? ['chess'] : [],
+    }));
     const edges = [
       [a, b],
       [c, b],
@@ -247,7 +267,11 @@ function contract(backend: Backend) {
         UNMETERED,
       ),
     ).toEqual([true, false]);
-    expect((await graph.network({ origin: e, maxDepth: 1, interest: 'chess', first: 10, after: null }, UNMETERED)).items.map((i) => i.id)).toEqual([f]);
+    expect(
+      (await graph.network({ origin: e, maxDepth: 1, interest: 'chess', first: 10, after: null }, UNMETERED)).items.map(
+        (i) => i.id,
+      ),
+    ).toEqual([f]);
     expect(await graph.follow(a, b, nextAt())).toBe(false);
     expect(await graph.unfollow(c, b)).toBe(true);
     expect(await graph.counts([b, c], UNMETERED)).toEqual([
@@ -299,7 +323,10 @@ function contract(backend: Backend) {
 
   it('refuses a list cursor it did not give out', async () => {
     const [a] = await users(1);
-    for (const read of [() => graph.followers(a!, { first: 5, after: 'nonsense' }, UNMETERED), () => graph.following(a!, { last: 5, before: 'nonsense' }, UNMETERED)]) {
+    for (const read of [
+      () => graph.followers(a!, { first: 5, after: 'nonsense' }, UNMETERED),
+      () => graph.following(a!, { last: 5, before: 'nonsense' }, UNMETERED),
+    ]) {
       const error = await read().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).code).toBe('BAD_USER_INPUT');
@@ -397,13 +424,22 @@ function contract(backend: Backend) {
       [a!, origin!],
     ]);
     const all = [...[a!, b!].sort(), c!, d!];
-    const page = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 2, after: null }, UNMETERED);
+    const page = await graph.network(
+      { origin: origin!, maxDepth: 3, interest: null, first: 2, after: null },
+      UNMETERED,
+    );
     expect(page.totalCount).toBe(4);
     expect(page.items.map((i) => i.id)).toEqual(all.slice(0, 2));
-    const rest = await graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: page.items.at(-1)!.cursor }, UNMETERED);
+    const rest = await graph.network(
+      { origin: origin!, maxDepth: 3, interest: null, first: 10, after: page.items.at(-1)!.cursor },
+      UNMETERED,
+    );
     expect(rest.items.map((i) => i.id)).toEqual(all.slice(2));
     expect(rest.hasNextPage).toBe(false);
-    const chess = await graph.network({ origin: origin!, maxDepth: 3, interest: 'chess', first: 10, after: null }, UNMETERED);
+    const chess = await graph.network(
+      { origin: origin!, maxDepth: 3, interest: 'chess', first: 10, after: null },
+      UNMETERED,
+    );
     expect(chess.items.map((i) => i.id)).toEqual([b, d]);
     expect(chess.totalCount).toBe(2);
   });
@@ -417,14 +453,12 @@ function contract(backend: Backend) {
     expect(await graph.relate(block(a!, c!), nextAt())).toBe(true);
     expect(await graph.relate(block(d!, a!), nextAt())).toBe(true);
     expect(await graph.relate(mute(a!, d!), nextAt())).toBe(true);
-    expect(await graph.relations([block(a!, b!), block(b!, a!), mute(a!, b!), mute(a!, d!), block(d!, a!), mute(d!, a!)], UNMETERED)).toEqual([
-      true,
-      false,
-      false,
-      true,
-      true,
-      false,
-    ]);
+    expect(
+      await graph.relations(
+        [block(a!, b!), block(b!, a!), mute(a!, b!), mute(a!, d!), block(d!, a!), mute(d!, a!)],
+        UNMETERED,
+      ),
+    ).toEqual([true, false, false, true, true, false]);
     // A relation is no follow, and counts nothing.
     expect(await graph.follows([{ from: a!, to: b! }], UNMETERED)).toEqual([false]);
     expect(await graph.counts([a!, b!], UNMETERED)).toEqual([
@@ -451,7 +485,11 @@ function contract(backend: Backend) {
     expect(await graph.unrelate(block(a!, b!))).toBe(true);
     expect(await graph.unrelate(block(a!, b!))).toBe(false);
     expect(await graph.unrelate(mute(a!, d!))).toBe(true);
-    expect(await graph.relations([block(a!, b!), mute(a!, d!), block(a!, c!)], UNMETERED)).toEqual([false, false, true]);
+    expect(await graph.relations([block(a!, b!), mute(a!, d!), block(a!, c!)], UNMETERED)).toEqual([
+      false,
+      false,
+      true,
+    ]);
     expect(await walk((page) => graph.related('blocks', a!, page, UNMETERED), 5)).toEqual([c]);
     expect(await graph.relatedCount('mutes', a!, UNMETERED)).toBe(0);
   });
@@ -496,13 +534,22 @@ function contract(backend: Backend) {
     expect(await graph.shortestPath(viewer!, s2!, 3, UNMETERED, excluding)).toBeNull();
     expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, excluding)).toEqual([viewer, f1, s1]);
     expect(await graph.shortestPath(f2!, s1!, 3, UNMETERED, excluding)).toBeNull();
-    const network = await graph.network({ origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding }, UNMETERED);
-    expect({ ids: network.items.map((i) => i.id).sort(), total: network.totalCount }).toEqual({ ids: [f1!, user!, s1!].sort(), total: 3 });
+    const network = await graph.network(
+      { origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding },
+      UNMETERED,
+    );
+    expect({ ids: network.items.map((i) => i.id).sort(), total: network.totalCount }).toEqual({
+      ids: [f1!, user!, s1!].sort(),
+      total: 3,
+    });
 
     // The same, with the excluded users still arriving when the traversal starts (the caller reads them beside the first hop).
     let arrive: (ids: ReadonlySet<string>) => void = () => {};
     const arriving = new Promise<ReadonlySet<string>>((resolve) => (arrive = resolve));
-    const late = graph.network({ origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding: arriving }, UNMETERED);
+    const late = graph.network(
+      { origin: viewer!, maxDepth: 3, interest: null, first: 10, after: null, excluding: arriving },
+      UNMETERED,
+    );
     arrive(excluding);
     expect((await late).items.map((i) => i.id).sort()).toEqual([f1!, user!, s1!].sort());
     const later = (ids: string[]) => Promise.resolve(new Set(ids));
@@ -510,12 +557,26 @@ function contract(backend: Backend) {
     expect(await graph.shortestPath(viewer!, s1!, 3, UNMETERED, later([f2!]))).toEqual([viewer, f1, s1]);
     // The intersections, with the excluded users passed as a promise, as the caller passes its read of them (beside the counts).
     let arriveForKnown: (ids: ReadonlySet<string>) => void = () => {};
-    const lateKnown = graph.knownFollowers(viewer!, user!, { first: 5, after: null }, UNMETERED, new Promise((resolve) => (arriveForKnown = resolve)));
+    const lateKnown = graph.knownFollowers(
+      viewer!,
+      user!,
+      { first: 5, after: null },
+      UNMETERED,
+      new Promise((resolve) => (arriveForKnown = resolve)),
+    );
     arriveForKnown(excluding);
     expect(await lateKnown).toMatchObject({ items: [{ id: f1 }], totalCount: 1 });
-    expect(await graph.mutuals(user!, { first: 5, after: null }, UNMETERED, later([f2!]))).toMatchObject({ items: [{ id: f1 }], totalCount: 1 });
+    expect(await graph.mutuals(user!, { first: 5, after: null }, UNMETERED, later([f2!]))).toMatchObject({
+      items: [{ id: f1 }],
+      totalCount: 1,
+    });
     // An excluded origin or end reaches nobody, however short the way.
-    expect(await graph.network({ origin: f2!, maxDepth: 2, interest: null, first: 10, after: null, excluding: later([f2!]) }, UNMETERED)).toEqual({
+    expect(
+      await graph.network(
+        { origin: f2!, maxDepth: 2, interest: null, first: 10, after: null, excluding: later([f2!]) },
+        UNMETERED,
+      ),
+    ).toEqual({
       items: [],
       hasNextPage: false,
       totalCount: 0,
@@ -541,34 +602,50 @@ function contract(backend: Backend) {
      * figure is the requests the embedded backend sends: it reads up to 100 following lists in one
      * BatchGetItem of the nodes' following sets, with their counts, so a hop along follows is one request.
      */
-    const reads: [string, () => (budget: ReadBudget) => Promise<unknown>, { reads: number; items: number }, number][] = [
-      // Hop 1: the hub's list and count (2 reads; 1 user + 11 entries); hop 2: 11 lists and a lookup of their counts (12; 11 + 11).
-      ['suggestions', () => (b) => graph.suggestions(hub, 10, b), { reads: 14, items: 34 }, 2],
-      // The same two hops; the third frontier is empty (every spoke was reached already).
-      ['network', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, b), { reads: 14, items: 34 }, 2],
-      // ...and a lookup of the 11 users' interests.
-      ['network by interest', () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: 'chess', first: 10, after: null }, b), { reads: 15, items: 45 }, 3],
-      // Five steps along the ring, each: both sides' counts and the one-entry list of the cheaper side.
-      ['shortestPath', () => (b) => graph.shortestPath(spokes[0]!, spokes[5]!, 6, b), { reads: 15, items: 15 }, 15],
-      // Counts of both (1 read, 2 users), then the spoke's 2 followers and their edges from the hub (2 reads, 4).
-      ['knownFollowers', () => (b) => graph.knownFollowers(hub, spokes[1]!, { first: 5, after: null }, b), { reads: 3, items: 6 }, 3],
-      // Its count, then its one follow and that edge back (1 + 2 reads; 1 + 2).
-      ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }, 3],
-      ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }, 1],
-      ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }, 1],
+    const reads: [string, () => (budget: ReadBudget) => Promise<unknown>, { reads: number; items: number }, number][] =
       [
-        'follows',
-        () => (b) =>
-          graph.follows(
-            spokes.map((s) => ({ from: hub, to: s })),
-            b,
-          ),
-        { reads: 1, items: 11 },
-        1,
-      ],
-      // The hub's node, whose following set answers for all 11.
-      ['followsAmong', () => (b) => graph.followsAmong(hub, spokes, b), { reads: 1, items: 1 }, 1],
-    ];
+        // Hop 1: the hub's list and count (2 reads; 1 user + 11 entries); hop 2: 11 lists and a lookup of their counts (12; 11 + 11).
+        ['suggestions', () => (b) => graph.suggestions(hub, 10, b), { reads: 14, items: 34 }, 2],
+        // The same two hops; the third frontier is empty (every spoke was reached already).
+        [
+          'network',
+          () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, b),
+          { reads: 14, items: 34 },
+          2,
+        ],
+        // ...and a lookup of the 11 users' interests.
+        [
+          'network by interest',
+          () => (b) => graph.network({ origin: hub, maxDepth: 3, interest: 'chess', first: 10, after: null }, b),
+          { reads: 15, items: 45 },
+          3,
+        ],
+        // Five steps along the ring, each: both sides' counts and the one-entry list of the cheaper side.
+        ['shortestPath', () => (b) => graph.shortestPath(spokes[0]!, spokes[5]!, 6, b), { reads: 15, items: 15 }, 15],
+        // Counts of both (1 read, 2 users), then the spoke's 2 followers and their edges from the hub (2 reads, 4).
+        [
+          'knownFollowers',
+          () => (b) => graph.knownFollowers(hub, spokes[1]!, { first: 5, after: null }, b),
+          { reads: 3, items: 6 },
+          3,
+        ],
+        // Its count, then its one follow and that edge back (1 + 2 reads; 1 + 2).
+        ['mutuals', () => (b) => graph.mutuals(spokes[0]!, { first: 5, after: null }, b), { reads: 3, items: 3 }, 3],
+        ['followers', () => (b) => graph.followers(hub, { first: 5, after: null }, b), { reads: 1, items: 6 }, 1],
+        ['counts', () => (b) => graph.counts([hub, ...spokes], b), { reads: 1, items: 12 }, 1],
+        [
+          'follows',
+          () => (b) =>
+            graph.follows(
+              spokes.map((s) => ({ from: hub, to: s })),
+              b,
+            ),
+          { reads: 1, items: 11 },
+          1,
+        ],
+        // The hub's node, whose following set answers for all 11.
+        ['followsAmong', () => (b) => graph.followsAmong(hub, spokes, b), { reads: 1, items: 1 }, 1],
+      ];
 
     const sentDuring = async (run: () => Promise<unknown>) => {
       const before = totals.graph.requests;
@@ -576,29 +653,35 @@ function contract(backend: Backend) {
       return totals.graph.requests - before;
     };
 
-    it.each(reads)('charges %s before reading, the same on every backend', async (_name, read, expected, embeddedRequests) => {
-      const meter = new Meter();
-      const sent = await sentDuring(() => read()(meter));
-      expect({ reads: meter.reads, items: meter.items }).toEqual(expected);
-      // Both backends answer several charged reads in one request: Neo4j in one statement, the embedded backend from following sets.
-      if (graph.backend === 'dynamodb') expect(sent).toBe(embeddedRequests);
-      else expect(sent).toBeLessThanOrEqual(expected.reads);
-    });
+    it.each(reads)(
+      'charges %s before reading, the same on every backend',
+      async (_name, read, expected, embeddedRequests) => {
+        const meter = new Meter();
+        const sent = await sentDuring(() => read()(meter));
+        expect({ reads: meter.reads, items: meter.items }).toEqual(expected);
+        // Both backends answer several charged reads in one request: Neo4j in one statement, the embedded backend from following sets.
+        if (graph.backend === 'dynamodb') expect(sent).toBe(embeddedRequests);
+        else expect(sent).toBeLessThanOrEqual(expected.reads);
+      },
+    );
 
-    it.each(reads)('refuses %s with QUERY_TOO_EXPENSIVE at either bound, sending no read it could not pay for', async (_name, read, expected) => {
-      expect(await read()(new GraphBudget({ maxReads: expected.reads, maxEdges: expected.items }))).toBeDefined();
-      for (const [limits, budget] of [
-        [{ maxReads: expected.reads - 1, maxEdges: expected.items }, 'GRAPH_MAX_READS'],
-        [{ maxReads: expected.reads, maxEdges: expected.items - 1 }, 'GRAPH_MAX_EDGES'],
-      ] as const) {
-        let error: unknown;
-        const sent = await sentDuring(() => read()(new GraphBudget(limits)).catch((e: unknown) => (error = e)));
-        expect(error).toBeInstanceOf(AppError);
-        expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
-        expect((error as AppError).details).toMatchObject({ budget, ...limits });
-        expect(sent).toBeLessThanOrEqual(limits.maxReads);
-      }
-    });
+    it.each(reads)(
+      'refuses %s with QUERY_TOO_EXPENSIVE at either bound, sending no read it could not pay for',
+      async (_name, read, expected) => {
+        expect(await read()(new GraphBudget({ maxReads: expected.reads, maxEdges: expected.items }))).toBeDefined();
+        for (const [limits, budget] of [
+          [{ maxReads: expected.reads - 1, maxEdges: expected.items }, 'GRAPH_MAX_READS'],
+          [{ maxReads: expected.reads, maxEdges: expected.items - 1 }, 'GRAPH_MAX_EDGES'],
+        ] as const) {
+          let error: unknown;
+          const sent = await sentDuring(() => read()(new GraphBudget(limits)).catch((e: unknown) => (error = e)));
+          expect(error).toBeInstanceOf(AppError);
+          expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
+          expect((error as AppError).details).toMatchObject({ budget, ...limits });
+          expect(sent).toBeLessThanOrEqual(limits.maxReads);
+        }
+      },
+    );
 
     it('stops reading a hop as soon as what must follow it cannot fit', async () => {
       // origin follows 70 users, who follow two new users each: the third hop would read 140 lists.
@@ -606,16 +689,21 @@ function contract(backend: Backend) {
       const middle = rest.slice(0, 70);
       const edges = [
         ...middle.map((m) => ({ from: origin!, to: m, at: nextAt() })),
-        ...middle.flatMap((m, i) => [rest[70 + 2 * i]!, rest[71 + 2 * i]!].map((to) => ({ from: m, to, at: nextAt() }))),
+        ...middle.flatMap((m, i) =>
+          [rest[70 + 2 * i]!, rest[71 + 2 * i]!].map((to) => ({ from: m, to, at: nextAt() })),
+        ),
       ];
       expect(await graph.importFollows(edges)).toBe(210);
-      const network = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: null }, budget);
+      const network = (budget: ReadBudget) =>
+        graph.network({ origin: origin!, maxDepth: 3, interest: null, first: 10, after: null }, budget);
       // Hop 1: 2 reads; hop 2: 70 lists and a lookup of their counts. The first 64 lists already
       // name 128 users whose lists hop 3 would read: past the budget, so the other 6 are not read.
       // The embedded backend reads the origin's count with its following set (one request), then,
       // as 70 users are more than one part, their counts (one) before the first 64 sets (one).
       let error: unknown;
-      const sent = await sentDuring(() => network(new GraphBudget({ maxReads: 150, maxEdges: 10_000 })).catch((e: unknown) => (error = e)));
+      const sent = await sentDuring(() =>
+        network(new GraphBudget({ maxReads: 150, maxEdges: 10_000 })).catch((e: unknown) => (error = e)),
+      );
       expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_READS' });
       if (graph.backend === 'dynamodb') expect(sent).toBe(1 + 1 + 1);
       else expect(sent).toBeLessThan(2 + 1 + 70);
@@ -623,8 +711,11 @@ function contract(backend: Backend) {
 
       // By interest, two hops: the last is followed by a lookup of every user reached (70 + 128
       // after 64 lists). With 1 + 70 + 70 + 140 entries already charged, that passes 400.
-      const byInterest = (budget: ReadBudget) => graph.network({ origin: origin!, maxDepth: 2, interest: 'chess', first: 10, after: null }, budget);
-      const sentByInterest = await sentDuring(() => byInterest(new GraphBudget({ maxReads: 100, maxEdges: 400 })).catch((e: unknown) => (error = e)));
+      const byInterest = (budget: ReadBudget) =>
+        graph.network({ origin: origin!, maxDepth: 2, interest: 'chess', first: 10, after: null }, budget);
+      const sentByInterest = await sentDuring(() =>
+        byInterest(new GraphBudget({ maxReads: 100, maxEdges: 400 })).catch((e: unknown) => (error = e)),
+      );
       expect((error as AppError).details).toMatchObject({ budget: 'GRAPH_MAX_EDGES' });
       if (graph.backend === 'dynamodb') expect(sentByInterest).toBe(1 + 1 + 1);
       else expect(sentByInterest).toBeLessThan(2 + 1 + 70);
@@ -634,7 +725,9 @@ function contract(backend: Backend) {
     it('shares one budget between reads, and charges nothing for a refused one', async () => {
       const budget = new GraphBudget({ maxReads: 20, maxEdges: 1000 });
       await graph.suggestions(hub, 10, budget);
-      const error = await graph.network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, budget).catch((e: unknown) => e);
+      const error = await graph
+        .network({ origin: hub, maxDepth: 3, interest: null, first: 10, after: null }, budget)
+        .catch((e: unknown) => e);
       expect((error as AppError).code).toBe('QUERY_TOO_EXPENSIVE');
       // 14 + 2 (the network's first hop) + 1 (this page) fit in 20; the second hop's 12 did not, and were not charged.
       expect(await graph.followers(hub, { first: 5, after: null }, budget)).toBeDefined();
@@ -649,7 +742,13 @@ function contract(backend: Backend) {
 describe('the embedded backend: following sets', () => {
   const table = tableName(`s${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
-  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: new BatchReader(client, table, false), followingSetMax: 3 });
+  const graph = new DynamoGraphStore({
+    client,
+    tableName: table,
+    importApi: 'transactWrite',
+    reader: new BatchReader(client, table, false),
+    followingSetMax: 3,
+  });
   let clock = Date.parse('2026-02-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   beforeAll(async () => ensureTable(client, table));
@@ -707,11 +806,18 @@ describe('the embedded backend: following sets', () => {
 
   it("charges a hop's entries when its counts arrive with the sets, before querying a list its set cannot answer", async () => {
     const [viewer, hub, ...others] = await users(7);
-    expect(await graph.importFollows([{ from: viewer!, to: hub!, at: nextAt() }, ...others.map((to) => ({ from: hub!, to, at: nextAt() }))])).toBe(6);
+    expect(
+      await graph.importFollows([
+        { from: viewer!, to: hub!, at: nextAt() },
+        ...others.map((to) => ({ from: hub!, to, at: nextAt() })),
+      ]),
+    ).toBe(6);
     // Charged: the viewer's hop, 2 reads and 1 user + its 1 entry; the hub's hop, 2 reads and 1 user + its 5 entries (8).
     const run = async (maxEdges: number) => {
       const before = totals.graph.requests;
-      const outcome = await graph.suggestions(viewer!, 10, new GraphBudget({ maxReads: 100, maxEdges })).catch((error: unknown) => error);
+      const outcome = await graph
+        .suggestions(viewer!, 10, new GraphBudget({ maxReads: 100, maxEdges }))
+        .catch((error: unknown) => error);
       return { outcome, requests: totals.graph.requests - before };
     };
     const refused = await run(7);
@@ -725,7 +831,12 @@ describe('the embedded backend: following sets', () => {
 
   it('looks up the counts of more users than one read of their sets holds before reading the sets', async () => {
     const [viewer, extra, ...followed] = await users(103);
-    expect(await graph.importFollows([...followed.map((to) => ({ from: viewer!, to, at: nextAt() })), { from: followed[0]!, to: extra!, at: nextAt() }])).toBe(102);
+    expect(
+      await graph.importFollows([
+        ...followed.map((to) => ({ from: viewer!, to, at: nextAt() })),
+        { from: followed[0]!, to: extra!, at: nextAt() },
+      ]),
+    ).toBe(102);
     // The viewer's count with its set (1), which is past this store's room of 3, so its list (1); then 101 counts
     // (2 lookups of up to 100) before their sets (2): what a refused hop reads before its charge stays within one read of sets.
     expect(await suggested(viewer!)).toEqual({ ids: [extra], requests: 1 + 1 + 2 + 2 });
@@ -733,16 +844,26 @@ describe('the embedded backend: following sets', () => {
 
   it('imports follows past a full set as counted only, and reads the list of a node written without a set', async () => {
     const [viewer, hub, ...others] = await users(7);
-    expect(await graph.importFollows([{ from: viewer!, to: hub!, at: nextAt() }, ...others.map((to) => ({ from: hub!, to, at: nextAt() }))])).toBe(6);
+    expect(
+      await graph.importFollows([
+        { from: viewer!, to: hub!, at: nextAt() },
+        ...others.map((to) => ({ from: hub!, to, at: nextAt() })),
+      ]),
+    ).toBe(6);
     expect(await graph.counts([hub!], UNMETERED)).toEqual([{ followers: 1, following: 5 }]);
     expect(await suggested(viewer!)).toEqual({ ids: [...others].sort(), requests: 3 });
     // A node from before the sets existed: its hops read the list.
     const [old, ...followed] = await users(3);
     for (const to of followed) expect(await graph.follow(old!, to, nextAt())).toBe(true);
-    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(old!), UpdateExpression: 'REMOVE followingIds' }));
+    await client.send(
+      new UpdateCommand({ TableName: table, Key: keys.graphNode(old!), UpdateExpression: 'REMOVE followingIds' }),
+    );
     expect(await graph.follow(viewer!, old!, nextAt())).toBe(true);
     expect((await suggested(viewer!)).ids).toEqual([...others, ...followed].sort());
-    const network = await graph.network({ origin: old!, maxDepth: 1, interest: null, first: 10, after: null }, UNMETERED);
+    const network = await graph.network(
+      { origin: old!, maxDepth: 1, interest: null, first: 10, after: null },
+      UNMETERED,
+    );
     expect(network.items.map((item) => item.id)).toEqual([...followed].sort());
   });
 });
@@ -756,7 +877,14 @@ describe('the embedded backend: relation sets', () => {
   const table = tableName(`r${randomBytes(5).toString('hex')}_`);
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const reader = new CountingReader(client, table, true);
-  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader, followingSetMax: 3, relationSetMax: 2 });
+  const graph = new DynamoGraphStore({
+    client,
+    tableName: table,
+    importApi: 'transactWrite',
+    reader,
+    followingSetMax: 3,
+    relationSetMax: 2,
+  });
   let clock = Date.parse('2026-03-01T00:00:00.000Z');
   const nextAt = () => new Date((clock += 1000)).toISOString();
   const block = (from: string, to: string) => ({ kind: 'blocks' as const, from, to });
@@ -784,7 +912,12 @@ describe('the embedded backend: relation sets', () => {
         ),
       ]),
     );
-    const each = others.map((_, i) => ({ blocks: relations[3 * i]!, blockedBy: relations[3 * i + 1]!, mutes: relations[3 * i + 2]!, follows: follows[i]! }));
+    const each = others.map((_, i) => ({
+      blocks: relations[3 * i]!,
+      blockedBy: relations[3 * i + 1]!,
+      mutes: relations[3 * i + 2]!,
+      follows: follows[i]!,
+    }));
     lastRead = { waves: cost.waves, keys: reader.keys - keysBefore };
     return { each, requests: cost.graph.requests };
   }
@@ -808,7 +941,10 @@ describe('the embedded backend: relation sets', () => {
     expect(await graph.unrelate(block(c!, viewer!))).toBe(true);
     expect(await graph.unrelate(mute(viewer!, a!))).toBe(true);
     expect(await graph.unfollow(viewer!, a!)).toBe(true);
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, none], requests: 1 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [none, { ...none, blocks: true }, none],
+      requests: 1,
+    });
     // A single lookup reads its edge, as before.
     expect(await graph.relations([block(viewer!, b!)], UNMETERED)).toEqual([true]);
   });
@@ -828,7 +964,10 @@ describe('the embedded backend: relation sets', () => {
     expect(lastRead.waves).toBe(1);
     // Nor once the relations fit again: the set may have missed one made while it was full.
     expect(await graph.unrelate(block(viewer!, a!))).toBe(true);
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blocks: true }, { ...none, blocks: true }], requests: 1 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [none, { ...none, blocks: true }, { ...none, blocks: true }],
+      requests: 1,
+    });
     // The other side's node had room: c's lookups about the viewer still come from c's node.
     expect((await pageLookups(c!, [viewer!])).each).toEqual([{ ...none, blockedBy: true }]);
   });
@@ -836,12 +975,27 @@ describe('the embedded backend: relation sets', () => {
   it('reads the edges of a node from before the relation sets, which a profile change does not mark complete and the migration does', async () => {
     const [viewer, a, b, c] = await users(4);
     expect(await graph.relate(mute(viewer!, a!), nextAt())).toBe(true);
-    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(viewer!), UpdateExpression: 'REMOVE relationSetsComplete, mutesIds' }));
+    await client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.graphNode(viewer!),
+        UpdateExpression: 'REMOVE relationSetsComplete, mutesIds',
+      }),
+    );
     await graph.upsertUsers([{ id: viewer!, handle: `h${randomBytes(6).toString('hex')}`, interests: ['chess'] }]);
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, none, none], requests: 2 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [{ ...none, mutes: true }, none, none],
+      requests: 2,
+    });
     // The migration writes its sets from the relation lists, received blocks too, and marks it complete.
     expect(await graph.relate(block(b!, viewer!), nextAt())).toBe(true);
-    await client.send(new UpdateCommand({ TableName: table, Key: keys.graphNode(viewer!), UpdateExpression: 'REMOVE relationSetsComplete, blockedByIds' }));
+    await client.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.graphNode(viewer!),
+        UpdateExpression: 'REMOVE relationSetsComplete, blockedByIds',
+      }),
+    );
     const waiting = [];
     const migration = new RelationSetsMigration({ client, tableName: table, relationSetMax: 2 });
     for await (const ids of migration.nodesWithoutRelationSets()) waiting.push(...ids);
@@ -851,10 +1005,16 @@ describe('the embedded backend: relation sets', () => {
     expect(await migration.completeRelationSets(viewer!)).toBe(false);
     // This store found the node incomplete before: its 9 relation lookups' edges are read beside it (and the node, asked
     // for the relations and for the follows), once; that read finds the sets complete, and the next reads the node alone.
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [{ ...none, mutes: true }, { ...none, blockedBy: true }, none], requests: 1 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [{ ...none, mutes: true }, { ...none, blockedBy: true }, none],
+      requests: 1,
+    });
     expect(lastRead.keys).toBe(2 + 9);
     expect(await graph.unrelate(mute(viewer!, a!))).toBe(true);
-    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({ each: [none, { ...none, blockedBy: true }, none], requests: 1 });
+    expect(await pageLookups(viewer!, [a!, b!, c!])).toEqual({
+      each: [none, { ...none, blockedBy: true }, none],
+      requests: 1,
+    });
     expect(lastRead.keys).toBe(2);
     // A node the bulk import wrote is complete.
     const [imported, other] = [newId('usr'), newId('usr')];
@@ -862,7 +1022,10 @@ describe('the embedded backend: relation sets', () => {
       [imported, other].map((id) => ({ id, handle: `h${randomBytes(6).toString('hex')}`, interests: [] })),
       [{ from: imported, to: other, at: nextAt() }],
     );
-    expect(await pageLookups(imported, [other, viewer!, a!])).toEqual({ each: [{ ...none, follows: true }, none, none], requests: 1 });
+    expect(await pageLookups(imported, [other, viewer!, a!])).toEqual({
+      each: [{ ...none, follows: true }, none, none],
+      requests: 1,
+    });
   });
 });
 
@@ -886,7 +1049,13 @@ describe('the embedded backend: where follow counts are read', () => {
   const client = createDocumentClient({ endpoint: inject('dynamodbEndpoint'), tableName: table, countAs: 'graph' });
   const own = new RecordingReader(client, table, true);
   const shared = new RecordingReader(client, table, true);
-  const graph = new DynamoGraphStore({ client, tableName: table, importApi: 'transactWrite', reader: own, tableReader: shared });
+  const graph = new DynamoGraphStore({
+    client,
+    tableName: table,
+    importApi: 'transactWrite',
+    reader: own,
+    tableReader: shared,
+  });
   beforeAll(async () => ensureTable(client, table));
   afterAll(() => client.destroy());
 
@@ -898,9 +1067,18 @@ describe('the embedded backend: where follow counts are read', () => {
       await read();
       return { own: own.asked, shared: shared.asked };
     };
-    expect(await asked(() => graph.counts([a!, b!], UNMETERED, { consistent: false }))).toEqual({ own: [], shared: [{ keys: 2, consistent: false }] });
-    expect(await asked(() => graph.counts([a!, b!], UNMETERED))).toEqual({ own: [{ keys: 2, consistent: true }], shared: [] });
-    expect(await asked(() => graph.counts([a!], UNMETERED, { consistent: true }))).toEqual({ own: [{ keys: 1, consistent: true }], shared: [] });
+    expect(await asked(() => graph.counts([a!, b!], UNMETERED, { consistent: false }))).toEqual({
+      own: [],
+      shared: [{ keys: 2, consistent: false }],
+    });
+    expect(await asked(() => graph.counts([a!, b!], UNMETERED))).toEqual({
+      own: [{ keys: 2, consistent: true }],
+      shared: [],
+    });
+    expect(await asked(() => graph.counts([a!], UNMETERED, { consistent: true }))).toEqual({
+      own: [{ keys: 1, consistent: true }],
+      shared: [],
+    });
     expect(await asked(() => graph.degrees([a!, b!]))).toEqual({ own: [{ keys: 2, consistent: true }], shared: [] });
     expect(await graph.counts([a!, b!], UNMETERED, { consistent: false })).toEqual([
       { followers: 0, following: 1 },

@@ -20,11 +20,18 @@ export interface TestApp {
   endpoint: string;
   tablePrefix: string;
   /** Sends one operation over HTTP, as `token`'s user when given. */
-  gql<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>>;
+  gql<T = Record<string, any>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string,
+  ): Promise<GraphQLResponse<T>>;
   /** Sends one operation that must succeed and returns its data; throws with its errors otherwise. */
   gqlData<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T>;
   /** Signs up a user with TEST_PASSWORD (unless `extra` gives another) and returns its id, handle, token and refresh token. */
-  signUp(handle?: string, extra?: Record<string, unknown>): Promise<{ id: string; handle: string; token: string; refreshToken: string }>;
+  signUp(
+    handle?: string,
+    extra?: Record<string, unknown>,
+  ): Promise<{ id: string; handle: string; token: string; refreshToken: string }>;
   /** Stops the service and fails if any counter drifted from its records, or records disagree (follows, counter shards). */
   stop(): Promise<void>;
 }
@@ -63,7 +70,10 @@ const PER_ADDRESS_LIMITS = { PASSWORD_CHECKS_PER_ADDRESS: '1000000', PASSWORD_HA
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
  */
-export async function startTestApp(env: Record<string, string> = {}, options: { logger?: Logger; clock?: () => number } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { logger?: Logger; clock?: () => number } = {},
+): Promise<TestApp> {
   const endpoint = inject('dynamodbEndpoint');
   const tablePrefix = env.TABLE_PREFIX ?? `t${randomBytes(5).toString('hex')}_`;
   const config = loadConfig({
@@ -79,13 +89,26 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     ...PER_ADDRESS_LIMITS,
     ...env,
   });
-  const app = await startApp({ config, logger: options.logger ?? createLogger(config.logLevel as 'silent'), dynamodbEndpoint: endpoint, clock: options.clock });
+  const app = await startApp({
+    config,
+    logger: options.logger ?? createLogger(config.logLevel as 'silent'),
+    dynamodbEndpoint: endpoint,
+    clock: options.clock,
+  });
   const url = app.url;
 
-  async function gql<T>(query: string, variables?: Record<string, unknown>, token?: string): Promise<GraphQLResponse<T>> {
+  async function gql<T>(
+    query: string,
+    variables?: Record<string, unknown>,
+    token?: string,
+  ): Promise<GraphQLResponse<T>> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
-    const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
+    const response = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ query, variables }),
+    });
     const body = (await response.json()) as Omit<GraphQLResponse<T>, 'status'>;
     return { status: response.status, ...body };
   }
@@ -102,7 +125,11 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
       { input: { handle, password: TEST_PASSWORD, ...extra } },
     );
     if (!result.data?.signUp) throw new Error(`signUp failed: ${JSON.stringify(result.errors)}`);
-    return { ...result.data.signUp.user, token: result.data.signUp.token, refreshToken: result.data.signUp.refreshToken };
+    return {
+      ...result.data.signUp.user,
+      token: result.data.signUp.token,
+      refreshToken: result.data.signUp.refreshToken,
+    };
   }
 
   /** Stops the service, then checks that no counter drifted from its records during the file's tests. */
@@ -110,7 +137,9 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     await app.stop();
     const client = createDocumentClient({ endpoint, tableName: tableName(tablePrefix) });
     try {
-      const { drift, mismatches } = await auditCounters(client, tableName(tablePrefix), { includeGraph: app.stores.graph.backend === 'dynamodb' });
+      const { drift, mismatches } = await auditCounters(client, tableName(tablePrefix), {
+        includeGraph: app.stores.graph.backend === 'dynamodb',
+      });
       if (drift.length > 0) throw new Error(`counters drifted: ${JSON.stringify(drift)}`);
       if (mismatches.length > 0) throw new Error(`records disagree: ${JSON.stringify(mismatches)}`);
     } finally {
@@ -130,7 +159,10 @@ export interface LogEntry {
 }
 
 /** A logger that keeps every entry, at every level, for assertions. */
-export function capturingLogger(entries: LogEntry[] = [], base: Record<string, unknown> = {}): Logger & { entries: LogEntry[] } {
+export function capturingLogger(
+  entries: LogEntry[] = [],
+  base: Record<string, unknown> = {},
+): Logger & { entries: LogEntry[] } {
   const at =
     (level: LogEntry['level']) =>
     (msg: string, fields: Record<string, unknown> = {}) => {

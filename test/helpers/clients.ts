@@ -11,7 +11,11 @@ import type { TestApp } from './app.js';
 export async function expiringIn(t: TestApp, tokens: Tokens, seconds: number): Promise<Tokens> {
   const claims = decodeJwt(tokens.token);
   const signer = new TokenSigner(t.app.config.jwtSecret, seconds);
-  const signed = await signer.sign({ userId: claims.sub!, generation: Number(claims.gen ?? 0), sessionId: typeof claims.sid === 'string' ? claims.sid : null });
+  const signed = await signer.sign({
+    userId: claims.sub!,
+    generation: Number(claims.gen ?? 0),
+    sessionId: typeof claims.sid === 'string' ? claims.sid : null,
+  });
   return { ...tokens, ...signed };
 }
 
@@ -56,7 +60,11 @@ export function requestRecorder() {
 
 /** How many posts the home timeline of `token`'s user holds, read over HTTP, past any client cache. */
 export async function homeTimelineLength(t: TestApp, token: string): Promise<number> {
-  const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>('{ viewer { timeline(first: 100) { edges { cursor } } } }', {}, token);
+  const result = await t.gql<{ viewer: { timeline: { edges: unknown[] } } }>(
+    '{ viewer { timeline(first: 100) { edges { cursor } } } }',
+    {},
+    token,
+  );
   if (!result.data) throw new Error(JSON.stringify(result.errors));
   return result.data.viewer.timeline.edges.length;
 }
@@ -68,7 +76,9 @@ export function connectionFields(schema: GraphQLSchema): Record<string, Record<s
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       if (!getNamedType(field.type).name.endsWith('Connection')) continue;
-      (connections[type.name] ??= {})[field.name] = field.args.map((arg) => arg.name).filter((name) => !['first', 'after', 'last', 'before'].includes(name));
+      (connections[type.name] ??= {})[field.name] = field.args
+        .map((arg) => arg.name)
+        .filter((name) => !['first', 'after', 'last', 'before'].includes(name));
     }
   }
   return connections;

@@ -19,7 +19,11 @@ export interface LiveClient {
   dispose(): Promise<void>;
 }
 
-export function connectLive(httpUrl: string, token: string | null, options: { connectionParams?: Record<string, unknown> } = {}): LiveClient {
+export function connectLive(
+  httpUrl: string,
+  token: string | null,
+  options: { connectionParams?: Record<string, unknown> } = {},
+): LiveClient {
   const closes: { code: number; reason: string }[] = [];
   const live: LiveClient = {
     client: createClient({

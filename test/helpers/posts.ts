@@ -22,7 +22,12 @@ export async function unfollow(t: TestApp, token: string, userId: string): Promi
 
 /** A connection field's post ids, walked page by page to the end. */
 export async function idsOfEveryPage(
-  fetchPage: (after: string | null) => Promise<{ edges: { cursor: string; node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } }>,
+  fetchPage: (
+    after: string | null,
+  ) => Promise<{
+    edges: { cursor: string; node: { id: string } }[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
+  }>,
 ): Promise<string[]> {
   const ids: string[] = [];
   let after: string | null = null;
@@ -51,7 +56,10 @@ export function homeIds(t: TestApp, user: { id: string; token: string }, first =
 
 export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> {
   return idsOfEveryPage(async (after) => {
-    const result = await t.gql(`query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`, { tag, first, after });
+    const result = await t.gql(
+      `query($tag: String!, $first: Int, $after: String) { tagTimeline(tag: $tag, first: $first, after: $after) { ${PAGE} } }`,
+      { tag, first, after },
+    );
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.tagTimeline;
   });
@@ -59,7 +67,10 @@ export function tagIds(t: TestApp, tag: string, first = 100): Promise<string[]> 
 
 export function publicIds(t: TestApp, first = 100): Promise<string[]> {
   return idsOfEveryPage(async (after) => {
-    const result = await t.gql(`query($first: Int, $after: String) { publicTimeline(first: $first, after: $after) { ${PAGE} } }`, { first, after });
+    const result = await t.gql(
+      `query($first: Int, $after: String) { publicTimeline(first: $first, after: $after) { ${PAGE} } }`,
+      { first, after },
+    );
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.publicTimeline;
   });
@@ -67,7 +78,10 @@ export function publicIds(t: TestApp, first = 100): Promise<string[]> {
 
 export function authorIds(t: TestApp, userId: string, first = 100): Promise<string[]> {
   return idsOfEveryPage(async (after) => {
-    const result = await t.gql(`query($id: ID!, $first: Int, $after: String) { user(id: $id) { posts(first: $first, after: $after) { ${PAGE} } } }`, { id: userId, first, after });
+    const result = await t.gql(
+      `query($id: ID!, $first: Int, $after: String) { user(id: $id) { posts(first: $first, after: $after) { ${PAGE} } } }`,
+      { id: userId, first, after },
+    );
     if (result.errors) throw new Error(JSON.stringify(result.errors));
     return result.data!.user.posts;
   });

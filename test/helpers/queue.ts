@@ -15,11 +15,20 @@ export async function waitForQueueToDrain(t: TestApp): Promise<void> {
   const table = tableName(t.tablePrefix);
   const client = createDocumentClient({ endpoint: t.endpoint, tableName: table });
   const queued = async (shard: number) =>
-    (await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.queue(shard) }, Limit: 1 })))
-      .Items ?? [];
+    (
+      await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': partitions.queue(shard) },
+          Limit: 1,
+        }),
+      )
+    ).Items ?? [];
   try {
     await vi.waitFor(async () => {
-      for (let shard = 0; shard < t.app.config.queueShards; shard++) expect(await queued(shard), `tasks queued in shard ${shard}`).toEqual([]);
+      for (let shard = 0; shard < t.app.config.queueShards; shard++)
+        expect(await queued(shard), `tasks queued in shard ${shard}`).toEqual([]);
     }, WORKER_WAIT);
   } finally {
     client.destroy();

@@ -10,7 +10,9 @@ export async function scanTable(app: TestApp): Promise<Record<string, unknown>[]
     const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
-      const page = await client.send(new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true, ExclusiveStartKey: start }));
+      const page = await client.send(
+        new ScanCommand({ TableName: tableName(app.tablePrefix), ConsistentRead: true, ExclusiveStartKey: start }),
+      );
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);

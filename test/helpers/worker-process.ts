@@ -19,7 +19,10 @@ export function startWorkerProcess(app: TestApp, env: Record<string, string>): W
 }
 
 /** `npm start`'s entry point as its own process (another API instance) against the app's table, on a free port. */
-export async function startApiProcess(app: TestApp, env: Record<string, string>): Promise<WorkerProcess & { url: string }> {
+export async function startApiProcess(
+  app: TestApp,
+  env: Record<string, string>,
+): Promise<WorkerProcess & { url: string }> {
   const api = startProcess('src/main.ts', app, { PORT: '0', HOST: '127.0.0.1', ...env });
   const listening = await Promise.race([
     api.logLine((entry) => entry.msg === 'listening'),
@@ -35,7 +38,8 @@ function startProcess(entry: string, app: TestApp, env: Record<string, string>):
   });
   running.add(child);
   const entries: Record<string, any>[] = [];
-  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] = [];
+  const waiters: { matches: (entry: Record<string, any>) => boolean; resolve: (entry: Record<string, any>) => void }[] =
+    [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
     let entry: Record<string, any>;
     try {

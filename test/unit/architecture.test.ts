@@ -18,7 +18,10 @@ const LAYERS: { name: string; paths: string[] }[] = [
   { name: 'use cases', paths: ['usecases/'] },
   { name: 'graphql, http, worker', paths: ['graphql/', 'http/', 'worker/'] },
   // seed and simulate build on stores, use cases (and a worker) for scripts and the benchmark, as app.ts does for the service.
-  { name: 'composition and entry points', paths: ['app.ts', 'main.ts', 'worker-main.ts', 'process-lifecycle.ts', 'seed/', 'simulate/'] },
+  {
+    name: 'composition and entry points',
+    paths: ['app.ts', 'main.ts', 'worker-main.ts', 'process-lifecycle.ts', 'seed/', 'simulate/'],
+  },
 ];
 
 const MAX_LINES = 450;
@@ -50,7 +53,9 @@ function importsOf(file: string): string[] {
 const imports = new Map(files.map((file) => [file, importsOf(file)]));
 
 function layerOf(file: string): number {
-  return LAYERS.findIndex((layer) => layer.paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)));
+  return LAYERS.findIndex((layer) =>
+    layer.paths.some((path) => (path.endsWith('/') ? file.startsWith(path) : file === path)),
+  );
 }
 
 /** Strongly connected components of more than one file (or a file importing itself): each holds at least one cycle. */
@@ -113,7 +118,9 @@ const lineCount = (file: string) => text.get(file)!.split('\n').length - (text.g
 
 describe('the architecture of src/', () => {
   it('puts every source file in a layer', () => {
-    expect(files.filter((file) => layerOf(file) === -1).map((file) => `src/${file} is in no layer of LAYERS`)).toEqual([]);
+    expect(files.filter((file) => layerOf(file) === -1).map((file) => `src/${file} is in no layer of LAYERS`)).toEqual(
+      [],
+    );
   });
 
   it('has no import pointing up a layer', () => {
@@ -121,7 +128,10 @@ describe('the architecture of src/', () => {
       imports
         .get(file)!
         .filter((target) => layerOf(target) > layerOf(file))
-        .map((target) => `src/${file} → src/${target} (${LAYERS[layerOf(file)]?.name} imports ${LAYERS[layerOf(target)]?.name})`),
+        .map(
+          (target) =>
+            `src/${file} → src/${target} (${LAYERS[layerOf(file)]?.name} imports ${LAYERS[layerOf(target)]?.name})`,
+        ),
     );
     expect(upward).toEqual([]);
   });
@@ -129,7 +139,9 @@ describe('the architecture of src/', () => {
   it('has no import cycle', () => {
     const report = (component: string[]) => {
       const path = cyclePath(component).replace(/(^|→ )/g, '$1src/');
-      return component.length > path.split(' → ').length - 1 ? `cycle: ${path}, among ${component.map((file) => `src/${file}`).join(', ')}` : `cycle: ${path}`;
+      return component.length > path.split(' → ').length - 1
+        ? `cycle: ${path}, among ${component.map((file) => `src/${file}`).join(', ')}`
+        : `cycle: ${path}`;
     };
     expect(cycles().map(report)).toEqual([]);
   });

@@ -6,12 +6,22 @@ import { BatchReader } from '../../src/stores/dynamo/batch-reader.js';
 /** A table in memory that records every BatchGetItem it answers. */
 function recordingClient(table: string) {
   const items = new Map<string, Record<string, unknown>>();
-  const calls: { keys: number; consistent: boolean; projection: string | undefined; names: Record<string, string> | undefined }[] = [];
+  const calls: {
+    keys: number;
+    consistent: boolean;
+    projection: string | undefined;
+    names: Record<string, string> | undefined;
+  }[] = [];
   const client = {
     async send(command: BatchGetCommand) {
       const request = command.input.RequestItems![table]!;
       const keys = request.Keys as { pk: string; sk: string }[];
-      calls.push({ keys: keys.length, consistent: request.ConsistentRead === true, projection: request.ProjectionExpression, names: request.ExpressionAttributeNames });
+      calls.push({
+        keys: keys.length,
+        consistent: request.ConsistentRead === true,
+        projection: request.ProjectionExpression,
+        names: request.ExpressionAttributeNames,
+      });
       return { Responses: { [table]: keys.flatMap((k) => items.get(`${k.pk}/${k.sk}`) ?? []) } };
     },
   };
@@ -40,7 +50,13 @@ describe('BatchReader', () => {
     expect(calls[0]!.keys).toBe(4);
     // The union of the attributes asked, every name a placeholder.
     expect(calls[0]!.projection).toBe('pk, sk, #a0, #a1, #a2, #a3.#a4');
-    expect(calls[0]!.names).toEqual({ '#a0': 'text', '#a1': 'handle', '#a2': 'likeCount', '#a3': 'reactions', '#a4': 'wow' });
+    expect(calls[0]!.names).toEqual({
+      '#a0': 'text',
+      '#a1': 'handle',
+      '#a2': 'likeCount',
+      '#a3': 'reactions',
+      '#a4': 'wow',
+    });
   });
 
   it('keeps apart what one call cannot hold: strong and eventual reads, projected and whole items, 100 keys', async () => {
@@ -78,7 +94,10 @@ describe('BatchReader', () => {
   it('sends every lookup on its own when not coalescing (the naive baseline)', async () => {
     const { client, calls } = recordingClient('t');
     const reader = new BatchReader(client, 't', false);
-    await Promise.all([reader.get([key('A', '1')], { attributes: [] }), reader.get([key('A', '2')], { attributes: [] })]);
+    await Promise.all([
+      reader.get([key('A', '1')], { attributes: [] }),
+      reader.get([key('A', '2')], { attributes: [] }),
+    ]);
     expect(calls).toHaveLength(2);
   });
 });

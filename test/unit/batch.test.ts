@@ -1,4 +1,9 @@
-import { BatchGetCommand, type BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { batchGet, batchWrite, del, importItems, put, writeItems } from '../../src/stores/dynamo/batch.js';
 
@@ -45,7 +50,10 @@ describe('batchGet', () => {
   it('asks for at most 100 keys at a time and retries unprocessed keys until all are read, in the order asked', async () => {
     const stored = new Map(Array.from({ length: 250 }, (_, i) => [`k${i}`, { pk: `k${i}`, sk: 'S', n: i }]));
     const { client, requests } = throttlingClient('t', stored);
-    const wanted = [...Array.from({ length: 250 }, (_, i) => ({ pk: `k${249 - i}`, sk: 'S' })), { pk: 'missing', sk: 'S' }];
+    const wanted = [
+      ...Array.from({ length: 250 }, (_, i) => ({ pk: `k${249 - i}`, sk: 'S' })),
+      { pk: 'missing', sk: 'S' },
+    ];
     const found = await batchGet(client, 't', wanted);
     expect(found.map((item) => item?.n)).toEqual([...Array.from({ length: 250 }, (_, i) => 249 - i), undefined]);
     expect(Math.max(...requests.map((r) => r.size))).toBe(100);
@@ -57,7 +65,10 @@ describe('batchWrite', () => {
   it('writes at most 25 items at a time and retries unprocessed items until all are written', async () => {
     const stored = new Map<string, Record<string, unknown>>();
     const { client, requests } = throttlingClient('t', stored);
-    await batchWrite(client, 't', [...Array.from({ length: 30 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })]);
+    await batchWrite(client, 't', [
+      ...Array.from({ length: 30 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })),
+      del({ pk: 'gone', sk: 'S' }),
+    ]);
     expect(stored.size).toBe(30);
     expect(Math.max(...requests.map((r) => r.size))).toBe(25);
   });
@@ -70,7 +81,12 @@ describe('writeItems', () => {
   ] as const)('sends puts and deletes in full %s calls', async (api, command, perCall) => {
     const stored = new Map<string, Record<string, unknown>>([['gone', { pk: 'gone', sk: 'S' }]]);
     const { client, requests } = throttlingClient('t', stored);
-    await writeItems(client, 't', [...Array.from({ length: 229 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })], api);
+    await writeItems(
+      client,
+      't',
+      [...Array.from({ length: 229 }, (_, i) => put({ pk: `p${i}`, sk: 'S' })), del({ pk: 'gone', sk: 'S' })],
+      api,
+    );
     expect([...stored.keys()].sort()).toEqual(Array.from({ length: 229 }, (_, i) => `p${i}`).sort());
     const full = Array.from({ length: Math.ceil(230 / perCall) }, (_, i) => Math.min(perCall, 230 - i * perCall));
     expect(requests.slice(0, full.length)).toEqual(full.map((size) => ({ command, size })));
@@ -86,16 +102,19 @@ describe('importItems', () => {
   it.each([
     ['batchWrite', 'write', 25],
     ['transactWrite', 'transact', 100],
-  ] as const)('packs the items of consecutive records into full %s calls and reports each record once written', async (api, command, perCall) => {
-    const stored = new Map<string, Record<string, unknown>>();
-    const { client, requests } = throttlingClient('t', stored);
-    let reported = 0;
-    await importItems(client, 't', records, itemsOf, { api, onWritten: (n) => (reported += n) });
-    expect(stored.size).toBe(210);
-    expect(reported).toBe(70);
-    // The first calls carry full loads (BatchWriteItem then sends what came back unprocessed again).
-    const full = Array.from({ length: Math.ceil(210 / perCall) }, (_, i) => Math.min(perCall, 210 - i * perCall));
-    expect(requests.slice(0, full.length)).toEqual(full.map((size) => ({ command, size })));
-    expect(requests.every((r) => r.command === command && r.size <= perCall)).toBe(true);
-  });
+  ] as const)(
+    'packs the items of consecutive records into full %s calls and reports each record once written',
+    async (api, command, perCall) => {
+      const stored = new Map<string, Record<string, unknown>>();
+      const { client, requests } = throttlingClient('t', stored);
+      let reported = 0;
+      await importItems(client, 't', records, itemsOf, { api, onWritten: (n) => (reported += n) });
+      expect(stored.size).toBe(210);
+      expect(reported).toBe(70);
+      // The first calls carry full loads (BatchWriteItem then sends what came back unprocessed again).
+      const full = Array.from({ length: Math.ceil(210 / perCall) }, (_, i) => Math.min(perCall, 210 - i * perCall));
+      expect(requests.slice(0, full.length)).toEqual(full.map((size) => ({ command, size })));
+      expect(requests.every((r) => r.command === command && r.size <= perCall)).toBe(true);
+    },
+  );
 });

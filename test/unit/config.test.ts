@@ -16,7 +16,13 @@ describe('configuration', () => {
   });
 
   it('issues access tokens for 15 minutes and refresh tokens for 30 days by default', () => {
-    expect(loadConfig({})).toMatchObject({ jwtTtlSeconds: 900, refreshTtlSeconds: 30 * 24 * 3600, signInMaxFailures: 10, signInWindowSeconds: 60, oidcIssuer: '' });
+    expect(loadConfig({})).toMatchObject({
+      jwtTtlSeconds: 900,
+      refreshTtlSeconds: 30 * 24 * 3600,
+      signInMaxFailures: 10,
+      signInWindowSeconds: 60,
+      oidcIssuer: '',
+    });
   });
 
   it('runs as many password hashes at once as there are cores, leaving libuv a thread for file and DNS work', () => {
@@ -24,7 +30,11 @@ describe('configuration', () => {
     expect(loadConfig({}).passwordHashConcurrency).toBe(Math.max(1, Math.min(cores, 3)));
     expect(loadConfig({ UV_THREADPOOL_SIZE: '2' }).passwordHashConcurrency).toBe(1);
     expect(loadConfig({ PASSWORD_HASH_CONCURRENCY: '8' }).passwordHashConcurrency).toBe(8);
-    expect(loadConfig({})).toMatchObject({ passwordChecksPerAddress: 20, passwordHashQueuePerAddress: 4, passwordHashQueueTimeoutMs: 5000 });
+    expect(loadConfig({})).toMatchObject({
+      passwordChecksPerAddress: 20,
+      passwordHashQueuePerAddress: 4,
+      passwordHashQueueTimeoutMs: 5000,
+    });
   });
 
   it('has no built-in JWT secret: without JWT_SECRET the service generates one at start', () => {
@@ -40,7 +50,9 @@ describe('configuration', () => {
     expect(loadConfig({}).bulkWriteApi).toBe('transactWrite');
     expect(loadConfig({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).bulkWriteApi).toBe('transactWrite');
     expect(loadConfig({ AWS_REGION: 'eu-west-1' }).bulkWriteApi).toBe('batchWrite');
-    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).bulkWriteApi).toBe('batchWrite');
+    expect(loadConfig({ DYNAMODB_ENDPOINT: 'https://dynamodb.eu-west-1.amazonaws.com' }).bulkWriteApi).toBe(
+      'batchWrite',
+    );
     expect(loadConfig({ BULK_WRITE_API: 'batchWrite' }).bulkWriteApi).toBe('batchWrite');
     expect(loadConfig({ AWS_REGION: 'eu-west-1', BULK_WRITE_API: 'transactWrite' }).bulkWriteApi).toBe('transactWrite');
   });
@@ -64,11 +76,17 @@ describe('configuration', () => {
     [{ OIDC_ISSUER: 'https://id.example.com/' }, 'OIDC_AUDIENCE'],
     [{ OIDC_ISSUER: 'https://id.example.com/', OIDC_AUDIENCE: 'api' }, 'OIDC_JWKS_URI'],
     [{ OIDC_JWKS_URI: 'https://id.example.com/jwks' }, 'OIDC_ISSUER'],
-    [{ OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'api', OIDC_JWKS_URI: 'https://id.example.com/jwks' }, 'OIDC_ISSUER'],
+    [
+      { OIDC_ISSUER: 'id.example.com', OIDC_AUDIENCE: 'api', OIDC_JWKS_URI: 'https://id.example.com/jwks' },
+      'OIDC_ISSUER',
+    ],
     [{ PASSWORD_SCRYPT_LOG2_N: '9' }, 'PASSWORD_SCRYPT_LOG2_N'],
     [{ JWT_TTL_SECONDS: '30' }, 'JWT_TTL_SECONDS'],
     [{ PASSWORD_HASH_CONCURRENCY: '0' }, 'PASSWORD_HASH_CONCURRENCY'],
-    [{ REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') }, 'REACTION_KINDS'],
+    [
+      { REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') },
+      'REACTION_KINDS',
+    ],
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);

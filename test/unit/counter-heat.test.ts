@@ -18,7 +18,14 @@ describe('CounterHeat', () => {
     expect(heat.wrote({ id: 'pst_b', counterShards: 1 })).toBeNull();
     // A new second starts again from zero.
     now += 1000;
-    expect([1, 2, 3, 4, 5, 6].map(() => heat.wrote({ id: 'pst_a', counterShards: 2 }))).toEqual([null, null, null, null, null, null]);
+    expect([1, 2, 3, 4, 5, 6].map(() => heat.wrote({ id: 'pst_a', counterShards: 2 }))).toEqual([
+      null,
+      null,
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(heat.wrote({ id: 'pst_a', counterShards: 2 })).toBe(4);
   });
 
@@ -27,9 +34,13 @@ describe('CounterHeat', () => {
     const post = { id: 'pst_c', counterShards: 6 };
     const asked = Array.from({ length: 19 }, () => heat.wrote(post));
     expect(asked.filter((to) => to !== null)).toEqual([8]);
-    expect(Array.from({ length: 100 }, () => heat.wrote({ id: 'pst_c', counterShards: 8 })).every((to) => to === null)).toBe(true);
+    expect(
+      Array.from({ length: 100 }, () => heat.wrote({ id: 'pst_c', counterShards: 8 })).every((to) => to === null),
+    ).toBe(true);
     const off = new CounterHeat({ counterShardWritesPerSecond: 1, counterShardsMax: 1 }, () => 0);
-    expect(Array.from({ length: 10 }, () => off.wrote({ id: 'pst_d', counterShards: 1 })).every((to) => to === null)).toBe(true);
+    expect(
+      Array.from({ length: 10 }, () => off.wrote({ id: 'pst_d', counterShards: 1 })).every((to) => to === null),
+    ).toBe(true);
   });
 });
 

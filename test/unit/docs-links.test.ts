@@ -52,7 +52,8 @@ function brokenLinks(page: string, markdown = readFileSync(page, 'utf8')): strin
       continue;
     }
     if (anchor === undefined) continue;
-    if (statSync(file).isDirectory() || !file.endsWith('.md')) broken.push(`${target}: an anchor into ${file}, which has no headings`);
+    if (statSync(file).isDirectory() || !file.endsWith('.md'))
+      broken.push(`${target}: an anchor into ${file}, which has no headings`);
     else if (!anchors(headings()).has(anchor)) broken.push(`${target}: ${file} has no heading #${anchor}`);
   }
   return broken;
@@ -69,13 +70,18 @@ describe('the docs', () => {
 
   it('finds a link that leads nowhere, and an anchor that names no heading', () => {
     const page = join('docs', 'architecture.md');
-    const markdown = '# Here\n[a](design/cache.md#cost), [b](#here), [c](design/none.md), [d](design/cache.md#none), [e](#nowhere), `[f](none.md)`';
+    const markdown =
+      '# Here\n[a](design/cache.md#cost), [b](#here), [c](design/none.md), [d](design/cache.md#none), [e](#nowhere), `[f](none.md)`';
     expect(brokenLinks(page, markdown)).toEqual([
       'design/none.md: no file docs/design/none.md',
       'design/cache.md#none: docs/design/cache.md has no heading #none',
       '#nowhere: docs/architecture.md has no heading #nowhere',
     ]);
-    expect(anchors('# Title\n## The read pipeline\n## Relation sets (embedded backend)\n## `code` and *stress*\n## Twice\n## Twice')).toEqual(
+    expect(
+      anchors(
+        '# Title\n## The read pipeline\n## Relation sets (embedded backend)\n## `code` and *stress*\n## Twice\n## Twice',
+      ),
+    ).toEqual(
       new Set(['title', 'the-read-pipeline', 'relation-sets-embedded-backend', 'code-and-stress', 'twice', 'twice-1']),
     );
   });

@@ -27,7 +27,8 @@ async function timed<T>(work: () => Promise<T>): Promise<{ result: T; ms: number
   return { result, ms: performance.now() - started };
 }
 
-const stateLines = (logger: ReturnType<typeof capturingLogger>) => logger.entries.filter((entry) => entry.msg.startsWith('dependency')).map((entry) => entry.msg);
+const stateLines = (logger: ReturnType<typeof capturingLogger>) =>
+  logger.entries.filter((entry) => entry.msg.startsWith('dependency')).map((entry) => entry.msg);
 
 describe('GuardedRedis', () => {
   it('falls back at once while Redis is down, logs the outage once, prints nothing of its own, and closes the circuit when Redis is back', async () => {

@@ -33,7 +33,11 @@ describe('ids across processes', () => {
     const at = Date.now();
     const script = `import { newId } from './src/domain/ids.ts'; console.log(JSON.stringify(Array.from({ length: 20000 }, () => newId('pst', ${at}))));`;
     const outputs = await Promise.all(
-      Array.from({ length: 3 }, () => run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { maxBuffer: 64 * 1024 * 1024 })),
+      Array.from({ length: 3 }, () =>
+        run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+          maxBuffer: 64 * 1024 * 1024,
+        }),
+      ),
     );
     const lists = outputs.map(({ stdout }) => JSON.parse(stdout) as string[]);
     const all = lists.flat();

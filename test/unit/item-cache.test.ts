@@ -27,7 +27,9 @@ describe.each([
     const cache = open();
     const [miss] = await cache.lookup(['k1'], 'v');
     expect(miss!.hit).toBe(false);
-    await cache.fill([{ key: 'k1', variant: 'v', version: (miss as { version: string }).version, item: { n: 1 }, ttlMs: TTL }]);
+    await cache.fill([
+      { key: 'k1', variant: 'v', version: (miss as { version: string }).version, item: { n: 1 }, ttlMs: TTL },
+    ]);
     expect(await cache.lookup(['k1'], 'v')).toEqual([{ hit: true, item: { n: 1 } }]);
     expect((await cache.lookup(['k1'], 'other'))[0]!.hit).toBe(false);
   });
@@ -36,14 +38,18 @@ describe.each([
     const cache = open();
     const [miss] = await cache.lookup(['k2'], 'v');
     await cache.invalidate(['k2']);
-    await cache.fill([{ key: 'k2', variant: 'v', version: (miss as { version: string }).version, item: { likeCount: 0 }, ttlMs: TTL }]);
+    await cache.fill([
+      { key: 'k2', variant: 'v', version: (miss as { version: string }).version, item: { likeCount: 0 }, ttlMs: TTL },
+    ]);
     expect((await cache.lookup(['k2'], 'v'))[0]!.hit).toBe(false);
   });
 
   it('drops an item on invalidation', async () => {
     const cache = open();
     const [miss] = await cache.lookup(['k3'], 'v');
-    await cache.fill([{ key: 'k3', variant: 'v', version: (miss as { version: string }).version, item: { n: 1 }, ttlMs: TTL }]);
+    await cache.fill([
+      { key: 'k3', variant: 'v', version: (miss as { version: string }).version, item: { n: 1 }, ttlMs: TTL },
+    ]);
     await cache.invalidate(['k3']);
     expect((await cache.lookup(['k3'], 'v'))[0]!.hit).toBe(false);
   });
@@ -77,7 +83,9 @@ describe('redis item cache when Redis goes away', () => {
     try {
       const put = async (key: string) => {
         const [miss] = await cache.lookup([key], 'v');
-        await cache.fill([{ key, variant: 'v', version: (miss as { version: string }).version, item: { key }, ttlMs: TTL }]);
+        await cache.fill([
+          { key, variant: 'v', version: (miss as { version: string }).version, item: { key }, ttlMs: TTL },
+        ]);
       };
       await put('kept');
       // A partition: the item stays in Redis, and the invalidation cannot reach it.

@@ -28,7 +28,10 @@ const made: Record<keyof typeof keys, Key[]> = {
   followListPosition: [{ pk: keys.followingList(user), sk: position }],
   relationEdge: [keys.relationEdge('blocks', user, other), keys.relationEdge('mutes', user, other)],
   relationList: (['blocks', 'mutes'] as const).flatMap((kind) =>
-    (['OUT', 'IN'] as const).map((direction) => ({ pk: keys.relationList(kind, user), sk: keys.relationListPosition(direction, position) })),
+    (['OUT', 'IN'] as const).map((direction) => ({
+      pk: keys.relationList(kind, user),
+      sk: keys.relationListPosition(direction, position),
+    })),
   ),
   relationListPosition: [{ pk: keys.relationList('blocks', user), sk: keys.relationListPosition('IN', position) }],
   counterShard: [keys.counterShard(post, 0), keys.counterShard(post, 63)],
@@ -52,17 +55,27 @@ const made: Record<keyof typeof keys, Key[]> = {
   trendBucket: [keys.trendBucket(490_000, 3)],
   tagTotal: [keys.tagTotal('engines', 1)],
   commentEntry: [keys.commentEntry(post, 'cmt_1')],
-  threadEntry: [keys.threadEntry({ postId: post, id: 'cmt_1', ancestorIds: [] }), keys.threadEntry({ postId: post, id: 'cmt_3', ancestorIds: ['cmt_1', 'cmt_2'] })],
+  threadEntry: [
+    keys.threadEntry({ postId: post, id: 'cmt_1', ancestorIds: [] }),
+    keys.threadEntry({ postId: post, id: 'cmt_3', ancestorIds: ['cmt_1', 'cmt_2'] }),
+  ],
   comment: [keys.comment('cmt_1')],
   task: [keys.task(2, 'tsk_1')],
   deadTask: [keys.deadTask('tsk_1')],
   idempotencyClaim: [keys.idempotencyClaim(user, 'createPost', 'retry-1')],
   activity: [keys.activity(user, keys.like(post, user))],
   notificationGroup: [keys.notificationGroup(user, `LIKE#${post}`), keys.notificationGroup(user, 'FOLLOW#2026-11-23')],
-  notificationMember: [keys.notificationMember(user, 'LIKE', post, other), keys.notificationMember(user, 'FOLLOW', null, other)],
+  notificationMember: [
+    keys.notificationMember(user, 'LIKE', post, other),
+    keys.notificationMember(user, 'FOLLOW', null, other),
+  ],
   notificationActorEntry: [keys.notificationActorEntry(user, `LIKE#${post}`, 'g1', 1_764_000_000_000, other)],
-  notificationListEntry: [keys.notificationListEntry(user, keys.notificationPosition(1_764_000_000_000, `LIKE#${post}`))],
-  notificationPosition: [keys.notificationListEntry(user, keys.notificationPosition(1_764_000_000_000, 'FOLLOW#2026-11-23'))],
+  notificationListEntry: [
+    keys.notificationListEntry(user, keys.notificationPosition(1_764_000_000_000, `LIKE#${post}`)),
+  ],
+  notificationPosition: [
+    keys.notificationListEntry(user, keys.notificationPosition(1_764_000_000_000, 'FOLLOW#2026-11-23')),
+  ],
   notificationState: [keys.notificationState(user)],
   notifiedBy: [keys.notifiedBy(other, user, 'LIKE', post), keys.notifiedBy(other, user, 'FOLLOW', null)],
   notifiedByOfMember: [keys.notifiedByOfMember(user, keys.notificationMember(user, 'LIKE', post, other).sk)],

@@ -36,12 +36,18 @@ describe('findChromium', () => {
   it('takes CHROMIUM_PATH over PATH, and says so when it is not executable', () => {
     const custom = dirWith('custom', { 'my-chromium': true, broken: false });
     const debian = dirWith('debian-too', { chromium: true });
-    expect(findChromium({ PATH: debian, CHROMIUM_PATH: join(custom, 'my-chromium') })).toBe(join(custom, 'my-chromium'));
-    expect(() => findChromium({ PATH: debian, CHROMIUM_PATH: join(custom, 'broken') })).toThrow(/CHROMIUM_PATH is .*broken, which is not an executable file/);
+    expect(findChromium({ PATH: debian, CHROMIUM_PATH: join(custom, 'my-chromium') })).toBe(
+      join(custom, 'my-chromium'),
+    );
+    expect(() => findChromium({ PATH: debian, CHROMIUM_PATH: join(custom, 'broken') })).toThrow(
+      /CHROMIUM_PATH is .*broken, which is not an executable file/,
+    );
   });
 
   it('fails with what to install when there is none', () => {
-    expect(() => findChromium({ PATH: dirWith('empty', {}) })).toThrow(/need Chromium .*apt-get install chromium.*CHROMIUM_PATH/);
+    expect(() => findChromium({ PATH: dirWith('empty', {}) })).toThrow(
+      /need Chromium .*apt-get install chromium.*CHROMIUM_PATH/,
+    );
   });
 });
 
@@ -53,7 +59,8 @@ describe('the test suite', () => {
       for (const entry of readdirSync(dir)) {
         const path = join(dir, entry);
         if (statSync(path).isDirectory()) walk(path);
-        else if (/\.(ts|mjs|js|json)$/.test(entry) && readFileSync(path, 'utf8').includes(sibling)) offenders.push(path);
+        else if (/\.(ts|mjs|js|json)$/.test(entry) && readFileSync(path, 'utf8').includes(sibling))
+          offenders.push(path);
       }
     };
     for (const dir of ['src', 'test', 'scripts', 'bench']) walk(dir);

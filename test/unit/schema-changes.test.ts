@@ -11,16 +11,29 @@ describe('the schema check (npm run schema:check)', () => {
   });
 
   it('fails on a removed field, a removed argument and a changed type', async () => {
-    const removedField = current.replace(/\n {2}"Distinct users who viewed the post."\n {2}viewCount: Int! @cost\(weight: 1\)/, '');
+    const removedField = current.replace(
+      /\n {2}"Distinct users who viewed the post."\n {2}viewCount: Int! @cost\(weight: 1\)/,
+      '',
+    );
     expect(removedField).not.toBe(current);
-    expect((await schemaChanges(released, removedField)).refused.map((change) => change.path)).toEqual(['Post.viewCount']);
+    expect((await schemaChanges(released, removedField)).refused.map((change) => change.path)).toEqual([
+      'Post.viewCount',
+    ]);
     const narrowed = current.replace('  bio: String\n', '  bio: String!\n');
-    expect((await schemaChanges(narrowed, current)).refused.map((change) => change.type)).toEqual(['FIELD_TYPE_CHANGED']);
+    expect((await schemaChanges(narrowed, current)).refused.map((change) => change.type)).toEqual([
+      'FIELD_TYPE_CHANGED',
+    ]);
   });
 
   it('lets a field go once the last release deprecated it', async () => {
-    const deprecated = released.replace('  viewCount: Int!', '  viewCount: Int! @deprecated(reason: "Count views with your analytics.")');
-    const removed = current.replace(/\n {2}"Distinct users who viewed the post."\n {2}viewCount: Int! @cost\(weight: 1\)/, '');
+    const deprecated = released.replace(
+      '  viewCount: Int!',
+      '  viewCount: Int! @deprecated(reason: "Count views with your analytics.")',
+    );
+    const removed = current.replace(
+      /\n {2}"Distinct users who viewed the post."\n {2}viewCount: Int! @cost\(weight: 1\)/,
+      '',
+    );
     expect((await schemaChanges(deprecated, removed)).refused).toEqual([]);
   });
 });

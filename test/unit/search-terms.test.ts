@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_NAME_TERMS, foldWords, indexPrefixes, matchesAll, searchWords, termsOf } from '../../src/domain/search-terms.js';
+import {
+  MAX_NAME_TERMS,
+  foldWords,
+  indexPrefixes,
+  matchesAll,
+  searchWords,
+  termsOf,
+} from '../../src/domain/search-terms.js';
 
 describe('search terms', () => {
   it('folds accents and case, and splits on anything but letters, digits and _', () => {

@@ -4,7 +4,10 @@ import { clock, createProgress } from '../../src/seed/progress.js';
 /** A stderr that is not a terminal: plain lines. */
 function plainStream() {
   const lines: string[] = [];
-  const stream = { isTTY: false, write: (text: string) => lines.push(...text.split('\n').filter(Boolean)) } as unknown as NodeJS.WriteStream;
+  const stream = {
+    isTTY: false,
+    write: (text: string) => lines.push(...text.split('\n').filter(Boolean)),
+  } as unknown as NodeJS.WriteStream;
   return { lines, stream };
 }
 

@@ -13,7 +13,8 @@ class CountingStore implements FailedAttemptStore {
     return windowStarts.map((start) => subjects.map((s) => this.counts.get(this.key(s, start)) ?? 0));
   }
   async recordFailure(subjects: readonly AttemptSubject[], windowStart: number): Promise<void> {
-    for (const s of subjects) this.counts.set(this.key(s, windowStart), (this.counts.get(this.key(s, windowStart)) ?? 0) + 1);
+    for (const s of subjects)
+      this.counts.set(this.key(s, windowStart), (this.counts.get(this.key(s, windowStart)) ?? 0) + 1);
   }
   async countIfBelow(subject: AttemptSubject, windowStart: number, below: number): Promise<number | null> {
     const count = this.counts.get(this.key(subject, windowStart)) ?? 0;
@@ -79,7 +80,8 @@ describe('the sliding sign-in window', () => {
       await limits.recordFailure(subjects);
       failedAt.push(nowMs);
     }
-    const mostWithin = (ms: number) => Math.max(...failedAt.map((at) => failedAt.filter((t) => t >= at && t < at + ms).length));
+    const mostWithin = (ms: number) =>
+      Math.max(...failedAt.map((at) => failedAt.filter((t) => t >= at && t < at + ms).length));
     // Fixed windows: 10 in the last second before the boundary and 10 in the first one after it.
     expect(mostWithin(2_000)).toBe(11);
     expect(mostWithin(10_000)).toBe(12);

@@ -40,13 +40,17 @@ describe('the signing secret', () => {
     const next = recordingLogger();
     expect(await signingSecret({ jwtSecret: '', dataDir, logger: next.logger })).toBe(secret);
     expect(next.lines).toEqual(['info JWT_SECRET is not set: signing with the secret generated earlier']);
-    expect(await signingSecret({ jwtSecret: '', dataDir: join(root, 'elsewhere'), logger: next.logger })).not.toBe(secret);
+    expect(await signingSecret({ jwtSecret: '', dataDir: join(root, 'elsewhere'), logger: next.logger })).not.toBe(
+      secret,
+    );
   });
 
   it('is one secret when several processes start at once on an empty DATA_DIR', async () => {
     const dataDir = join(root, 'race');
     const { logger, lines } = recordingLogger();
-    const secrets = await Promise.all(Array.from({ length: 8 }, () => signingSecret({ jwtSecret: '', dataDir, logger })));
+    const secrets = await Promise.all(
+      Array.from({ length: 8 }, () => signingSecret({ jwtSecret: '', dataDir, logger })),
+    );
     expect(new Set(secrets).size).toBe(1);
     expect(lines.filter((line) => line.includes('generated a signing secret'))).toHaveLength(1);
   });
@@ -55,6 +59,8 @@ describe('the signing secret', () => {
     const dataDir = join(root, 'short');
     mkdirSync(dataDir);
     writeFileSync(join(dataDir, SECRET_FILE), 'short\n', { mode: 0o600 });
-    await expect(signingSecret({ jwtSecret: '', dataDir, logger: recordingLogger().logger })).rejects.toThrow(/fewer than 32 characters/);
+    await expect(signingSecret({ jwtSecret: '', dataDir, logger: recordingLogger().logger })).rejects.toThrow(
+      /fewer than 32 characters/,
+    );
   });
 });

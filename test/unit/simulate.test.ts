@@ -138,17 +138,29 @@ describe('the cost model, on a network computed by hand', () => {
     expect(line('counter shard').writeUnitsPerSecond).toBe(7.5);
     expect(line('counter shard').readUnitsPerSecond).toBeCloseTo(5.6, 10);
     // A like: record, likers entry and activity in a transaction (2 + 2 + 2); reads: viewerHasLiked 2 × 2 × 0.5, and the liked post (strong, 1).
-    expect(line('like record, likers entry and activity')).toMatchObject({ writeUnitsPerSecond: 6, readUnitsPerSecond: 3 });
+    expect(line('like record, likers entry and activity')).toMatchObject({
+      writeUnitsPerSecond: 6,
+      readUnitsPerSecond: 3,
+    });
     // A repost: record, reposters entry, the reposter's entry and activity (4 × 2); reads: viewerHasReposted 2 × 2 × 0.5, and the record, strongly, at the start and after each page of its fan-out (1.5).
-    expect(line("repost record, reposters entry, reposter's entry and activity")).toMatchObject({ writeUnitsPerSecond: 8, readUnitsPerSecond: 3.5 });
+    expect(line("repost record, reposters entry, reposter's entry and activity")).toMatchObject({
+      writeUnitsPerSecond: 8,
+      readUnitsPerSecond: 3.5,
+    });
     // Posts' and reposts' tasks alike (2 a second): enqueued in the transaction (1.5 × 2), claims 1.5 and checkpoints+completion 1.5; polling: 2 shards × 2 polls/s × 0.5.
     expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 6, readUnitsPerSecond: 2 });
     // For a post and a repost each: followers pages (0.5 for each fan-out, 3 of 4) = 0.375, and the author's or reposter's node, strongly (5,000 B → 2).
-    expect(line('follow edge, list entries, graph nodes')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4.75 });
+    expect(line('follow edge, list entries, graph nodes')).toMatchObject({
+      writeUnitsPerSecond: 0,
+      readUnitsPerSecond: 4.75,
+    });
     // The repost's and the mention's block checks, 2 each: missing, strongly consistent, 1 each.
     expect(line('block and mute edges')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
     // The rules of every home page (blocks either way and mutes of its 3 users) read the reader's node, strongly: 2 × 2 (5,000 B).
-    expect(line("graph node: the viewer's relation sets")).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
+    expect(line("graph node: the viewer's relation sets")).toMatchObject({
+      writeUnitsPerSecond: 0,
+      readUnitsPerSecond: 4,
+    });
     // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
     expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
     expect(result.totals.writeUnitsPerSecond).toBeCloseTo(48.7, 10);
@@ -167,7 +179,10 @@ describe('the cost model, on a network computed by hand', () => {
     expect(stored.get('graph node')).toBe(4 * 5100);
     // A like's three items; a repost's four, and the outbox entry of a quarter of them: 4.25 items of 200 bytes.
     expect(stored.get('like record, likers entry and activity')).toBe(86_400 * 3 * 200);
-    expect(stored.get("repost record, reposters, reposter's and outbox entries, activity")).toBeCloseTo(86_400 * 4.25 * 200, 6);
+    expect(stored.get("repost record, reposters, reposter's and outbox entries, activity")).toBeCloseTo(
+      86_400 * 4.25 * 200,
+      6,
+    );
     expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
   });
 
@@ -178,28 +193,37 @@ describe('the cost model, on a network computed by hand', () => {
     expect(spot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 5.25, writeUnitsPerSecond: 2.25 });
     // The rules read each reader's own node, not A's edges: no hot spot on A's node.
     expect(result.hotSpots.some((s) => s.partition.startsWith('GNODE#'))).toBe(false);
-    expect(spot('POST#<viral post> COUNT#<n>')).toMatchObject({ readUnitsPerSecond: 0.75, writeUnitsPerSecond: 0.1875 });
+    expect(spot('POST#<viral post> COUNT#<n>')).toMatchObject({
+      readUnitsPerSecond: 0.75,
+      writeUnitsPerSecond: 0.1875,
+    });
     expect(spot('USER#<most followed author>')).toMatchObject({ readUnitsPerSecond: 0.75 });
     expect(spot('PUBLIC#<n>')).toMatchObject({ writeUnitsPerSecond: 1 });
     expect(spot('TAG#<top tag>#<n>')).toMatchObject({ writeUnitsPerSecond: 0.5 });
     expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 3 });
     expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(2.25 / 1000, 10);
     expect(spot('OUTBOX#<most followed author>').relief).toContain('FANOUT_MAX_FOLLOWERS ≥ 3 (now 2)');
-    expect(result.hotSpots.map((s) => s.ofLimit)).toEqual([...result.hotSpots.map((s) => s.ofLimit)].sort((a, b) => b - a));
+    expect(result.hotSpots.map((s) => s.ofLimit)).toEqual(
+      [...result.hotSpots.map((s) => s.ofLimit)].sort((a, b) => b - a),
+    );
   });
 
   it("raises the viral post's counter shards while each instance sends a shard more than COUNTER_SHARD_WRITES_PER_SECOND", () => {
     // 0.375 likes/s on one instance: past 0.05 × 4 shards, not past 0.05 × 8, so 4 → 8 shards.
     const raised = runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05 } });
     const hotSpot = (partition: string) => raised.hotSpots.find((s) => s.partition === partition)!;
-    expect(hotSpot('POST#<viral post> COUNT#<n>')).toMatchObject({ readUnitsPerSecond: 0.75, writeUnitsPerSecond: 0.09375 });
+    expect(hotSpot('POST#<viral post> COUNT#<n>')).toMatchObject({
+      readUnitsPerSecond: 0.75,
+      writeUnitsPerSecond: 0.09375,
+    });
     // The post, 8 shards, a like record and a repost record (0.5 each) on 1.5 pages/s.
     expect(hotSpot('POST#<viral post>')).toMatchObject({ readUnitsPerSecond: 8.25, writeUnitsPerSecond: 2.25 });
     expect(hotSpot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 8: 4 at creation');
     expect(
-      runModel({ ...TINY, settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05, counterShardsMax: 6 } }).hotSpots.find(
-        (s) => s.partition === 'POST#<viral post> COUNT#<n>',
-      )!.writeUnitsPerSecond,
+      runModel({
+        ...TINY,
+        settings: { ...TINY.settings, counterShardWritesPerSecond: 0.05, counterShardsMax: 6 },
+      }).hotSpots.find((s) => s.partition === 'POST#<viral post> COUNT#<n>')!.writeUnitsPerSecond,
     ).toBe(0.125);
     expect(spot('POST#<viral post> COUNT#<n>').relief).toContain('this post has 4: 4 at creation');
   });
@@ -222,14 +246,18 @@ describe('the network', () => {
       { followers: 0, users: 1 },
     ]);
     // 30 follows among 3 users: nobody can have more than 2 followers.
-    expect(powerLawFollowers({ users: 3, followsPerUser: 10, exponent: 1, uniformShare: 0 })).toEqual([{ followers: 2, users: 3 }]);
+    expect(powerLawFollowers({ users: 3, followsPerUser: 10, exponent: 1, uniformShare: 0 })).toEqual([
+      { followers: 2, users: 3 },
+    ]);
   });
 });
 
 describe('item sizes', () => {
   it('are counted as DynamoDB counts them', () => {
     // pk 2 + 8; n 1 + (5 digits → 3 + 1); m 1 + 3 + (1 + 1 + 2); s 1 + 2 + 2; b 1 + 1.
-    expect(itemSize({ pk: 'USER#abc', n: 12345, m: { a: 'xy' }, s: new Set(['ab', 'cd']), b: true })).toBe(10 + 5 + 8 + 5 + 2);
+    expect(itemSize({ pk: 'USER#abc', n: 12345, m: { a: 'xy' }, s: new Set(['ab', 'cd']), b: true })).toBe(
+      10 + 5 + 8 + 5 + 2,
+    );
     // big 3 + (1 significant digit → 2); small 5 + 2; list 4 + 3 + (1 + 2) + (1 + 1).
     expect(itemSize({ big: 1_000_000, small: 0.5, list: [1, 'a'] })).toBe(5 + 7 + 12);
   });
@@ -245,7 +273,12 @@ describe('item sizes', () => {
       reactionKinds: config.reactionKinds,
       counterShards: 8,
     });
-    const entry = homeEntryItem({ userId: newId('usr'), postId: newId('pst'), authorId: newId('usr'), counterShards: 8 });
+    const entry = homeEntryItem({
+      userId: newId('usr'),
+      postId: newId('pst'),
+      authorId: newId('usr'),
+      counterShards: 8,
+    });
     expect(sizes.homeEntry).toBe(itemSize(entry));
     // 120 characters of text and the post's other fields; a following set of 100 ids of 30 bytes.
     expect(sizes.post).toBeGreaterThan(120);
@@ -269,12 +302,21 @@ describe('item sizes', () => {
 
 describe('npm run simulate', () => {
   it('prints the model for each network size asked, with the settings given as flags', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', '--users', '2000,5000', '--fanout-max-followers', '50'], {
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/simulate.ts', '--users', '2000,5000', '--fanout-max-followers', '50'],
+      {
+        env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      },
+    );
     expect(stdout).toContain('fanoutMaxFollowers=50');
     for (const users of ['2,000', '5,000']) expect(stdout).toContain(`=== ${users} users ===`);
-    for (const section of ['Capacity by item kind', 'Storage after 365 days', 'On-demand cost a month (us-east-1, prices of 2024-11-14', 'Hottest partitions at peak']) {
+    for (const section of [
+      'Capacity by item kind',
+      'Storage after 365 days',
+      'On-demand cost a month (us-east-1, prices of 2024-11-14',
+      'Hottest partitions at peak',
+    ]) {
       expect(stdout.split(section)).toHaveLength(3);
     }
     expect(stdout).toContain('FANOUT_MAX_FOLLOWERS');

@@ -20,12 +20,16 @@ function reachesItems(text: string): boolean {
 
 describe('tests', () => {
   it('of the API that look at stored items group those tests in a "stored items: …" block (docs/testing.md)', () => {
-    const unmarked = apiTests.filter((file) => reachesItems(file.text) && !/describe\(\s*['"`]stored items: /.test(file.text)).map((file) => file.name);
+    const unmarked = apiTests
+      .filter((file) => reachesItems(file.text) && !/describe\(\s*['"`]stored items: /.test(file.text))
+      .map((file) => file.name);
     expect(unmarked).toEqual([]);
   });
 
   it('wait with expect.poll or vi.waitFor, not a loop of their own around a sleep', () => {
-    const sleeping = everyFile.filter((file) => /while \(Date\.now\(\) < /.test(file.text) || /\beventually\(/.test(file.text)).map((file) => file.name);
+    const sleeping = everyFile
+      .filter((file) => /while \(Date\.now\(\) < /.test(file.text) || /\beventually\(/.test(file.text))
+      .map((file) => file.name);
     expect(sleeping).toEqual([]);
   });
 });

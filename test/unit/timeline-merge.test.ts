@@ -2,8 +2,20 @@ import { describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../../src/stores/timeline-store.js';
 import { mergeNewestFirst, mergeOldestFirst } from '../../src/usecases/feeds/timeline-merge.js';
 
-const original = (postId: string): TimelineEntry => ({ position: postId, postId, authorId: 'usr_a', counterShards: 1, repostedBy: null });
-const repost = (postId: string, position: string): TimelineEntry => ({ position, postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_r' });
+const original = (postId: string): TimelineEntry => ({
+  position: postId,
+  postId,
+  authorId: 'usr_a',
+  counterShards: 1,
+  repostedBy: null,
+});
+const repost = (postId: string, position: string): TimelineEntry => ({
+  position,
+  postId,
+  authorId: 'usr_a',
+  counterShards: 1,
+  repostedBy: 'usr_r',
+});
 
 describe('merging timeline lists into a page', () => {
   it('shows a post once, preferring its original entry, and orders the page by position', () => {

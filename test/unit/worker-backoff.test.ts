@@ -28,7 +28,12 @@ describe('worker', () => {
     const POLL_MS = 1_000;
     const { queue, claims, recover } = queueDownUntilRecovered();
     const logger = capturingLogger();
-    const worker = new Worker(queue, {} as TaskRunner, { pollMs: POLL_MS, leaseMs: 30_000, concurrency: 4, maxAttempts: 10 }, logger);
+    const worker = new Worker(
+      queue,
+      {} as TaskRunner,
+      { pollMs: POLL_MS, leaseMs: 30_000, concurrency: 4, maxAttempts: 10 },
+      logger,
+    );
     worker.start();
 
     // A minute of outage: waits of 1, 2, 4, 8, 16, 30 s (less up to half at random), not one claim a second.
@@ -40,7 +45,11 @@ describe('worker', () => {
     expect(failures.map((entry) => entry.fields.failures)).toEqual(failures.map((_, i) => i + 1));
     // Never more than 30 s apart, however long the outage.
     await vi.advanceTimersByTimeAsync(10 * 60_000);
-    expect(logger.entries.filter((entry) => entry.msg === 'could not claim tasks').every((entry) => (entry.fields.retryInMs as number) <= 30_000)).toBe(true);
+    expect(
+      logger.entries
+        .filter((entry) => entry.msg === 'could not claim tasks')
+        .every((entry) => (entry.fields.retryInMs as number) <= 30_000),
+    ).toBe(true);
 
     recover();
     await vi.advanceTimersByTimeAsync(30_000);

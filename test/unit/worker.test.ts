@@ -8,7 +8,14 @@ import { Worker } from '../../src/worker/worker.js';
 /** The worker's scheduling against a queue that records what it is asked; the tasks run instantly unless held. */
 function recordingQueue() {
   const calls: string[] = [];
-  const claimed = (task: Task): ClaimedTask => ({ ...task, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'lease' });
+  const claimed = (task: Task): ClaimedTask => ({
+    ...task,
+    checkpoint: null,
+    attempts: 1,
+    failures: 0,
+    shard: 0,
+    leaseToken: 'lease',
+  });
   const queue = {
     claim: async () => (calls.push('search'), []),
     claimEnqueued: async (task: Task) => (calls.push(`claim ${task.id}`), claimed(task)),
@@ -23,7 +30,12 @@ describe('worker', () => {
   it('claims a task enqueued in its process by its key, without searching the queue, and searches again once it is done', async () => {
     const { calls, queue } = recordingQueue();
     const fanOut = { run: async () => 'done' } as unknown as TaskRunner;
-    const worker = new Worker(queue, fanOut, { pollMs: 60_000, leaseMs: 1000, concurrency: 2, maxAttempts: 3 }, createLogger('silent'));
+    const worker = new Worker(
+      queue,
+      fanOut,
+      { pollMs: 60_000, leaseMs: 1000, concurrency: 2, maxAttempts: 3 },
+      createLogger('silent'),
+    );
     worker.start();
     await vi.waitFor(() => expect(calls).toEqual(['search']));
     worker.nudge(task('tsk_1'));
@@ -35,8 +47,15 @@ describe('worker', () => {
     const { calls, queue } = recordingQueue();
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
-    const fanOut = { run: async (t: ClaimedTask) => (t.id === 'tsk_1' ? held.then(() => 'done' as const) : 'done') } as unknown as TaskRunner;
-    const worker = new Worker(queue, fanOut, { pollMs: 60_000, leaseMs: 1000, concurrency: 1, maxAttempts: 3 }, createLogger('silent'));
+    const fanOut = {
+      run: async (t: ClaimedTask) => (t.id === 'tsk_1' ? held.then(() => 'done' as const) : 'done'),
+    } as unknown as TaskRunner;
+    const worker = new Worker(
+      queue,
+      fanOut,
+      { pollMs: 60_000, leaseMs: 1000, concurrency: 1, maxAttempts: 3 },
+      createLogger('silent'),
+    );
     worker.start();
     worker.nudge(task('tsk_1'));
     await vi.waitFor(() => expect(calls).toContain('claim tsk_1'));
@@ -44,7 +63,14 @@ describe('worker', () => {
     worker.nudge(task('tsk_3'));
     release();
     await vi.waitFor(() => expect(calls).toContain('complete tsk_3'));
-    expect(calls.filter((c) => c !== 'search')).toEqual(['claim tsk_1', 'complete tsk_1', 'claim tsk_2', 'complete tsk_2', 'claim tsk_3', 'complete tsk_3']);
+    expect(calls.filter((c) => c !== 'search')).toEqual([
+      'claim tsk_1',
+      'complete tsk_1',
+      'claim tsk_2',
+      'complete tsk_2',
+      'claim tsk_3',
+      'complete tsk_3',
+    ]);
     await worker.stop();
   });
 });

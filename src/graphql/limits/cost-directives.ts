@@ -37,14 +37,22 @@ export interface CostModel {
 
 const NO_COST: FieldCost = { weight: 0, listSize: null };
 
-function directive(directives: readonly ConstDirectiveNode[] | undefined, name: string): Record<string, unknown> | null {
+function directive(
+  directives: readonly ConstDirectiveNode[] | undefined,
+  name: string,
+): Record<string, unknown> | null {
   const found = directives?.find((d) => d.name.value === name);
   if (!found) return null;
-  return Object.fromEntries((found.arguments ?? []).map((argument) => [argument.name.value, valueFromASTUntyped(argument.value)]));
+  return Object.fromEntries(
+    (found.arguments ?? []).map((argument) => [argument.name.value, valueFromASTUntyped(argument.value)]),
+  );
 }
 
 /** The field's declared `@cost` and `@listSize`, null where it declares none. */
-export function declaredCost(field: GraphQLField<unknown, unknown>): { cost: number | null; listSize: ListSize | null } {
+export function declaredCost(field: GraphQLField<unknown, unknown>): {
+  cost: number | null;
+  listSize: ListSize | null;
+} {
   const cost = directive(field.astNode?.directives, 'cost');
   const size = directive(field.astNode?.directives, 'listSize');
   return {
@@ -75,7 +83,9 @@ export function costModel(schema: GraphQLSchema): CostModel {
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__')) continue;
     const declared = directive(
-      type.astNode?.kind === Kind.OBJECT_TYPE_DEFINITION || type.astNode?.kind === Kind.INTERFACE_TYPE_DEFINITION ? type.astNode.directives : undefined,
+      type.astNode?.kind === Kind.OBJECT_TYPE_DEFINITION || type.astNode?.kind === Kind.INTERFACE_TYPE_DEFINITION
+        ? type.astNode.directives
+        : undefined,
       'cost',
     );
     types.set(type, declared ? Number(declared.weight) : isCompositeType(type) ? 1 : 0);

@@ -43,7 +43,11 @@ function overLongId(value: unknown, type: GraphQLInputType, path: string): strin
   return type.name === 'ID' && typeof value === 'string' && value.length > MAX_ID_LENGTH ? path : null;
 }
 
-function overLongIdArgument(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>): string | null {
+function overLongIdArgument(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+): string | null {
   const values = getArgumentValues(field, node, variables);
   for (const argument of field.args) {
     const found = overLongId(values[argument.name], argument.type, argument.name);
@@ -53,7 +57,12 @@ function overLongIdArgument(field: GraphQLField<unknown, unknown>, node: FieldNo
 }
 
 /** The first over-long ID argument of the operation or of a fragment it spreads (directly or not), or null. */
-function firstOverLongId(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): string | null {
+function firstOverLongId(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): string | null {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);

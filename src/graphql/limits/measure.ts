@@ -42,7 +42,12 @@ const NOTHING: OperationMeasure = { depth: 0, aliases: 0, cost: 0, passwordCheck
  * The mutations that run the password hash (scrypt, hundreds of milliseconds of CPU): the cost
  * limit counts store requests, so the one-per-operation limit bounds them instead.
  */
-const PASSWORD_FIELDS: ReadonlySet<string> = new Set(['Mutation.signUp', 'Mutation.signIn', 'Mutation.changePassword', 'Mutation.deleteAccount']);
+const PASSWORD_FIELDS: ReadonlySet<string> = new Set([
+  'Mutation.signUp',
+  'Mutation.signIn',
+  'Mutation.changePassword',
+  'Mutation.deleteAccount',
+]);
 
 /** List sizes a parent's `@listSize(sizedFields:)` gives its child fields, by child field name. */
 type SizedFields = ReadonlyMap<string, number>;
@@ -75,7 +80,10 @@ export function measureOperation(
 
   const runs = (selection: FieldNode | FragmentSpreadNode | InlineFragmentNode): boolean => {
     try {
-      return getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if !== true && getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false;
+      return (
+        getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if !== true &&
+        getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if !== false
+      );
     } catch {
       // A null condition: execution refuses the operation itself.
       return true;
@@ -88,12 +96,18 @@ export function measureOperation(
     if (known) return known;
     const fragment = fragments.get(name);
     // Validation has already refused unknown fragments and fragment cycles.
-    const measure = fragment ? measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), sized) : NOTHING;
+    const measure = fragment
+      ? measureSelections(fragment.selectionSet, schema.getType(fragment.typeCondition.name.value), sized)
+      : NOTHING;
     measuredFragments.set(key, measure);
     return measure;
   }
 
-  function measureSelections(selectionSet: SelectionSetNode, parentType: GraphQLNamedType | undefined | null, sized: SizedFields): OperationMeasure {
+  function measureSelections(
+    selectionSet: SelectionSetNode,
+    parentType: GraphQLNamedType | undefined | null,
+    sized: SizedFields,
+  ): OperationMeasure {
     let depth = 0;
     let aliases = 0;
     let cost = 0;
@@ -106,7 +120,11 @@ export function measureOperation(
           measure = measureField(selection, parentType, sized);
           break;
         case Kind.INLINE_FRAGMENT:
-          measure = measureSelections(selection.selectionSet, selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType, sized);
+          measure = measureSelections(
+            selection.selectionSet,
+            selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parentType,
+            sized,
+          );
           break;
         case Kind.FRAGMENT_SPREAD:
           measure = measureFragment(selection.name.value, sized);
@@ -120,7 +138,11 @@ export function measureOperation(
     return { depth, aliases, cost, passwordChecks };
   }
 
-  function measureField(field: FieldNode, parentType: GraphQLNamedType | undefined | null, sized: SizedFields): OperationMeasure {
+  function measureField(
+    field: FieldNode,
+    parentType: GraphQLNamedType | undefined | null,
+    sized: SizedFields,
+  ): OperationMeasure {
     const aliased = field.alias ? 1 : 0;
     const name = field.name.value;
     if (name === '__typename') return { depth: 0, aliases: aliased, cost: 0, passwordChecks: 0 };
@@ -130,7 +152,9 @@ export function measureOperation(
     // Introspection reads only the schema: it costs nothing, but its depth and aliases count like any other.
     const declared = name.startsWith('__') ? NO_DECLARED_COST : model.field(parentType, name);
     const size = returnsList(definition) ? listSize(field, declared, sized.get(name), variables) : 1;
-    const children = field.selectionSet ? measureSelections(field.selectionSet, type, childSizes(field, declared, variables)) : NOTHING;
+    const children = field.selectionSet
+      ? measureSelections(field.selectionSet, type, childSizes(field, declared, variables))
+      : NOTHING;
     const perItem = isLeafType(type) ? 0 : model.typeWeight(type) + children.cost;
     return {
       // An `ofType` chain ends at the schema's list and non-null wrappers, however deep a client writes it (GraphiQL's runs nine).
@@ -147,7 +171,10 @@ export function measureOperation(
 const NO_DECLARED_COST: FieldCost = { weight: 0, listSize: null };
 
 /** The definition of an object's or an interface's field, introspection's root fields included. */
-function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: string): GraphQLField<unknown, unknown> | undefined {
+function fieldDefinition(
+  parentType: GraphQLNamedType | undefined | null,
+  name: string,
+): GraphQLField<unknown, unknown> | undefined {
   if (name === '__schema') return SchemaMetaFieldDef;
   if (name === '__type') return TypeMetaFieldDef;
   return isObjectType(parentType) || isInterfaceType(parentType) ? parentType.getFields()[name] : undefined;
@@ -158,7 +185,12 @@ function fieldDefinition(parentType: GraphQLNamedType | undefined | null, name: 
  * items), else what the parent's sizedFields give it, else its `assumedSize`. Slicing values are
  * clamped to 1-100: resolvers refuse anything else with BAD_USER_INPUT, the clearer answer.
  */
-function listSize(field: FieldNode, declared: FieldCost, fromParent: number | undefined, variables: Record<string, unknown>): number {
+function listSize(
+  field: FieldNode,
+  declared: FieldCost,
+  fromParent: number | undefined,
+  variables: Record<string, unknown>,
+): number {
   const sliced = slice(field, declared, variables);
   if (sliced !== null) return sliced;
   return fromParent ?? declared.listSize?.assumedSize ?? 1;

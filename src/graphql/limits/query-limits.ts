@@ -12,7 +12,14 @@ export interface QueryLimits {
 }
 
 /** Stable `extensions.code`s of the refusals; the error formatter passes them to clients. */
-export const LIMIT_CODES = ['QUERY_TOO_DEEP', 'TOO_MANY_ALIASES', 'TOO_MANY_TOKENS', 'QUERY_TOO_EXPENSIVE', 'TOO_MANY_PASSWORD_CHECKS', 'RATE_LIMITED'] as const;
+export const LIMIT_CODES = [
+  'QUERY_TOO_DEEP',
+  'TOO_MANY_ALIASES',
+  'TOO_MANY_TOKENS',
+  'QUERY_TOO_EXPENSIVE',
+  'TOO_MANY_PASSWORD_CHECKS',
+  'RATE_LIMITED',
+] as const;
 
 /**
  * Password mutations an operation may hold. Each runs the password hash, so that aliases of them
@@ -28,16 +35,24 @@ function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: R
 /** The refusal of an operation over a limit, or null when it is within all of them. */
 export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): GraphQLError | null {
   if (measure.depth > limits.maxDepth) {
-    return refusal(`The operation is ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed`, 'QUERY_TOO_DEEP', {
-      depth: measure.depth,
-      maxDepth: limits.maxDepth,
-    });
+    return refusal(
+      `The operation is ${measure.depth} levels deep; at most ${limits.maxDepth} are allowed`,
+      'QUERY_TOO_DEEP',
+      {
+        depth: measure.depth,
+        maxDepth: limits.maxDepth,
+      },
+    );
   }
   if (measure.aliases > limits.maxAliases) {
-    return refusal(`The operation has ${measure.aliases} aliases; at most ${limits.maxAliases} are allowed`, 'TOO_MANY_ALIASES', {
-      aliases: measure.aliases,
-      maxAliases: limits.maxAliases,
-    });
+    return refusal(
+      `The operation has ${measure.aliases} aliases; at most ${limits.maxAliases} are allowed`,
+      'TOO_MANY_ALIASES',
+      {
+        aliases: measure.aliases,
+        maxAliases: limits.maxAliases,
+      },
+    );
   }
   if (measure.passwordChecks > MAX_PASSWORD_CHECKS) {
     return refusal(
@@ -58,15 +73,18 @@ export function limitRefusal(measure: OperationMeasure, limits: QueryLimits): Gr
 
 /** The refusal of an operation its client's bucket cannot pay for: HTTP 429 with Retry-After. */
 export function rateRefusal(status: RateStatus): GraphQLError {
-  return new GraphQLError(`The operation costs ${status.cost} points and ${status.remaining} are left; try again in ${status.retryAfterSeconds} s`, {
-    extensions: {
-      code: 'RATE_LIMITED',
-      retryAfterSeconds: status.retryAfterSeconds,
-      cost: status.cost,
-      remaining: status.remaining,
-      http: { status: 429, headers: new Map([['retry-after', String(status.retryAfterSeconds)]]) },
+  return new GraphQLError(
+    `The operation costs ${status.cost} points and ${status.remaining} are left; try again in ${status.retryAfterSeconds} s`,
+    {
+      extensions: {
+        code: 'RATE_LIMITED',
+        retryAfterSeconds: status.retryAfterSeconds,
+        cost: status.cost,
+        remaining: status.remaining,
+        http: { status: 429, headers: new Map([['retry-after', String(status.retryAfterSeconds)]]) },
+      },
     },
-  });
+  );
 }
 
 /**

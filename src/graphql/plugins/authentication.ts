@@ -10,7 +10,10 @@ import { refusalHttp } from '../errors.js';
 function refusal(error: AppError): Pick<GraphQLResponse, 'http' | 'body'> {
   return {
     http: refusalHttp(error, 401),
-    body: { kind: 'single', singleResult: { errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] } },
+    body: {
+      kind: 'single',
+      singleResult: { errors: [{ message: error.message, extensions: { code: error.code, ...error.details } }] },
+    },
   };
 }
 

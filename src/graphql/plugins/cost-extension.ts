@@ -21,7 +21,16 @@ export function costExtensionPlugin({ details }: { details: boolean }): ApolloSe
               // Sent, not answered: a response can leave while requests its nulled fields started are still out.
               requests: cost.sent,
               maxRequests: cost.maxRequests,
-              ...(rate ? { rateLimit: { limit: rate.limit, remaining: rate.remaining, restoreRate: rate.restoreRate, resetAt: new Date(rate.resetAtMs).toISOString() } } : {}),
+              ...(rate
+                ? {
+                    rateLimit: {
+                      limit: rate.limit,
+                      remaining: rate.remaining,
+                      restoreRate: rate.restoreRate,
+                      resetAt: new Date(rate.resetAtMs).toISOString(),
+                    },
+                  }
+                : {}),
               ...(details
                 ? {
                     dynamodb: {

@@ -1,6 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { errorCodeLabel, graphqlErrors, graphqlOperationDuration, operationLabel } from '../../observability/metrics.js';
+import {
+  errorCodeLabel,
+  graphqlErrors,
+  graphqlOperationDuration,
+  operationLabel,
+} from '../../observability/metrics.js';
 import type { GraphQLContext } from '../context.js';
 
 /**

@@ -8,9 +8,12 @@ export function subscriptionsOverWebSocketPlugin(): ApolloServerPlugin {
       return {
         async didResolveOperation({ operation }) {
           if (operation?.operation !== 'subscription') return;
-          throw new GraphQLError('Subscriptions run over a WebSocket on /graphql with the graphql-ws protocol (graphql-transport-ws), not over HTTP', {
-            extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-          });
+          throw new GraphQLError(
+            'Subscriptions run over a WebSocket on /graphql with the graphql-ws protocol (graphql-transport-ws), not over HTTP',
+            {
+              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+            },
+          );
         },
       };
     },

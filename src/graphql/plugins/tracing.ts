@@ -11,7 +11,8 @@ const MAX_RESOLVER_SPANS = 50;
 /** `viewer.timeline.edges.node.author`: the field's path without list indices. */
 function pathOf(info: GraphQLResolveInfo): string {
   const names: string[] = [];
-  for (let at: GraphQLResolveInfo['path'] | undefined = info.path; at; at = at.prev) if (typeof at.key === 'string') names.unshift(at.key);
+  for (let at: GraphQLResolveInfo['path'] | undefined = info.path; at; at = at.prev)
+    if (typeof at.key === 'string') names.unshift(at.key);
   return names.join('.');
 }
 
@@ -44,7 +45,8 @@ export function tracingPlugin(): ApolloServerPlugin<GraphQLContext> {
               const path = pathOf(info);
               if (spans.has(path)) return;
               let parent: Span | undefined;
-              for (let cut = path.lastIndexOf('.'); cut > 0 && !parent; cut = path.lastIndexOf('.', cut - 1)) parent = spans.get(path.slice(0, cut));
+              for (let cut = path.lastIndexOf('.'); cut > 0 && !parent; cut = path.lastIndexOf('.', cut - 1))
+                parent = spans.get(path.slice(0, cut));
               const span = tracer.startSpan(
                 `resolve ${info.parentType.name}.${info.fieldName}`,
                 { attributes: { 'graphql.field.path': path, 'graphql.field.type': String(info.returnType) } },

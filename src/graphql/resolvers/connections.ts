@@ -11,7 +11,10 @@ export function pageInfo<T>(page: Page<T>) {
   };
 }
 
-export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 'CommentConnection' | 'NotificationConnection'> = {
+export const connections: Pick<
+  Resolvers,
+  'UserConnection' | 'PostConnection' | 'CommentConnection' | 'NotificationConnection'
+> = {
   UserConnection: {
     edges: (connection) => connection.page.items,
     pageInfo: (connection) => pageInfo(connection.page),
@@ -28,6 +31,11 @@ export const connections: Pick<Resolvers, 'UserConnection' | 'PostConnection' | 
   // Read backwards (`last`/`before`), a page can have groups before it (newer ones); forwards, after it.
   NotificationConnection: {
     edges: (page) => page.items,
-    pageInfo: (page) => ({ hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage, startCursor: page.startCursor, endCursor: page.endCursor }),
+    pageInfo: (page) => ({
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.startCursor,
+      endCursor: page.endCursor,
+    }),
   },
 };

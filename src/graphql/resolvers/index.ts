@@ -39,7 +39,10 @@ const DateTime = new GraphQLScalarType({
  */
 function unbudgeted<R extends object>(fields: R): R {
   return Object.fromEntries(
-    Object.entries(fields).map(([name, resolve]) => [name, (...args: unknown[]) => withoutBudget(() => (resolve as (...a: unknown[]) => unknown)(...args))]),
+    Object.entries(fields).map(([name, resolve]) => [
+      name,
+      (...args: unknown[]) => withoutBudget(() => (resolve as (...a: unknown[]) => unknown)(...args)),
+    ]),
   ) as R;
 }
 

@@ -32,7 +32,8 @@ export const Mutation: MutationResolvers = {
     loaders.user.prime(grant.user.id, grant.user);
     return session(tokens, grant);
   },
-  signOut: (_parent, { refreshToken, everywhere }, { useCases, credential }) => useCases.sessions.signOut(credential, refreshToken, everywhere),
+  signOut: (_parent, { refreshToken, everywhere }, { useCases, credential }) =>
+    useCases.sessions.signOut(credential, refreshToken, everywhere),
   changePassword: (_parent, { currentPassword, newPassword }, { useCases, credential, clientAddress }) =>
     useCases.sessions.changePassword(credential, currentPassword, newPassword, clientAddress),
   deleteAccount: async (_parent, { password }, { useCases, credential, clientAddress }) => ({
@@ -74,14 +75,31 @@ export const Mutation: MutationResolvers = {
     loaders.post.prime(post.id, post);
     return { post };
   },
-  deletePost: async (_parent, { id }, { useCases, viewerId }) => ({ deletedPostId: await useCases.posts.delete(viewerId, id) }),
-  likePost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.likePost(viewerId, postId) }),
-  unlikePost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.unlikePost(viewerId, postId) }),
-  repost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.reposts.repost(viewerId, postId) }),
-  unrepost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.reposts.unrepost(viewerId, postId) }),
-  viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({ post: await useCases.counters.viewPost(viewerId, postId) }),
-  react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({ post: await useCases.counters.react(viewerId, postId, kind) }),
-  addComment: async (_parent, { postId, text, idempotencyKey, replyTo }, { useCases, viewerId }) => useCases.comments.add(viewerId, postId, text, idempotencyKey, replyTo),
-  deleteComment: async (_parent, { commentId }, { useCases, viewerId }) => useCases.comments.delete(viewerId, commentId),
-  markNotificationsRead: async (_parent, { until }, { useCases, viewerId, loaders }) => loaders.user.load(await useCases.notifications.markRead(viewerId, until)),
+  deletePost: async (_parent, { id }, { useCases, viewerId }) => ({
+    deletedPostId: await useCases.posts.delete(viewerId, id),
+  }),
+  likePost: async (_parent, { postId }, { useCases, viewerId }) => ({
+    post: await useCases.counters.likePost(viewerId, postId),
+  }),
+  unlikePost: async (_parent, { postId }, { useCases, viewerId }) => ({
+    post: await useCases.counters.unlikePost(viewerId, postId),
+  }),
+  repost: async (_parent, { postId }, { useCases, viewerId }) => ({
+    post: await useCases.reposts.repost(viewerId, postId),
+  }),
+  unrepost: async (_parent, { postId }, { useCases, viewerId }) => ({
+    post: await useCases.reposts.unrepost(viewerId, postId),
+  }),
+  viewPost: async (_parent, { postId }, { useCases, viewerId }) => ({
+    post: await useCases.counters.viewPost(viewerId, postId),
+  }),
+  react: async (_parent, { postId, kind }, { useCases, viewerId }) => ({
+    post: await useCases.counters.react(viewerId, postId, kind),
+  }),
+  addComment: async (_parent, { postId, text, idempotencyKey, replyTo }, { useCases, viewerId }) =>
+    useCases.comments.add(viewerId, postId, text, idempotencyKey, replyTo),
+  deleteComment: async (_parent, { commentId }, { useCases, viewerId }) =>
+    useCases.comments.delete(viewerId, commentId),
+  markNotificationsRead: async (_parent, { until }, { useCases, viewerId, loaders }) =>
+    loaders.user.load(await useCases.notifications.markRead(viewerId, until)),
 };

@@ -31,7 +31,8 @@ export const Post: PostResolvers = {
   repostedBy: (post, args, context, info) => userListConnection(context, info, { kind: 'repostedBy', post }, args),
   mentions: (post, _args, context) => mentionedUsers(context, post.mentionIds),
   comments: (post, args, context) => commentConnection(context, post.id, null, args),
-  fanOut: (post, _args, { viewerId, loaders }) => fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),
+  fanOut: (post, _args, { viewerId, loaders }) =>
+    fanOutStatus(viewerId, post, (postId) => loaders.fanOutProgress.load(postId)),
 };
 
 export const PostEdge: PostEdgeResolvers = {

@@ -7,7 +7,15 @@ import { notificationById } from '../notifications.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
 import { normalizeHandle } from '../../domain/validation.js';
-import { blockedAccounts, publicConnection, searchConnection, startUserReads, tagConnection, userListConnection, visibleComment } from '../feeds.js';
+import {
+  blockedAccounts,
+  publicConnection,
+  searchConnection,
+  startUserReads,
+  tagConnection,
+  userListConnection,
+  visibleComment,
+} from '../feeds.js';
 import { userById } from './user.js';
 
 const isUserId = (id: string) => idKind(id) === 'usr';
@@ -39,7 +47,8 @@ export const Query: QueryResolvers = {
   user: async (_parent, { id, handle }, context, info) => {
     const { loaders } = context;
     if ((id == null) === (handle == null)) throw badInput('id', 'give exactly one of id and handle');
-    const userId = id != null ? (isUserId(id) ? id : null) : await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
+    const userId =
+      id != null ? (isUserId(id) ? id : null) : await loaders.userIdByHandle.load(normalizeHandle(handle!, 'handle'));
     if (!userId) return null;
     startUserReads(context, info, userId);
     return userById(context, userId);
@@ -74,11 +83,29 @@ export const Query: QueryResolvers = {
   post: (_parent, { id }, { loaders }) => (idKind(id) === 'pst' ? loaders.post.load(id) : null),
   tagTimeline: (_parent, { tag, ...args }, context, info) => tagConnection(context, info, tag, args),
   publicTimeline: (_parent, args, context, info) => publicConnection(context, info, args),
-  suggestedFollows: (_parent, { first }, context) => context.useCases.graphQueries.suggestedFollows(context.viewerId, first, context.graphBudget, blockedAccounts(context)),
+  suggestedFollows: (_parent, { first }, context) =>
+    context.useCases.graphQueries.suggestedFollows(
+      context.viewerId,
+      first,
+      context.graphBudget,
+      blockedAccounts(context),
+    ),
   degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
-    context.useCases.graphQueries.degreesOfSeparation(from, to, maxDepth, context.graphBudget, blockedAccounts(context)),
+    context.useCases.graphQueries.degreesOfSeparation(
+      from,
+      to,
+      maxDepth,
+      context.graphBudget,
+      blockedAccounts(context),
+    ),
   searchUsers: (_parent, args, context, info) => searchConnection(context, info, args),
   trendingTags: (_parent, { first }, { useCases }) => useCases.tags.trending(first),
   searchTags: (_parent, { prefix, first }, { useCases }) => useCases.tags.search(prefix, first),
-  network: (_parent, args, context, info) => userListConnection(context, info, { kind: 'network', userId: args.userId, maxDepth: args.maxDepth, interest: args.interest }, args),
+  network: (_parent, args, context, info) =>
+    userListConnection(
+      context,
+      info,
+      { kind: 'network', userId: args.userId, maxDepth: args.maxDepth, interest: args.interest },
+      args,
+    ),
 };

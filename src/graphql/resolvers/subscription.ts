@@ -14,7 +14,11 @@ import type { PostEdgeModel } from '../models.js';
  * `shown` leaves out (null) is skipped. `return()` reaches the event stream at once, so a completed
  * subscription stops listening.
  */
-function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLContext, shown: (event: E) => Promise<T | null>): AsyncIterableIterator<T> {
+function shownEvents<E, T>(
+  events: AsyncIterableIterator<E>,
+  context: GraphQLContext,
+  shown: (event: E) => Promise<T | null>,
+): AsyncIterableIterator<T> {
   const presented: AsyncIterableIterator<T> = {
     async next() {
       for (;;) {
@@ -38,7 +42,11 @@ function shownEvents<E, T>(events: AsyncIterableIterator<E>, context: GraphQLCon
 }
 
 /** Each timeline event as the edge a timeline page would show it: hydrated and through the rules (a deleted post, a blocked or muted author or reposter is never sent). */
-function visibleEdges(events: AsyncIterableIterator<TimelineEvent>, context: GraphQLContext, info: GraphQLResolveInfo): AsyncIterableIterator<PostEdgeModel> {
+function visibleEdges(
+  events: AsyncIterableIterator<TimelineEvent>,
+  context: GraphQLContext,
+  info: GraphQLResolveInfo,
+): AsyncIterableIterator<PostEdgeModel> {
   return shownEvents(events, context, (event) => postEdge(event, context, info));
 }
 
@@ -55,7 +63,9 @@ export const Subscription: SubscriptionResolvers = {
     subscribe: async (_root, _args, context) => {
       const viewerId = context.viewerId;
       if (!viewerId) throw unauthenticated();
-      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, (group) => notificationEvent(context, group));
+      return shownEvents(await context.useCases.live.notificationEvents(viewerId), context, (group) =>
+        notificationEvent(context, group),
+      );
     },
     resolve: (group: NotificationGroup) => group,
   },

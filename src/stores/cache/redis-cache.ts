@@ -68,7 +68,14 @@ export class RedisItemCache implements ItemCache {
     await this.redis.run(
       async (redis) => {
         const pipeline = redis.pipeline() as ReturnType<Redis['pipeline']> & {
-          fillIfCurrent(item: string, version: string, expected: string, variant: string, value: string, ttlMs: number): unknown;
+          fillIfCurrent(
+            item: string,
+            version: string,
+            expected: string,
+            variant: string,
+            value: string,
+            ttlMs: number,
+          ): unknown;
         };
         for (const { key, variant, version, item, ttlMs } of stored) {
           pipeline.fillIfCurrent(itemKey(key), versionKey(key), version, variant, JSON.stringify(item), ttlMs);

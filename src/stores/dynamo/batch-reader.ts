@@ -60,7 +60,11 @@ export class BatchReader implements ItemReader {
   get(keys: readonly Key[], options: ReadOptions = {}): Promise<(Item | undefined)[]> {
     if (keys.length === 0) return Promise.resolve([]);
     const consistent = options.consistent === true;
-    if (!this.coalesce) return batchGet(this.client, this.tableName, keys, { consistent, ...projectionOf(options.attributes && pathsOf(options.attributes)) });
+    if (!this.coalesce)
+      return batchGet(this.client, this.tableName, keys, {
+        consistent,
+        ...projectionOf(options.attributes && pathsOf(options.attributes)),
+      });
     const meter: Cost | object = currentCostMeter() ?? NO_METER;
     const batches = this.pending.get(meter) ?? this.pending.set(meter, new Map()).get(meter)!;
     const shape = `${consistent}/${options.attributes ? 'projected' : 'whole'}/${options.group ?? ''}`;
@@ -75,14 +79,18 @@ export class BatchReader implements ItemReader {
         void this.send(batch!);
       });
     }
-    if (batch.paths && options.attributes) for (const [id, path] of pathsOf(options.attributes)) batch.paths.set(id, path);
+    if (batch.paths && options.attributes)
+      for (const [id, path] of pathsOf(options.attributes)) batch.paths.set(id, path);
     return new Promise((resolve, reject) => batch.waiters.push({ keys, resolve, reject }));
   }
 
   private async send(batch: PendingBatch): Promise<void> {
     try {
       const keys = batch.waiters.flatMap((waiter) => waiter.keys);
-      const items = await batchGet(this.client, this.tableName, keys, { consistent: batch.consistent, ...projectionOf(batch.paths) });
+      const items = await batchGet(this.client, this.tableName, keys, {
+        consistent: batch.consistent,
+        ...projectionOf(batch.paths),
+      });
       let next = 0;
       for (const waiter of batch.waiters) {
         waiter.resolve(items.slice(next, next + waiter.keys.length));
@@ -104,11 +112,16 @@ function pathsOf(attributes: readonly AttributePath[]): Map<string, readonly str
 }
 
 /** A ProjectionExpression of pk, sk and the paths, every name a placeholder (attribute names may be reserved words). */
-function projectionOf(paths: Map<string, readonly string[]> | null | undefined): { projection?: string; names?: Record<string, string> } {
+function projectionOf(paths: Map<string, readonly string[]> | null | undefined): {
+  projection?: string;
+  names?: Record<string, string>;
+} {
   if (!paths) return {};
   const placeholders = new Map<string, string>();
-  const placeholder = (name: string) => placeholders.get(name) ?? placeholders.set(name, `#a${placeholders.size}`).get(name)!;
+  const placeholder = (name: string) =>
+    placeholders.get(name) ?? placeholders.set(name, `#a${placeholders.size}`).get(name)!;
   const expressions = ['pk', 'sk', ...[...paths.values()].map((path) => path.map(placeholder).join('.'))];
-  const names = placeholders.size > 0 ? Object.fromEntries([...placeholders].map(([name, ph]) => [ph, name])) : undefined;
+  const names =
+    placeholders.size > 0 ? Object.fromEntries([...placeholders].map(([name, ph]) => [ph, name])) : undefined;
   return { projection: [...new Set(expressions)].join(', '), names };
 }

@@ -54,7 +54,8 @@ export async function batchGet(
   await mapConcurrently(chunk(unique, BATCH_GET_LIMIT), BATCH_CONCURRENCY, async (keys) => {
     let pending: Key[] = keys;
     for (let round = 0; pending.length > 0; round++) {
-      if (round >= MAX_ROUNDS) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
+      if (round >= MAX_ROUNDS)
+        throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
       if (round > 0) await sleep(backoffDelay(round));
       const result = await client.send(
         new BatchGetCommand({
@@ -82,16 +83,24 @@ export async function batchGet(
 const itemsPerCall = (api: WriteApi) => (api === 'batchWrite' ? BATCH_WRITE_LIMIT : TRANSACT_WRITE_LIMIT);
 
 /** One call of the write API: a BatchWriteItem sent again with what came back unprocessed until nothing does, or one TransactWriteItems. */
-async function sendWrites(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
+async function sendWrites(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly WriteRequest[],
+  api: WriteApi,
+): Promise<void> {
   if (api === 'transactWrite') {
     const TransactItems = requests.map((request) =>
-      'PutRequest' in request ? { Put: { TableName: tableName, Item: request.PutRequest.Item } } : { Delete: { TableName: tableName, Key: request.DeleteRequest.Key } },
+      'PutRequest' in request
+        ? { Put: { TableName: tableName, Item: request.PutRequest.Item } }
+        : { Delete: { TableName: tableName, Key: request.DeleteRequest.Key } },
     );
     return transactWrite(client, { TransactItems });
   }
   let pending = requests;
   for (let round = 0; pending.length > 0; round++) {
-    if (round >= MAX_ROUNDS) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
+    if (round >= MAX_ROUNDS)
+      throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_ROUNDS} rounds`);
     if (round > 0) await sleep(backoffDelay(round));
     const result = await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: [...pending] } }));
     pending = (result.UnprocessedItems?.[tableName] as WriteRequest[] | undefined) ?? [];
@@ -99,12 +108,23 @@ async function sendWrites(client: DynamoDBDocumentClient, tableName: string, req
 }
 
 /** Any number of puts and deletes with the write API, in full calls, at most BATCH_CONCURRENCY in flight. */
-export async function writeItems(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[], api: WriteApi): Promise<void> {
-  await mapConcurrently(chunk(requests, itemsPerCall(api)), BATCH_CONCURRENCY, (part) => sendWrites(client, tableName, part, api));
+export async function writeItems(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly WriteRequest[],
+  api: WriteApi,
+): Promise<void> {
+  await mapConcurrently(chunk(requests, itemsPerCall(api)), BATCH_CONCURRENCY, (part) =>
+    sendWrites(client, tableName, part, api),
+  );
 }
 
 /** BatchWriteItem for any number of puts and deletes: chunks of 25, UnprocessedItems retried with backoff and jitter. */
-export function batchWrite(client: DynamoDBDocumentClient, tableName: string, requests: readonly WriteRequest[]): Promise<void> {
+export function batchWrite(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  requests: readonly WriteRequest[],
+): Promise<void> {
   return writeItems(client, tableName, requests, 'batchWrite');
 }
 
@@ -138,7 +158,11 @@ export async function importItems<T>(
 }
 
 /** Groups the records' items into calls of `perCall` items; `records` counts the records whose last item is in the call. */
-function* packCalls<T>(records: Iterable<T>, itemsOf: (record: T) => Item[], perCall: number): Generator<{ items: Item[]; records: number }> {
+function* packCalls<T>(
+  records: Iterable<T>,
+  itemsOf: (record: T) => Item[],
+  perCall: number,
+): Generator<{ items: Item[]; records: number }> {
   let items: Item[] = [];
   let finished = 0;
   for (const record of records) {
@@ -176,7 +200,8 @@ export async function transactWrite(client: DynamoDBDocumentClient, input: Trans
       return;
     } catch (error) {
       const reasons = cancellationReasons(error);
-      const onlyConflicts = reasons !== null && reasons.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
+      const onlyConflicts =
+        reasons !== null && reasons.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
       if (!onlyConflicts || attempt >= 12) throw error;
       await sleep(backoffDelay(attempt, 10, 500));
     }

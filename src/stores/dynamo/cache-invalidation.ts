@@ -9,7 +9,8 @@ type KeyAttributes = { pk?: unknown; sk?: unknown } | undefined;
 /** A key attribute as the document client holds it: a string, or its marshalled `{ S }`. */
 function stringOf(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
-  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  if (value && typeof value === 'object' && typeof (value as { S?: unknown }).S === 'string')
+    return (value as { S: string }).S;
   return undefined;
 }
 
@@ -28,11 +29,16 @@ function writtenKeys(command: string, input: Input): (Key | null)[] {
     case 'DeleteItemCommand':
       return [keyOf(input.Key as KeyAttributes)];
     case 'TransactWriteItemsCommand':
-      return ((input.TransactItems ?? []) as Record<string, { Item?: KeyAttributes; Key?: KeyAttributes } | undefined>[]).map((item) =>
-        keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key),
-      );
+      return (
+        (input.TransactItems ?? []) as Record<string, { Item?: KeyAttributes; Key?: KeyAttributes } | undefined>[]
+      ).map((item) => keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
     case 'BatchWriteItemCommand':
-      return Object.values((input.RequestItems ?? {}) as Record<string, { PutRequest?: { Item: KeyAttributes }; DeleteRequest?: { Key: KeyAttributes } }[]>)
+      return Object.values(
+        (input.RequestItems ?? {}) as Record<
+          string,
+          { PutRequest?: { Item: KeyAttributes }; DeleteRequest?: { Key: KeyAttributes } }[]
+        >,
+      )
         .flat()
         .map((request) => keyOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key));
     default:
@@ -47,7 +53,9 @@ function writtenKeys(command: string, input: Input): (Key | null)[] {
 export function addCacheInvalidation(client: DynamoDBDocumentClient, cache: ItemCache): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap((key) => (key && cachedKindOf(key) ? [cacheKeyOf(key)] : []));
+      const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap((key) =>
+        key && cachedKindOf(key) ? [cacheKeyOf(key)] : [],
+      );
       if (cached.length === 0) return next(args);
       await cache.invalidate(cached);
       try {

@@ -75,14 +75,21 @@ export class CachedReader implements ItemReader {
     try {
       read = await reading;
     } finally {
-      for (const [n, flight] of flights) if (this.inFlight.get(flightKeys.get(n)!) === flight) this.inFlight.delete(flightKeys.get(n)!);
+      for (const [n, flight] of flights)
+        if (this.inFlight.get(flightKeys.get(n)!) === flight) this.inFlight.delete(flightKeys.get(n)!);
       // Every miss ends its claim; only the reads made here store what they found (a failed read: nothing).
       const readAt = new Map(toRead.map((n, i) => [n, i]));
       const fills: CacheFill[] = [];
       for (const [n, lookup] of lookups) {
         if (lookup.hit) continue;
         const i = readAt.get(n);
-        fills.push({ key: cacheKeyOf(keys[n]!), variant, version: lookup.version, item: i === undefined ? undefined : read[i], ttlMs: this.ttlOf(kinds[n]!) });
+        fills.push({
+          key: cacheKeyOf(keys[n]!),
+          variant,
+          version: lookup.version,
+          item: i === undefined ? undefined : read[i],
+          ttlMs: this.ttlOf(kinds[n]!),
+        });
       }
       await this.cache.fill(fills);
     }

@@ -51,15 +51,33 @@ export interface DynamoTarget {
 }
 
 /** Node's errors for a connection that could not be made or was lost. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 
 /** Whether a failed call failed for want of an answer (timeout, abort, network, server fault or throttling after the retries), not for what it asked. */
 function isUnavailability(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { name, code, $fault, $metadata } = error as { name?: string; code?: string; $fault?: string; $metadata?: { httpStatusCode?: number } };
+  const { name, code, $fault, $metadata } = error as {
+    name?: string;
+    code?: string;
+    $fault?: string;
+    $metadata?: { httpStatusCode?: number };
+  };
   if (name === 'AbortError' || name === 'TimeoutError' || (code !== undefined && NETWORK_CODES.has(code))) return true;
   if ($fault === 'server' || ($metadata?.httpStatusCode ?? 0) >= 500) return true;
-  return name === 'ThrottlingException' || name === 'ProvisionedThroughputExceededException' || name === 'RequestLimitExceeded';
+  return (
+    name === 'ThrottlingException' ||
+    name === 'ProvisionedThroughputExceededException' ||
+    name === 'RequestLimitExceeded'
+  );
 }
 
 export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClient {
@@ -67,7 +85,12 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   const config: DynamoDBClientConfig = {
     maxAttempts: timeouts.maxAttempts,
     // Without throwOnRequestTimeout the handler only warns (on the console) and waits on; its logger would print there too.
-    requestHandler: { connectionTimeout: timeouts.connectMs, requestTimeout: timeouts.attemptMs, throwOnRequestTimeout: true, logger: QUIET },
+    requestHandler: {
+      connectionTimeout: timeouts.connectMs,
+      requestTimeout: timeouts.attemptMs,
+      throwOnRequestTimeout: true,
+      logger: QUIET,
+    },
     logger: QUIET,
   };
   if (target.endpoint) {
@@ -128,7 +151,10 @@ class FailFast {
  * becomes SERVICE_UNAVAILABLE; other errors (a failed condition, a bad request) pass as they are.
  */
 function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state: DependencyState | undefined): void {
-  const send = document.send.bind(document) as (command: unknown, options?: { abortSignal?: AbortSignal }) => Promise<unknown>;
+  const send = document.send.bind(document) as (
+    command: unknown,
+    options?: { abortSignal?: AbortSignal },
+  ) => Promise<unknown>;
   const circuit = new FailFast();
   const guarded = async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
     if (!circuit.allows()) {

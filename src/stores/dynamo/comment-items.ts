@@ -33,15 +33,30 @@ export function commentAttributes(comment: CommentRecord): Item {
 }
 
 /** The path of a comment: the top-level comment first, itself last. */
-export const pathOf = (comment: Pick<CommentRecord, 'ancestorIds' | 'id'>): string[] => [...comment.ancestorIds, comment.id];
+export const pathOf = (comment: Pick<CommentRecord, 'ancestorIds' | 'id'>): string[] => [
+  ...comment.ancestorIds,
+  comment.id,
+];
 
 /** Where a comment's activity item points: its top-level entry key, whatever its depth, so that it never moves. */
-export const commentActivityKey = (authorId: string, comment: Pick<CommentRecord, 'postId' | 'id'>) => keys.activity(authorId, keys.commentEntry(comment.postId, comment.id));
+export const commentActivityKey = (authorId: string, comment: Pick<CommentRecord, 'postId' | 'id'>) =>
+  keys.activity(authorId, keys.commentEntry(comment.postId, comment.id));
 
 /** Counts a reply on its parent, in its list entry and its record: only while the parent is there and not a tombstone. */
-export function countReplyItems(tableName: string, parent: CommentRecord, delta: number, condition = 'attribute_exists(pk)'): TransactItem[] {
+export function countReplyItems(
+  tableName: string,
+  parent: CommentRecord,
+  delta: number,
+  condition = 'attribute_exists(pk)',
+): TransactItem[] {
   return [keys.threadEntry(parent), keys.comment(parent.id)].map((Key) => ({
-    Update: { TableName: tableName, Key, UpdateExpression: 'ADD replyCount :delta', ConditionExpression: condition, ExpressionAttributeValues: { ':delta': delta } },
+    Update: {
+      TableName: tableName,
+      Key,
+      UpdateExpression: 'ADD replyCount :delta',
+      ConditionExpression: condition,
+      ExpressionAttributeValues: { ':delta': delta },
+    },
   }));
 }
 
@@ -51,7 +66,10 @@ export function countReplyItems(tableName: string, parent: CommentRecord, delta:
  * post's commentCount down by one, and the author's activity item gone. Every item is conditioned on what the
  * plan was made from, so that a reply written meanwhile cancels it.
  */
-export function deletionItems(tableName: string, { comment, post, emptied, keptAncestor }: CommentDeletion): TransactItem[] {
+export function deletionItems(
+  tableName: string,
+  { comment, post, emptied, keptAncestor }: CommentDeletion,
+): TransactItem[] {
   const both = (c: CommentRecord) => [keys.threadEntry(c), keys.comment(c.id)];
   const items: TransactItem[] = [];
   if (emptied === null) {
@@ -73,7 +91,8 @@ export function deletionItems(tableName: string, { comment, post, emptied, keptA
         Delete: {
           TableName: tableName,
           Key,
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(replyCount) OR replyCount = :zero)',
+          ConditionExpression:
+            'attribute_exists(pk) AND attribute_not_exists(deleted) AND (attribute_not_exists(replyCount) OR replyCount = :zero)',
           ExpressionAttributeValues: { ':zero': 0 },
         },
       });
@@ -81,14 +100,20 @@ export function deletionItems(tableName: string, { comment, post, emptied, keptA
     for (const tombstone of emptied) {
       for (const Key of both(tombstone)) {
         items.push({
-          Delete: { TableName: tableName, Key, ConditionExpression: 'deleted = :true AND replyCount = :one', ExpressionAttributeValues: { ':true': true, ':one': 1 } },
+          Delete: {
+            TableName: tableName,
+            Key,
+            ConditionExpression: 'deleted = :true AND replyCount = :one',
+            ExpressionAttributeValues: { ':true': true, ':one': 1 },
+          },
         });
       }
     }
     if (keptAncestor) items.push(...countReplyItems(tableName, keptAncestor, -1));
   }
   items.push(counterIncrement(tableName, post.id, post.counterShards, 'commentCount', -1));
-  if (comment.authorId) items.push({ Delete: { TableName: tableName, Key: commentActivityKey(comment.authorId, comment) } });
+  if (comment.authorId)
+    items.push({ Delete: { TableName: tableName, Key: commentActivityKey(comment.authorId, comment) } });
   return items;
 }
 
@@ -114,16 +139,34 @@ async function range(
 }
 
 /** A slice of the comments whose sort keys are `prefix` and their id ('' for the top-level ones), oldest first either way. */
-export async function commentSlice(client: DynamoDBDocumentClient, tableName: string, postId: string, prefix: string, slice: CommentSlice): Promise<CommentPage> {
+export async function commentSlice(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  postId: string,
+  prefix: string,
+  slice: CommentSlice,
+): Promise<CommentPage> {
   const floor = prefix || TOP_LEVEL_PREFIX;
   const ceiling = floor + RANGE_END;
   if ('first' in slice) {
     const lo = slice.after === null ? floor : prefix + slice.after;
-    const { items, more } = await range(client, tableName, postId, { lo, hi: ceiling, exclude: slice.after === null ? null : lo, size: slice.first, backward: false });
+    const { items, more } = await range(client, tableName, postId, {
+      lo,
+      hi: ceiling,
+      exclude: slice.after === null ? null : lo,
+      size: slice.first,
+      backward: false,
+    });
     return { items, hasNextPage: more, hasPreviousPage: false };
   }
   const hi = slice.before === null ? ceiling : prefix + slice.before;
-  const { items, more } = await range(client, tableName, postId, { lo: floor, hi, exclude: slice.before === null ? null : hi, size: slice.last, backward: true });
+  const { items, more } = await range(client, tableName, postId, {
+    lo: floor,
+    hi,
+    exclude: slice.before === null ? null : hi,
+    size: slice.last,
+    backward: true,
+  });
   return { items: items.reverse(), hasNextPage: false, hasPreviousPage: more };
 }
 
@@ -135,7 +178,12 @@ export const slicePrefix = (parent: CommentRecord | null): string => (parent ? r
  * post's partition, in the order of their parents' paths: one Query reads them all, from the first parent's to the last
  * one's; a parent past where it stopped is read on its own.
  */
-export async function firstReplies(client: DynamoDBDocumentClient, tableName: string, parents: readonly CommentRecord[], first: number): Promise<CommentPage[]> {
+export async function firstReplies(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  parents: readonly CommentRecord[],
+  first: number,
+): Promise<CommentPage[]> {
   const pages = new Map<string, CommentPage>();
   const groups = new Map<string, CommentRecord[]>();
   for (const parent of parents) {
@@ -144,13 +192,19 @@ export async function firstReplies(client: DynamoDBDocumentClient, tableName: st
   }
   await Promise.all(
     [...groups.values()].map(async (group) => {
-      const prefixes = group.map((parent) => ({ parent, prefix: slicePrefix(parent) })).sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
+      const prefixes = group
+        .map((parent) => ({ parent, prefix: slicePrefix(parent) }))
+        .sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
       const [{ prefix: lo }, { prefix: last }] = [prefixes[0]!, prefixes.at(-1)!];
       const read = await client.send(
         new QueryCommand({
           TableName: tableName,
           KeyConditionExpression: 'pk = :pk AND sk BETWEEN :lo AND :hi',
-          ExpressionAttributeValues: { ':pk': partitions.comments(group[0]!.postId), ':lo': lo, ':hi': last + RANGE_END },
+          ExpressionAttributeValues: {
+            ':pk': partitions.comments(group[0]!.postId),
+            ':lo': lo,
+            ':hi': last + RANGE_END,
+          },
           Limit: THREAD_RANGE_ITEMS,
         }),
       );
@@ -163,7 +217,11 @@ export async function firstReplies(client: DynamoDBDocumentClient, tableName: st
             return;
           }
           const replies = items.filter((item) => (item.sk as string).startsWith(prefix)).map(toCommentRecord);
-          pages.set(parent.id, { items: replies.slice(0, first), hasNextPage: replies.length > first, hasPreviousPage: false });
+          pages.set(parent.id, {
+            items: replies.slice(0, first),
+            hasNextPage: replies.length > first,
+            hasPreviousPage: false,
+          });
         }),
       );
     }),

@@ -22,9 +22,18 @@ const REPORTING = new Set([
   'TransactWriteItemsCommand',
 ]);
 
-const WRITES = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+const WRITES = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+]);
 
-function sumCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined, write: boolean): { read: number; write: number } {
+function sumCapacity(
+  consumed: ConsumedCapacity | ConsumedCapacity[] | undefined,
+  write: boolean,
+): { read: number; write: number } {
   const list = Array.isArray(consumed) ? consumed : consumed ? [consumed] : [];
   let read = 0;
   let written = 0;
@@ -42,7 +51,8 @@ function sumCapacity(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined
  * graph backend's client counts as graph requests.
  */
 export function addCostMiddleware(client: DynamoDBClient, countAs: 'dynamodb' | 'graph'): void {
-  const record = (read: number, write: number) => (countAs === 'graph' ? recordGraphRequest() : recordDynamoRequest(read, write));
+  const record = (read: number, write: number) =>
+    countAs === 'graph' ? recordGraphRequest() : recordDynamoRequest(read, write);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const command = context.commandName ?? '';

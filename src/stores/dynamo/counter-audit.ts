@@ -44,7 +44,10 @@ interface Census {
   posts: Map<string, number>;
   /** Post id → the shard numbers of its counter items, and shard 0's `shards` (raised posts). */
   shardLayouts: Map<string, { shards: number[]; raisedTo: number | null }>;
-  shardSums: Map<string, { likeCount: number; viewCount: number; commentCount: number; repostCount: number; reactions: Tally }>;
+  shardSums: Map<
+    string,
+    { likeCount: number; viewCount: number; commentCount: number; repostCount: number; reactions: Tally }
+  >;
   likes: Tally;
   reposts: Tally;
   views: Tally;
@@ -101,12 +104,20 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         bump(census.authorPosts, found.authorId);
         break;
       case 'graphNode':
-        census.graphNodes.set(found.userId, { followerCount: numberOf(item, 'followerCount'), followingCount: numberOf(item, 'followingCount') });
+        census.graphNodes.set(found.userId, {
+          followerCount: numberOf(item, 'followerCount'),
+          followingCount: numberOf(item, 'followingCount'),
+        });
         break;
       case 'followEdge':
         bump(census.following, found.followerId);
         bump(census.followers, found.followeeId);
-        census.edges.push({ key, followerId: found.followerId, followeeId: found.followeeId, atMs: numberOf(item, 'atMs') });
+        census.edges.push({
+          key,
+          followerId: found.followerId,
+          followeeId: found.followeeId,
+          atMs: numberOf(item, 'atMs'),
+        });
         break;
       case 'followListEntry':
         census.listEntries.set(entryKey(key), key);
@@ -115,12 +126,19 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         census.posts.set(found.postId, item.counterShards?.N === undefined ? 1 : Number(item.counterShards.N));
         break;
       case 'counterShard': {
-        const sum = census.shardSums.get(found.postId) ?? { likeCount: 0, viewCount: 0, commentCount: 0, repostCount: 0, reactions: new Map() };
+        const sum = census.shardSums.get(found.postId) ?? {
+          likeCount: 0,
+          viewCount: 0,
+          commentCount: 0,
+          repostCount: 0,
+          reactions: new Map(),
+        };
         sum.likeCount += numberOf(item, 'likeCount');
         sum.viewCount += numberOf(item, 'viewCount');
         sum.commentCount += numberOf(item, 'commentCount');
         sum.repostCount += numberOf(item, 'repostCount');
-        for (const [kind, count] of Object.entries(item.reactions?.M ?? {})) bump(sum.reactions, kind, Number(count.N ?? 0));
+        for (const [kind, count] of Object.entries(item.reactions?.M ?? {}))
+          bump(sum.reactions, kind, Number(count.N ?? 0));
         census.shardSums.set(found.postId, sum);
         const layout = census.shardLayouts.get(found.postId) ?? { shards: [], raisedTo: null };
         layout.shards.push(found.shard);
@@ -161,7 +179,14 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
       do {
         // The SDK's own ScanCommand, sent through the document client, answers in the wire format.
         const page = await client.send(
-          new ScanCommand({ TableName: tableName, Segment: segment, TotalSegments: SCAN_SEGMENTS, ExclusiveStartKey: start, ConsistentRead: true, Limit: SCAN_PAGE_ITEMS }),
+          new ScanCommand({
+            TableName: tableName,
+            Segment: segment,
+            TotalSegments: SCAN_SEGMENTS,
+            ExclusiveStartKey: start,
+            ConsistentRead: true,
+            Limit: SCAN_PAGE_ITEMS,
+          }),
         );
         for (const item of page.Items ?? []) visit(item);
         start = page.LastEvaluatedKey;
@@ -187,7 +212,13 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
     check('post reposts', shard0, 'repostCount', sum.repostCount, census.reposts.get(postId) ?? 0);
     const actualReactions = census.reactions.get(postId) ?? new Map<string, number>();
     for (const kind of new Set([...sum.reactions.keys(), ...actualReactions.keys()])) {
-      check('post reactions', shard0, `reactions.${kind}`, sum.reactions.get(kind) ?? 0, actualReactions.get(kind) ?? 0);
+      check(
+        'post reactions',
+        shard0,
+        `reactions.${kind}`,
+        sum.reactions.get(kind) ?? 0,
+        actualReactions.get(kind) ?? 0,
+      );
     }
   }
   for (const { commentId, key, recorded } of census.replyCounts) {
@@ -198,8 +229,20 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
   }
   if (includeGraph) {
     for (const [userId, node] of census.graphNodes) {
-      check('followers', keys.graphNode(userId), 'followerCount', node.followerCount, census.followers.get(userId) ?? 0);
-      check('following', keys.graphNode(userId), 'followingCount', node.followingCount, census.following.get(userId) ?? 0);
+      check(
+        'followers',
+        keys.graphNode(userId),
+        'followerCount',
+        node.followerCount,
+        census.followers.get(userId) ?? 0,
+      );
+      check(
+        'following',
+        keys.graphNode(userId),
+        'followingCount',
+        node.followingCount,
+        census.following.get(userId) ?? 0,
+      );
     }
   }
   return drift;
@@ -219,16 +262,24 @@ function findFollowMismatches(census: Census): RecordMismatch[] {
       mismatches.push({ records: 'follow', problem: 'follow edge naming a user who has no account', key: edge.key });
     }
     const entries: [string, Key][] = [
-      ['following', { pk: keys.followingList(edge.followerId), sk: keys.followListPosition(edge.atMs, edge.followeeId) }],
-      ['followers', { pk: keys.followersList(edge.followeeId), sk: keys.followListPosition(edge.atMs, edge.followerId) }],
+      [
+        'following',
+        { pk: keys.followingList(edge.followerId), sk: keys.followListPosition(edge.atMs, edge.followeeId) },
+      ],
+      [
+        'followers',
+        { pk: keys.followersList(edge.followeeId), sk: keys.followListPosition(edge.atMs, edge.followerId) },
+      ],
     ];
     for (const [list, key] of entries) {
       expected.add(entryKey(key));
-      if (!census.listEntries.has(entryKey(key))) mismatches.push({ records: 'follow', problem: `follow edge without its ${list} list entry`, key });
+      if (!census.listEntries.has(entryKey(key)))
+        mismatches.push({ records: 'follow', problem: `follow edge without its ${list} list entry`, key });
     }
   }
   for (const [entry, key] of census.listEntries) {
-    if (!expected.has(entry)) mismatches.push({ records: 'follow', problem: 'follow list entry without its follow edge', key });
+    if (!expected.has(entry))
+      mismatches.push({ records: 'follow', problem: 'follow list entry without its follow edge', key });
   }
   return mismatches;
 }
@@ -244,7 +295,11 @@ function findShardMismatches(census: Census): RecordMismatch[] {
     const counterShards = census.posts.get(postId);
     const found = new Set(layout.shards);
     if (counterShards === undefined) {
-      mismatches.push({ records: 'counter shard', problem: 'counter shards of a post that is gone', key: keys.counterShard(postId, Math.min(...found)) });
+      mismatches.push({
+        records: 'counter shard',
+        problem: 'counter shards of a post that is gone',
+        key: keys.counterShard(postId, Math.min(...found)),
+      });
       continue;
     }
     for (const shard of found) {
@@ -257,10 +312,18 @@ function findShardMismatches(census: Census): RecordMismatch[] {
     }
     for (let shard = 0; shard < counterShards; shard++) {
       if (!found.has(shard))
-        mismatches.push({ records: 'counter shard', problem: `counter shard missing (the post's counterShards is ${counterShards})`, key: keys.counterShard(postId, shard) });
+        mismatches.push({
+          records: 'counter shard',
+          problem: `counter shard missing (the post's counterShards is ${counterShards})`,
+          key: keys.counterShard(postId, shard),
+        });
     }
     if (layout.raisedTo !== null && layout.raisedTo !== counterShards) {
-      mismatches.push({ records: 'counter shard', problem: `shard 0 names ${layout.raisedTo} shards, the post ${counterShards}`, key: keys.counterShard(postId, 0) });
+      mismatches.push({
+        records: 'counter shard',
+        problem: `shard 0 names ${layout.raisedTo} shards, the post ${counterShards}`,
+        key: keys.counterShard(postId, 0),
+      });
     }
   }
   return mismatches;
@@ -275,7 +338,9 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
       TableName: tableName,
       Key: item.key,
       ConditionExpression: 'attribute_exists(pk)',
-      UpdateExpression: reaction ? 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :delta' : 'ADD #field :delta',
+      UpdateExpression: reaction
+        ? 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :delta'
+        : 'ADD #field :delta',
       ExpressionAttributeNames: reaction ? { '#kind': reaction } : { '#field': item.field },
       ExpressionAttributeValues: reaction ? { ':zero': 0, ':delta': delta } : { ':delta': delta },
     }),
@@ -283,9 +348,16 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
 }
 
 /** With `repair`, fixes the drift; mismatches are only reported. */
-export async function auditCounters(client: DynamoDBDocumentClient, tableName: string, options: { repair?: boolean; includeGraph: boolean }): Promise<Audit> {
+export async function auditCounters(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  options: { repair?: boolean; includeGraph: boolean },
+): Promise<Audit> {
   const census = await takeCensus(client, tableName);
   const drift = findDrift(census, options.includeGraph);
   if (options.repair) for (const item of drift) await repair(client, tableName, item);
-  return { drift, mismatches: [...findShardMismatches(census), ...(options.includeGraph ? findFollowMismatches(census) : [])] };
+  return {
+    drift,
+    mismatches: [...findShardMismatches(census), ...(options.includeGraph ? findFollowMismatches(census) : [])],
+  };
 }

@@ -14,7 +14,11 @@ export type CounterField = 'likeCount' | 'viewCount' | 'commentCount' | 'repostC
  * `reactions` map, so that a reaction of a kind never seen before is one
  * `ADD reactions.#kind :1` — no chain of conditional updates to create the map first.
  */
-export function counterShardItems(postId: string, shards: number, counts: Partial<Record<CounterField, number>> = {}): Record<string, unknown>[] {
+export function counterShardItems(
+  postId: string,
+  shards: number,
+  counts: Partial<Record<CounterField, number>> = {},
+): Record<string, unknown>[] {
   const share = (total: number, shard: number) => Math.floor(total / shards) + (shard < total % shards ? 1 : 0);
   return Array.from({ length: shards }, (_, shard) => ({
     ...keys.counterShard(postId, shard),
@@ -28,7 +32,9 @@ export function counterShardItems(postId: string, shards: number, counts: Partia
 
 /** Creates a new post's counter shards, all at zero, failing if they exist. */
 export function counterShardPuts(tableName: string, postId: string, shards: number): TransactItem[] {
-  return counterShardItems(postId, shards).map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } }));
+  return counterShardItems(postId, shards).map((Item) => ({
+    Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+  }));
 }
 
 /**
@@ -37,7 +43,10 @@ export function counterShardPuts(tableName: string, postId: string, shards: numb
  */
 export function counterShardRaise(tableName: string, postId: string, from: number, to: number): TransactItem[] {
   // An old post without counterShards has one shard.
-  const unchanged = from === 1 ? 'attribute_exists(pk) AND (attribute_not_exists(counterShards) OR counterShards = :from)' : 'attribute_exists(pk) AND counterShards = :from';
+  const unchanged =
+    from === 1
+      ? 'attribute_exists(pk) AND (attribute_not_exists(counterShards) OR counterShards = :from)'
+      : 'attribute_exists(pk) AND counterShards = :from';
   return [
     {
       Update: {
@@ -64,7 +73,9 @@ export function counterShardRaise(tableName: string, postId: string, from: numbe
 }
 
 export function counterShardDeletes(tableName: string, postId: string, shards: number): TransactItem[] {
-  return Array.from({ length: shards }, (_, shard) => ({ Delete: { TableName: tableName, Key: keys.counterShard(postId, shard) } }));
+  return Array.from({ length: shards }, (_, shard) => ({
+    Delete: { TableName: tableName, Key: keys.counterShard(postId, shard) },
+  }));
 }
 
 /** A shard chosen at random, so that concurrent writes to one hot post land on different items. */
@@ -73,7 +84,13 @@ export function randomShard(shards: number): number {
 }
 
 /** Adds `delta` to one counter of the post, on a random shard; fails the transaction if the post's counters are gone. */
-export function counterIncrement(tableName: string, postId: string, shards: number, field: CounterField, delta: number): TransactItem {
+export function counterIncrement(
+  tableName: string,
+  postId: string,
+  shards: number,
+  field: CounterField,
+  delta: number,
+): TransactItem {
   return {
     Update: {
       TableName: tableName,

@@ -1,8 +1,21 @@
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { Login, ProviderIdentity, UserRecord } from '../../domain/models.js';
 import type { Task } from '../../domain/tasks.js';
-import type { AccountStore, AttemptSubject, FailedAttemptStore, NewRefreshToken, RefreshTokenRecord, SessionRecord } from '../account-store.js';
+import type {
+  AccountStore,
+  AttemptSubject,
+  FailedAttemptStore,
+  NewRefreshToken,
+  RefreshTokenRecord,
+  SessionRecord,
+} from '../account-store.js';
 import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
 import type { TableOptions } from './client.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
@@ -22,12 +35,19 @@ export function loginItems(userId: string, login: Login): Item[] {
 }
 
 function toSession(item: Item): SessionRecord {
-  return { sessionId: item.sessionId as string, userId: item.userId as string, generation: Number(item.generation), revoked: item.revoked === true };
+  return {
+    sessionId: item.sessionId as string,
+    userId: item.userId as string,
+    generation: Number(item.generation),
+    revoked: item.revoked === true,
+  };
 }
 
 /** The condition that an account's token generation is still `generation`; an old record without one is at 0. */
 function atGeneration(generation: number): string {
-  return generation === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)' : 'tokenGeneration = :generation';
+  return generation === 0
+    ? 'attribute_exists(pk) AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)'
+    : 'tokenGeneration = :generation';
 }
 
 const CHANGE_ATTEMPTS = 5;
@@ -113,7 +133,8 @@ export class DynamoAccountStore implements AccountStore {
                       TableName: this.tableName,
                       Key: keys.session(userId, keep),
                       UpdateExpression: 'SET generation = :next',
-                      ConditionExpression: 'userId = :userId AND generation = :generation AND attribute_not_exists(revoked)',
+                      ConditionExpression:
+                        'userId = :userId AND generation = :generation AND attribute_not_exists(revoked)',
                       ExpressionAttributeValues: { ':userId': userId, ':generation': generation, ':next': next },
                     },
                   },
@@ -125,7 +146,8 @@ export class DynamoAccountStore implements AccountStore {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons || attempt >= CHANGE_ATTEMPTS) throw error;
-        if (reasons[0] === 'ConditionalCheckFailed') throw new Error(`user ${userId} has no password to change`, { cause: error });
+        if (reasons[0] === 'ConditionalCheckFailed')
+          throw new Error(`user ${userId} has no password to change`, { cause: error });
         // A session that is over (or of an older generation) is not kept; a generation that moved meanwhile is read again.
         if (reasons[2] === 'ConditionalCheckFailed') keep = null;
       }
@@ -151,7 +173,12 @@ export class DynamoAccountStore implements AccountStore {
         {
           Put: {
             TableName: this.tableName,
-            Item: { ...keys.refreshToken(token.hash), sessionId: session.sessionId, userId: session.userId, expiresAt: token.expiresAt },
+            Item: {
+              ...keys.refreshToken(token.hash),
+              sessionId: session.sessionId,
+              userId: session.userId,
+              expiresAt: token.expiresAt,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -188,7 +215,12 @@ export class DynamoAccountStore implements AccountStore {
           {
             Put: {
               TableName: this.tableName,
-              Item: { ...keys.refreshToken(next.hash), sessionId: session.sessionId, userId: session.userId, expiresAt: next.expiresAt },
+              Item: {
+                ...keys.refreshToken(next.hash),
+                sessionId: session.sessionId,
+                userId: session.userId,
+                expiresAt: next.expiresAt,
+              },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -198,7 +230,8 @@ export class DynamoAccountStore implements AccountStore {
               Key: keys.session(session.userId, session.sessionId),
               // The session lasts as long as its newest refresh token.
               UpdateExpression: 'SET expiresAt = :expiresAt',
-              ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked) AND generation = :generation',
+              ConditionExpression:
+                'attribute_exists(pk) AND attribute_not_exists(revoked) AND generation = :generation',
               ExpressionAttributeValues: { ':expiresAt': next.expiresAt, ':generation': session.generation },
             },
           },
@@ -265,7 +298,9 @@ export class DynamoAccountStore implements AccountStore {
             },
           },
           { Delete: { TableName: this.tableName, Key: keys.login(user.id) } },
-          ...(typeof login?.issuer === 'string' ? [{ Delete: { TableName: this.tableName, Key: keys.identityLink(login.issuer, login.subject as string) } }] : []),
+          ...(typeof login?.issuer === 'string'
+            ? [{ Delete: { TableName: this.tableName, Key: keys.identityLink(login.issuer, login.subject as string) } }]
+            : []),
           this.tasks.enqueueItem(task),
           // A closed account leaves search at once; its handle is free to find again.
           ...searchKeys(user).map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
@@ -290,14 +325,24 @@ export class DynamoAccountStore implements AccountStore {
         }),
       );
     const pages = await Promise.all(
-      [partitions.home(userId), partitions.homeMarkers(userId), partitions.sessions(userId), partitions.idempotencyClaims(userId), partitions.notifications(userId)].map(page),
+      [
+        partitions.home(userId),
+        partitions.homeMarkers(userId),
+        partitions.sessions(userId),
+        partitions.idempotencyClaims(userId),
+        partitions.notifications(userId),
+      ].map(page),
     );
     const items = pages.flatMap((result) => (result.Items ?? []) as unknown as Key[]);
     // Each of its notifications' member items has a mirror in its actor's partition.
     const mirrors = items
       .filter((key) => key.pk === partitions.notifications(userId) && key.sk.startsWith(notificationPrefixes.member))
       .map((key) => keys.notifiedByOfMember(userId, key.sk));
-    await batchWrite(this.client, this.tableName, [del(keys.homeSize(userId)), del(keys.outboxAuthor(userId)), ...[...items, ...mirrors].map(del)]);
+    await batchWrite(this.client, this.tableName, [
+      del(keys.homeSize(userId)),
+      del(keys.outboxAuthor(userId)),
+      ...[...items, ...mirrors].map(del),
+    ]);
     return pages.some((result) => result.LastEvaluatedKey !== undefined);
   }
 
@@ -338,7 +383,9 @@ export class DynamoFailedAttemptStore implements FailedAttemptStore {
       windowStarts.flatMap((start) => subjects.map((s) => keys.signInAttempts(s.scope, s.value, start))),
       { consistent: true },
     );
-    return windowStarts.map((_, w) => subjects.map((s, i) => Number(items[w * subjects.length + i]?.[counted(s)] ?? 0)));
+    return windowStarts.map((_, w) =>
+      subjects.map((s, i) => Number(items[w * subjects.length + i]?.[counted(s)] ?? 0)),
+    );
   }
 
   async recordFailure(subjects: readonly AttemptSubject[], windowStart: number, expiresAt: number): Promise<void> {
@@ -357,7 +404,12 @@ export class DynamoFailedAttemptStore implements FailedAttemptStore {
     );
   }
 
-  async countIfBelow(subject: AttemptSubject, windowStart: number, below: number, expiresAt: number): Promise<number | null> {
+  async countIfBelow(
+    subject: AttemptSubject,
+    windowStart: number,
+    below: number,
+    expiresAt: number,
+  ): Promise<number | null> {
     try {
       await this.client.send(
         new UpdateCommand({

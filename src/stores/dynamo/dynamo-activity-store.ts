@@ -72,7 +72,10 @@ export class DynamoActivityStore implements ActivityStore {
   private recordKeys(userId: string, activity: UndoableActivity): Key[] {
     switch (activity.kind) {
       case 'like':
-        return [keys.like(activity.postId, userId), ...(activity.atMs === undefined ? [] : [keys.likeListEntry(activity.postId, activity.atMs, userId)])];
+        return [
+          keys.like(activity.postId, userId),
+          ...(activity.atMs === undefined ? [] : [keys.likeListEntry(activity.postId, activity.atMs, userId)]),
+        ];
       case 'view':
         return [keys.view(activity.postId, userId)];
       case 'reaction':

@@ -69,7 +69,14 @@ export class DynamoCounterStore implements CounterStore {
     this.importApi = options.importApi ?? 'batchWrite';
     this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
     // Only the configured kinds: an item may hold counts of kinds no longer offered, which must not swell every read.
-    this.attributes = ['likeCount', 'viewCount', 'commentCount', 'repostCount', 'shards', ...options.reactionKinds.map((kind) => ['reactions', kind])];
+    this.attributes = [
+      'likeCount',
+      'viewCount',
+      'commentCount',
+      'repostCount',
+      'shards',
+      ...options.reactionKinds.map((kind) => ['reactions', kind]),
+    ];
   }
 
   /**
@@ -80,7 +87,8 @@ export class DynamoCounterStore implements CounterStore {
    */
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
     const read = { attributes: this.attributes, consistent: options.consistent };
-    const shardRange = (post: CountedPost, from: number, to: number) => Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
+    const shardRange = (post: CountedPost, from: number, to: number) =>
+      Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
     const shards = await this.reader.get(
       posts.flatMap((post) => shardRange(post, 0, post.counterShards)),
       read,
@@ -115,7 +123,9 @@ export class DynamoCounterStore implements CounterStore {
 
   async raiseShards(post: CountedPost, to: number): Promise<boolean> {
     try {
-      await transactWrite(this.client, { TransactItems: counterShardRaise(this.tableName, post.id, post.counterShards, to) });
+      await transactWrite(this.client, {
+        TransactItems: counterShardRaise(this.tableName, post.id, post.counterShards, to),
+      });
     } catch (error) {
       if (cancellationReasons(error)?.includes('ConditionalCheckFailed')) return false;
       throw error;
@@ -141,7 +151,10 @@ export class DynamoCounterStore implements CounterStore {
       { kind: 'like', atMs },
       counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', 1),
       {},
-      [{ Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } }, ...tasks.map((task) => this.tasks.enqueueItem(task))],
+      [
+        { Put: { TableName: this.tableName, Item: likerEntryItem(post.id, atMs, userId) } },
+        ...tasks.map((task) => this.tasks.enqueueItem(task)),
+      ],
       atMs,
     );
   }
@@ -158,7 +171,12 @@ export class DynamoCounterStore implements CounterStore {
         return [
           counterRecordItem(record, new Date(atMs).toISOString()),
           likerEntryItem(like.postId, atMs, like.userId),
-          activityItem(like.userId, record, { kind: 'like', postId: like.postId, counterShards: like.counterShards, atMs }),
+          activityItem(like.userId, record, {
+            kind: 'like',
+            postId: like.postId,
+            counterShards: like.counterShards,
+            atMs,
+          }),
         ];
       },
       { api: this.importApi, onWritten },
@@ -169,12 +187,26 @@ export class DynamoCounterStore implements CounterStore {
     const record = keys.like(post.id, userId);
     // The like's time names its likers list entry; the delete is conditioned on it, so a like and unlike racing this one cannot leave a stray entry.
     const found = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true, ProjectionExpression: '#at', ExpressionAttributeNames: { '#at': 'at' } }),
+      new GetCommand({
+        TableName: this.tableName,
+        Key: record,
+        ConsistentRead: true,
+        ProjectionExpression: '#at',
+        ExpressionAttributeNames: { '#at': 'at' },
+      }),
     );
     if (!found.Item) return { changed: false };
     const at = found.Item.at as string;
     return this.change(post, [
-      { Delete: { TableName: this.tableName, Key: record, ConditionExpression: '#at = :at', ExpressionAttributeNames: { '#at': 'at' }, ExpressionAttributeValues: { ':at': at } } },
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: record,
+          ConditionExpression: '#at = :at',
+          ExpressionAttributeNames: { '#at': 'at' },
+          ExpressionAttributeValues: { ':at': at },
+        },
+      },
       counterIncrement(this.tableName, post.id, post.counterShards, 'likeCount', -1),
       { Delete: { TableName: this.tableName, Key: keys.activity(userId, record) } },
       { Delete: { TableName: this.tableName, Key: keys.likeListEntry(post.id, Date.parse(at), userId) } },
@@ -187,7 +219,13 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   view(post: CountedPost, userId: string): Promise<CounterChange> {
-    return this.addRecord(post, userId, keys.view(post.id, userId), { kind: 'view' }, counterIncrement(this.tableName, post.id, post.counterShards, 'viewCount', 1));
+    return this.addRecord(
+      post,
+      userId,
+      keys.view(post.id, userId),
+      { kind: 'view' },
+      counterIncrement(this.tableName, post.id, post.counterShards, 'viewCount', 1),
+    );
   }
 
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange> {
@@ -203,7 +241,14 @@ export class DynamoCounterStore implements CounterStore {
         ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
       },
     };
-    return this.addRecord(post, userId, keys.reaction(post.id, kind, userId), { kind: 'reaction', reaction: kind }, increment, { kind });
+    return this.addRecord(
+      post,
+      userId,
+      keys.reaction(post.id, kind, userId),
+      { kind: 'reaction', reaction: kind },
+      increment,
+      { kind },
+    );
   }
 
   private addRecord(
@@ -225,7 +270,16 @@ export class DynamoCounterStore implements CounterStore {
         },
       },
       increment,
-      { Put: { TableName: this.tableName, Item: activityItem(userId, record, { ...activity, postId: post.id, counterShards: post.counterShards } as Activity) } },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: activityItem(userId, record, {
+            ...activity,
+            postId: post.id,
+            counterShards: post.counterShards,
+          } as Activity),
+        },
+      },
       ...more,
     ]);
   }
@@ -235,7 +289,10 @@ export class DynamoCounterStore implements CounterStore {
    * record means the change was already made (an idempotent repeat); on the counter, that
    * the post's counters are gone with the post.
    */
-  private async change(post: CountedPost, items: [TransactItem, TransactItem, TransactItem, ...TransactItem[]]): Promise<CounterChange> {
+  private async change(
+    post: CountedPost,
+    items: [TransactItem, TransactItem, TransactItem, ...TransactItem[]],
+  ): Promise<CounterChange> {
     try {
       await transactWrite(this.client, { TransactItems: items });
       return { changed: true };

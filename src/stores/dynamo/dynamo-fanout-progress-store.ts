@@ -15,7 +15,10 @@ const END = '#done';
  * The record createPost writes beside a post: PENDING with its author's follower count, or, for
  * an author who is not fanned out (followers read the outbox), DONE with nothing to deliver.
  */
-export function fanOutProgressItem(postId: string, delivery: { fanOut: true; followers: number } | { fanOut: false }): Item {
+export function fanOutProgressItem(
+  postId: string,
+  delivery: { fanOut: true; followers: number } | { fanOut: false },
+): Item {
   return delivery.fanOut
     ? { ...keys.fanOutProgress(postId), state: 'PENDING', delivered: 0, total: delivery.followers, position: START }
     : { ...keys.fanOutProgress(postId), state: 'DONE', delivered: 0, total: 0, position: END };
@@ -42,7 +45,9 @@ export class DynamoFanOutProgressStore implements FanOutProgressStore {
       postIds.map((postId) => keys.fanOutProgress(postId)),
       { attributes: ['state', 'delivered', 'total'] },
     );
-    return items.map((item) => (item ? { state: item.state as FanOutState, delivered: Number(item.delivered), total: Number(item.total) } : null));
+    return items.map((item) =>
+      item ? { state: item.state as FanOutState, delivered: Number(item.delivered), total: Number(item.total) } : null,
+    );
   }
 
   async advance(postId: string, from: string | null, to: string | null, delivered: number): Promise<void> {
@@ -54,8 +59,17 @@ export class DynamoFanOutProgressStore implements FanOutProgressStore {
           // Once done, total becomes what was reached: followers may have come and gone meanwhile.
           UpdateExpression: `SET delivered = delivered + :n, #state = :state, #position = :to${to === null ? ', #total = delivered + :n' : ''}`,
           ConditionExpression: 'attribute_exists(pk) AND #position = :from',
-          ExpressionAttributeNames: { '#state': 'state', '#position': 'position', ...(to === null ? { '#total': 'total' } : {}) },
-          ExpressionAttributeValues: { ':n': delivered, ':state': to === null ? 'DONE' : 'RUNNING', ':to': to ?? END, ':from': from ?? START },
+          ExpressionAttributeNames: {
+            '#state': 'state',
+            '#position': 'position',
+            ...(to === null ? { '#total': 'total' } : {}),
+          },
+          ExpressionAttributeValues: {
+            ':n': delivered,
+            ':state': to === null ? 'DONE' : 'RUNNING',
+            ':to': to ?? END,
+            ':from': from ?? START,
+          },
         }),
       );
     } catch (error) {

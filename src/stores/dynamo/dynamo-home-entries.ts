@@ -44,7 +44,11 @@ interface Delivery {
 
 /** What every timeline entry item holds besides its key: the post and what hydrating it needs (see TimelineEntry). */
 export function timelineEntryFields(post: { postId: string; authorId: string; counterShards: number | null }): Item {
-  return { postId: post.postId, authorId: post.authorId, ...(post.counterShards === null ? {} : { counterShards: post.counterShards }) };
+  return {
+    postId: post.postId,
+    authorId: post.authorId,
+    ...(post.counterShards === null ? {} : { counterShards: post.counterShards }),
+  };
 }
 
 /** An original home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines: at the post id. */
@@ -54,13 +58,25 @@ export function homeEntryItem(entry: HomeEntry): Item {
 
 /** The entry a repost places (at the repost's position, the reposter shown). */
 export function repostHomeEntryItem(entry: RepostEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.position), ...timelineEntryFields(entry), repostedBy: entry.repostedBy };
+  return {
+    ...keys.homeEntry(entry.userId, entry.position),
+    ...timelineEntryFields(entry),
+    repostedBy: entry.repostedBy,
+  };
 }
 
 /** The marker written with it: where the entry is, and the post's reasons in this timeline. */
 export function homeMarkerItem(entry: RepostEntry): Item {
   const { userId, postId, authorId, position, repostedBy } = entry;
-  return { ...keys.homeMarker(userId, postId), position, authorId, original: false, reposters: new Set([repostedBy]), repostedBy, version: 1 };
+  return {
+    ...keys.homeMarker(userId, postId),
+    position,
+    authorId,
+    original: false,
+    reposters: new Set([repostedBy]),
+    repostedBy,
+    version: 1,
+  };
 }
 
 /** Reason changes of one post in one timeline retried at most this often when others keep coming first. */
@@ -88,12 +104,20 @@ function holdingsOf(userId: string, postId: string, entry: Item | undefined, mar
     const shown = (entry.repostedBy as string | undefined) ?? null;
     // An old entry without `original`: an original unless a repost wrote it.
     const original = entry.original === undefined ? shown === null : entry.original === true;
-    holdings.push({ key, entryKey: key, isMarker: false, reasons: { original, reposters: reposters(entry) }, shown, version: version(entry) });
+    holdings.push({
+      key,
+      entryKey: key,
+      isMarker: false,
+      reasons: { original, reposters: reposters(entry) },
+      shown,
+      version: version(entry),
+    });
   }
   return holdings;
 }
 
-const has = (reasons: Reasons, reposterId: string | null) => (reposterId === null ? reasons.original : reasons.reposters.has(reposterId));
+const has = (reasons: Reasons, reposterId: string | null) =>
+  reposterId === null ? reasons.original : reasons.reposters.has(reposterId);
 
 function withReason(reasons: Reasons, reposterId: string | null, present: boolean): Reasons {
   if (reposterId === null) return { original: present, reposters: reasons.reposters };
@@ -155,12 +179,16 @@ export class DynamoHomeEntries {
       this.writeApi,
     );
     const held = entries.flatMap((entry, i) => (holdings[i]!.length > 0 ? [{ entry, holdings: holdings[i]! }] : []));
-    await mapConcurrently(held, CHANGE_CONCURRENCY, ({ entry, holdings: known }) => this.addReason({ ...entry, reposterId: null, position: entry.postId }, known));
+    await mapConcurrently(held, CHANGE_CONCURRENCY, ({ entry, holdings: known }) =>
+      this.addReason({ ...entry, reposterId: null, position: entry.postId }, known),
+    );
   }
 
   async addReposts(entries: readonly RepostEntry[]): Promise<void> {
     const holdings = await this.read(entries);
-    await mapConcurrently(entries, CHANGE_CONCURRENCY, (entry, i) => this.addReason({ ...entry, reposterId: entry.repostedBy }, holdings[i]!));
+    await mapConcurrently(entries, CHANGE_CONCURRENCY, (entry, i) =>
+      this.addReason({ ...entry, reposterId: entry.repostedBy }, holdings[i]!),
+    );
   }
 
   async removeReasons(reasons: readonly HomeReason[]): Promise<void> {
@@ -195,7 +223,9 @@ export class DynamoHomeEntries {
       if (attempt === MAX_ATTEMPTS) throw new Error(`home entry of ${postId} for ${userId} kept changing`);
       const holding = holdings[0];
       if (holding && has(holding.reasons, reposterId)) return;
-      const written = holding ? await this.write(holding, withReason(holding.reasons, reposterId, true)) : await this.place(delivery);
+      const written = holding
+        ? await this.write(holding, withReason(holding.reasons, reposterId, true))
+        : await this.place(delivery);
       if (written) return;
       [holdings] = (await this.read([{ userId, postId }])) as [Holding[]];
     }
@@ -223,14 +253,38 @@ export class DynamoHomeEntries {
     const { userId, postId, authorId, counterShards, reposterId, position } = delivery;
     if (reposterId === null) {
       return this.transact([
-        { ConditionCheck: { TableName: this.tableName, Key: keys.homeMarker(userId, postId), ConditionExpression: 'attribute_not_exists(pk)' } },
-        { Put: { TableName: this.tableName, Item: homeEntryItem(delivery), ConditionExpression: 'attribute_not_exists(pk)' } },
+        {
+          ConditionCheck: {
+            TableName: this.tableName,
+            Key: keys.homeMarker(userId, postId),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: homeEntryItem(delivery),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
       ]);
     }
     const entry: RepostEntry = { userId, postId, authorId, counterShards, repostedBy: reposterId, position };
     return this.transact([
-      { ConditionCheck: { TableName: this.tableName, Key: keys.homeEntry(userId, postId), ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: this.tableName, Item: homeMarkerItem(entry), ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: keys.homeEntry(userId, postId),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: homeMarkerItem(entry),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
       { Put: { TableName: this.tableName, Item: repostHomeEntryItem(entry) } },
     ]);
   }
@@ -243,11 +297,19 @@ export class DynamoHomeEntries {
         : { ConditionExpression: 'version = :version', values: { ':version': holding.version } };
     const conditioned = (values: Item) => ({
       ConditionExpression: condition.ConditionExpression,
-      ...(Object.keys({ ...condition.values, ...values }).length > 0 ? { ExpressionAttributeValues: { ...condition.values, ...values } } : {}),
+      ...(Object.keys({ ...condition.values, ...values }).length > 0
+        ? { ExpressionAttributeValues: { ...condition.values, ...values } }
+        : {}),
     });
     if (!reasons.original && reasons.reposters.size === 0) {
-      if (!holding.isMarker) return conditionally(this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key, ...conditioned({}) })));
-      return this.transact([{ Delete: { TableName: this.tableName, Key: holding.key, ...conditioned({}) } }, { Delete: { TableName: this.tableName, Key: holding.entryKey } }]);
+      if (!holding.isMarker)
+        return conditionally(
+          this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key, ...conditioned({}) })),
+        );
+      return this.transact([
+        { Delete: { TableName: this.tableName, Key: holding.key, ...conditioned({}) } },
+        { Delete: { TableName: this.tableName, Key: holding.entryKey } },
+      ]);
     }
     const shown = shownReason(reasons, holding.shown);
     const set = ['original = :original', 'version = :next'];
@@ -269,13 +331,26 @@ export class DynamoHomeEntries {
     };
     // The entry itself, or a marker whose entry shows the same reason as before: one conditional update.
     if (!holding.isMarker || shown === holding.shown) return conditionally(this.client.send(new UpdateCommand(update)));
-    const showing = shown === null ? { UpdateExpression: 'REMOVE repostedBy' } : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
+    const showing =
+      shown === null
+        ? { UpdateExpression: 'REMOVE repostedBy' }
+        : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
     const failed = await this.failedConditions([
       { Update: update },
-      { Update: { TableName: this.tableName, Key: holding.entryKey, ConditionExpression: 'attribute_exists(pk)', ...showing } },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: holding.entryKey,
+          ConditionExpression: 'attribute_exists(pk)',
+          ...showing,
+        },
+      },
     ]);
     // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
-    if (failed?.[1] === 'ConditionalCheckFailed') await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: holding.key })).catch(ignoreFailedCondition);
+    if (failed?.[1] === 'ConditionalCheckFailed')
+      await this.client
+        .send(new DeleteCommand({ TableName: this.tableName, Key: holding.key }))
+        .catch(ignoreFailedCondition);
     return failed === null;
   }
 

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { DynamoDBDocumentClient, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../../lib/collections.js';
 import type { NotificationCause, NotificationKind } from '../../domain/models.js';
-import { type ActorGroups, type GroupPage, type NotificationGroup, type NotificationStore, RECENT_ACTORS } from '../notification-store.js';
+import {
+  type ActorGroups,
+  type GroupPage,
+  type NotificationGroup,
+  type NotificationStore,
+  RECENT_ACTORS,
+} from '../notification-store.js';
 import { batchGet, batchWrite, del, transactWrite } from './batch.js';
 import type { TableOptions } from './client.js';
 import type { TransactItem } from './counter-items.js';
@@ -48,7 +54,9 @@ export class DynamoNotificationStore implements NotificationStore {
 
   /** The group written only if it is still the version read (absent when `version` is null). */
   private versionCondition(version: number | null): { ConditionExpression: string; ExpressionAttributeValues?: Item } {
-    return version === null ? { ConditionExpression: 'attribute_not_exists(pk)' } : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': version } };
+    return version === null
+      ? { ConditionExpression: 'attribute_not_exists(pk)' }
+      : { ConditionExpression: 'version = :read', ExpressionAttributeValues: { ':read': version } };
   }
 
   private stateChange(userId: string, unread: number, groups: number): TransactItem[] {
@@ -82,7 +90,10 @@ export class DynamoNotificationStore implements NotificationStore {
     return this.retrying(async () => {
       // The member and the group it would join, read at once; a member in another group (FOLLOW, another day) reads that one.
       const likely = groupKeyOf(cause, atMs);
-      const [member, likelyGroup] = await Promise.all([this.get(memberKey), this.get(keys.notificationGroup(userId, likely))]);
+      const [member, likelyGroup] = await Promise.all([
+        this.get(memberKey),
+        this.get(keys.notificationGroup(userId, likely)),
+      ]);
       const groupKey = (member?.groupKey as string | undefined) ?? likely;
       const group = groupKey === likely ? likelyGroup : await this.get(keys.notificationGroup(userId, groupKey));
       // In its group already; a member left behind by a group that was trimmed away is not.
@@ -112,8 +123,17 @@ export class DynamoNotificationStore implements NotificationStore {
         this.put({ ...memberKey, groupKey, generation, atMs }),
         this.put({ ...keys.notifiedBy(actorId, userId, cause.kind, cause.postId), generation }),
         this.put({ ...keys.notificationActorEntry(userId, groupKey, generation, atMs, actorId), actorId }),
-        ...(moved && oldUpdated !== null ? [this.delete(keys.notificationListEntry(userId, keys.notificationPosition(oldUpdated, groupKey)))] : []),
-        ...(moved ? [this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
+        ...(moved && oldUpdated !== null
+          ? [this.delete(keys.notificationListEntry(userId, keys.notificationPosition(oldUpdated, groupKey)))]
+          : []),
+        ...(moved
+          ? [
+              this.put({
+                ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)),
+                groupKey,
+              }),
+            ]
+          : []),
         ...this.stateChange(userId, wasUnread ? 0 : 1, group ? 0 : 1),
       ];
       await transactWrite(this.client, { TransactItems: items });
@@ -131,7 +151,16 @@ export class DynamoNotificationStore implements NotificationStore {
         // A mirror whose member went without it (a group dropped half-way): it goes, unless the actor is back meanwhile.
         if (mirror) {
           await transactWrite(this.client, {
-            TransactItems: [{ ConditionCheck: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'attribute_not_exists(pk)' } }, this.delete(notifiedBy)],
+            TransactItems: [
+              {
+                ConditionCheck: {
+                  TableName: this.tableName,
+                  Key: memberKey,
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
+              this.delete(notifiedBy),
+            ],
           });
         }
         return null;
@@ -139,9 +168,16 @@ export class DynamoNotificationStore implements NotificationStore {
       const groupKey = member.groupKey as string;
       const generation = member.generation as string;
       const group = await this.get(keys.notificationGroup(userId, groupKey));
-      const actorEntry = this.delete(keys.notificationActorEntry(userId, groupKey, generation, Number(member.atMs), actorId));
+      const actorEntry = this.delete(
+        keys.notificationActorEntry(userId, groupKey, generation, Number(member.atMs), actorId),
+      );
       const memberGone = {
-        Delete: { TableName: this.tableName, Key: memberKey, ConditionExpression: 'generation = :generation', ExpressionAttributeValues: { ':generation': generation } },
+        Delete: {
+          TableName: this.tableName,
+          Key: memberKey,
+          ConditionExpression: 'generation = :generation',
+          ExpressionAttributeValues: { ':generation': generation },
+        },
       };
       const mirrorGone = this.delete(notifiedBy);
       if (!group || group.generation !== generation) {
@@ -170,7 +206,10 @@ export class DynamoNotificationStore implements NotificationStore {
       const newest = await this.query(
         {
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, generation) },
+          ExpressionAttributeValues: {
+            ':pk': partitions.notifications(userId),
+            ':prefix': notificationPrefixes.actors(groupKey, generation),
+          },
           ScanIndexForward: false,
           ConsistentRead: true,
           Limit: RECENT_ACTORS + 1,
@@ -180,7 +219,13 @@ export class DynamoNotificationStore implements NotificationStore {
       const remaining = newest.filter((entry) => entry.actorId !== actorId).slice(0, RECENT_ACTORS);
       const updatedAtMs = remaining[0] ? Number((remaining[0].sk as string).split('#').at(-2)) : oldUpdated;
       const recentActors = remaining.map(recentActorOf);
-      const next: Item = { ...group, actorCount: Number(group.actorCount) - 1, recentActors, updatedAtMs, version: version + 1 };
+      const next: Item = {
+        ...group,
+        actorCount: Number(group.actorCount) - 1,
+        recentActors,
+        updatedAtMs,
+        version: version + 1,
+      };
       const moved = updatedAtMs !== oldUpdated;
       await transactWrite(this.client, {
         TransactItems: [
@@ -188,7 +233,15 @@ export class DynamoNotificationStore implements NotificationStore {
           memberGone,
           actorEntry,
           mirrorGone,
-          ...(moved ? [oldEntry, this.put({ ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)), groupKey })] : []),
+          ...(moved
+            ? [
+                oldEntry,
+                this.put({
+                  ...keys.notificationListEntry(userId, keys.notificationPosition(updatedAtMs, groupKey)),
+                  groupKey,
+                }),
+              ]
+            : []),
         ],
       });
       return toGroup(next);
@@ -206,8 +259,16 @@ export class DynamoNotificationStore implements NotificationStore {
       if (!current) return null;
       await transactWrite(this.client, {
         TransactItems: [
-          { Delete: { TableName: this.tableName, Key: keys.notificationGroup(userId, groupKey), ...this.versionCondition(Number(current.version)) } },
-          this.delete(keys.notificationListEntry(userId, keys.notificationPosition(Number(current.updatedAtMs), groupKey))),
+          {
+            Delete: {
+              TableName: this.tableName,
+              Key: keys.notificationGroup(userId, groupKey),
+              ...this.versionCondition(Number(current.version)),
+            },
+          },
+          this.delete(
+            keys.notificationListEntry(userId, keys.notificationPosition(Number(current.updatedAtMs), groupKey)),
+          ),
           ...this.stateChange(userId, current.unread === true ? -1 : 0, -1),
         ],
       });
@@ -216,7 +277,10 @@ export class DynamoNotificationStore implements NotificationStore {
     if (!group) return;
     const entries = await this.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(groupKey, group.generation as string) },
+      ExpressionAttributeValues: {
+        ':pk': partitions.notifications(userId),
+        ':prefix': notificationPrefixes.actors(groupKey, group.generation as string),
+      },
       ProjectionExpression: 'pk, sk, actorId',
     });
     const kind = group.kind as string;
@@ -262,7 +326,12 @@ export class DynamoNotificationStore implements NotificationStore {
     const unread = await this.query({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       FilterExpression: 'unread = :unread AND updatedAtMs <= :until',
-      ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.group, ':unread': true, ':until': untilMs },
+      ExpressionAttributeValues: {
+        ':pk': partitions.notifications(userId),
+        ':prefix': notificationPrefixes.group,
+        ':unread': true,
+        ':until': untilMs,
+      },
       ConsistentRead: true,
     });
     // A transaction per chunk, each group conditioned on its version and the unread count lowered by as many;
@@ -282,7 +351,11 @@ export class DynamoNotificationStore implements NotificationStore {
                   Key: keys.notificationGroup(userId, group.groupKey as string),
                   UpdateExpression: 'SET unread = :false, version = :next',
                   ConditionExpression: 'version = :read',
-                  ExpressionAttributeValues: { ':false': false, ':read': Number(group.version), ':next': Number(group.version) + 1 },
+                  ExpressionAttributeValues: {
+                    ':false': false,
+                    ':read': Number(group.version),
+                    ':next': Number(group.version) + 1,
+                  },
                 },
               })),
               ...this.stateChange(userId, -toMark.length, 0),
@@ -324,7 +397,12 @@ export class DynamoNotificationStore implements NotificationStore {
     return this.reads.query(input, max);
   }
 
-  groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups> {
+  groupsOfActor(
+    actorId: string,
+    recipientId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<ActorGroups> {
     return this.reads.groupsOfActor(actorId, recipientId, first, after);
   }
 

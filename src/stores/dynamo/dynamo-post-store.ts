@@ -2,14 +2,37 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { WriteApi } from '../../config.js';
 import type { CommentRecord, PostRecord } from '../../domain/models.js';
 import type { IdempotencyClaim } from '../../domain/validation.js';
-import type { Claimed, CommentDeletion, CommentPage, CommentRefused, CommentSlice, Delivery, ImportedPost, PostStore } from '../post-store.js';
-import { commentAttributes, commentSlice, countReplyItems, deletionItems, firstReplies, slicePrefix, toCommentRecord } from './comment-items.js';
+import type {
+  Claimed,
+  CommentDeletion,
+  CommentPage,
+  CommentRefused,
+  CommentSlice,
+  Delivery,
+  ImportedPost,
+  PostStore,
+} from '../post-store.js';
+import {
+  commentAttributes,
+  commentSlice,
+  countReplyItems,
+  deletionItems,
+  firstReplies,
+  slicePrefix,
+  toCommentRecord,
+} from './comment-items.js';
 import type { Task } from '../../domain/tasks.js';
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
-import { type TransactItem, counterIncrement, counterShardDeletes, counterShardItems, counterShardPuts } from './counter-items.js';
+import {
+  type TransactItem,
+  counterIncrement,
+  counterShardDeletes,
+  counterShardItems,
+  counterShardPuts,
+} from './counter-items.js';
 import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
@@ -119,27 +142,53 @@ export class DynamoPostStore implements PostStore {
     };
   }
 
-  async create(post: PostRecord, delivery: Delivery, claim: IdempotencyClaim | null, tasks: readonly Task[] = []): Promise<Claimed> {
+  async create(
+    post: PostRecord,
+    delivery: Delivery,
+    claim: IdempotencyClaim | null,
+    tasks: readonly Task[] = [],
+  ): Promise<Claimed> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
     const items: TransactItem[] = [
       this.put(record!, 'attribute_not_exists(pk)'),
       ...entries.map((item) => this.put(item)),
       // The author sees their own post at once; followers get it from the fan-out task (which also counts it there).
-      this.put(homeEntryItem({ userId: post.authorId, postId: post.id, authorId: post.authorId, counterShards: post.counterShards })),
-      ...(delivery.kind === 'fanOut' ? [this.tasks.enqueueItem(delivery.task)] : [this.put(outboxAuthorItem(post.authorId))]),
-      this.put(fanOutProgressItem(post.id, delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false })),
+      this.put(
+        homeEntryItem({
+          userId: post.authorId,
+          postId: post.id,
+          authorId: post.authorId,
+          counterShards: post.counterShards,
+        }),
+      ),
+      ...(delivery.kind === 'fanOut'
+        ? [this.tasks.enqueueItem(delivery.task)]
+        : [this.put(outboxAuthorItem(post.authorId))]),
+      this.put(
+        fanOutProgressItem(
+          post.id,
+          delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false },
+        ),
+      ),
       this.addPostCount(post.authorId, 1),
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
       ...tagCountItems(this.tableName, post, this.trendShards, 1),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
-    return this.writeOnce(items, claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint }, post.id);
+    return this.writeOnce(
+      items,
+      claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint },
+      post.id,
+    );
   }
 
   async importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void> {
     const registered = new Set<string>();
     const itemsOf = ({ post, outbox, likeCount }: ImportedPost) => {
-      const items = [...postItems(post, this.timelineShards, outbox), ...counterShardItems(post.id, post.counterShards, { likeCount })];
+      const items = [
+        ...postItems(post, this.timelineShards, outbox),
+        ...counterShardItems(post.id, post.counterShards, { likeCount }),
+      ];
       // The registry entry once per author: one call may not write an item twice.
       if (outbox && !registered.has(post.authorId)) {
         registered.add(post.authorId);
@@ -160,7 +209,11 @@ export class DynamoPostStore implements PostStore {
    * the claim and the write it names commit together. A claim that already exists cancels
    * the transaction, and what it recorded is the answer.
    */
-  private async writeOnce(items: TransactItem[], claim: { key: Key; fingerprint: string } | null, createdId: string): Promise<Claimed> {
+  private async writeOnce(
+    items: TransactItem[],
+    claim: { key: Key; fingerprint: string } | null,
+    createdId: string,
+  ): Promise<Claimed> {
     if (!claim) {
       await transactWrite(this.client, { TransactItems: items });
       return { createdId, fingerprint: null };
@@ -168,13 +221,21 @@ export class DynamoPostStore implements PostStore {
     const expiresAt = Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS;
     try {
       await transactWrite(this.client, {
-        TransactItems: [...items, this.put({ ...claim.key, createdId, fingerprint: claim.fingerprint, expiresAt }, 'attribute_not_exists(pk)')],
+        TransactItems: [
+          ...items,
+          this.put({ ...claim.key, createdId, fingerprint: claim.fingerprint, expiresAt }, 'attribute_not_exists(pk)'),
+        ],
       });
       return { createdId, fingerprint: claim.fingerprint };
     } catch (error) {
       if (cancellationReasons(error)?.at(-1) !== 'ConditionalCheckFailed') throw error;
-      const existing = await this.client.send(new GetCommand({ TableName: this.tableName, Key: claim.key, ConsistentRead: true }));
-      return { createdId: existing.Item!.createdId as string, fingerprint: typeof existing.Item!.fingerprint === 'string' ? existing.Item!.fingerprint : null };
+      const existing = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: claim.key, ConsistentRead: true }),
+      );
+      return {
+        createdId: existing.Item!.createdId as string,
+        fingerprint: typeof existing.Item!.fingerprint === 'string' ? existing.Item!.fingerprint : null,
+      };
     }
   }
 
@@ -185,18 +246,27 @@ export class DynamoPostStore implements PostStore {
   async delete(post: PostRecord, cleanup: Task): Promise<boolean> {
     for (let shards = post.counterShards; ;) {
       if ((await this.deleteWithShards(post, shards, cleanup)) === 'deleted') return true;
-      const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.post(post.id), ConsistentRead: true, ProjectionExpression: 'counterShards' }));
+      const found = await this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: keys.post(post.id),
+          ConsistentRead: true,
+          ProjectionExpression: 'counterShards',
+        }),
+      );
       if (!found.Item) return false;
       const raised = Number(found.Item.counterShards ?? 1);
       // Shards only grow: anything else is a fault to report, not to retry forever.
-      if (raised <= shards) throw new Error(`deleting post ${post.id} failed its condition, but its counterShards is still ${raised}`);
+      if (raised <= shards)
+        throw new Error(`deleting post ${post.id} failed its condition, but its counterShards is still ${raised}`);
       shards = raised;
     }
   }
 
   private async deleteWithShards(post: PostRecord, shards: number, cleanup: Task): Promise<'deleted' | 'changed'> {
     // Posts written before counterShards was stored have one shard and no attribute.
-    const unraised = shards === 1 ? '(attribute_not_exists(counterShards) OR counterShards = :shards)' : 'counterShards = :shards';
+    const unraised =
+      shards === 1 ? '(attribute_not_exists(counterShards) OR counterShards = :shards)' : 'counterShards = :shards';
     try {
       await transactWrite(this.client, {
         TransactItems: [
@@ -226,7 +296,10 @@ export class DynamoPostStore implements PostStore {
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(PostRecord | null)[]> {
-    const items = await this.reader.get(ids.map(keys.post), { consistent: options.consistent, attributes: POST_ATTRIBUTES });
+    const items = await this.reader.get(ids.map(keys.post), {
+      consistent: options.consistent,
+      attributes: POST_ATTRIBUTES,
+    });
     return items.map((item) => (item ? toPostRecord(item) : null));
   }
 
@@ -239,23 +312,44 @@ export class DynamoPostStore implements PostStore {
   ): Promise<Claimed | CommentRefused> {
     const attributes = commentAttributes(comment);
     const items: TransactItem[] = [
-      { ConditionCheck: { TableName: this.tableName, Key: keys.post(post.id), ConditionExpression: 'attribute_exists(pk)' } },
+      {
+        ConditionCheck: {
+          TableName: this.tableName,
+          Key: keys.post(post.id),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
       // Counted in the same transaction, so commentCount is exact.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
-      ...(parent ? countReplyItems(this.tableName, parent, 1, 'attribute_exists(pk) AND attribute_not_exists(deleted)') : []),
+      ...(parent
+        ? countReplyItems(this.tableName, parent, 1, 'attribute_exists(pk) AND attribute_not_exists(deleted)')
+        : []),
       this.put({ ...keys.threadEntry(comment), ...attributes }),
       this.put({ ...keys.comment(comment.id), ...attributes }),
       this.put(
-        activityItem(comment.authorId!, keys.commentEntry(post.id, comment.id), { kind: 'comment', postId: post.id, counterShards: post.counterShards, commentId: comment.id }),
+        activityItem(comment.authorId!, keys.commentEntry(post.id, comment.id), {
+          kind: 'comment',
+          postId: post.id,
+          counterShards: post.counterShards,
+          commentId: comment.id,
+        }),
       ),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
     try {
-      return await this.writeOnce(items, claim && { key: keys.idempotencyClaim(comment.authorId!, 'addComment', claim.key), fingerprint: claim.fingerprint }, comment.id);
+      return await this.writeOnce(
+        items,
+        claim && {
+          key: keys.idempotencyClaim(comment.authorId!, 'addComment', claim.key),
+          fingerprint: claim.fingerprint,
+        },
+        comment.id,
+      );
     } catch (error) {
       const reasons = cancellationReasons(error);
       if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[1] === 'ConditionalCheckFailed') return 'postGone';
-      if (parent && (reasons?.[2] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed')) return 'parentGone';
+      if (parent && (reasons?.[2] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed'))
+        return 'parentGone';
       throw error;
     }
   }

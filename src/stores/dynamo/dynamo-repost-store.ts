@@ -31,9 +31,19 @@ export function repostItems(
   outbox: boolean,
   position: string,
 ): { record: Item; reposterEntry: Item; ownEntry: Item; outboxEntry: Item } {
-  const entry = { ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }), repostedBy: userId };
+  const entry = {
+    ...timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards }),
+    repostedBy: userId,
+  };
   return {
-    record: { ...keys.repost(post.id, userId), atMs, delivery, outboxEntry: outbox, counterShards: post.counterShards, position },
+    record: {
+      ...keys.repost(post.id, userId),
+      atMs,
+      delivery,
+      outboxEntry: outbox,
+      counterShards: post.counterShards,
+      position,
+    },
     reposterEntry: { ...keys.repostListEntry(post.id, atMs, userId), userId },
     ownEntry: { ...keys.userRepost(userId, position), ...entry },
     outboxEntry: { ...keys.outboxEntry(userId, position), ...entry },
@@ -71,7 +81,13 @@ export class DynamoRepostStore implements RepostStore {
     return { Delete: { TableName: this.tableName, Key, ConditionExpression, ExpressionAttributeValues: values } };
   }
 
-  async add(post: PostRecord, userId: string, delivery: RepostDelivery, position: string, tasks: readonly Task[] = []): Promise<boolean> {
+  async add(
+    post: PostRecord,
+    userId: string,
+    delivery: RepostDelivery,
+    position: string,
+    tasks: readonly Task[] = [],
+  ): Promise<boolean> {
     const atMs = Date.now();
     const record = keys.repost(post.id, userId);
     // A reposter's own post is in their outbox already, as an original.
@@ -101,7 +117,9 @@ export class DynamoRepostStore implements RepostStore {
   async remove(postId: string, userId: string, undo: Task, tasks: readonly Task[] = []): Promise<RemovedRepost | null> {
     const record = keys.repost(postId, userId);
     const activityKey = keys.activity(userId, record);
-    const found = await this.client.send(new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true }));
+    const found = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: record, ConsistentRead: true }),
+    );
     if (!found.Item) {
       // Removed already (a retry, or the post's deletion got there first): only an activity item may be left.
       await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: activityKey }));
@@ -142,7 +160,10 @@ export class DynamoRepostStore implements RepostStore {
   }
 
   async positionOf(postId: string, userId: string, options: { consistent?: boolean } = {}): Promise<string | null> {
-    const [record] = await this.reader.get([keys.repost(postId, userId)], { attributes: ['position'], consistent: options.consistent });
+    const [record] = await this.reader.get([keys.repost(postId, userId)], {
+      attributes: ['position'],
+      consistent: options.consistent,
+    });
     if (!record) return null;
     return (record.position as string | undefined) ?? postId;
   }

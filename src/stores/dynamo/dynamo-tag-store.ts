@@ -60,7 +60,8 @@ export class DynamoTagStore implements TagStore {
       }),
     );
     const counts = new Map<string, number>();
-    for (const item of result.Items ?? []) counts.set(item.tag as string, (counts.get(item.tag as string) ?? 0) + Number(item.count ?? 0));
+    for (const item of result.Items ?? [])
+      counts.set(item.tag as string, (counts.get(item.tag as string) ?? 0) + Number(item.count ?? 0));
     return [...counts].filter(([, count]) => count > 0).map(([tag, count]) => ({ tag, count, lastUsedMs: null }));
   }
 }

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 import type { Task, TaskPayload } from '../../domain/tasks.js';
 import type { ClaimedTask, TaskQueue } from '../task-queue.js';
 import { idTime } from '../../domain/ids.js';
@@ -16,7 +22,14 @@ type Item = Record<string, unknown>;
 
 /** A task as enqueued: free (`leaseUntil` 0), in the shard its id hashes to. */
 export function taskItem(task: Task, shards: number): Item {
-  return { ...keys.task(shardOf(task.id, shards), task.id), id: task.id, payload: task.payload, leaseUntil: 0, attempts: 0, failures: 0 };
+  return {
+    ...keys.task(shardOf(task.id, shards), task.id),
+    id: task.id,
+    payload: task.payload,
+    leaseUntil: 0,
+    attempts: 0,
+    failures: 0,
+  };
 }
 
 export interface DynamoTaskQueueOptions extends TableOptions {
@@ -146,7 +159,11 @@ export class DynamoTaskQueue implements TaskQueue, TaskItems {
           Key: this.keyOf(task),
           UpdateExpression: 'SET checkpoint = :checkpoint, leaseUntil = :until',
           ConditionExpression: 'leaseToken = :token',
-          ExpressionAttributeValues: { ':checkpoint': checkpoint, ':until': Date.now() + leaseMs, ':token': task.leaseToken },
+          ExpressionAttributeValues: {
+            ':checkpoint': checkpoint,
+            ':until': Date.now() + leaseMs,
+            ':token': task.leaseToken,
+          },
         }),
       );
       return true;
@@ -177,7 +194,11 @@ export class DynamoTaskQueue implements TaskQueue, TaskItems {
           Key: this.keyOf(task),
           UpdateExpression: `SET leaseUntil = :until REMOVE leaseToken${failed ? ' ADD failures :one' : ''}`,
           ConditionExpression: 'leaseToken = :token',
-          ExpressionAttributeValues: { ':until': Date.now() + delayMs, ':token': task.leaseToken, ...(failed ? { ':one': 1 } : {}) },
+          ExpressionAttributeValues: {
+            ':until': Date.now() + delayMs,
+            ':token': task.leaseToken,
+            ...(failed ? { ':one': 1 } : {}),
+          },
         }),
       ),
     );
@@ -241,7 +262,13 @@ export class DynamoTaskQueue implements TaskQueue, TaskItems {
     };
     const oldest = async (pk: string): Promise<number | null> => {
       const result = await this.client.send(
-        new QueryCommand({ TableName: this.tableName, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: 'sk', Limit: 1 }),
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          ProjectionExpression: 'sk',
+          Limit: 1,
+        }),
       );
       const first = result.Items?.[0];
       return first ? idTime(first.sk as string) : null;

@@ -1,7 +1,21 @@
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../config.js';
 import { mapConcurrently } from '../../lib/collections.js';
-import type { EntryPage, HomeEntry, HomeReason, ListRead, RepostEntry, TimelineEntry, TimelineStore, HomeSizeAddition } from '../timeline-store.js';
+import type {
+  EntryPage,
+  HomeEntry,
+  HomeReason,
+  ListRead,
+  RepostEntry,
+  TimelineEntry,
+  TimelineStore,
+  HomeSizeAddition,
+} from '../timeline-store.js';
 import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
@@ -87,7 +101,13 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   private lists(pks: readonly string[], read: ListRead): Promise<TimelineEntry[][]> {
-    return Promise.all(pks.map((pk) => ('last' in read ? this.oldestEntriesAfter(pk, read.last + 1, read.before) : this.newestEntries(pk, read.first + 1, read.after))));
+    return Promise.all(
+      pks.map((pk) =>
+        'last' in read
+          ? this.oldestEntriesAfter(pk, read.last + 1, read.before)
+          : this.newestEntries(pk, read.first + 1, read.after),
+      ),
+    );
   }
 
   private shardList(): number[] {
@@ -99,7 +119,10 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]> {
-    return this.lists([partitions.authorPosts(authorId), ...(withReposts ? [partitions.userReposts(authorId)] : [])], read);
+    return this.lists(
+      [partitions.authorPosts(authorId), ...(withReposts ? [partitions.userReposts(authorId)] : [])],
+      read,
+    );
   }
 
   tagLists(tag: string, read: ListRead): Promise<TimelineEntry[][]> {
@@ -119,7 +142,10 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   async outboxAuthors(): Promise<string[]> {
-    const items = await this.queryAll({ KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partitions.outboxAuthors() } });
+    const items = await this.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': partitions.outboxAuthors() },
+    });
     return items.map((item) => item.authorId as string);
   }
 
@@ -167,7 +193,10 @@ export class DynamoTimelineStore implements TimelineStore {
     // A repost's entry (not at its post id) goes with its marker.
     const doomed = surplus.flatMap((item) => {
       const postId = item.postId as string | undefined;
-      return [{ pk: item.pk as string, sk: item.sk as string }, ...(postId !== undefined && postId !== item.sk ? [keys.homeMarker(userId, postId)] : [])];
+      return [
+        { pk: item.pk as string, sk: item.sk as string },
+        ...(postId !== undefined && postId !== item.sk ? [keys.homeMarker(userId, postId)] : []),
+      ];
     });
     if (doomed.length > 0) await writeItems(this.client, this.tableName, doomed.map(del), this.writeApi);
     await this.client.send(
@@ -184,20 +213,29 @@ export class DynamoTimelineStore implements TimelineStore {
    * Writes whole home timelines at once (seeding): each user's newest `keep` entries, and the
    * size item with the exact count kept. Returns how many entries were written.
    */
-  async importHomeTimelines(entries: readonly HomeEntry[], keep: number, onWritten?: (entries: number) => void): Promise<number> {
+  async importHomeTimelines(
+    entries: readonly HomeEntry[],
+    keep: number,
+    onWritten?: (entries: number) => void,
+  ): Promise<number> {
     const byUser = new Map<string, Map<string, HomeEntry>>();
     for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, new Map()).get(e.userId)!).set(e.postId, e);
-    const kept = [...byUser.values()].map((timeline) => [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, keep));
+    const kept = [...byUser.values()].map((timeline) =>
+      [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, keep),
+    );
     const written = kept.reduce((sum, timeline) => sum + timeline.length, 0);
     // Entries past the bound (or given twice) are done as soon as they are dropped.
     if (entries.length > written) onWritten?.(entries.length - written);
     // The size item goes with each timeline's last entry.
-    const records = kept.flatMap((timeline) => timeline.map((entry, i) => ({ entry, size: i === timeline.length - 1 ? timeline.length : null })));
+    const records = kept.flatMap((timeline) =>
+      timeline.map((entry, i) => ({ entry, size: i === timeline.length - 1 ? timeline.length : null })),
+    );
     await importItems(
       this.client,
       this.tableName,
       records,
-      ({ entry, size }) => (size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)]),
+      ({ entry, size }) =>
+        size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)],
       { api: this.writeApi, onWritten },
     );
     return written;
@@ -207,7 +245,11 @@ export class DynamoTimelineStore implements TimelineStore {
    * Two partitions in turn: the home partition's original entries (a repost's entry is found
    * through its marker), then the markers. The cursor names the partition and where in it.
    */
-  async homeEntriesByAuthor(userId: string, authorId: string, cursor: string | null): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }> {
+  async homeEntriesByAuthor(
+    userId: string,
+    authorId: string,
+    cursor: string | null,
+  ): Promise<{ postIds: string[]; repostedPostIds: string[]; cursor: string | null }> {
     // A cursor of a version before markers is a position in the home partition.
     const at = cursor ? (JSON.parse(cursor) as { markers?: boolean; key?: Item } & Item) : null;
     const markers = at?.markers === true;
@@ -217,15 +259,24 @@ export class DynamoTimelineStore implements TimelineStore {
         TableName: this.tableName,
         KeyConditionExpression: 'pk = :pk',
         FilterExpression: 'authorId = :author OR contains(reposters, :author)',
-        ExpressionAttributeValues: { ':pk': markers ? partitions.homeMarkers(userId) : partitions.home(userId), ':author': authorId },
+        ExpressionAttributeValues: {
+          ':pk': markers ? partitions.homeMarkers(userId) : partitions.home(userId),
+          ':author': authorId,
+        },
         ProjectionExpression: 'sk, postId, authorId, reposters',
         ExclusiveStartKey: start,
       }),
     );
     // In the home partition, only entries at their post id hold reasons; in the markers partition, every item (its sort key is the post id).
-    const holders = (result.Items ?? []).filter((item) => markers || item.postId === undefined || item.postId === item.sk);
+    const holders = (result.Items ?? []).filter(
+      (item) => markers || item.postId === undefined || item.postId === item.sk,
+    );
     const reposters = (item: Item) => (item.reposters as Set<string> | undefined) ?? new Set<string>();
-    const next = result.LastEvaluatedKey ? { markers, key: result.LastEvaluatedKey } : markers ? null : { markers: true };
+    const next = result.LastEvaluatedKey
+      ? { markers, key: result.LastEvaluatedKey }
+      : markers
+        ? null
+        : { markers: true };
     return {
       postIds: holders.filter((item) => item.authorId === authorId).map((item) => item.sk as string),
       repostedPostIds: holders.filter((item) => reposters(item).has(authorId)).map((item) => item.sk as string),
@@ -235,7 +286,10 @@ export class DynamoTimelineStore implements TimelineStore {
 
   async removePostTraces(postId: string, tags: readonly string[]): Promise<boolean> {
     // Every shard, not just the one the post hashed to, so that a changed TIMELINE_SHARDS leaves nothing behind.
-    const timelineKeys: Key[] = this.shardList().flatMap((shard) => [keys.publicEntry(shard, postId), ...tags.map((tag) => keys.tagEntry(tag, shard, postId))]);
+    const timelineKeys: Key[] = this.shardList().flatMap((shard) => [
+      keys.publicEntry(shard, postId),
+      ...tags.map((tag) => keys.tagEntry(tag, shard, postId)),
+    ]);
     // A bounded batch per call: a popular post's likes and comments can run into the millions.
     const page = (pk: string) =>
       this.client.send(
@@ -251,7 +305,10 @@ export class DynamoTimelineStore implements TimelineStore {
     await batchWrite(this.client, this.tableName, [
       ...timelineKeys.map(del),
       // A comment entry names its comment (a reply's sort key is its path).
-      ...(comments.Items ?? []).flatMap((item) => [del({ pk: item.pk as string, sk: item.sk as string }), del(keys.comment(item.id as string))]),
+      ...(comments.Items ?? []).flatMap((item) => [
+        del({ pk: item.pk as string, sk: item.sk as string }),
+        del(keys.comment(item.id as string)),
+      ]),
       ...(records.Items ?? []).map((item) => del({ pk: item.pk as string, sk: item.sk as string })),
     ]);
     return comments.LastEvaluatedKey !== undefined || records.LastEvaluatedKey !== undefined;

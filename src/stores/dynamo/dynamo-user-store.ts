@@ -41,7 +41,11 @@ const USER_ATTRIBUTES = Object.keys({
 
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, the profile, then its search entries. */
 export function userItems(user: UserRecord): [Item, Item, ...Item[]] {
-  return [{ ...keys.handle(user.handle), userId: user.id }, { ...keys.user(user.id), ...user }, ...searchKeys(user).map((key) => ({ ...key, userId: user.id }))];
+  return [
+    { ...keys.handle(user.handle), userId: user.id },
+    { ...keys.user(user.id), ...user },
+    ...searchKeys(user).map((key) => ({ ...key, userId: user.id })),
+  ];
 }
 
 /** Tries of a profile write that moves search entries, when another write changed the profile between its read and its transaction. */
@@ -71,7 +75,9 @@ export class DynamoUserStore implements UserStore {
     const items = [...userItems(user), ...(login ? loginItems(user.id, login) : [])];
     try {
       await transactWrite(this.client, {
-        TransactItems: items.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+        TransactItems: items.map((Item) => ({
+          Put: { TableName: this.tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+        })),
       });
     } catch (error) {
       const reasons = cancellationReasons(error);
@@ -79,7 +85,8 @@ export class DynamoUserStore implements UserStore {
         throw handleTaken(user.handle);
       }
       // The identity link is the last item: that identity has an account already.
-      if (reasons?.at(-1) === 'ConditionalCheckFailed' && login && 'identity' in login) throw forbidden('This identity has an account already');
+      if (reasons?.at(-1) === 'ConditionalCheckFailed' && login && 'identity' in login)
+        throw forbidden('This identity has an account already');
       throw error;
     }
   }
@@ -89,12 +96,18 @@ export class DynamoUserStore implements UserStore {
   }
 
   async getMany(ids: readonly string[], options: { consistent?: boolean } = {}): Promise<(UserRecord | null)[]> {
-    const items = await this.reader.get(ids.map(keys.user), { consistent: options.consistent, attributes: USER_ATTRIBUTES });
+    const items = await this.reader.get(ids.map(keys.user), {
+      consistent: options.consistent,
+      attributes: USER_ATTRIBUTES,
+    });
     return items.map((item) => (item ? toUserRecord(item) : null));
   }
 
   async idsByHandle(handles: readonly string[], options: { consistent?: boolean } = {}): Promise<(string | null)[]> {
-    const items = await this.reader.get(handles.map(keys.handle), { consistent: options.consistent, attributes: ['userId'] });
+    const items = await this.reader.get(handles.map(keys.handle), {
+      consistent: options.consistent,
+      attributes: ['userId'],
+    });
     return items.map((item) => (item ? (item.userId as string) : null));
   }
 
@@ -127,10 +140,15 @@ export class DynamoUserStore implements UserStore {
   async updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
     if (patch.displayName === undefined) return this.patchProfile(id, patch);
     for (let attempt = 1; ; attempt++) {
-      const read = await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }));
+      const read = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }),
+      );
       if (!read.Item) return null;
       const before = toUserRecord(read.Item);
-      const after = { ...before, ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) } as UserRecord;
+      const after = {
+        ...before,
+        ...Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)),
+      } as UserRecord;
       const { removed, added } = searchIndexChanges(before, after);
       const update = updateParts(patch);
       try {
@@ -147,7 +165,10 @@ export class DynamoUserStore implements UserStore {
                     ? 'attribute_exists(pk) AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))'
                     : 'attribute_exists(pk) AND #displayName = :readName',
                 ExpressionAttributeNames: { ...update.names, '#displayName': 'displayName' },
-                ExpressionAttributeValues: { ...update.values, ...(before.displayName === null ? { ':nullType': 'NULL' } : { ':readName': before.displayName }) },
+                ExpressionAttributeValues: {
+                  ...update.values,
+                  ...(before.displayName === null ? { ':nullType': 'NULL' } : { ':readName': before.displayName }),
+                },
               },
             },
             ...removed.map((Key) => ({ Delete: { TableName: this.tableName, Key } })),
@@ -156,7 +177,8 @@ export class DynamoUserStore implements UserStore {
         });
         return after;
       } catch (error) {
-        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt === PROFILE_WRITE_TRIES) throw error;
+        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt === PROFILE_WRITE_TRIES)
+          throw error;
       }
     }
   }
@@ -184,7 +206,11 @@ export class DynamoUserStore implements UserStore {
 }
 
 /** The update expression of a patch: undefined leaves a field, null removes it. */
-function updateParts(patch: ProfilePatch): { expression: string; names: Record<string, string>; values: Record<string, unknown> } {
+function updateParts(patch: ProfilePatch): {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
   const sets: string[] = [];
   const removes: string[] = [];
   const names: Record<string, string> = {};

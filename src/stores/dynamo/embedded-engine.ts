@@ -48,12 +48,16 @@ function emulatorDir(): string {
 export function checkJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
-    throw new Error(`The embedded DynamoDB needs Java ${MIN_JAVA} or newer, and no "java" was found on PATH (install a JRE, or set DYNAMODB_ENDPOINT).`);
+    throw new Error(
+      `The embedded DynamoDB needs Java ${MIN_JAVA} or newer, and no "java" was found on PATH (install a JRE, or set DYNAMODB_ENDPOINT).`,
+    );
   }
   const match = /version "(\d+)(?:\.(\d+))?/.exec(probe.stderr);
   const major = match ? (match[1] === '1' ? Number(match[2]) : Number(match[1])) : 0;
   if (major < MIN_JAVA) {
-    throw new Error(`The embedded DynamoDB needs Java ${MIN_JAVA} or newer; "java -version" says ${major || 'unknown'}.`);
+    throw new Error(
+      `The embedded DynamoDB needs Java ${MIN_JAVA} or newer; "java -version" says ${major || 'unknown'}.`,
+    );
   }
 }
 
@@ -64,7 +68,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -74,7 +80,8 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   try {
     while (Date.now() < deadline) {
-      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited during start-up (code ${child.exitCode}): ${output()}`);
+      if (child.exitCode !== null)
+        throw new Error(`DynamoDB Local exited during start-up (code ${child.exitCode}): ${output()}`);
       try {
         await client.send(new ListTablesCommand({ Limit: 1 }));
         return;
@@ -124,7 +131,11 @@ async function launch(port: number, dataDir: string | undefined): Promise<Launch
     '-disableTelemetry',
     ...storage,
   ];
-  const child = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', ...args], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn('sh', ['-c', WATCHDOG, 'dynamodb-local', ...args], {
+    cwd: dir,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   const capture = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
@@ -177,11 +188,18 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Embed
 
   /** After java died: start it again, with backoff, until it answers or the restarts are used up. */
   const recover = async (died: Launched): Promise<void> => {
-    logger.error('embedded DynamoDB Local exited', { pid: died.child.pid, code: died.child.exitCode, signal: died.child.signalCode, output: died.output() });
+    logger.error('embedded DynamoDB Local exited', {
+      pid: died.child.pid,
+      code: died.child.exitCode,
+      signal: died.child.signalCode,
+      output: died.output(),
+    });
     if (!dataDir) return giveUp(new Error('the in-memory DynamoDB Local exited, and its data with it'));
     if (Date.now() - startedAt >= STABLE_AFTER_MS) attempts = 0;
     state = 'restarting';
-    let lastError: unknown = new Error(`DynamoDB Local exited (code ${died.child.exitCode}, signal ${died.child.signalCode})`);
+    let lastError: unknown = new Error(
+      `DynamoDB Local exited (code ${died.child.exitCode}, signal ${died.child.signalCode})`,
+    );
     while (attempts < maxRestarts) {
       if (stopping) return;
       attempts += 1;

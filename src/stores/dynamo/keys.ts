@@ -13,7 +13,10 @@ export const keys = {
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
   /** A user's term under one of its prefixes: a Query of the prefix's partition with `begins_with` finds the users. */
-  searchEntry: (prefix: string, term: string, userId: string): Key => ({ pk: partitions.search(prefix), sk: `${term}#${userId}` }),
+  searchEntry: (prefix: string, term: string, userId: string): Key => ({
+    pk: partitions.search(prefix),
+    sk: `${term}#${userId}`,
+  }),
   /** Kept apart from the profile, so that the password hash never travels with a user record. */
   login: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'LOGIN' }),
   /** Finds the account of a provider's token; one per issuer and subject. */
@@ -29,14 +32,20 @@ export const keys = {
   /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
-  followEdge: (followerId: string, followeeId: string): Key => ({ pk: `GNODE#${followerId}`, sk: `FOLLOWS#${followeeId}` }),
+  followEdge: (followerId: string, followeeId: string): Key => ({
+    pk: `GNODE#${followerId}`,
+    sk: `FOLLOWS#${followeeId}`,
+  }),
   /** The partitions of a user's following and followers lists; sort keys are followListPosition, read newest first. */
   followingList: (userId: string): string => `FOLLOWING#${userId}`,
   followersList: (userId: string): string => `FOLLOWERS#${userId}`,
   /** Zero-padded follow time then the other user's id: sorts by time, ties by id. */
   followListPosition: (atMs: number, otherId: string): string => `${String(atMs).padStart(15, '0')}#${otherId}`,
   /** One per block or mute, next to the node of the user who made it: the existence check for a pair. */
-  relationEdge: (kind: RelationKind, fromId: string, toId: string): Key => ({ pk: `GNODE#${fromId}`, sk: `${RELATION_PREFIX[kind]}#${toId}` }),
+  relationEdge: (kind: RelationKind, fromId: string, toId: string): Key => ({
+    pk: `GNODE#${fromId}`,
+    sk: `${RELATION_PREFIX[kind]}#${toId}`,
+  }),
   /**
    * The partition of a user's blocks (or mutes), made and received in one, so that one Query
    * reads every block either way; a sort key is the direction then a followListPosition.
@@ -47,14 +56,23 @@ export const keys = {
   counterShard: (postId: string, shard: number): Key => ({ pk: `POST#${postId}`, sk: `COUNT#${shard}` }),
   like: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `LIKE#${userId}` }),
   /** Who liked a post, newest first: written and deleted with the like record, whose `at` gives its position. */
-  likeListEntry: (postId: string, atMs: number, userId: string): Key => ({ pk: `POST#${postId}`, sk: `${listPrefixes.likers}${keys.followListPosition(atMs, userId)}` }),
+  likeListEntry: (postId: string, atMs: number, userId: string): Key => ({
+    pk: `POST#${postId}`,
+    sk: `${listPrefixes.likers}${keys.followListPosition(atMs, userId)}`,
+  }),
   repost: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REPOST#${userId}` }),
   /** Who reposted a post, newest first: written and deleted with the repost record. */
-  repostListEntry: (postId: string, atMs: number, userId: string): Key => ({ pk: `POST#${postId}`, sk: `${listPrefixes.reposters}${keys.followListPosition(atMs, userId)}` }),
+  repostListEntry: (postId: string, atMs: number, userId: string): Key => ({
+    pk: `POST#${postId}`,
+    sk: `${listPrefixes.reposters}${keys.followListPosition(atMs, userId)}`,
+  }),
   /** The user's reposts, merged into the user's posts (User.posts) as entries with a reason. */
   userRepost: (userId: string, position: string): Key => ({ pk: partitions.userReposts(userId), sk: position }),
   view: (postId: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `VIEW#${userId}` }),
-  reaction: (postId: string, kind: string, userId: string): Key => ({ pk: `POST#${postId}`, sk: `REACT#${kind}#${userId}` }),
+  reaction: (postId: string, kind: string, userId: string): Key => ({
+    pk: `POST#${postId}`,
+    sk: `REACT#${kind}#${userId}`,
+  }),
   post: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'POST' }),
   /** How far the post's fan-out has got (Post.fanOut); in the post's partition, so that it goes with the post. */
   fanOutProgress: (postId: string): Key => ({ pk: partitions.post(postId), sk: 'FANOUT' }),
@@ -89,27 +107,46 @@ export const keys = {
   /** A task that failed QUEUE_MAX_ATTEMPTS times, kept for inspection and replay instead of retried forever. */
   deadTask: (taskId: string): Key => ({ pk: partitions.deadLetter(), sk: taskId }),
   /** What a user's create with this idempotency key created, so that a retry returns it instead of creating again. */
-  idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({ pk: partitions.idempotencyClaims(userId), sk: `${operation}#${key}` }),
+  idempotencyClaim: (userId: string, operation: 'createPost' | 'addComment', key: string): Key => ({
+    pk: partitions.idempotencyClaims(userId),
+    sk: `${operation}#${key}`,
+  }),
   /**
    * One per record a user's like, view, reaction, comment or repost wrote on a post, written and deleted
    * with that record: how deleting the account finds what it must take back from other people's posts.
    */
-  activity: (userId: string, record: Key): Key => ({ pk: partitions.activity(userId), sk: `${record.pk}#${record.sk}` }),
+  activity: (userId: string, record: Key): Key => ({
+    pk: partitions.activity(userId),
+    sk: `${record.pk}#${record.sk}`,
+  }),
   /** A recipient's notification group; everything of a recipient's notifications is in one partition. */
-  notificationGroup: (userId: string, groupKey: string): Key => ({ pk: partitions.notifications(userId), sk: `${notificationPrefixes.group}${groupKey}` }),
+  notificationGroup: (userId: string, groupKey: string): Key => ({
+    pk: partitions.notifications(userId),
+    sk: `${notificationPrefixes.group}${groupKey}`,
+  }),
   /** That the actor is in a group of this kind and post (FOLLOW: any day's), and where: how an undo finds the actor. */
   notificationMember: (userId: string, kind: string, postId: string | null, actorId: string): Key => ({
     pk: partitions.notifications(userId),
     sk: `${notificationPrefixes.member}${kind}#${postId ?? '-'}#${actorId}`,
   }),
   /** A group's actors, newest first; the generation keeps a trimmed group's leftovers out of a new group of the same key. */
-  notificationActorEntry: (userId: string, groupKey: string, generation: string, atMs: number, actorId: string): Key => ({
+  notificationActorEntry: (
+    userId: string,
+    groupKey: string,
+    generation: string,
+    atMs: number,
+    actorId: string,
+  ): Key => ({
     pk: partitions.notifications(userId),
     sk: `${notificationPrefixes.actors(groupKey, generation)}${keys.followListPosition(atMs, actorId)}`,
   }),
   /** A group's place in the recipient's list, by its newest actor's time: moved when that changes. */
-  notificationListEntry: (userId: string, position: string): Key => ({ pk: partitions.notifications(userId), sk: position }),
-  notificationPosition: (updatedAtMs: number, groupKey: string): string => `${notificationPrefixes.list}${String(updatedAtMs).padStart(15, '0')}#${groupKey}`,
+  notificationListEntry: (userId: string, position: string): Key => ({
+    pk: partitions.notifications(userId),
+    sk: position,
+  }),
+  notificationPosition: (updatedAtMs: number, groupKey: string): string =>
+    `${notificationPrefixes.list}${String(updatedAtMs).padStart(15, '0')}#${groupKey}`,
   /** The recipient's unread count and group count, written with every group change. */
   notificationState: (userId: string): Key => ({ pk: partitions.notifications(userId), sk: 'STATE' }),
   /**

@@ -10,19 +10,24 @@ const DAY_MS = 86_400_000;
 
 /** The group a cause belongs in: its kind and post, or FOLLOW and the (UTC) day. */
 export function groupKeyOf(cause: NotificationCause, atMs: number): string {
-  return cause.kind === 'FOLLOW' ? `FOLLOW#${new Date(Math.floor(atMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}` : `${cause.kind}#${cause.postId}`;
+  return cause.kind === 'FOLLOW'
+    ? `FOLLOW#${new Date(Math.floor(atMs / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}`
+    : `${cause.kind}#${cause.postId}`;
 }
 
 /** Recent actors are kept as `<ms, 15 digits>#<actorId>`, newest first, so that they sort as the actor entries do. */
 export const actorIdOf = (recent: string) => recent.slice(recent.indexOf('#') + 1);
 
 /** An actor entry of a group as one of its recent actors. */
-export const recentActorOf = (entry: Item) => keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string);
+export const recentActorOf = (entry: Item) =>
+  keys.followListPosition(Number((entry.sk as string).split('#').at(-2)), entry.actorId as string);
 
 /** The recent actors after `actorId` acted at `atMs` (moved to its place if it was there). */
 export function withRecentActor(recent: readonly string[], actorId: string, atMs: number): string[] {
   const entry = keys.followListPosition(atMs, actorId);
-  return [...recent.filter((other) => actorIdOf(other) !== actorId), entry].sort((a, b) => (a < b ? 1 : -1)).slice(0, RECENT_ACTORS);
+  return [...recent.filter((other) => actorIdOf(other) !== actorId), entry]
+    .sort((a, b) => (a < b ? 1 : -1))
+    .slice(0, RECENT_ACTORS);
 }
 
 export function toGroup(item: Item): NotificationGroup {

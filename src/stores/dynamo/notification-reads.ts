@@ -25,12 +25,20 @@ export class DynamoNotificationReads {
     return queryItems(this.client, this.tableName, input, max);
   }
 
-  async groupsOfActor(actorId: string, recipientId: string | null, first: number, after: string | null): Promise<ActorGroups> {
+  async groupsOfActor(
+    actorId: string,
+    recipientId: string | null,
+    first: number,
+    after: string | null,
+  ): Promise<ActorGroups> {
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
         KeyConditionExpression: recipientId === null ? 'pk = :pk' : 'pk = :pk AND begins_with(sk, :recipient)',
-        ExpressionAttributeValues: { ':pk': partitions.notified(actorId), ...(recipientId === null ? {} : { ':recipient': `${recipientId}#` }) },
+        ExpressionAttributeValues: {
+          ':pk': partitions.notified(actorId),
+          ...(recipientId === null ? {} : { ':recipient': `${recipientId}#` }),
+        },
         ExclusiveStartKey: after === null ? undefined : { pk: partitions.notified(actorId), sk: after },
         ConsistentRead: true,
         Limit: first,
@@ -65,7 +73,10 @@ export class DynamoNotificationReads {
     const entries = await this.query(
       {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': partitions.notifications(userId), ':prefix': notificationPrefixes.actors(group.groupKey as string, group.generation as string) },
+        ExpressionAttributeValues: {
+          ':pk': partitions.notifications(userId),
+          ':prefix': notificationPrefixes.actors(group.groupKey as string, group.generation as string),
+        },
         ScanIndexForward: false,
         ConsistentRead: true,
         Limit: RECENT_ACTORS,
@@ -83,7 +94,12 @@ export class DynamoNotificationReads {
     return Number((await this.get(keys.notificationState(userId)))?.groups ?? 0);
   }
 
-  private async listEntries(userId: string, limit: number, from: string | null, newestFirst: boolean): Promise<{ groupKeys: string[]; hasMore: boolean }> {
+  private async listEntries(
+    userId: string,
+    limit: number,
+    from: string | null,
+    newestFirst: boolean,
+  ): Promise<{ groupKeys: string[]; hasMore: boolean }> {
     const lo = newestFirst ? notificationPrefixes.list : (from ?? notificationPrefixes.list);
     const hi = newestFirst ? (from ?? `${notificationPrefixes.list}~`) : `${notificationPrefixes.list}~`;
     const items = await this.query(

@@ -36,5 +36,10 @@ export async function ensureTable(client: DynamoDBDocumentClient, tableName: str
   }
   await waitUntilTableExists({ client, maxWaitTime: 120 }, { TableName: tableName });
   // Items with an `expiresAt` (epoch seconds) — idempotency claims — are deleted by DynamoDB once past it.
-  await client.send(new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true } }));
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    }),
+  );
 }

@@ -40,7 +40,11 @@ export function tagCountItems(tableName: string, post: PostRecord, shards: numbe
       Key: keys.trendBucket(hourOf(atMs), shard),
       UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
       ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':delta': delta, ':expires': (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600, ...(delta > 0 ? { ':at': atMs } : {}) },
+      ExpressionAttributeValues: {
+        ':delta': delta,
+        ':expires': (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600,
+        ...(delta > 0 ? { ':at': atMs } : {}),
+      },
     },
   };
   const totals: TransactItem[] = post.tags.map((tag) => ({
@@ -67,7 +71,9 @@ export function importedTagCounts(posts: readonly PostRecord[], shards: number):
   for (const post of posts) {
     const shard = shardOf(post.id, shards);
     const atMs = Date.parse(post.createdAt);
-    const bucket = itemAt(keys.trendBucket(hourOf(atMs), shard), { expiresAt: (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600 });
+    const bucket = itemAt(keys.trendBucket(hourOf(atMs), shard), {
+      expiresAt: (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600,
+    });
     for (const tag of post.tags) {
       bucket[countAttribute(tag)] = Number(bucket[countAttribute(tag)] ?? 0) + 1;
       bucket[lastUseAttribute(tag)] = Math.max(Number(bucket[lastUseAttribute(tag)] ?? 0), atMs);

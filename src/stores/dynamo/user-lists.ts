@@ -26,7 +26,9 @@ export async function newestUserList(
   const result = await client.send(
     new QueryCommand({
       TableName: tableName,
-      KeyConditionExpression: after ? 'pk = :pk AND sk BETWEEN :start AND :before' : 'pk = :pk AND begins_with(sk, :prefix)',
+      KeyConditionExpression: after
+        ? 'pk = :pk AND sk BETWEEN :start AND :before'
+        : 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: after
         ? { ':pk': partitions.post(postId), ':start': prefix, ':before': `${prefix}${after}` }
         : { ':pk': partitions.post(postId), ':prefix': prefix },
@@ -36,26 +38,42 @@ export async function newestUserList(
       Limit: first + 2,
     }),
   );
-  const positions = (result.Items ?? []).map((item) => (item.sk as string).slice(prefix.length)).filter((position) => position !== after);
+  const positions = (result.Items ?? [])
+    .map((item) => (item.sk as string).slice(prefix.length))
+    .filter((position) => position !== after);
   return {
-    items: positions.slice(0, first).map((position) => ({ id: position.slice(position.indexOf('#') + 1), cursor: position })),
+    items: positions
+      .slice(0, first)
+      .map((position) => ({ id: position.slice(position.indexOf('#') + 1), cursor: position })),
     hasNextPage: positions.length > first,
   };
 }
 
-async function newerUserList(client: DynamoDBDocumentClient, tableName: string, postId: string, prefix: string, { last, before }: NewerPageArgs): Promise<IdPage> {
+async function newerUserList(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  postId: string,
+  prefix: string,
+  { last, before }: NewerPageArgs,
+): Promise<IdPage> {
   if (!POSITION.test(before)) throw badInput('before', 'is not a cursor this API gave out');
   const result = await client.send(
     new QueryCommand({
       TableName: tableName,
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :after AND :end',
-      ExpressionAttributeValues: { ':pk': partitions.post(postId), ':after': `${prefix}${before}#`, ':end': `${prefix}~` },
+      ExpressionAttributeValues: {
+        ':pk': partitions.post(postId),
+        ':after': `${prefix}${before}#`,
+        ':end': `${prefix}~`,
+      },
       ProjectionExpression: 'sk',
       ScanIndexForward: true,
       Limit: last + 1,
     }),
   );
   const oldestFirst = (result.Items ?? []).map((item) => (item.sk as string).slice(prefix.length));
-  const items = oldestFirst.slice(0, last).map((position) => ({ id: position.slice(position.indexOf('#') + 1), cursor: position }));
+  const items = oldestFirst
+    .slice(0, last)
+    .map((position) => ({ id: position.slice(position.indexOf('#') + 1), cursor: position }));
   return { items: items.reverse(), hasNextPage: false, hasPreviousPage: oldestFirst.length > last };
 }

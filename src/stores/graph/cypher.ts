@@ -13,10 +13,12 @@ const KEYSET = '($afterAt IS NULL OR r.at < $afterAt OR (r.at = $afterAt AND f.i
 const PAGE_RETURN = 'RETURN f.id AS id, r.at AS at ORDER BY at DESC, id DESC LIMIT $limit';
 const PAGE_PARAMS = ['afterAt', 'afterId', 'limit'];
 /** Paging backwards: the follows just newer than the cursor, oldest first (the store returns them newest first). */
-const NEWER = '(r.at > $beforeAt OR (r.at = $beforeAt AND f.id > $beforeId)) RETURN f.id AS id, r.at AS at ORDER BY at ASC, id ASC LIMIT $limit';
+const NEWER =
+  '(r.at > $beforeAt OR (r.at = $beforeAt AND f.id > $beforeId)) RETURN f.id AS id, r.at AS at ORDER BY at ASC, id ASC LIMIT $limit';
 const NEWER_PARAMS = ['beforeAt', 'beforeId', 'limit'];
 /** The keyset page of an ordered list of {id, at} maps. */
-const COUNTED_PAGE = (list: string) => `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
+const COUNTED_PAGE = (list: string) =>
+  `[e IN ${list} WHERE $afterAt IS NULL OR e.at < $afterAt OR (e.at = $afterAt AND e.id < $afterId)][0..$limit]`;
 
 /** As `follow`: MERGE on the two bound nodes, with the flag telling whether this transaction created it. */
 const RELATE = (type: string) =>
@@ -27,20 +29,28 @@ const RELATE = (type: string) =>
    WITH r, coalesce(r.justCreated, false) AS created
    REMOVE r.justCreated
    RETURN created`;
-const UNRELATE = (type: string) => `MATCH (:User {id: $fromId})-[r:${type}]->(:User {id: $toId}) DELETE r RETURN count(*) AS removed`;
+const UNRELATE = (type: string) =>
+  `MATCH (:User {id: $fromId})-[r:${type}]->(:User {id: $toId}) DELETE r RETURN count(*) AS removed`;
 const RELATED = (type: string) => `MATCH (:User {id: $userId})-[r:${type}]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`;
 const RELATED_NEWER = (type: string) => `MATCH (:User {id: $userId})-[r:${type}]->(f:User) WHERE ${NEWER}`;
-const RELATED_COUNT = (type: string) => `OPTIONAL MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:${type}]->(:User) } AS total`;
-const EITHER_WAY = (type: string) => `MATCH (:User {id: $userId})-[:${type}]-(o:User) RETURN collect(DISTINCT o.id) AS ids`;
+const RELATED_COUNT = (type: string) =>
+  `OPTIONAL MATCH (u:User {id: $userId}) RETURN COUNT { (u)-[:${type}]->(:User) } AS total`;
+const EITHER_WAY = (type: string) =>
+  `MATCH (:User {id: $userId})-[:${type}]-(o:User) RETURN collect(DISTINCT o.id) AS ids`;
 /** Users left out of a list or traversal (see Excluded in graph-store.ts). */
 const NOT_EXCLUDED = (node: string) => `NOT ${node}.id IN $excluding`;
 
 export const CYPHER = {
   userIdUnique: cypher('CREATE CONSTRAINT user_id_unique IF NOT EXISTS FOR (u:User) REQUIRE u.id IS UNIQUE'),
-  userHandleUnique: cypher('CREATE CONSTRAINT user_handle_unique IF NOT EXISTS FOR (u:User) REQUIRE u.handle IS UNIQUE'),
+  userHandleUnique: cypher(
+    'CREATE CONSTRAINT user_handle_unique IF NOT EXISTS FOR (u:User) REQUIRE u.handle IS UNIQUE',
+  ),
   ping: cypher('RETURN 1 AS ok'),
 
-  upsertUsers: cypher('UNWIND $users AS user MERGE (u:User {id: user.id}) SET u.handle = user.handle, u.interests = user.interests', 'users'),
+  upsertUsers: cypher(
+    'UNWIND $users AS user MERGE (u:User {id: user.id}) SET u.handle = user.handle, u.interests = user.interests',
+    'users',
+  ),
   // MERGE on two bound nodes locks them, so concurrent follows of one pair create one edge;
   // the transient flag tells this transaction whether it was the one that created it.
   follow: cypher(
@@ -87,8 +97,16 @@ export const CYPHER = {
      RETURN id, COUNT { (u)<-[:FOLLOWS]-(:User) } AS followers, COUNT { (u)-[:FOLLOWS]->(:User) } AS following`,
     'ids',
   ),
-  followers: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
-  following: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`, 'userId', ...PAGE_PARAMS),
+  followers: cypher(
+    `MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`,
+    'userId',
+    ...PAGE_PARAMS,
+  ),
+  following: cypher(
+    `MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${KEYSET} ${PAGE_RETURN}`,
+    'userId',
+    ...PAGE_PARAMS,
+  ),
   followersNewer: cypher(`MATCH (:User {id: $userId})<-[r:FOLLOWS]-(f:User) WHERE ${NEWER}`, 'userId', ...NEWER_PARAMS),
   followingNewer: cypher(`MATCH (:User {id: $userId})-[r:FOLLOWS]->(f:User) WHERE ${NEWER}`, 'userId', ...NEWER_PARAMS),
   // Known followers and mutuals come with their number, so a page and its totalCount are one
@@ -133,7 +151,10 @@ export const CYPHER = {
   ),
   // Charged to the budget before the suggestion query runs: the follows of the accounts the
   // viewer follows, which is what the second hop of the expansion reads.
-  suggestionCost: cypher('MATCH (v:User {id: $viewerId}) RETURN COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges', 'viewerId'),
+  suggestionCost: cypher(
+    'MATCH (v:User {id: $viewerId}) RETURN COUNT { (v)-[:FOLLOWS]->(:User)-[:FOLLOWS]->(:User) } AS edges',
+    'viewerId',
+  ),
   suggestions: cypher(
     `MATCH (v:User {id: $viewerId})-[:FOLLOWS]->(f:User)-[:FOLLOWS]->(s:User)
      WHERE s <> v AND COUNT { (v)-[:FOLLOWS]->(s) } = 0 AND ${NOT_EXCLUDED('s')} AND ${NOT_EXCLUDED('f')}

@@ -136,7 +136,11 @@ export interface GraphStore {
    * with the backend's fastest bulk writes: counts come from `edges`, which must not repeat a
    * pair or name a user missing from `users`. Reports progress in edges.
    */
-  importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void>;
+  importGraph(
+    users: readonly GraphUser[],
+    edges: readonly FollowEdge[],
+    onWritten?: (edges: number) => void,
+  ): Promise<void>;
   /** Removes the edge; false (and nothing changed) when there was none. `tasks` are enqueued with it, as with `follow`. */
   unfollow(followerId: string, followeeId: string, tasks?: readonly Task[]): Promise<boolean>;
   /**
@@ -170,18 +174,40 @@ export interface GraphStore {
    * Accounts `viewerId` follows that follow `userId`, newest follow first, with their number. `excluding`
    * may still be arriving; it is awaited before the list is filtered.
    */
-  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
+  knownFollowers(
+    viewerId: string,
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<CountedPage>;
   /** Accounts `userId` follows that follow `userId` back, newest follow first, with their number; `excluding` as with knownFollowers. */
-  mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage>;
+  mutuals(
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<CountedPage>;
 
   /** Friends of friends, ranked by mutualCount descending, ties by id. */
   /** `excluding` may still be arriving: it is awaited only when the candidates are filtered, so that its read overlaps the first hops. */
-  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]>;
+  suggestions(
+    viewerId: string,
+    first: number,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<SuggestedUser[]>;
   /**
    * The shortest directed follow path as user ids from `from` to `to`, or null when none within maxDepth.
    * `excluding` may still be arriving (the caller reads it beside the first hop): it is awaited once the first hop is read.
    */
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null>;
+  shortestPath(
+    from: string,
+    to: string,
+    maxDepth: number,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<string[] | null>;
   /** Users within maxDepth hops of the origin (origin excluded), by distance then id. */
   network(args: NetworkArgs, budget: ReadBudget): Promise<CountedPage>;
 

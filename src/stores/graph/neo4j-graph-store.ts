@@ -53,8 +53,22 @@ function isUnavailability(error: unknown): boolean {
 
 /** The statements of each relation kind (a relationship type cannot be a parameter). */
 const RELATION_STATEMENTS = {
-  blocks: { relate: 'block', unrelate: 'unblock', list: 'blocked', newer: 'blockedNewer', count: 'blockedCount', eitherWay: 'blocksEitherWay' },
-  mutes: { relate: 'mute', unrelate: 'unmute', list: 'muted', newer: 'mutedNewer', count: 'mutedCount', eitherWay: 'mutesEitherWay' },
+  blocks: {
+    relate: 'block',
+    unrelate: 'unblock',
+    list: 'blocked',
+    newer: 'blockedNewer',
+    count: 'blockedCount',
+    eitherWay: 'blocksEitherWay',
+  },
+  mutes: {
+    relate: 'mute',
+    unrelate: 'unmute',
+    list: 'muted',
+    newer: 'mutedNewer',
+    count: 'mutedCount',
+    eitherWay: 'mutesEitherWay',
+  },
 } as const satisfies Record<RelationKind, Record<string, CypherName>>;
 
 /** Time the server has to report its own transaction timeout before the client gives up on it. */
@@ -78,7 +92,12 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   private readonly timeoutMs: number;
   private readonly state: DependencyState | null;
 
-  private constructor(options: { driver: Driver; tasks: Pick<TaskQueue, 'enqueue'> | null; timeoutMs: number; state: DependencyState | null }) {
+  private constructor(options: {
+    driver: Driver;
+    tasks: Pick<TaskQueue, 'enqueue'> | null;
+    timeoutMs: number;
+    state: DependencyState | null;
+  }) {
     this.driver = options.driver;
     this.tasks = options.tasks;
     this.timeoutMs = options.timeoutMs;
@@ -102,7 +121,12 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
       // The driver logs nothing of its own: its errors reach the caller, and the state changes the log.
       logging: { level: 'error', logger: () => {} },
     });
-    const store = new Neo4jGraphStore({ driver, tasks: target.tasks ?? null, timeoutMs: target.timeoutMs, state: target.state ?? null });
+    const store = new Neo4jGraphStore({
+      driver,
+      tasks: target.tasks ?? null,
+      timeoutMs: target.timeoutMs,
+      state: target.state ?? null,
+    });
     try {
       await store.write('userIdUnique', {});
       await store.write('userHandleUnique', {});
@@ -127,12 +151,17 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
         defaultAccessMode: mode === 'read' ? neo4j.session.READ : neo4j.session.WRITE,
         bookmarkManager: this.bookmarks,
       });
-      const work = async (tx: ManagedTransaction) => (await tx.run(statement.text, params)).records.map((record) => record.toObject());
+      const work = async (tx: ManagedTransaction) =>
+        (await tx.run(statement.text, params)).records.map((record) => record.toObject());
       const config = { timeout: this.timeoutMs };
       const running = mode === 'read' ? session.executeRead(work, config) : session.executeWrite(work, config);
       try {
         // The transaction timeout is the server's to enforce: a server that stalls is timed out here.
-        const records = await withTimeout(running, this.timeoutMs + TIMEOUT_MARGIN_MS, () => new Error(`Neo4j did not answer within ${this.timeoutMs} ms`));
+        const records = await withTimeout(
+          running,
+          this.timeoutMs + TIMEOUT_MARGIN_MS,
+          () => new Error(`Neo4j did not answer within ${this.timeoutMs} ms`),
+        );
         this.state?.answered();
         return records;
       } catch (error) {
@@ -167,7 +196,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   async upsertUsers(users: readonly GraphUser[]): Promise<void> {
     if (users.length === 0) return;
-    await this.write('upsertUsers', { users: users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })) });
+    await this.write('upsertUsers', {
+      users: users.map((u) => ({ id: u.id, handle: u.handle, interests: u.interests })),
+    });
   }
 
   async follow(followerId: string, followeeId: string, at: string, tasks: readonly Task[] = []): Promise<boolean> {
@@ -186,9 +217,14 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
     return added;
   }
 
-  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+  async importGraph(
+    users: readonly GraphUser[],
+    edges: readonly FollowEdge[],
+    onWritten?: (edges: number) => void,
+  ): Promise<void> {
     // Neo4j computes counts from its own adjacency, so the import is the nodes, then the edges by UNWIND.
-    for (let start = 0; start < users.length; start += IMPORT_CHUNK) await this.upsertUsers(users.slice(start, start + IMPORT_CHUNK));
+    for (let start = 0; start < users.length; start += IMPORT_CHUNK)
+      await this.upsertUsers(users.slice(start, start + IMPORT_CHUNK));
     for (let start = 0; start < edges.length; start += IMPORT_CHUNK) {
       const part = edges.slice(start, start + IMPORT_CHUNK);
       await this.importFollows(part);
@@ -236,44 +272,96 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   async degrees(userIds: readonly string[]): Promise<FollowCounts[]> {
     if (userIds.length === 0) return [];
     const rows = await this.read('counts', { ids: [...userIds] });
-    const byId = new Map(rows.map((row) => [row.id as string, { followers: row.followers as number, following: row.following as number }]));
+    const byId = new Map(
+      rows.map((row) => [row.id as string, { followers: row.followers as number, following: row.following as number }]),
+    );
     return userIds.map((id) => byId.get(id) ?? { followers: 0, following: 0 });
   }
 
   followers(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
-    return 'last' in page ? newerListPage(this.reader, 'followersNewer', userId, page, budget) : listPage(this.reader, 'followers', userId, page, budget);
+    return 'last' in page
+      ? newerListPage(this.reader, 'followersNewer', userId, page, budget)
+      : listPage(this.reader, 'followers', userId, page, budget);
   }
 
   following(userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
-    return 'last' in page ? newerListPage(this.reader, 'followingNewer', userId, page, budget) : listPage(this.reader, 'following', userId, page, budget);
+    return 'last' in page
+      ? newerListPage(this.reader, 'followingNewer', userId, page, budget)
+      : listPage(this.reader, 'following', userId, page, budget);
   }
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
+  async knownFollowers(
+    viewerId: string,
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded> = NOBODY,
+  ): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
     const params = { viewerId, userId, excluding: [...(await excluding)], ...keyset };
-    return countedPage(this.reader, 'knownFollowers', params, Math.min(viewer!.following, user!.followers), page.first, budget);
+    return countedPage(
+      this.reader,
+      'knownFollowers',
+      params,
+      Math.min(viewer!.following, user!.followers),
+      page.first,
+      budget,
+    );
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
+  async mutuals(
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded> = NOBODY,
+  ): Promise<CountedPage> {
     const keyset = keysetParams(page);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
-    return countedPage(this.reader, 'mutuals', { userId, excluding: [...(await excluding)], ...keyset }, Math.min(counts!.following, counts!.followers), page.first, budget);
+    return countedPage(
+      this.reader,
+      'mutuals',
+      { userId, excluding: [...(await excluding)], ...keyset },
+      Math.min(counts!.following, counts!.followers),
+      page.first,
+      budget,
+    );
   }
 
-  async suggestions(viewerId: string, first: number, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<SuggestedUser[]> {
+  async suggestions(
+    viewerId: string,
+    first: number,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded> = NOBODY,
+  ): Promise<SuggestedUser[]> {
     // Charged hop by hop as the shared traversal charges the embedded backend, then answered by one aggregate.
     let following = 0;
     await chargeHop(budget, 1, async () => (following = (await this.degrees([viewerId]))[0]!.following));
     if (following === 0) return [];
-    await chargeHop(budget, following, async () => Number((await this.read('suggestionCost', { viewerId }))[0]?.edges ?? 0));
-    const rows = await this.read('suggestions', { viewerId, excluding: [...(await excluding)], limit: neo4j.int(first) });
-    return rows.map((row) => ({ userId: row.userId as string, mutualCount: row.mutualCount as number, viaIds: row.via as string[] }));
+    await chargeHop(budget, following, async () =>
+      Number((await this.read('suggestionCost', { viewerId }))[0]?.edges ?? 0),
+    );
+    const rows = await this.read('suggestions', {
+      viewerId,
+      excluding: [...(await excluding)],
+      limit: neo4j.int(first),
+    });
+    return rows.map((row) => ({
+      userId: row.userId as string,
+      mutualCount: row.mutualCount as number,
+      viaIds: row.via as string[],
+    }));
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null> {
+  shortestPath(
+    from: string,
+    to: string,
+    maxDepth: number,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<string[] | null> {
     return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 
@@ -282,19 +370,28 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
   }
 
   async relate(relation: Relation, at: string, tasks: readonly Task[] = []): Promise<boolean> {
-    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].relate, { fromId: relation.from, toId: relation.to, at });
+    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].relate, {
+      fromId: relation.from,
+      toId: relation.to,
+      at,
+    });
     return this.enqueueAfter(row?.created === true, tasks);
   }
 
   async unrelate(relation: Relation): Promise<boolean> {
-    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].unrelate, { fromId: relation.from, toId: relation.to });
+    const [row] = await this.write(RELATION_STATEMENTS[relation.kind].unrelate, {
+      fromId: relation.from,
+      toId: relation.to,
+    });
     return Number(row?.removed ?? 0) > 0;
   }
 
   async relations(relations: readonly Relation[], budget: ReadBudget): Promise<boolean[]> {
     if (relations.length === 0) return [];
     chargeLookup(budget, relations.length);
-    const rows = await this.read('relations', { relations: relations.map((r) => ({ kind: r.kind, from: r.from, to: r.to })) });
+    const rows = await this.read('relations', {
+      relations: relations.map((r) => ({ kind: r.kind, from: r.from, to: r.to })),
+    });
     const result = relations.map(() => false);
     for (const row of rows) result[row.i as number] = row.related === true;
     return result;
@@ -302,7 +399,9 @@ export class Neo4jGraphStore implements GraphStore, Adjacency {
 
   related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
     const statements = RELATION_STATEMENTS[kind];
-    return 'last' in page ? newerListPage(this.reader, statements.newer, userId, page, budget) : listPage(this.reader, statements.list, userId, page, budget);
+    return 'last' in page
+      ? newerListPage(this.reader, statements.newer, userId, page, budget)
+      : listPage(this.reader, statements.list, userId, page, budget);
   }
 
   async relatedCount(kind: RelationKind, userId: string, budget: ReadBudget): Promise<number> {

@@ -2,7 +2,15 @@ import neo4j, { type RecordShape } from 'neo4j-driver';
 import { badInput } from '../../domain/errors.js';
 import { idPattern } from '../../domain/ids.js';
 import type { CypherName } from './cypher.js';
-import { type CountedPage, type IdPage, type NewerPageArgs, type PageArgs, type ReadBudget, chargeIntersection, chargeListPage } from './graph-store.js';
+import {
+  type CountedPage,
+  type IdPage,
+  type NewerPageArgs,
+  type PageArgs,
+  type ReadBudget,
+  chargeIntersection,
+  chargeListPage,
+} from './graph-store.js';
 
 /** How the Neo4j store runs one statement of the catalog in a read transaction. */
 export type ReadStatement = (name: CypherName, params: Record<string, unknown>) => Promise<RecordShape[]>;
@@ -18,12 +26,20 @@ export function keysetParams(page: PageArgs) {
 }
 
 /** A newest-first page of a follow or relation list, from below the page's cursor. */
-export async function listPage(read: ReadStatement, name: 'followers' | 'following' | 'blocked' | 'muted', userId: string, page: PageArgs, budget: ReadBudget): Promise<IdPage> {
+export async function listPage(
+  read: ReadStatement,
+  name: 'followers' | 'following' | 'blocked' | 'muted',
+  userId: string,
+  page: PageArgs,
+  budget: ReadBudget,
+): Promise<IdPage> {
   const keyset = keysetParams(page);
   chargeListPage(budget, page.first);
   const rows = await read(name, { userId, ...keyset });
   return {
-    items: rows.slice(0, page.first).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` })),
+    items: rows
+      .slice(0, page.first)
+      .map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` })),
     hasNextPage: rows.length > page.first,
   };
 }
@@ -40,7 +56,9 @@ export async function newerListPage(
   if (!match) throw badInput('before', 'is not a cursor this API gave out');
   chargeListPage(budget, page.last);
   const rows = await read(name, { userId, beforeAt: match[1]!, beforeId: match[2]!, limit: neo4j.int(page.last + 1) });
-  const items = rows.slice(0, page.last).map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` }));
+  const items = rows
+    .slice(0, page.last)
+    .map((row) => ({ id: row.id as string, cursor: `${row.at as string}|${row.id as string}` }));
   return { items: items.reverse(), hasNextPage: false, hasPreviousPage: rows.length > page.last };
 }
 

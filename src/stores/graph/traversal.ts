@@ -1,7 +1,17 @@
 import { AppError, badInput } from '../../domain/errors.js';
 import { idPattern } from '../../domain/ids.js';
 import { chunk } from '../../lib/collections.js';
-import { type CountedPage, type Excluded, type FollowCounts, type NetworkArgs, type ReadBudget, type SuggestedUser, NOBODY, chargeLookup, lookupReads } from './graph-store.js';
+import {
+  type CountedPage,
+  type Excluded,
+  type FollowCounts,
+  type NetworkArgs,
+  type ReadBudget,
+  type SuggestedUser,
+  NOBODY,
+  chargeLookup,
+  lookupReads,
+} from './graph-store.js';
 
 /**
  * Multi-hop traversals written once over a batched adjacency interface, so both backends give the same
@@ -54,11 +64,15 @@ export class GraphBudget implements ReadBudget {
   ensure(reads: number, items: number): void {
     const { maxReads, maxEdges } = this.limits;
     if (this.reads + reads > maxReads) {
-      throw new AppError('QUERY_TOO_EXPENSIVE', `This request would make more than ${maxReads} graph reads; ask for fewer hops, fewer users or smaller pages`, {
-        budget: 'GRAPH_MAX_READS',
-        maxReads,
-        maxEdges,
-      });
+      throw new AppError(
+        'QUERY_TOO_EXPENSIVE',
+        `This request would make more than ${maxReads} graph reads; ask for fewer hops, fewer users or smaller pages`,
+        {
+          budget: 'GRAPH_MAX_READS',
+          maxReads,
+          maxEdges,
+        },
+      );
     }
     if (this.items + items > maxEdges) {
       throw new AppError(
@@ -81,7 +95,11 @@ export const UNMETERED: ReadBudget = { charge() {}, ensure() {} };
  * Charges a hop from `users` users before it is read: first their list reads and the lookup of
  * their counts, then the degree sum that `lookUpDegreeSum` reads (the edges the lists hold).
  */
-export async function chargeHop(budget: ReadBudget, users: number, lookUpDegreeSum: () => Promise<number>): Promise<void> {
+export async function chargeHop(
+  budget: ReadBudget,
+  users: number,
+  lookUpDegreeSum: () => Promise<number>,
+): Promise<void> {
   chargeListsAndCounts(budget, users);
   budget.charge(0, await lookUpDegreeSum());
 }
@@ -91,10 +109,16 @@ function chargeListsAndCounts(budget: ReadBudget, users: number): void {
   budget.charge(users + lookupReads(users), users);
 }
 
-const degreeSum = (counts: FollowCounts[], direction: Direction) => counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
+const degreeSum = (counts: FollowCounts[], direction: Direction) =>
+  counts.reduce((sum, c) => sum + (direction === 'out' ? c.following : c.followers), 0);
 
 /** Reads one hop from a frontier after charging it (its degree sum as soon as it is known: see countedFollowing). */
-export async function expand(graph: Adjacency, frontier: readonly string[], direction: Direction, budget: ReadBudget): Promise<string[][]> {
+export async function expand(
+  graph: Adjacency,
+  frontier: readonly string[],
+  direction: Direction,
+  budget: ReadBudget,
+): Promise<string[][]> {
   if (frontier.length === 0) return [];
   const counted = direction === 'out' ? countedReader(graph, frontier.length) : null;
   if (!counted) {
@@ -107,7 +131,9 @@ export async function expand(graph: Adjacency, frontier: readonly string[], dire
 
 /** The backend's countedFollowing, when it has one and `users` fit one call of it. */
 function countedReader(graph: Adjacency, users: number): Adjacency['countedFollowing'] | null {
-  return graph.countedFollowing && users <= (graph.countedFollowingMax ?? 0) ? graph.countedFollowing.bind(graph) : null;
+  return graph.countedFollowing && users <= (graph.countedFollowingMax ?? 0)
+    ? graph.countedFollowing.bind(graph)
+    : null;
 }
 
 /** Follow lists read per call by a hop that more reads are certain to follow, so that it can stop between calls. */
@@ -154,7 +180,8 @@ export async function reachable(
       if (counted) chargeListsAndCounts(budget, frontier.length);
       else await chargeHop(budget, frontier.length, async () => degreeSum(await graph.degrees(frontier), 'out'));
       for (const part of chunk(frontier, HOP_CHUNK)) {
-        if (!(await visit(counted ? counted(part, (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out')))) return new Map();
+        if (!(await visit(counted ? counted(part, (sum) => budget.charge(0, sum)) : graph.neighbours(part, 'out'))))
+          return new Map();
         const nextHop = last ? 0 : next.length;
         const reached = lookUpAll ? distance.size - 1 : 0;
         budget.ensure(nextHop + lookupReads(nextHop) + lookupReads(reached), nextHop + reached);
@@ -183,9 +210,14 @@ export async function networkPage(graph: Adjacency, args: NetworkArgs, budget: R
     const interests = await graph.interests(ids);
     ids = ids.filter((_, i) => interests[i]!.includes(args.interest!));
   }
-  const ranked = ids.map((id) => ({ id, distance: found.get(id)! })).sort((a, b) => a.distance - b.distance || compareIds(a.id, b.id));
+  const ranked = ids
+    .map((id) => ({ id, distance: found.get(id)! }))
+    .sort((a, b) => a.distance - b.distance || compareIds(a.id, b.id));
   const after = args.after === null ? null : parseNetworkCursor(args.after);
-  const start = after === null ? 0 : ranked.findIndex((u) => u.distance > after.distance || (u.distance === after.distance && u.id > after.id));
+  const start =
+    after === null
+      ? 0
+      : ranked.findIndex((u) => u.distance > after.distance || (u.distance === after.distance && u.id > after.id));
   const rest = start < 0 ? [] : ranked.slice(start);
   return {
     items: rest.slice(0, args.first).map((u) => ({ id: u.id, cursor: `${u.distance}:${u.id}` })),
@@ -211,15 +243,28 @@ export async function shortestPath(
   if (from === to) return (await arriving).has(from) ? null : [from];
   let excluding: Excluded | null = null;
   const sides = {
-    out: { parent: new Map<string, string | null>([[from, null]]), distance: new Map([[from, 0]]), frontier: [from], depth: 0 },
-    in: { parent: new Map<string, string | null>([[to, null]]), distance: new Map([[to, 0]]), frontier: [to], depth: 0 },
+    out: {
+      parent: new Map<string, string | null>([[from, null]]),
+      distance: new Map([[from, 0]]),
+      frontier: [from],
+      depth: 0,
+    },
+    in: {
+      parent: new Map<string, string | null>([[to, null]]),
+      distance: new Map([[to, 0]]),
+      frontier: [to],
+      depth: 0,
+    },
   };
   while (sides.out.depth + sides.in.depth < maxDepth && sides.out.frontier.length > 0 && sides.in.frontier.length > 0) {
     // Whichever side grows, it reads at least the smaller frontier's lists: charged before the counts are looked up.
     const [outUsers, inUsers] = [sides.out.frontier.length, sides.in.frontier.length];
     const fewestLists = Math.min(outUsers, inUsers);
     budget.charge(fewestLists + lookupReads(outUsers) + lookupReads(inUsers), outUsers + inUsers);
-    const [outCounts, inCounts] = await Promise.all([graph.degrees(sides.out.frontier), graph.degrees(sides.in.frontier)]);
+    const [outCounts, inCounts] = await Promise.all([
+      graph.degrees(sides.out.frontier),
+      graph.degrees(sides.in.frontier),
+    ]);
     const [outCost, inCost] = [degreeSum(outCounts, 'out'), degreeSum(inCounts, 'in')];
     const direction: Direction = outCost <= inCost ? 'out' : 'in';
     const side = sides[direction];
@@ -242,7 +287,8 @@ export async function shortestPath(
         const otherDistance = other.distance.get(neighbour);
         if (otherDistance === undefined) continue;
         const total = side.depth + otherDistance;
-        if (!best || total < best.total || (total === best.total && neighbour < best.id)) best = { id: neighbour, total };
+        if (!best || total < best.total || (total === best.total && neighbour < best.id))
+          best = { id: neighbour, total };
       }
     }
     side.frontier = next;
@@ -251,7 +297,11 @@ export async function shortestPath(
   return null;
 }
 
-function joinPath(forward: Map<string, string | null>, backward: Map<string, string | null>, meeting: string): string[] {
+function joinPath(
+  forward: Map<string, string | null>,
+  backward: Map<string, string | null>,
+  meeting: string,
+): string[] {
   const path: string[] = [];
   for (let id: string | null | undefined = meeting; id; id = forward.get(id)) path.unshift(id);
   for (let id = backward.get(meeting); id; id = backward.get(id)) path.push(id);

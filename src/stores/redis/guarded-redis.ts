@@ -78,7 +78,11 @@ export class GuardedRedis {
     }
     let result: T;
     try {
-      result = await withTimeout(command(this.connection), this.timeouts.commandMs, () => new Error(`Redis did not answer within ${this.timeouts.commandMs} ms`));
+      result = await withTimeout(
+        command(this.connection),
+        this.timeouts.commandMs,
+        () => new Error(`Redis did not answer within ${this.timeouts.commandMs} ms`),
+      );
     } catch (error) {
       this.trip(error);
       this.state.unavailable(error);
@@ -92,7 +96,11 @@ export class GuardedRedis {
   async answers(timeoutMs: number): Promise<boolean> {
     if (this.circuit !== 'closed') return false;
     try {
-      await withTimeout(this.connection.ping(), Math.min(timeoutMs, this.timeouts.commandMs), () => new Error('Redis did not answer a PING'));
+      await withTimeout(
+        this.connection.ping(),
+        Math.min(timeoutMs, this.timeouts.commandMs),
+        () => new Error('Redis did not answer a PING'),
+      );
       return true;
     } catch (error) {
       this.trip(error);
@@ -140,7 +148,11 @@ export class GuardedRedis {
   private probe(): void {
     if (this.closed || this.circuit !== 'open') return;
     this.setCircuit('half-open');
-    withTimeout(this.connection.ping(), this.timeouts.commandMs, () => new Error('Redis did not answer the probe')).then(
+    withTimeout(
+      this.connection.ping(),
+      this.timeouts.commandMs,
+      () => new Error('Redis did not answer the probe'),
+    ).then(
       () => {
         if (this.closed) return;
         this.setCircuit('closed');

@@ -11,12 +11,23 @@ export interface RedisConnections {
   close(): Promise<void>;
 }
 
-export function redisTimeoutsOf(config: { redisConnectTimeoutMs: number; redisCommandTimeoutMs: number; redisRetryIntervalMs: number }): RedisTimeouts {
-  return { connectMs: config.redisConnectTimeoutMs, commandMs: config.redisCommandTimeoutMs, retryIntervalMs: config.redisRetryIntervalMs };
+export function redisTimeoutsOf(config: {
+  redisConnectTimeoutMs: number;
+  redisCommandTimeoutMs: number;
+  redisRetryIntervalMs: number;
+}): RedisTimeouts {
+  return {
+    connectMs: config.redisConnectTimeoutMs,
+    commandMs: config.redisCommandTimeoutMs,
+    retryIntervalMs: config.redisRetryIntervalMs,
+  };
 }
 
 /** Connects to REDIS_URL (null when unset); a Redis that cannot be reached at start fails the start, one that goes away later does not. */
-export async function openRedis({ url, timeouts }: { url: string; timeouts: RedisTimeouts }, logger: Logger): Promise<RedisConnections | null> {
+export async function openRedis(
+  { url, timeouts }: { url: string; timeouts: RedisTimeouts },
+  logger: Logger,
+): Promise<RedisConnections | null> {
   if (!url) return null;
   const log = logger.child({ component: 'redis' });
   const commands = new GuardedRedis(url, 'redis', timeouts, log);
@@ -34,6 +45,9 @@ export async function openRedis({ url, timeouts }: { url: string; timeouts: Redi
   } catch (error) {
     await commands.close();
     // Not the URL itself: it may carry a password.
-    throw new Error(`Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new Error(
+      `Could not connect to the Redis of REDIS_URL: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   }
 }

@@ -25,7 +25,12 @@ export class RedisPubSub implements PubSub {
   }
 
   /** A subscriber connection of its own beside the shared `publisher`, connected, so that a wrong REDIS_URL fails the start. */
-  static async open(url: string, publisher: GuardedRedis, timeouts: RedisTimeouts, logger: Logger): Promise<RedisPubSub> {
+  static async open(
+    url: string,
+    publisher: GuardedRedis,
+    timeouts: RedisTimeouts,
+    logger: Logger,
+  ): Promise<RedisPubSub> {
     const subscriber = new GuardedRedis(url, 'redis_subscriber', timeouts, logger);
     await subscriber.connect();
     return new RedisPubSub(publisher, subscriber);
@@ -43,7 +48,10 @@ export class RedisPubSub implements PubSub {
     );
   }
 
-  async subscribe(channels: readonly string[], listener: (channel: string, payload: string) => void): Promise<() => void> {
+  async subscribe(
+    channels: readonly string[],
+    listener: (channel: string, payload: string) => void,
+  ): Promise<() => void> {
     const opened = this.listeners.add(channels, listener);
     if (opened.length > 0)
       await this.subscriber.run(

@@ -25,7 +25,9 @@ redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
 redis.call('PEXPIRE', KEYS[1], math.ceil((size - tokens) * 1000 / perSecond) + 1000)
 return { taken, tostring(tokens), now }`;
 
-type WithTake = Redis & { takePoints(key: string, size: number, perSecond: number, points: number): Promise<[number, string, number]> };
+type WithTake = Redis & {
+  takePoints(key: string, size: number, perSecond: number, points: number): Promise<[number, string, number]>;
+};
 
 /**
  * Buckets in Redis (REDIS_URL), shared by every API instance. Redis only speeds the service up, so
@@ -43,7 +45,12 @@ export class RedisRateBuckets implements RateBucketStore {
   take(key: string, points: number, rule: BucketRule): Promise<BucketTake> {
     return this.redis.run(
       async (connection) => {
-        const [taken, remaining, atMs] = await (connection as WithTake).takePoints(`rate:${key}`, rule.size, rule.perSecond, points);
+        const [taken, remaining, atMs] = await (connection as WithTake).takePoints(
+          `rate:${key}`,
+          rule.size,
+          rule.perSecond,
+          points,
+        );
         return { taken: taken === 1, remaining: Number(remaining), atMs: Number(atMs) };
       },
       () => this.fallback.take(key, points, rule),

@@ -41,7 +41,9 @@ export class AuthorFeed implements Feed<AuthorParams, SkeletonItem, HydratedPost
   readOn(params: AuthorParams, ctx: FeedContext): ReadOn<SkeletonItem> | null {
     if (isBackward(params)) return null;
     const after = async (cursor: string) =>
-      (await hiddenUsers(ctx.viewerId, [params.authorId], false, ctx.hydrator)).size > 0 ? NOTHING : this.skeleton({ ...params, after: cursor });
+      (await hiddenUsers(ctx.viewerId, [params.authorId], false, ctx.hydrator)).size > 0
+        ? NOTHING
+        : this.skeleton({ ...params, after: cursor });
     return { size: pageSize(params.first), after };
   }
 

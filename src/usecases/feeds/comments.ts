@@ -13,7 +13,8 @@ export interface CommentParams {
 type CommentEntry = PageItem<CommentRecord>;
 
 const isBackward = (args: CommentPageArgs) => args.last !== null && args.last !== undefined;
-const isFirstPage = (args: CommentPageArgs) => !isBackward(args) && (args.after ?? null) === null && (args.before ?? null) === null;
+const isFirstPage = (args: CommentPageArgs) =>
+  !isBackward(args) && (args.after ?? null) === null && (args.before ?? null) === null;
 
 /**
  * Post.comments and Comment.replies: a post's top-level comments or a comment's replies, oldest first, both ways
@@ -34,27 +35,53 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
   /** Forwards, a page the rules leave short reads on; backwards it is the one read. */
   readOn({ postId, parent, args }: CommentParams): ReadOn<CommentEntry> | null {
     if (isBackward(args)) return null;
-    return { size: pageSize(args.first), after: (cursor) => this.comments.page(postId, parent, { first: args.first, after: cursor }) };
+    return {
+      size: pageSize(args.first),
+      after: (cursor) => this.comments.page(postId, parent, { first: args.first, after: cursor }),
+    };
   }
 
   /** The records came with the skeleton; their authors, which the rules need, in one batch. */
-  async hydration(page: Page<CommentRecord>, _params: CommentParams, ctx: FeedContext): Promise<Hydrated<CommentRecord>[]> {
+  async hydration(
+    page: Page<CommentRecord>,
+    _params: CommentParams,
+    ctx: FeedContext,
+  ): Promise<Hydrated<CommentRecord>[]> {
     const authorIds = [...new Set(page.items.flatMap((item) => (item.node?.authorId ? [item.node.authorId] : [])))];
     if (authorIds.length > 0) await ctx.hydrator.users(authorIds);
     return page.items;
   }
 
   /** No comment of an account in a block with the viewer, nor one whose author is gone (a deleted account's tombstone): nor, so, their replies. */
-  async rules(entries: Hydrated<CommentRecord>[], _params: CommentParams, ctx: FeedContext): Promise<Hydrated<CommentRecord>[]> {
+  async rules(
+    entries: Hydrated<CommentRecord>[],
+    _params: CommentParams,
+    ctx: FeedContext,
+  ): Promise<Hydrated<CommentRecord>[]> {
     const authorIds = entries.flatMap((entry) => (entry.node?.authorId ? [entry.node.authorId] : []));
     const [hidden, authors] = await Promise.all([ctx.blocked(), ctx.hydrator.users(authorIds)]);
     const present = new Set(authors.flatMap((user) => (user ? [user.id] : [])));
-    const shown = (comment: CommentRecord) => comment.authorId !== null && present.has(comment.authorId) && !hidden.has(comment.authorId);
-    return entries.map((entry) => ({ cursor: entry.cursor, node: entry.node && shown(entry.node) ? entry.node : null }));
+    const shown = (comment: CommentRecord) =>
+      comment.authorId !== null && present.has(comment.authorId) && !hidden.has(comment.authorId);
+    return entries.map((entry) => ({
+      cursor: entry.cursor,
+      node: entry.node && shown(entry.node) ? entry.node : null,
+    }));
   }
 
-  presentation({ items, hasNextPage, endCursor, read }: ShownPage<CommentEntry, Hydrated<CommentRecord>>): Page<CommentRecord> {
+  presentation({
+    items,
+    hasNextPage,
+    endCursor,
+    read,
+  }: ShownPage<CommentEntry, Hydrated<CommentRecord>>): Page<CommentRecord> {
     // Where the read started and ended, even past entries the rules left out, so that paging either way resumes there.
-    return { items, hasNextPage, endCursor, hasPreviousPage: read.hasPreviousPage ?? false, startCursor: read.items[0]?.cursor ?? null };
+    return {
+      items,
+      hasNextPage,
+      endCursor,
+      hasPreviousPage: read.hasPreviousPage ?? false,
+      startCursor: read.items[0]?.cursor ?? null,
+    };
   }
 }

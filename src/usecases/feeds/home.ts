@@ -78,11 +78,18 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
   }
 
   private async read(viewerId: string | null, userId: string, read: ListRead): Promise<TimelineSkeleton> {
-    return mergedSkeleton(await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, read)), read);
+    return mergedSkeleton(
+      await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, read)),
+      read,
+    );
   }
 
   /** The home partition's list and those of the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */
-  private async lists(viewerId: string | null, userId: string, read: (outboxAuthorIds: readonly string[]) => Promise<TimelineEntry[][]>): Promise<TimelineEntry[][]> {
+  private async lists(
+    viewerId: string | null,
+    userId: string,
+    read: (outboxAuthorIds: readonly string[]) => Promise<TimelineEntry[][]>,
+  ): Promise<TimelineEntry[][]> {
     if (!viewerId) throw unauthenticated();
     if (viewerId !== userId) throw forbidden('Only the user may read their home timeline');
     const candidates = (await this.outboxAuthors.list()).filter((authorId) => authorId !== userId);
@@ -90,7 +97,10 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
       const followed = await this.followedAmong(userId, candidates);
       return read([...followed]);
     }
-    const [[home, ...outboxes], followed] = await Promise.all([read(candidates), this.followedAmong(userId, candidates)]);
+    const [[home, ...outboxes], followed] = await Promise.all([
+      read(candidates),
+      this.followedAmong(userId, candidates),
+    ]);
     return [home!, ...outboxes.filter((_, i) => followed.has(candidates[i]!))];
   }
 

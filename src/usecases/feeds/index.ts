@@ -18,7 +18,12 @@ export interface FeedSources extends UserListSources {
 }
 
 /** Every feed the API pages through, each a module of its own in this folder. */
-export function createFeeds(home: HomeFeed, timelines: TimelineStore, users: Pick<UserStore, 'search' | 'idsByHandle' | 'indexed'>, sources: FeedSources) {
+export function createFeeds(
+  home: HomeFeed,
+  timelines: TimelineStore,
+  users: Pick<UserStore, 'search' | 'idsByHandle' | 'indexed'>,
+  sources: FeedSources,
+) {
   return {
     home,
     author: new AuthorFeed(timelines),

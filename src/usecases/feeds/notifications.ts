@@ -3,7 +3,16 @@ import type { PostRecord, UserRecord } from '../../domain/models.js';
 import { pageSize } from '../../domain/validation.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { NotificationUseCases } from '../notifications.js';
-import { type Feed, type FeedContext, type Hydrated, type ReadOn, type ShownPage, type SkeletonPage, isShown, shownEntries } from './pipeline.js';
+import {
+  type Feed,
+  type FeedContext,
+  type Hydrated,
+  type ReadOn,
+  type ShownPage,
+  type SkeletonPage,
+  isShown,
+  shownEntries,
+} from './pipeline.js';
 import { hiddenUsers } from './visibility.js';
 
 /** Actor ids the skeleton reads per group: what `actors` shows without a read of its own (its default page). */
@@ -64,7 +73,11 @@ export class NotificationFeed implements Feed<NotificationParams, GroupEntry, Hy
   /** A page of groups, each with its newest actors' ids, which the group keeps: no read per group. */
   async skeleton(params: NotificationParams, ctx: FeedContext): Promise<SkeletonPage<GroupEntry>> {
     const page = await this.notifications.list(ctx.viewerId, params.userId, params);
-    return { items: await this.withActors(page.items), hasNextPage: page.hasNextPage, hasPreviousPage: page.hasPreviousPage };
+    return {
+      items: await this.withActors(page.items),
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+    };
   }
 
   /** A backward page is what it read: the client asks again from its start. */
@@ -74,10 +87,20 @@ export class NotificationFeed implements Feed<NotificationParams, GroupEntry, Hy
   }
 
   /** The groups' posts, their actors, and the actors the viewer does not see, in one wave. */
-  async hydration(page: SkeletonPage<GroupEntry>, _params: NotificationParams, { viewerId, hydrator }: FeedContext): Promise<HydratedGroup[]> {
-    const postIds = [...new Set(page.items.flatMap((entry) => (entry.group.postId === null ? [] : [entry.group.postId])))];
+  async hydration(
+    page: SkeletonPage<GroupEntry>,
+    _params: NotificationParams,
+    { viewerId, hydrator }: FeedContext,
+  ): Promise<HydratedGroup[]> {
+    const postIds = [
+      ...new Set(page.items.flatMap((entry) => (entry.group.postId === null ? [] : [entry.group.postId]))),
+    ];
     const actorIds = [...new Set(page.items.flatMap((entry) => entry.actorIds))];
-    const [posts, users, hiddenActors] = await Promise.all([hydrator.posts(postIds), hydrator.users(actorIds), hiddenUsers(viewerId, actorIds, true, hydrator)]);
+    const [posts, users, hiddenActors] = await Promise.all([
+      hydrator.posts(postIds),
+      hydrator.users(actorIds),
+      hiddenUsers(viewerId, actorIds, true, hydrator),
+    ]);
     const postById = new Map(postIds.map((id, i) => [id, posts[i] ?? null]));
     const userById = new Map(actorIds.map((id, i) => [id, users[i] ?? null]));
     return page.items.map(({ cursor, group, actorIds }) => ({
@@ -95,7 +118,11 @@ export class NotificationFeed implements Feed<NotificationParams, GroupEntry, Hy
    * A group is left out when the viewer sees none of its actors (blocks, mutes, deleted accounts), or
    * when its post is gone or by an account in a block with the viewer (a mention under it, say).
    */
-  async rules(entries: HydratedGroup[], _params: NotificationParams, { viewerId, hydrator }: FeedContext): Promise<HydratedGroup[]> {
+  async rules(
+    entries: HydratedGroup[],
+    _params: NotificationParams,
+    { viewerId, hydrator }: FeedContext,
+  ): Promise<HydratedGroup[]> {
     const blockedAuthors = await hiddenUsers(
       viewerId,
       entries.flatMap((entry) => (entry.post ? [entry.post.authorId] : [])),
@@ -134,16 +161,31 @@ export class NotificationFeed implements Feed<NotificationParams, GroupEntry, Hy
   }
 
   private withActors(items: readonly { cursor: string; node: NotificationGroup }[]): Promise<GroupEntry[]> {
-    return Promise.all(items.map(async ({ cursor, node }) => ({ cursor, group: node, actorIds: await this.notifications.actors(node, ACTOR_PREVIEW) })));
+    return Promise.all(
+      items.map(async ({ cursor, node }) => ({
+        cursor,
+        group: node,
+        actorIds: await this.notifications.actors(node, ACTOR_PREVIEW),
+      })),
+    );
   }
 }
 
 function shownGroup(entry: HydratedGroup & { node: NotificationGroup }): ShownGroup {
-  return { cursor: entry.cursor, node: entry.node, actors: entry.actors, complete: entry.actorIds.length < ACTOR_PREVIEW };
+  return {
+    cursor: entry.cursor,
+    node: entry.node,
+    actors: entry.actors,
+    complete: entry.actorIds.length < ACTOR_PREVIEW,
+  };
 }
 
 /** The actors the viewer sees, in the order given. */
-function visibleActors(actorIds: readonly string[], users: ReadonlyMap<string, UserRecord | null>, hidden: ReadonlySet<string>): UserRecord[] {
+function visibleActors(
+  actorIds: readonly string[],
+  users: ReadonlyMap<string, UserRecord | null>,
+  hidden: ReadonlySet<string>,
+): UserRecord[] {
   return actorIds.flatMap((id) => {
     const user = users.get(id);
     return user && !hidden.has(id) ? [user] : [];

@@ -95,7 +95,9 @@ export async function runFeed<P, S extends { cursor: string }, E extends Hydrate
 ): Promise<R> {
   const read = await (started ?? feed.skeleton(params, ctx));
   const readOn = feed.readOn(params, ctx);
-  const page = await fillPage(readOn?.size ?? Infinity, read, readOn?.after ?? null, (next) => shownEntries(feed, next, params, ctx));
+  const page = await fillPage(readOn?.size ?? Infinity, read, readOn?.after ?? null, (next) =>
+    shownEntries(feed, next, params, ctx),
+  );
   return feed.presentation({ ...page, read }, params, ctx);
 }
 
@@ -136,7 +138,13 @@ export async function fillPage<S extends { cursor: string }, E extends Hydrated<
       }
       endCursor = entry.cursor;
     }
-    if (items.length === size || !page.hasNextPage || !readAfter || extraReads === EXTRA_SKELETON_READS || endCursor === null) {
+    if (
+      items.length === size ||
+      !page.hasNextPage ||
+      !readAfter ||
+      extraReads === EXTRA_SKELETON_READS ||
+      endCursor === null
+    ) {
       return { items, hasNextPage: page.hasNextPage, endCursor };
     }
     page = await readAfter(endCursor);

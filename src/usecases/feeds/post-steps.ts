@@ -21,14 +21,18 @@ export interface SkeletonItem extends TimelineEntry {
 export type TimelineSkeleton = SkeletonPage<SkeletonItem>;
 
 export function toSkeleton(page: EntryPage): TimelineSkeleton {
-  return { items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })), hasNextPage: page.hasNextPage };
+  return {
+    items: page.entries.map((entry) => ({ ...entry, cursor: encodeCursor(entry.position) })),
+    hasNextPage: page.hasNextPage,
+  };
 }
 
 /** A post feed's page: forwards (`first`/`after`, older posts) or backwards (`last`/`before`, newer posts), not both. */
 export type PostPageArguments = TwoWayArgs;
 
 /** The read a page asks of its lists. */
-export const listRead = (args: PostPageArguments, isCursor: (value: unknown) => value is string): ListRead => twoWayPageArgs(args, isCursor);
+export const listRead = (args: PostPageArguments, isCursor: (value: unknown) => value is string): ListRead =>
+  twoWayPageArgs(args, isCursor);
 
 /** A page of merged lists (see mergeNewestFirst): backwards, the `last` entries nearest the cursor, newest first, and whether newer remain. */
 export function mergedSkeleton(lists: readonly TimelineEntry[][], read: ListRead): TimelineSkeleton {
@@ -58,7 +62,13 @@ export interface PostNeeds {
   repostedBy: UserNeeds | null;
 }
 
-const NO_POST_NEEDS: PostNeeds = { counts: false, viewerLiked: false, viewerReposted: false, author: null, repostedBy: null };
+const NO_POST_NEEDS: PostNeeds = {
+  counts: false,
+  viewerLiked: false,
+  viewerReposted: false,
+  author: null,
+  repostedBy: null,
+};
 
 /** A post timeline's entry: its reason too, the account whose repost put it there (null for an original). */
 export interface HydratedPost extends Hydrated<PostRecord> {
@@ -70,10 +80,18 @@ export interface HydratedPost extends Hydrated<PostRecord> {
  * `rules` need, asked in one tick. Only the posts are required: any other failed lookup is left to
  * the field that shows it. With `needs` null (BATCHING=false) only the posts are fetched.
  */
-export async function hydratePosts(skeleton: TimelineSkeleton, ctx: FeedContext, needs: PostNeeds | null, rules: PostRules): Promise<HydratedPost[]> {
+export async function hydratePosts(
+  skeleton: TimelineSkeleton,
+  ctx: FeedContext,
+  needs: PostNeeds | null,
+  rules: PostRules,
+): Promise<HydratedPost[]> {
   const { viewerId, hydrator } = ctx;
   const [shows, prefetched] = needs ? [needs, rules] : [NO_POST_NEEDS, null];
-  const known = skeleton.items.filter((item): item is SkeletonItem & { authorId: string; counterShards: number } => item.authorId !== null && item.counterShards !== null);
+  const known = skeleton.items.filter(
+    (item): item is SkeletonItem & { authorId: string; counterShards: number } =>
+      item.authorId !== null && item.counterShards !== null,
+  );
   const related = hydratePostRelations(
     known.map((item) => ({ id: item.postId, authorId: item.authorId, counterShards: item.counterShards })),
     viewerId,
@@ -81,15 +99,34 @@ export async function hydratePosts(skeleton: TimelineSkeleton, ctx: FeedContext,
     hydrator,
     prefetched,
   );
-  const reposterIds = [...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy])))];
+  const reposterIds = [
+    ...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy]))),
+  ];
   const reposters =
-    shows.repostedBy && reposterIds.length > 0 ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, shows.repostedBy, hydrator)]) : null;
+    shows.repostedBy && reposterIds.length > 0
+      ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, shows.repostedBy, hydrator)])
+      : null;
   // The rules hide a repost entry whose reposter is hidden: its relations join this wave too.
-  const reposterRules = prefetched && reposterIds.length > 0 ? settled([hiddenUsers(viewerId, reposterIds, prefetched.hidesMuted, hydrator)]) : null;
+  const reposterRules =
+    prefetched && reposterIds.length > 0
+      ? settled([hiddenUsers(viewerId, reposterIds, prefetched.hidesMuted, hydrator)])
+      : null;
   const posts = await hydrator.posts(skeleton.items.map((item) => item.postId));
-  const fromPosts = posts.filter((post, i): post is PostRecord => post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null));
-  await Promise.all([related, reposters, reposterRules, hydratePostRelations(fromPosts, viewerId, shows, hydrator, prefetched)]);
-  return skeleton.items.map((item, i) => ({ cursor: item.cursor, node: posts[i] ?? null, repostedBy: item.repostedBy }));
+  const fromPosts = posts.filter(
+    (post, i): post is PostRecord =>
+      post !== null && (skeleton.items[i]!.authorId === null || skeleton.items[i]!.counterShards === null),
+  );
+  await Promise.all([
+    related,
+    reposters,
+    reposterRules,
+    hydratePostRelations(fromPosts, viewerId, shows, hydrator, prefetched),
+  ]);
+  return skeleton.items.map((item, i) => ({
+    cursor: item.cursor,
+    node: posts[i] ?? null,
+    repostedBy: item.repostedBy,
+  }));
 }
 
 function hydratePostRelations(
@@ -103,7 +140,9 @@ function hydratePostRelations(
   const authorIds = [...new Set(posts.map((post) => post.authorId))];
   return settled([
     rules ? hiddenUsers(viewerId, authorIds, rules.hidesMuted, hydrator) : null,
-    needs.counts ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards }))) : null,
+    needs.counts
+      ? hydrator.postCounts(posts.map((post) => ({ id: post.id, counterShards: post.counterShards })))
+      : null,
     needs.viewerLiked ? hydrator.viewerLikes(posts.map((post) => post.id)) : null,
     needs.viewerReposted ? hydrator.viewerReposts(posts.map((post) => post.id)) : null,
     needs.author ? hydrator.users(authorIds) : null,
@@ -113,9 +152,14 @@ function hydratePostRelations(
 
 /** No post that is gone, and none whose author, or the reposter that put it there, `rules` hide from the viewer. */
 export async function postRules(page: HydratedPost[], ctx: FeedContext, rules: PostRules): Promise<HydratedPost[]> {
-  const userIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : []));
+  const userIds = page.flatMap((entry) =>
+    entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : [],
+  );
   const hidden = await hiddenUsers(ctx.viewerId, userIds, rules.hidesMuted, ctx.hydrator);
-  const shown = (entry: HydratedPost) => entry.node !== null && !hidden.has(entry.node.authorId) && (entry.repostedBy === null || !hidden.has(entry.repostedBy));
+  const shown = (entry: HydratedPost) =>
+    entry.node !== null &&
+    !hidden.has(entry.node.authorId) &&
+    (entry.repostedBy === null || !hidden.has(entry.repostedBy));
   return page.map((entry) => ({ ...entry, node: shown(entry) ? entry.node : null }));
 }
 
@@ -124,5 +168,7 @@ export type PostPage = Page<PostRecord> & { items: Shown<HydratedPost>[] };
 
 /** A backward page (pull-to-refresh) starts where its read did, so that one the rules emptied still leads on. */
 export function postPage({ read, ...page }: ShownPage<SkeletonItem, HydratedPost>): PostPage {
-  return read.hasPreviousPage === undefined ? page : { ...page, hasPreviousPage: read.hasPreviousPage, startCursor: read.items[0]?.cursor ?? null };
+  return read.hasPreviousPage === undefined
+    ? page
+    : { ...page, hasPreviousPage: read.hasPreviousPage, startCursor: read.items[0]?.cursor ?? null };
 }

@@ -35,7 +35,9 @@ export class PublicFeed implements Feed<PublicParams, SkeletonItem, HydratedPost
 
   /** A backward page is what it read, as the home timeline's. */
   readOn(params: PublicParams): ReadOn<SkeletonItem> | null {
-    return isBackward(params) ? null : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
+    return isBackward(params)
+      ? null
+      : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
   }
 
   hydration(page: TimelineSkeleton, { needs }: PublicParams, ctx: FeedContext): Promise<HydratedPost[]> {

@@ -40,7 +40,8 @@ export interface SearchPage {
 }
 
 const HANDLE = /^[a-z0-9_]{3,30}$/;
-const isOffset = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= SEARCH_CANDIDATES;
+const isOffset = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) >= 0 && (value as number) <= SEARCH_CANDIDATES;
 
 /**
  * Query.searchUsers, a typeahead: users with a handle or display-name word starting with each word of
@@ -57,7 +58,10 @@ export class SearchFeed implements Feed<SearchParams, Candidate, Found, SearchPa
     decodeCursor(after, 'after', isOffset);
     const longest = words.reduce((a, b) => (Array.from(b).length > Array.from(a).length ? b : a));
     const handle = words.length === 1 && HANDLE.test(words[0]!) ? words[0]! : null;
-    const [ids, [exactId = null]] = await Promise.all([this.users.search(longest, SEARCH_CANDIDATES), handle ? this.users.idsByHandle([handle]) : Promise.resolve([])]);
+    const [ids, [exactId = null]] = await Promise.all([
+      this.users.search(longest, SEARCH_CANDIDATES),
+      handle ? this.users.idsByHandle([handle]) : Promise.resolve([]),
+    ]);
     const candidates = exactId ? [exactId, ...ids.filter((id) => id !== exactId)] : ids;
     return { items: candidates.map((id) => ({ cursor: id, id, exact: id === exactId })), hasNextPage: false };
   }
@@ -72,15 +76,29 @@ export class SearchFeed implements Feed<SearchParams, Candidate, Found, SearchPa
    * page shows of them, and whether the exact handle's account is in the index (a closed account keeps its claim until
    * its deletion task frees it, and leaves the index at once).
    */
-  async hydration(page: SkeletonPage<Candidate>, { query, needs }: SearchParams, { viewerId, hydrator }: FeedContext): Promise<Found[]> {
+  async hydration(
+    page: SkeletonPage<Candidate>,
+    { query, needs }: SearchParams,
+    { viewerId, hydrator }: FeedContext,
+  ): Promise<Found[]> {
     const ids = page.items.map((item) => item.id);
     if (ids.length === 0) return [];
     const exact = page.items.find((item) => item.exact);
-    const indexed = exact ? this.users.indexed([{ term: searchWords(query)[0]!, userId: exact.id }]) : Promise.resolve([true]);
+    const indexed = exact
+      ? this.users.indexed([{ term: searchWords(query)[0]!, userId: exact.id }])
+      : Promise.resolve([true]);
     const others = viewerId ? ids.filter((id) => id !== viewerId) : [];
     const follows = viewerId ? hydrator.follows(others.map((id) => ({ from: viewerId, to: id }))) : Promise.resolve([]);
-    const related = settled([needs ? hydrateUserRelations(ids, viewerId, needs, hydrator) : null, viewerId ? hydrator.relations(visibilityRelations(viewerId, ids, false)) : null]);
-    const [users, counts, followed, [exactIndexed]] = await Promise.all([hydrator.users(ids), hydrator.followCounts(ids), follows, indexed]);
+    const related = settled([
+      needs ? hydrateUserRelations(ids, viewerId, needs, hydrator) : null,
+      viewerId ? hydrator.relations(visibilityRelations(viewerId, ids, false)) : null,
+    ]);
+    const [users, counts, followed, [exactIndexed]] = await Promise.all([
+      hydrator.users(ids),
+      hydrator.followCounts(ids),
+      follows,
+      indexed,
+    ]);
     await related;
     const followedIds = new Set(others.filter((_, i) => followed[i]));
     return page.items.map((item, i) => ({
@@ -101,7 +119,10 @@ export class SearchFeed implements Feed<SearchParams, Candidate, Found, SearchPa
       false,
       hydrator,
     );
-    return entries.map((entry) => ({ ...entry, node: entry.node && !hidden.has(entry.node.id) && matchesAll(words, entry.node) ? entry.node : null }));
+    return entries.map((entry) => ({
+      ...entry,
+      node: entry.node && !hidden.has(entry.node.id) && matchesAll(words, entry.node) ? entry.node : null,
+    }));
   }
 
   /** Ranked, then the page after the cursor's offset; the cursors are offsets into the ranking. */
@@ -109,9 +130,16 @@ export class SearchFeed implements Feed<SearchParams, Candidate, Found, SearchPa
     const ranked = [...items].sort(byRank);
     const start = decodeCursor(after, 'after', isOffset) ?? 0;
     const size = pageSize(first);
-    const shown = ranked.slice(start, start + size).map((entry, i) => ({ cursor: encodeCursor(start + i + 1), node: entry.node }));
+    const shown = ranked
+      .slice(start, start + size)
+      .map((entry, i) => ({ cursor: encodeCursor(start + i + 1), node: entry.node }));
     return {
-      page: { items: shown, hasNextPage: start + size < ranked.length, endCursor: shown.at(-1)?.cursor ?? null, startCursor: shown[0]?.cursor ?? null },
+      page: {
+        items: shown,
+        hasNextPage: start + size < ranked.length,
+        endCursor: shown.at(-1)?.cursor ?? null,
+        startCursor: shown[0]?.cursor ?? null,
+      },
       totalCount: () => Promise.resolve(ranked.length),
     };
   }

@@ -37,7 +37,9 @@ export class TagFeed implements Feed<TagParams, SkeletonItem, HydratedPost, Post
 
   /** A backward page is what it read, as the home timeline's. */
   readOn(params: TagParams): ReadOn<SkeletonItem> | null {
-    return isBackward(params) ? null : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
+    return isBackward(params)
+      ? null
+      : { size: pageSize(params.first), after: (cursor) => this.skeleton({ ...params, after: cursor }) };
   }
 
   hydration(page: TimelineSkeleton, { needs }: TagParams, ctx: FeedContext): Promise<HydratedPost[]> {

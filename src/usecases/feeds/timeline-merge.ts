@@ -9,12 +9,18 @@ function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
   for (const entry of lists.flat()) {
     const kept = byPost.get(entry.postId);
     const original = (e: TimelineEntry) => e.repostedBy === null;
-    if (!kept || (original(entry) && !original(kept)) || (original(entry) === original(kept) && entry.position > kept.position)) byPost.set(entry.postId, entry);
+    if (
+      !kept ||
+      (original(entry) && !original(kept)) ||
+      (original(entry) === original(kept) && entry.position > kept.position)
+    )
+      byPost.set(entry.postId, entry);
   }
   return [...byPost.values()];
 }
 
-const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0);
+const newestFirst = (a: TimelineEntry, b: TimelineEntry) =>
+  a.position < b.position ? 1 : a.position > b.position ? -1 : 0;
 
 /**
  * Merges newest-first lists, each read with first + 1 entries, into a page: a list that came back
@@ -22,11 +28,20 @@ const newestFirst = (a: TimelineEntry, b: TimelineEntry) => (a.position < b.posi
  */
 export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
   const merged = oncePerPost(lists).sort(newestFirst);
-  return { entries: merged.slice(0, first), hasNextPage: merged.length > first || lists.some((list) => list.length > first) };
+  return {
+    entries: merged.slice(0, first),
+    hasNextPage: merged.length > first || lists.some((list) => list.length > first),
+  };
 }
 
 /** Merges oldest-first lists (each last + 1 entries newer than a cursor) into the `last` nearest it, newest first. */
-export function mergeOldestFirst(lists: readonly TimelineEntry[][], last: number): { entries: TimelineEntry[]; hasMore: boolean } {
+export function mergeOldestFirst(
+  lists: readonly TimelineEntry[][],
+  last: number,
+): { entries: TimelineEntry[]; hasMore: boolean } {
   const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
-  return { entries: merged.slice(0, last).reverse(), hasMore: merged.length > last || lists.some((list) => list.length > last) };
+  return {
+    entries: merged.slice(0, last).reverse(),
+    hasMore: merged.length > last || lists.some((list) => list.length > last),
+  };
 }

@@ -80,7 +80,11 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
       case 'mutedUsers':
         return relationships.list('mutes', viewerId, list.userId, params, graphBudget);
       case 'network':
-        return graphQueries.network({ userId: list.userId, maxDepth: list.maxDepth, interest: list.interest, first, after }, graphBudget, blocked);
+        return graphQueries.network(
+          { userId: list.userId, maxDepth: list.maxDepth, interest: list.interest, first, after },
+          graphBudget,
+          blocked,
+        );
     }
   }
 
@@ -99,14 +103,28 @@ export class UserListFeed implements Feed<UserListParams, UserEntry, Hydrated<Us
     return Promise.resolve(entries);
   }
 
-  presentation({ items, hasNextPage, endCursor, read }: ShownPage<UserEntry, Hydrated<UserRecord>>, { list }: UserListParams, ctx: FeedContext): UserListPage {
+  presentation(
+    { items, hasNextPage, endCursor, read }: ShownPage<UserEntry, Hydrated<UserRecord>>,
+    { list }: UserListParams,
+    ctx: FeedContext,
+  ): UserListPage {
     return {
-      page: { items, hasNextPage, endCursor, startCursor: read.items[0]?.cursor ?? null, ...(read.hasPreviousPage === undefined ? {} : { hasPreviousPage: read.hasPreviousPage }) },
+      page: {
+        items,
+        hasNextPage,
+        endCursor,
+        startCursor: read.items[0]?.cursor ?? null,
+        ...(read.hasPreviousPage === undefined ? {} : { hasPreviousPage: read.hasPreviousPage }),
+      },
       totalCount: () => this.totalCount(list, read, ctx),
     };
   }
 
-  private async totalCount(list: UserList, read: UserListSkeleton, { hydrator, graphBudget }: FeedContext): Promise<number> {
+  private async totalCount(
+    list: UserList,
+    read: UserListSkeleton,
+    { hydrator, graphBudget }: FeedContext,
+  ): Promise<number> {
     switch (list.kind) {
       case 'followers':
         return (await hydrator.followCounts([list.userId]))[0]!.followers;

@@ -12,10 +12,21 @@ export interface UserNeeds {
   viewerMutes: boolean;
 }
 
-const NO_USER_NEEDS: UserNeeds = { followCounts: false, viewerFollows: false, followsViewer: false, viewerBlocks: false, blocksViewer: false, viewerMutes: false };
+const NO_USER_NEEDS: UserNeeds = {
+  followCounts: false,
+  viewerFollows: false,
+  followsViewer: false,
+  viewerBlocks: false,
+  blocksViewer: false,
+  viewerMutes: false,
+};
 
 /** Hydrates a page of users in one wave: the users and, as far as `needs` asks (null: nothing), their follow counts and flags. */
-export async function hydrateUsers(page: IdPage, { viewerId, hydrator }: FeedContext, needs: UserNeeds | null): Promise<Hydrated<UserRecord>[]> {
+export async function hydrateUsers(
+  page: IdPage,
+  { viewerId, hydrator }: FeedContext,
+  needs: UserNeeds | null,
+): Promise<Hydrated<UserRecord>[]> {
   const ids = page.items.map((item) => item.id);
   const related = hydrateUserRelations(ids, viewerId, needs ?? NO_USER_NEEDS, hydrator);
   const users = await hydrator.users(ids);
@@ -24,7 +35,12 @@ export async function hydrateUsers(page: IdPage, { viewerId, hydrator }: FeedCon
 }
 
 /** The users' follow counts and the viewer's flags and relations with them, as far as `needs` asks; never fails (the fields report their own errors). */
-export function hydrateUserRelations(userIds: readonly string[], viewerId: string | null, needs: UserNeeds, hydrator: Hydrator): Promise<unknown> {
+export function hydrateUserRelations(
+  userIds: readonly string[],
+  viewerId: string | null,
+  needs: UserNeeds,
+  hydrator: Hydrator,
+): Promise<unknown> {
   // Anonymous, the flags are false without a lookup (see the User resolvers).
   const flags = viewerId !== null && userIds.length > 0;
   // Nobody blocks or mutes themselves: no lookup for the viewer's own account. Only the directions shown are asked.

@@ -19,10 +19,16 @@ export class BackfillHandler implements TaskHandler<'backfill'> {
   async run({ payload: { followerId, followeeId } }: TaskRun<'backfill'>): Promise<RunOutcome> {
     if (!(await stillFollows(this.graph, followerId, followeeId)) || this.backfillPosts === 0) return 'done';
     const page = await this.timelines.authorPosts(followeeId, this.backfillPosts, null);
-    const entries = page.entries.map((entry) => ({ userId: followerId, postId: entry.postId, authorId: followeeId, counterShards: entry.counterShards }));
+    const entries = page.entries.map((entry) => ({
+      userId: followerId,
+      postId: entry.postId,
+      authorId: followeeId,
+      counterShards: entry.counterShards,
+    }));
     await this.homes.deliver(entries);
     await this.homes.keepBounded(entries.map((e) => e.userId));
-    if (!(await stillFollows(this.graph, followerId, followeeId))) await this.homes.withdraw(entries.map(({ userId, postId }) => ({ userId, postId, reposterId: null })));
+    if (!(await stillFollows(this.graph, followerId, followeeId)))
+      await this.homes.withdraw(entries.map(({ userId, postId }) => ({ userId, postId, reposterId: null })));
     return 'done';
   }
 }

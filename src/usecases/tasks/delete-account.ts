@@ -72,7 +72,8 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
         const activities = await this.stores.activities.activities(userId, first);
         for (const activity of activities) {
           if (activity.kind === 'repost') await this.useCases.reposts.undo(userId, activity.postId);
-          else if (activity.kind !== 'comment' || !(await this.deleteComment(userId, activity.commentId))) await this.stores.activities.undo(userId, activity);
+          else if (activity.kind !== 'comment' || !(await this.deleteComment(userId, activity.commentId)))
+            await this.stores.activities.undo(userId, activity);
         }
         return activities.length === first;
       }

@@ -37,12 +37,23 @@ export class DeletePostHandler implements TaskHandler<'deletePost'> {
     private readonly comments: Pick<PostStore, 'comments'>,
   ) {}
 
-  async run({ payload: { postId, authorId, tags, mentionIds = [] }, checkpoint, save, stopping }: TaskRun<'deletePost'>): Promise<RunOutcome> {
+  async run({
+    payload: { postId, authorId, tags, mentionIds = [] },
+    checkpoint,
+    save,
+    stopping,
+  }: TaskRun<'deletePost'>): Promise<RunOutcome> {
     const phase = phaseOf(checkpoint);
     if (phase === 'followers') {
-      const outcome = await this.followers.walk(authorId, await this.followers.page(authorId, checkpoint), save, stopping, {
-        write: (followerIds) => this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId }))),
-      });
+      const outcome = await this.followers.walk(
+        authorId,
+        await this.followers.page(authorId, checkpoint),
+        save,
+        stopping,
+        {
+          write: (followerIds) => this.timelines.removeHomeEntries(followerIds.map((userId) => ({ userId, postId }))),
+        },
+      );
       if (outcome !== 'done') return outcome;
       if (!(await save(REPOSTS_PHASE))) return 'lost';
     }
@@ -58,9 +69,15 @@ export class DeletePostHandler implements TaskHandler<'deletePost'> {
       for (;;) {
         const page = await this.comments.comments(postId, COMMENTS_PER_BATCH, after);
         const mentioned = new Set(page.items.flatMap((comment) => comment.mentionIds));
-        const repliedTo = new Set(page.items.flatMap((comment) => (comment.replyToAuthorId ? [comment.replyToAuthorId] : [])));
-        await mapConcurrently([...mentioned], GROUP_REMOVAL_CONCURRENCY, (userId) => this.notifications.removeGroup(userId, 'MENTION', postId));
-        await mapConcurrently([...repliedTo], GROUP_REMOVAL_CONCURRENCY, (userId) => this.notifications.removeGroup(userId, 'REPLY', postId));
+        const repliedTo = new Set(
+          page.items.flatMap((comment) => (comment.replyToAuthorId ? [comment.replyToAuthorId] : [])),
+        );
+        await mapConcurrently([...mentioned], GROUP_REMOVAL_CONCURRENCY, (userId) =>
+          this.notifications.removeGroup(userId, 'MENTION', postId),
+        );
+        await mapConcurrently([...repliedTo], GROUP_REMOVAL_CONCURRENCY, (userId) =>
+          this.notifications.removeGroup(userId, 'REPLY', postId),
+        );
         if (!page.hasNextPage || page.end === null) break;
         after = page.end;
         if (!(await save(`${MENTIONS_PHASE}:${after}`))) return 'lost';

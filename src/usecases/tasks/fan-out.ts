@@ -24,19 +24,30 @@ export class FanOutHandler implements TaskHandler<'fanOut'> {
   ) {}
 
   async run({ payload: { postId, authorId }, checkpoint, save, stopping }: TaskRun<'fanOut'>): Promise<RunOutcome> {
-    const [post, firstPage] = await settleAll([currentPost(this.posts, postId), this.followers.page(authorId, checkpoint)] as const);
+    const [post, firstPage] = await settleAll([
+      currentPost(this.posts, postId),
+      this.followers.page(authorId, checkpoint),
+    ] as const);
     if (!post) return 'done';
     // The author's own entry was written with the post: counted and announced with the first page.
     let uncounted = checkpoint === null ? [authorId] : [];
     let unannounced = checkpoint === null ? [authorId] : [];
     let position = checkpoint;
-    const entries = (followerIds: readonly string[]) => followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
+    const entries = (followerIds: readonly string[]) =>
+      followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.followers.walk(authorId, firstPage, save, stopping, {
       write: async (followerIds) => {
         // A post nobody has reposted is in no follower's timeline for another reason: no need to read their entries first.
         const reposted = await this.reposts.reposters(postId, { first: 1, after: null }, { consistent: true });
         await this.homes.deliver(entries(followerIds), { unreposted: reposted.items.length === 0 });
-        this.onDelivered({ postId, position: postId, authorId, counterShards: post.counterShards, repostedBy: null, userIds: [...unannounced, ...followerIds] });
+        this.onDelivered({
+          postId,
+          position: postId,
+          authorId,
+          counterShards: post.counterShards,
+          repostedBy: null,
+          userIds: [...unannounced, ...followerIds],
+        });
         unannounced = [];
       },
       finish: async (followerIds, cursor) => {

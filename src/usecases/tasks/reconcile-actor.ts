@@ -12,7 +12,12 @@ export class ReconcileActorHandler implements TaskHandler<'reconcileActor'> {
     private readonly pageSize: number,
   ) {}
 
-  async run({ payload: { recipientId, actorId }, checkpoint, save, stopping }: TaskRun<'reconcileActor'>): Promise<RunOutcome> {
+  async run({
+    payload: { recipientId, actorId },
+    checkpoint,
+    save,
+    stopping,
+  }: TaskRun<'reconcileActor'>): Promise<RunOutcome> {
     for (let after = checkpoint; ;) {
       const { causes, next } = await this.notifications.groupsOfActor(actorId, recipientId, this.pageSize, after);
       for (const cause of causes) await this.check.takeOutUnlessStands(cause);

@@ -65,7 +65,10 @@ export class TaskHandlers implements TaskRunner {
 
   run(task: ClaimedTask, save: SaveCheckpoint, stopping: () => boolean): Promise<RunOutcome> {
     const kind = (task.payload as { kind?: unknown }).kind;
-    const handler = typeof kind === 'string' && Object.hasOwn(this.handlers, kind) ? (this.handlers[kind as TaskKind] as TaskHandler) : null;
+    const handler =
+      typeof kind === 'string' && Object.hasOwn(this.handlers, kind)
+        ? (this.handlers[kind as TaskKind] as TaskHandler)
+        : null;
     // A task this version cannot run (written by a newer one, or damaged): it fails, and after
     // QUEUE_MAX_ATTEMPTS runs the worker moves it to the dead-letter list.
     if (!handler) return Promise.reject(new Error(`unknown task kind ${JSON.stringify(kind)}`));
@@ -93,8 +96,21 @@ export function createTaskHandlers(
   const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, listeners.delivered);
   const check = new NotificationCheck(stores, useCases.relationships);
   return new TaskHandlers({
-    fanOut: new FanOutHandler(stores.posts, stores.reposts, followers, homes, stores.fanOutProgress, listeners.delivered),
-    deletePost: new DeletePostHandler(stores.timelines, followers, (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize), stores.notifications, stores.posts),
+    fanOut: new FanOutHandler(
+      stores.posts,
+      stores.reposts,
+      followers,
+      homes,
+      stores.fanOutProgress,
+      listeners.delivered,
+    ),
+    deletePost: new DeletePostHandler(
+      stores.timelines,
+      followers,
+      (postId) => useCases.reposts.undoBatch(postId, settings.fanoutPageSize),
+      stores.notifications,
+      stores.posts,
+    ),
     backfill,
     unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,

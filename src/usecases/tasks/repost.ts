@@ -24,17 +24,34 @@ export class RepostHandler implements TaskHandler<'repost'> {
 
   async run({ payload, checkpoint, save, stopping }: TaskRun<'repost'>): Promise<RunOutcome> {
     const { postId, reposterId } = payload;
-    const [post, firstPage] = await settleAll([this.stillReposted(postId, reposterId), this.followers.page(reposterId, checkpoint)] as const);
+    const [post, firstPage] = await settleAll([
+      this.stillReposted(postId, reposterId),
+      this.followers.page(reposterId, checkpoint),
+    ] as const);
     if (!post) return 'done';
     // Tasks queued before repost positions existed carry none.
     const position = payload.position ?? repostPosition(reposterId);
     const entries = (userIds: readonly string[]) =>
-      userIds.map((userId) => ({ userId, postId, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, position }));
+      userIds.map((userId) => ({
+        userId,
+        postId,
+        authorId: post.authorId,
+        counterShards: post.counterShards,
+        repostedBy: reposterId,
+        position,
+      }));
     let uncounted = checkpoint === null ? [reposterId] : [];
     // Announced to every receiver: one that had the post already gets it again with its new reason.
     const deliver = async (userIds: string[]) => {
       await this.homes.deliverReposts(entries(userIds));
-      this.onDelivered({ postId, position, authorId: post.authorId, counterShards: post.counterShards, repostedBy: reposterId, userIds });
+      this.onDelivered({
+        postId,
+        position,
+        authorId: post.authorId,
+        counterShards: post.counterShards,
+        repostedBy: reposterId,
+        userIds,
+      });
     };
     if (checkpoint === null) await deliver([reposterId]);
     return this.followers.walk(reposterId, firstPage, save, stopping, {
@@ -42,7 +59,10 @@ export class RepostHandler implements TaskHandler<'repost'> {
       finish: async (followerIds) => {
         const counted = [...uncounted, ...followerIds];
         uncounted = [];
-        const [, current] = await settleAll([this.homes.keepBounded(counted), this.stillReposted(postId, reposterId)] as const);
+        const [, current] = await settleAll([
+          this.homes.keepBounded(counted),
+          this.stillReposted(postId, reposterId),
+        ] as const);
         return current !== null;
       },
       takeBack: (followerIds) => this.homes.withdraw(followerIds.map((userId) => ({ userId, postId, reposterId }))),
@@ -51,7 +71,10 @@ export class RepostHandler implements TaskHandler<'repost'> {
 
   /** The post while it exists and the reposter still reposts it; null otherwise. */
   private async stillReposted(postId: string, reposterId: string) {
-    const [post, [reposted]] = await settleAll([currentPost(this.posts, postId), this.reposts.hasReposted([{ postId, userId: reposterId }], { consistent: true })] as const);
+    const [post, [reposted]] = await settleAll([
+      currentPost(this.posts, postId),
+      this.reposts.hasReposted([{ postId, userId: reposterId }], { consistent: true }),
+    ] as const);
     return post && reposted ? post : null;
   }
 }

@@ -29,7 +29,9 @@ export class UnrepostHandler implements TaskHandler<'unrepost'> {
     const entries = (userIds: readonly string[]) => userIds.map((userId) => ({ userId, postId, reposterId }));
     const firstPage = await this.followers.page(reposterId, checkpoint);
     if (checkpoint === null) await this.homes.withdraw(entries([reposterId]));
-    const outcome = await this.followers.walk(reposterId, firstPage, save, stopping, { write: (followerIds) => this.homes.withdraw(entries(followerIds)) });
+    const outcome = await this.followers.walk(reposterId, firstPage, save, stopping, {
+      write: (followerIds) => this.homes.withdraw(entries(followerIds)),
+    });
     if (outcome !== 'done' || !(await this.reposted(postId, reposterId))) return outcome;
     if (!(await save(REDELIVERY))) return 'lost';
     return this.redeliver(run, null);
@@ -41,7 +43,12 @@ export class UnrepostHandler implements TaskHandler<'unrepost'> {
     const position = await this.reposts.positionOf(postId, reposterId, { consistent: true });
     if (position === null) return 'done';
     const save = (checkpoint: string) => run.save(`${REDELIVERY}${checkpoint}`);
-    return this.repost.run({ ...run, payload: { kind: 'repost', postId, reposterId, position }, checkpoint: cursor, save });
+    return this.repost.run({
+      ...run,
+      payload: { kind: 'repost', postId, reposterId, position },
+      checkpoint: cursor,
+      save,
+    });
   }
 
   private async reposted(postId: string, reposterId: string): Promise<boolean> {

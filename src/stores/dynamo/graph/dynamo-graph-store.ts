@@ -113,7 +113,11 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.bulk.importFollows(edges);
   }
 
-  importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+  importGraph(
+    users: readonly GraphUser[],
+    edges: readonly FollowEdge[],
+    onWritten?: (edges: number) => void,
+  ): Promise<void> {
     return this.bulk.importGraph(users, edges, onWritten);
   }
 
@@ -157,19 +161,41 @@ export class DynamoGraphStore implements GraphStore, Adjacency {
     return this.lists.relatedEitherWay(kind, userId, budget);
   }
 
-  knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage> {
+  knownFollowers(
+    viewerId: string,
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<CountedPage> {
     return this.intersections.knownFollowers(viewerId, userId, page, budget, excluding);
   }
 
-  mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<CountedPage> {
+  mutuals(
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<CountedPage> {
     return this.intersections.mutuals(userId, page, budget, excluding);
   }
 
-  suggestions(viewerId: string, first: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<SuggestedUser[]> {
+  suggestions(
+    viewerId: string,
+    first: number,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<SuggestedUser[]> {
     return friendsOfFriends(this, viewerId, first, budget, excluding);
   }
 
-  shortestPath(from: string, to: string, maxDepth: number, budget: ReadBudget, excluding?: Excluded | Promise<Excluded>): Promise<string[] | null> {
+  shortestPath(
+    from: string,
+    to: string,
+    maxDepth: number,
+    budget: ReadBudget,
+    excluding?: Excluded | Promise<Excluded>,
+  ): Promise<string[] | null> {
     return shortestPath(this, from, to, maxDepth, budget, excluding);
   }
 

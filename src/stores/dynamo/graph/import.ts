@@ -21,7 +21,9 @@ export class GraphImport {
     const byPair = new Map<string, FollowEdge>();
     for (const e of edges) if (!byPair.has(`${e.from}>${e.to}`)) byPair.set(`${e.from}>${e.to}`, e);
     const unique = [...byPair.values()];
-    const added = await mapConcurrently(chunk(unique, IMPORT_CHUNK), IMPORT_CONCURRENCY, (part) => this.importChunk(part));
+    const added = await mapConcurrently(chunk(unique, IMPORT_CHUNK), IMPORT_CONCURRENCY, (part) =>
+      this.importChunk(part),
+    );
     return added.reduce((sum, n) => sum + n, 0);
   }
 
@@ -37,7 +39,8 @@ export class GraphImport {
     const fullSets = new Set<string>();
     while (pending.length > 0) {
       const deltas = new Map<string, { followerCount: number; followingCount: number; followed: string[] }>();
-      const delta = (id: string) => deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0, followed: [] }).get(id)!;
+      const delta = (id: string) =>
+        deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0, followed: [] }).get(id)!;
       for (const e of pending) {
         delta(e.from).followingCount += 1;
         if (!fullSets.has(e.from)) delta(e.from).followed.push(e.to);
@@ -48,7 +51,9 @@ export class GraphImport {
       try {
         await transactWrite(client, {
           TransactItems: [
-            ...items.map(([edge]) => ({ Put: { TableName: tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } })),
+            ...items.map(([edge]) => ({
+              Put: { TableName: tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' },
+            })),
             ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: tableName, Item } }))),
             ...updated.map(([userId, d]) => countChanges(this.table, userId, d, d.followed)),
           ],
@@ -67,7 +72,11 @@ export class GraphImport {
     return 0;
   }
 
-  async importGraph(users: readonly GraphUser[], edges: readonly FollowEdge[], onWritten?: (edges: number) => void): Promise<void> {
+  async importGraph(
+    users: readonly GraphUser[],
+    edges: readonly FollowEdge[],
+    onWritten?: (edges: number) => void,
+  ): Promise<void> {
     const { client, tableName } = this.table;
     const counts = new Map(users.map((u) => [u.id, { followerCount: 0, followingCount: 0 }]));
     for (const e of edges) {
@@ -76,7 +85,13 @@ export class GraphImport {
     }
     const following = new Map<string, string[]>();
     for (const e of edges) (following.get(e.from) ?? following.set(e.from, []).get(e.from)!).push(e.to);
-    await importItems(client, tableName, users, (u) => [graphNodeItem(u, counts.get(u.id)!, following.get(u.id) ?? [], this.table.followingSetMax)], { api: this.importApi });
+    await importItems(
+      client,
+      tableName,
+      users,
+      (u) => [graphNodeItem(u, counts.get(u.id)!, following.get(u.id) ?? [], this.table.followingSetMax)],
+      { api: this.importApi },
+    );
     await importItems(client, tableName, edges, followItems, { api: this.importApi, onWritten });
   }
 }

@@ -1,4 +1,13 @@
-import { type CountedPage, type Excluded, type FollowCounts, type PageArgs, type ReadBudget, NOBODY, chargeIntersection, chargeLookup } from '../../graph/graph-store.js';
+import {
+  type CountedPage,
+  type Excluded,
+  type FollowCounts,
+  type PageArgs,
+  type ReadBudget,
+  NOBODY,
+  chargeIntersection,
+  chargeLookup,
+} from '../../graph/graph-store.js';
 import { batchGet } from '../batch.js';
 import { type Key, keys } from '../keys.js';
 import type { GraphTable } from './items.js';
@@ -21,7 +30,13 @@ export class GraphIntersections {
     private readonly degrees: (userIds: readonly string[]) => Promise<FollowCounts[]>,
   ) {}
 
-  async knownFollowers(viewerId: string, userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
+  async knownFollowers(
+    viewerId: string,
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded> = NOBODY,
+  ): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 2);
     const [viewer, user] = await this.degrees([viewerId, userId]);
@@ -29,14 +44,24 @@ export class GraphIntersections {
     // from the viewer's side they come from the edges checked.
     return viewer!.following <= user!.followers
       ? this.intersection(
-          { pk: keys.followingList(viewerId), size: viewer!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: true },
+          {
+            pk: keys.followingList(viewerId),
+            size: viewer!.following,
+            edge: (id) => keys.followEdge(id, userId),
+            edgeIsOrder: true,
+          },
           after,
           page.first,
           budget,
           excluding,
         )
       : this.intersection(
-          { pk: keys.followersList(userId), size: user!.followers, edge: (id) => keys.followEdge(viewerId, id), edgeIsOrder: false },
+          {
+            pk: keys.followersList(userId),
+            size: user!.followers,
+            edge: (id) => keys.followEdge(viewerId, id),
+            edgeIsOrder: false,
+          },
           after,
           page.first,
           budget,
@@ -44,7 +69,12 @@ export class GraphIntersections {
         );
   }
 
-  async mutuals(userId: string, page: PageArgs, budget: ReadBudget, excluding: Excluded | Promise<Excluded> = NOBODY): Promise<CountedPage> {
+  async mutuals(
+    userId: string,
+    page: PageArgs,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded> = NOBODY,
+  ): Promise<CountedPage> {
     const after = checkedPosition(page.after);
     chargeLookup(budget, 1);
     const [counts] = await this.degrees([userId]);
@@ -52,14 +82,24 @@ export class GraphIntersections {
     // from the followers side they come from the edges checked.
     return counts!.following <= counts!.followers
       ? this.intersection(
-          { pk: keys.followingList(userId), size: counts!.following, edge: (id) => keys.followEdge(id, userId), edgeIsOrder: false },
+          {
+            pk: keys.followingList(userId),
+            size: counts!.following,
+            edge: (id) => keys.followEdge(id, userId),
+            edgeIsOrder: false,
+          },
           after,
           page.first,
           budget,
           excluding,
         )
       : this.intersection(
-          { pk: keys.followersList(userId), size: counts!.followers, edge: (id) => keys.followEdge(userId, id), edgeIsOrder: true },
+          {
+            pk: keys.followersList(userId),
+            size: counts!.followers,
+            edge: (id) => keys.followEdge(userId, id),
+            edgeIsOrder: true,
+          },
           after,
           page.first,
           budget,
@@ -68,7 +108,13 @@ export class GraphIntersections {
   }
 
   /** The entries of `list` whose edge exists, newest first, less those `excluding`: a page of them after `after`, and how many there are. */
-  private async intersection(list: IntersectedList, after: string | null, first: number, budget: ReadBudget, excluding: Excluded | Promise<Excluded>): Promise<CountedPage> {
+  private async intersection(
+    list: IntersectedList,
+    after: string | null,
+    first: number,
+    budget: ReadBudget,
+    excluding: Excluded | Promise<Excluded>,
+  ): Promise<CountedPage> {
     if (list.size === 0) return { items: [], hasNextPage: false, totalCount: 0 };
     chargeIntersection(budget, list.size);
     const listed = await this.lists.readList(list.pk, null, null);
@@ -86,7 +132,12 @@ export class GraphIntersections {
       .flatMap((entry, i) => {
         const edge = edges[i];
         if (!edge) return [];
-        return [{ id: entry.id, position: list.edgeIsOrder ? keys.followListPosition(edge.atMs as number, entry.id) : entry.position }];
+        return [
+          {
+            id: entry.id,
+            position: list.edgeIsOrder ? keys.followListPosition(edge.atMs as number, entry.id) : entry.position,
+          },
+        ];
       })
       .sort((a, b) => (a.position < b.position ? 1 : -1));
     const rest = after === null ? kept : kept.filter((entry) => entry.position < after);

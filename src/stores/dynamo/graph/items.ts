@@ -37,13 +37,20 @@ export const RELATION_SETS: Record<RelationKind, { made: string; received: strin
   mutes: { made: 'mutesIds', received: null },
 };
 /** Every relation set attribute a node may hold. */
-export const RELATION_SET_ATTRIBUTES = Object.values(RELATION_SETS).flatMap((sets) => (sets.received === null ? [sets.made] : [sets.made, sets.received]));
+export const RELATION_SET_ATTRIBUTES = Object.values(RELATION_SETS).flatMap((sets) =>
+  sets.received === null ? [sets.made] : [sets.made, sets.received],
+);
 /** Moved on by every change of a node's relation sets. */
 export const RELATIONS_VERSION = 'relationsVersion';
 /** Present on a node whose relation sets hold every relation of its user: written with a new node, removed for good when a set has no room. */
 export const RELATION_SETS_COMPLETE = 'relationSetsComplete';
 /** What a node read answers lookups from: the following set and its count, and the relation sets. */
-export const NODE_SET_ATTRIBUTES = ['followingCount', 'followingIds', RELATION_SETS_COMPLETE, ...RELATION_SET_ATTRIBUTES];
+export const NODE_SET_ATTRIBUTES = [
+  'followingCount',
+  'followingIds',
+  RELATION_SETS_COMPLETE,
+  ...RELATION_SET_ATTRIBUTES,
+];
 
 /**
  * The items of one follow: the edge (first), then the entries in the follower's following list
@@ -75,9 +82,18 @@ export function graphNodeItem(
   followingSetMax = FOLLOWING_SET_MAX,
 ): Item {
   // Sets cannot be empty; a node without one has a complete empty set when it follows nobody.
-  const set = followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
+  const set =
+    followingIds.length > 0 && followingIds.length <= followingSetMax ? { followingIds: new Set(followingIds) } : {};
   // A new node has no relations yet: its (empty) relation sets are complete.
-  return { ...keys.graphNode(user.id), id: user.id, handle: user.handle, interests: user.interests, ...counts, ...set, [RELATION_SETS_COMPLETE]: true };
+  return {
+    ...keys.graphNode(user.id),
+    id: user.id,
+    handle: user.handle,
+    interests: user.interests,
+    ...counts,
+    ...set,
+    [RELATION_SETS_COMPLETE]: true,
+  };
 }
 
 /**
@@ -112,7 +128,10 @@ export interface RelationSetChange {
 /** The relation set changes of a relation made (ADD) or ended (DELETE): the maker's `made` set, and the `received` set of the user it is about. */
 export function relationSetChanges({ kind, from, to }: Relation, action: 'ADD' | 'DELETE'): RelationSetChange[] {
   const sets = RELATION_SETS[kind];
-  return [{ userId: from, attribute: sets.made, id: to, action }, ...(sets.received === null ? [] : [{ userId: to, attribute: sets.received, id: from, action }])];
+  return [
+    { userId: from, attribute: sets.made, id: to, action },
+    ...(sets.received === null ? [] : [{ userId: to, attribute: sets.received, id: from, action }]),
+  ];
 }
 
 /**
@@ -121,16 +140,29 @@ export function relationSetChanges({ kind, from, to }: Relation, action: 'ADD' |
  */
 export function relationSetChange(table: GraphTable, change: RelationSetChange, full: boolean): TransactItem {
   // Every change moves the node's relations version on, which the relation-sets migration is conditioned on.
-  const names = { '#version': RELATIONS_VERSION, ...(full ? { '#complete': RELATION_SETS_COMPLETE } : { '#set': change.attribute }) };
-  const values = { ':one': 1, ...(full ? {} : { ':ids': new Set([change.id]) }), ...(!full && change.action === 'ADD' ? { ':room': table.relationSetMax } : {}) };
+  const names = {
+    '#version': RELATIONS_VERSION,
+    ...(full ? { '#complete': RELATION_SETS_COMPLETE } : { '#set': change.attribute }),
+  };
+  const values = {
+    ':one': 1,
+    ...(full ? {} : { ':ids': new Set([change.id]) }),
+    ...(!full && change.action === 'ADD' ? { ':room': table.relationSetMax } : {}),
+  };
   return {
     Update: {
       TableName: table.tableName,
       Key: keys.graphNode(change.userId),
-      UpdateExpression: full ? 'REMOVE #complete ADD #version :one' : change.action === 'ADD' ? 'ADD #set :ids, #version :one' : 'DELETE #set :ids ADD #version :one',
+      UpdateExpression: full
+        ? 'REMOVE #complete ADD #version :one'
+        : change.action === 'ADD'
+          ? 'ADD #set :ids, #version :one'
+          : 'DELETE #set :ids ADD #version :one',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
-      ...(!full && change.action === 'ADD' ? { ConditionExpression: 'attribute_not_exists(#set) OR size(#set) < :room' } : {}),
+      ...(!full && change.action === 'ADD'
+        ? { ConditionExpression: 'attribute_not_exists(#set) OR size(#set) < :room' }
+        : {}),
     },
   };
 }
@@ -139,7 +171,12 @@ export function relationSetChange(table: GraphTable, change: RelationSetChange, 
  * Adds to a node's counts and, with `followed`, those ids to its following set, on the
  * condition that the set stays within followingSetMax (the condition fails otherwise).
  */
-export function countChanges(table: GraphTable, userId: string, deltas: { followerCount: number; followingCount: number }, followed: readonly string[] = []): TransactItem {
+export function countChanges(
+  table: GraphTable,
+  userId: string,
+  deltas: { followerCount: number; followingCount: number },
+  followed: readonly string[] = [],
+): TransactItem {
   const counts = { ':followers': deltas.followerCount, ':following': deltas.followingCount };
   if (followed.length === 0 || followed.length > table.followingSetMax) {
     return {
@@ -157,12 +194,21 @@ export function countChanges(table: GraphTable, userId: string, deltas: { follow
       Key: keys.graphNode(userId),
       UpdateExpression: 'ADD followerCount :followers, followingCount :following, followingIds :ids',
       ConditionExpression: 'attribute_not_exists(followingIds) OR size(followingIds) <= :room',
-      ExpressionAttributeValues: { ...counts, ':ids': new Set(followed), ':room': table.followingSetMax - followed.length },
+      ExpressionAttributeValues: {
+        ...counts,
+        ':ids': new Set(followed),
+        ':room': table.followingSetMax - followed.length,
+      },
     },
   };
 }
 
-export function countChange(tableName: string, userId: string, counter: 'followerCount' | 'followingCount', delta: 1 | -1): TransactItem {
+export function countChange(
+  tableName: string,
+  userId: string,
+  counter: 'followerCount' | 'followingCount',
+  delta: 1 | -1,
+): TransactItem {
   return {
     Update: {
       TableName: tableName,

@@ -2,7 +2,14 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { badInput } from '../../../domain/errors.js';
 import { idPattern } from '../../../domain/ids.js';
 import { mapConcurrently } from '../../../lib/collections.js';
-import { type IdPage, type NewerPageArgs, type PageArgs, type ReadBudget, type RelationKind, chargeListPage } from '../../graph/graph-store.js';
+import {
+  type IdPage,
+  type NewerPageArgs,
+  type PageArgs,
+  type ReadBudget,
+  type RelationKind,
+  chargeListPage,
+} from '../../graph/graph-store.js';
 import type { Direction } from '../../graph/traversal.js';
 import { BATCH_GET_LIMIT, batchGet } from '../batch.js';
 import { type RelationDirection, keys } from '../keys.js';
@@ -44,7 +51,8 @@ export async function relationEntries(
     );
     const items = (result.Items ?? []) as Item[];
     budget?.charge(0, items.length);
-    for (const item of items) entries.push({ id: item.userId as string, direction: (item.sk as string).startsWith('OUT#') ? 'OUT' : 'IN' });
+    for (const item of items)
+      entries.push({ id: item.userId as string, direction: (item.sk as string).startsWith('OUT#') ? 'OUT' : 'IN' });
     startKey = result.LastEvaluatedKey;
   } while (startKey);
   return entries;
@@ -62,7 +70,12 @@ export class GraphLists {
     return this.listPage(keys.followingList(userId), page, budget);
   }
 
-  async related(kind: RelationKind, userId: string, page: PageArgs | NewerPageArgs, budget: ReadBudget): Promise<IdPage> {
+  async related(
+    kind: RelationKind,
+    userId: string,
+    page: PageArgs | NewerPageArgs,
+    budget: ReadBudget,
+  ): Promise<IdPage> {
     if ('last' in page) return this.newerPage(keys.relationList(kind, userId), page, budget, 'OUT#');
     const after = checkedPosition(page.after);
     chargeListPage(budget, page.first);
@@ -71,7 +84,10 @@ export class GraphLists {
       new QueryCommand({
         TableName: this.table.tableName,
         KeyConditionExpression: 'pk = :pk AND sk < :below',
-        ExpressionAttributeValues: { ':pk': keys.relationList(kind, userId), ':below': keys.relationListPosition('OUT', after ?? '~') },
+        ExpressionAttributeValues: {
+          ':pk': keys.relationList(kind, userId),
+          ':below': keys.relationListPosition('OUT', after ?? '~'),
+        },
         ProjectionExpression: 'sk, userId',
         ScanIndexForward: false,
         Limit: page.first + 1,
@@ -79,7 +95,9 @@ export class GraphLists {
     );
     const made = ((result.Items ?? []) as Item[]).filter((item) => (item.sk as string).startsWith('OUT#'));
     return {
-      items: made.slice(0, page.first).map((item) => ({ id: item.userId as string, cursor: (item.sk as string).slice('OUT#'.length) })),
+      items: made
+        .slice(0, page.first)
+        .map((item) => ({ id: item.userId as string, cursor: (item.sk as string).slice('OUT#'.length) })),
       hasNextPage: made.length > page.first,
     };
   }
@@ -127,10 +145,14 @@ export class GraphLists {
    * have their list queried, after the charge.
    */
   async countedFollowing(ids: readonly string[], chargeEdges: (degreeSum: number) => void): Promise<string[][]> {
-    const nodes = await batchGet(this.table.client, this.table.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, followingCount, followingIds' });
+    const nodes = await batchGet(this.table.client, this.table.tableName, ids.map(keys.graphNode), {
+      projection: 'pk, sk, followingCount, followingIds',
+    });
     chargeEdges(nodes.reduce((sum, node) => sum + Number(node?.followingCount ?? 0), 0));
     const sets = nodes.map(completeFollowingSet);
-    return sortedById(await mapConcurrently(ids, HOP_CONCURRENCY, async (id, i) => sets[i] ?? this.wholeList(keys.followingList(id))));
+    return sortedById(
+      await mapConcurrently(ids, HOP_CONCURRENCY, async (id, i) => sets[i] ?? this.wholeList(keys.followingList(id))),
+    );
   }
 
   private async followersLists(ids: readonly string[]): Promise<string[][]> {
@@ -138,7 +160,9 @@ export class GraphLists {
   }
 
   async interests(ids: readonly string[]): Promise<string[][]> {
-    const items = await batchGet(this.table.client, this.table.tableName, ids.map(keys.graphNode), { projection: 'pk, sk, interests' });
+    const items = await batchGet(this.table.client, this.table.tableName, ids.map(keys.graphNode), {
+      projection: 'pk, sk, interests',
+    });
     return items.map((item) => (item?.interests as string[] | undefined) ?? []);
   }
 
@@ -158,7 +182,8 @@ export class GraphLists {
           ExclusiveStartKey: startKey,
         }),
       );
-      for (const item of (result.Items ?? []) as Item[]) entries.push({ id: item.userId as string, position: item.sk as string });
+      for (const item of (result.Items ?? []) as Item[])
+        entries.push({ id: item.userId as string, position: item.sk as string });
       startKey = result.LastEvaluatedKey;
     } while (startKey && (limit === null || entries.length < limit));
     return entries;
@@ -193,8 +218,15 @@ export class GraphLists {
         Limit: page.last + 1,
       }),
     );
-    const oldestFirst = ((result.Items ?? []) as Item[]).map((item) => ({ id: item.userId as string, cursor: (item.sk as string).slice(prefix.length) }));
-    return { items: oldestFirst.slice(0, page.last).reverse(), hasNextPage: false, hasPreviousPage: oldestFirst.length > page.last };
+    const oldestFirst = ((result.Items ?? []) as Item[]).map((item) => ({
+      id: item.userId as string,
+      cursor: (item.sk as string).slice(prefix.length),
+    }));
+    return {
+      items: oldestFirst.slice(0, page.last).reverse(),
+      hasNextPage: false,
+      hasPreviousPage: oldestFirst.length > page.last,
+    };
   }
 }
 

@@ -1,8 +1,21 @@
-import { type FollowCounts, type FollowPair, type ReadBudget, type Relation, chargeLookup } from '../../graph/graph-store.js';
+import {
+  type FollowCounts,
+  type FollowPair,
+  type ReadBudget,
+  type Relation,
+  chargeLookup,
+} from '../../graph/graph-store.js';
 import type { ItemReader } from '../batch-reader.js';
 import { IncompleteSets, type NodeSet } from '../incomplete-sets.js';
 import { type Key, keys } from '../keys.js';
-import { type GraphTable, type Item, NODE_SET_ATTRIBUTES, RELATION_SETS, completeFollowingIds, inRelationSet } from './items.js';
+import {
+  type GraphTable,
+  type Item,
+  NODE_SET_ATTRIBUTES,
+  RELATION_SETS,
+  completeFollowingIds,
+  inRelationSet,
+} from './items.js';
 
 /** The reads of nodes' sets: kept out of the call of other node reads (strongly consistent counts), whose nodes would otherwise carry the sets too. */
 const NODE_SETS_GROUP = 'node sets';
@@ -29,7 +42,9 @@ function relationAnchors({ kind, from, to }: Relation): Anchor[] {
   const sets = RELATION_SETS[kind];
   const made: Anchor = { userId: from, set: 'relations', answer: (node) => inRelationSet(node, sets.made, to) };
   const received = sets.received;
-  return received === null ? [made] : [made, { userId: to, set: 'relations', answer: (node) => inRelationSet(node, received, from) }];
+  return received === null
+    ? [made]
+    : [made, { userId: to, set: 'relations', answer: (node) => inRelationSet(node, received, from) }];
 }
 
 /** Whether edges exist, answered from the nodes' sets where they can, and the follow counts. */
@@ -60,7 +75,10 @@ export class GraphLookups {
     chargeLookup(budget, beside ? 1 + followeeIds.length : 1);
     // Strongly consistent: the follow transaction adds to the set, so a follow shows on the next read.
     const [[node], besideAnswers] = await Promise.all([
-      this.table.reader.get([keys.graphNode(followerId)], { attributes: ['followingCount', 'followingIds'], consistent: true }),
+      this.table.reader.get([keys.graphNode(followerId)], {
+        attributes: ['followingCount', 'followingIds'],
+        consistent: true,
+      }),
       beside ? this.edgesExist(edgeKeys) : null,
     ]);
     const set = completeFollowingIds(node);
@@ -79,7 +97,11 @@ export class GraphLookups {
     );
   }
 
-  async counts(userIds: readonly string[], budget: ReadBudget, options: { consistent?: boolean } = {}): Promise<FollowCounts[]> {
+  async counts(
+    userIds: readonly string[],
+    budget: ReadBudget,
+    options: { consistent?: boolean } = {},
+  ): Promise<FollowCounts[]> {
     chargeLookup(budget, userIds.length);
     const consistent = options.consistent !== false;
     return this.readCounts(consistent ? this.table.reader : this.tableReader, userIds, consistent);
@@ -89,9 +111,19 @@ export class GraphLookups {
     return this.readCounts(this.table.reader, userIds, true);
   }
 
-  private async readCounts(reader: ItemReader, userIds: readonly string[], consistent: boolean): Promise<FollowCounts[]> {
-    const items = await reader.get(userIds.map(keys.graphNode), { attributes: ['followerCount', 'followingCount'], consistent });
-    return items.map((item) => ({ followers: Number(item?.followerCount ?? 0), following: Number(item?.followingCount ?? 0) }));
+  private async readCounts(
+    reader: ItemReader,
+    userIds: readonly string[],
+    consistent: boolean,
+  ): Promise<FollowCounts[]> {
+    const items = await reader.get(userIds.map(keys.graphNode), {
+      attributes: ['followerCount', 'followingCount'],
+      consistent,
+    });
+    return items.map((item) => ({
+      followers: Number(item?.followerCount ?? 0),
+      following: Number(item?.followingCount ?? 0),
+    }));
   }
 
   /** Whether each edge (a follow, a block, a mute) exists: strongly consistent, so that the request that wrote one sees it. */
@@ -106,10 +138,14 @@ export class GraphLookups {
    */
   private async anchoredLookups(edgeKeys: readonly Key[], anchors: readonly (readonly Anchor[])[]): Promise<boolean[]> {
     const coverage = new Map<string, number>();
-    for (const options of anchors) for (const anchor of options) coverage.set(anchor.userId, (coverage.get(anchor.userId) ?? 0) + 1);
+    for (const options of anchors)
+      for (const anchor of options) coverage.set(anchor.userId, (coverage.get(anchor.userId) ?? 0) + 1);
     // Each lookup goes to the node that answers the most of them (the viewer's), so that as few nodes as possible are read.
     const chosen = anchors.map((options) => {
-      const best = options.reduce<Anchor | null>((a, b) => (a === null || coverage.get(b.userId)! > coverage.get(a.userId)! ? b : a), null);
+      const best = options.reduce<Anchor | null>(
+        (a, b) => (a === null || coverage.get(b.userId)! > coverage.get(a.userId)! ? b : a),
+        null,
+      );
       return best && coverage.get(best.userId)! >= ANCHOR_MIN_LOOKUPS ? best : null;
     });
     const nodeIds = [...new Set(chosen.flatMap((anchor) => (anchor ? [anchor.userId] : [])))];
@@ -124,7 +160,11 @@ export class GraphLookups {
     // So do the edges of lookups whose node's set could not answer last time: a page about such a viewer keeps its two waves.
     const group = nodeIds.length > 0 ? NODE_SETS_GROUP : undefined;
     const [nodes, direct] = await Promise.all([
-      this.table.reader.get(nodeIds.map(keys.graphNode), { attributes: NODE_SET_ATTRIBUTES, consistent: true, group: NODE_SETS_GROUP }),
+      this.table.reader.get(nodeIds.map(keys.graphNode), {
+        attributes: NODE_SET_ATTRIBUTES,
+        consistent: true,
+        group: NODE_SETS_GROUP,
+      }),
       edgesOf(
         chosen.flatMap((anchor, i) => (anchor && !this.incompleteSets.has(anchor.userId, anchor.set) ? [] : [i])),
         group,

@@ -41,9 +41,17 @@ export class GraphWrites {
             UpdateExpression: `SET id = :id, handle = :handle, interests = :interests${marked ? ', #complete = :complete' : ''}`,
             // A new or marked node holds every relation; an old unmarked one may not.
             ...(marked
-              ? { ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#complete)', ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE } }
+              ? {
+                  ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(#complete)',
+                  ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
+                }
               : {}),
-            ExpressionAttributeValues: { ':id': u.id, ':handle': u.handle, ':interests': u.interests, ...(marked ? { ':complete': true } : {}) },
+            ExpressionAttributeValues: {
+              ':id': u.id,
+              ':handle': u.handle,
+              ':interests': u.interests,
+              ...(marked ? { ':complete': true } : {}),
+            },
           }),
         );
       try {
@@ -91,7 +99,9 @@ export class GraphWrites {
     // The list entries' keys hold the follow time, so read the edge first; the condition on
     // that time makes a concurrent unfollow-and-follow-again retry instead of deleting the wrong entries.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const edge = await client.send(new GetCommand({ TableName: tableName, Key: keys.followEdge(followerId, followeeId), ConsistentRead: true }));
+      const edge = await client.send(
+        new GetCommand({ TableName: tableName, Key: keys.followEdge(followerId, followeeId), ConsistentRead: true }),
+      );
       if (!edge.Item) return false;
       const atMs = edge.Item.atMs as number;
       try {
@@ -146,7 +156,9 @@ export class GraphWrites {
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (reasons?.[0] === 'ConditionalCheckFailed') return false;
-        const overflowing = changes.filter((change, i) => !full.has(change.userId) && reasons?.[1 + entries.length + i] === 'ConditionalCheckFailed');
+        const overflowing = changes.filter(
+          (change, i) => !full.has(change.userId) && reasons?.[1 + entries.length + i] === 'ConditionalCheckFailed',
+        );
         if (overflowing.length === 0) throw error;
         for (const change of overflowing) full.add(change.userId);
       }
@@ -164,7 +176,14 @@ export class GraphWrites {
       try {
         await transactWrite(client, {
           TransactItems: [
-            { Delete: { TableName: tableName, Key: edgeKey, ConditionExpression: 'atMs = :atMs', ExpressionAttributeValues: { ':atMs': atMs } } },
+            {
+              Delete: {
+                TableName: tableName,
+                Key: edgeKey,
+                ConditionExpression: 'atMs = :atMs',
+                ExpressionAttributeValues: { ':atMs': atMs },
+              },
+            },
             ...relationEntryKeys(relation, atMs).map((Key) => ({ Delete: { TableName: tableName, Key } })),
             ...relationSetChanges(relation, 'DELETE').map((change) => relationSetChange(this.table, change, false)),
           ],
@@ -182,14 +201,22 @@ export class GraphWrites {
     for (const side of ['followers', 'following'] as const) {
       for (;;) {
         const page = await this.lists[side](userId, { first: 100, after: null }, UNMETERED);
-        const removed = await Promise.all(page.items.map((item) => (side === 'followers' ? this.unfollow(item.id, userId) : this.unfollow(userId, item.id))));
+        const removed = await Promise.all(
+          page.items.map((item) =>
+            side === 'followers' ? this.unfollow(item.id, userId) : this.unfollow(userId, item.id),
+          ),
+        );
         // A list entry without its edge (which the audit reports) would otherwise be read again forever.
         if (!removed.includes(true)) break;
       }
     }
     for (const kind of ['blocks', 'mutes'] as const) {
       const entries = await this.lists.relationEntries(kind, userId);
-      await Promise.all(entries.map((e) => this.unrelate(e.direction === 'OUT' ? { kind, from: userId, to: e.id } : { kind, from: e.id, to: userId })));
+      await Promise.all(
+        entries.map((e) =>
+          this.unrelate(e.direction === 'OUT' ? { kind, from: userId, to: e.id } : { kind, from: e.id, to: userId }),
+        ),
+      );
     }
     await this.removeNode(userId);
   }

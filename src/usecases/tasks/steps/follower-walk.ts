@@ -36,7 +36,13 @@ export class FollowerWalk {
   }
 
   /** Walks `userId`'s followers from `firstPage` (read by the caller, beside its own first reads). */
-  async walk(userId: string, firstPage: IdPage, save: SaveCheckpoint, stopping: () => boolean, step: FollowerPageStep): Promise<RunOutcome> {
+  async walk(
+    userId: string,
+    firstPage: IdPage,
+    save: SaveCheckpoint,
+    stopping: () => boolean,
+    step: FollowerPageStep,
+  ): Promise<RunOutcome> {
     let page = firstPage;
     /** Written and not yet finished, oldest first. */
     const unfinished: WrittenPage[] = [];
@@ -44,20 +50,31 @@ export class FollowerWalk {
     for (;;) {
       const followerIds = page.items.map((item) => item.id);
       const cursor = page.hasNextPage ? (page.items.at(-1)?.cursor ?? null) : null;
-      const [next, outcome] = await settleAll([cursor ? this.page(userId, cursor) : null, finishing, step.write(followerIds)] as const);
+      const [next, outcome] = await settleAll([
+        cursor ? this.page(userId, cursor) : null,
+        finishing,
+        step.write(followerIds),
+      ] as const);
       unfinished.push({ followerIds, cursor });
       if (outcome !== 'go on') return this.ended(outcome, step, unfinished);
       if (!next || stopping()) {
         const last = await this.finishPages(step, unfinished.splice(0), save);
         return last !== 'go on' ? this.ended(last, step, []) : next ? 'stopped' : 'done';
       }
-      finishing = unfinished.length > 1 ? this.finishPages(step, unfinished.splice(0, unfinished.length - 1), save) : Promise.resolve('go on');
+      finishing =
+        unfinished.length > 1
+          ? this.finishPages(step, unfinished.splice(0, unfinished.length - 1), save)
+          : Promise.resolve('go on');
       page = next;
     }
   }
 
   /** Finishes written pages (taking them back if the walk must end) and saves the position after the last of them. */
-  private async finishPages(step: FollowerPageStep, pages: readonly WrittenPage[], save: SaveCheckpoint): Promise<PageOutcome> {
+  private async finishPages(
+    step: FollowerPageStep,
+    pages: readonly WrittenPage[],
+    save: SaveCheckpoint,
+  ): Promise<PageOutcome> {
     const followerIds = pages.flatMap((page) => page.followerIds);
     if (step.finish && !(await step.finish(followerIds, pages.at(-1)?.cursor ?? null))) {
       await step.takeBack?.(followerIds);
@@ -69,7 +86,11 @@ export class FollowerWalk {
   }
 
   /** A walk that must end: a lost lease leaves the rest to the new owner; a page taken back takes the pages written after it along. */
-  private async ended(outcome: Exclude<PageOutcome, 'go on'>, step: FollowerPageStep, writtenSince: readonly WrittenPage[]): Promise<RunOutcome> {
+  private async ended(
+    outcome: Exclude<PageOutcome, 'go on'>,
+    step: FollowerPageStep,
+    writtenSince: readonly WrittenPage[],
+  ): Promise<RunOutcome> {
     if (outcome === 'lost') return 'lost';
     await step.takeBack?.(writtenSince.flatMap((page) => page.followerIds));
     return 'done';

@@ -1,5 +1,11 @@
 import { mapConcurrently } from '../../../lib/collections.js';
-import type { HomeEntry, HomeReason, HomeSizeAddition, RepostEntry, TimelineStore } from '../../../stores/timeline-store.js';
+import type {
+  HomeEntry,
+  HomeReason,
+  HomeSizeAddition,
+  RepostEntry,
+  TimelineStore,
+} from '../../../stores/timeline-store.js';
 
 /** A post's home entries were written for these users (live updates publish it, see LiveUpdates). */
 export interface Delivered {
@@ -31,10 +37,16 @@ const TRIM_CONCURRENCY = 2;
  * `count` entries is counted with probability count/k as k entries, or exactly when count ≥ k:
  * right on average, at about one update per k entries.
  */
-export function sampledSizeAdditions(userIds: readonly string[], k: number, random: () => number = Math.random): HomeSizeAddition[] {
+export function sampledSizeAdditions(
+  userIds: readonly string[],
+  k: number,
+  random: () => number = Math.random,
+): HomeSizeAddition[] {
   const counts = new Map<string, number>();
   for (const userId of userIds) counts.set(userId, (counts.get(userId) ?? 0) + 1);
-  return [...counts].flatMap(([userId, count]) => (count >= k || random() * k < count ? [{ userId, added: Math.max(count, k) }] : []));
+  return [...counts].flatMap(([userId, count]) =>
+    count >= k || random() * k < count ? [{ userId, added: Math.max(count, k) }] : [],
+  );
 }
 
 /** The one step at which handlers put posts into home timelines (and take them out), keeping the timelines bounded. */
@@ -71,6 +83,8 @@ export class HomeDelivery {
     if (additions.length === 0) return;
     const estimates = await this.timelines.addToHomeSizes(additions);
     const full = additions.filter((_, i) => estimates[i]! > max);
-    await mapConcurrently(full, TRIM_CONCURRENCY, ({ userId }) => this.timelines.trimHome(userId, max - Math.floor(max / 10)));
+    await mapConcurrently(full, TRIM_CONCURRENCY, ({ userId }) =>
+      this.timelines.trimHome(userId, max - Math.floor(max / 10)),
+    );
   }
 }
