@@ -22,9 +22,7 @@ export async function unfollow(t: TestApp, token: string, userId: string): Promi
 
 /** A connection field's post ids, walked page by page to the end. */
 export async function idsOfEveryPage(
-  fetchPage: (
-    after: string | null,
-  ) => Promise<{
+  fetchPage: (after: string | null) => Promise<{
     edges: { cursor: string; node: { id: string } }[];
     pageInfo: { hasNextPage: boolean; endCursor: string | null };
   }>,
