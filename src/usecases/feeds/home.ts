@@ -54,8 +54,10 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
   /** A backward page is what it read: the client asks again from its start. */
   readOn({ userId, args }: HomeParams, { viewerId }: FeedContext): ReadOn<SkeletonItem> | null {
     if (isBackward(args)) return null;
-    const first = pageSize(args.first);
-    return { size: first, after: (cursor) => this.read(viewerId, userId, { first, after: cursor }) };
+    // A page's cursors are encoded: read on as a client's next page would.
+    const after = (cursor: string) =>
+      this.read(viewerId, userId, listRead({ first: args.first, after: cursor }, isFeedPosition));
+    return { size: pageSize(args.first), after };
   }
 
   hydration(page: TimelineSkeleton, { needs }: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
