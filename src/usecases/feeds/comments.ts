@@ -41,28 +41,34 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
     };
   }
 
-  /** The records came with the skeleton; their authors, which the rules need, in one batch. */
+  /** The records came with the skeleton; the authors of tombstones, which the rules need (the others load with their fields). */
   async hydration(
     page: Page<CommentRecord>,
     _params: CommentParams,
     ctx: FeedContext,
   ): Promise<Hydrated<CommentRecord>[]> {
-    const authorIds = [...new Set(page.items.flatMap((item) => (item.node?.authorId ? [item.node.authorId] : [])))];
+    const authorIds = tombstoneAuthors(page.items);
     if (authorIds.length > 0) await ctx.hydrator.users(authorIds);
     return page.items;
   }
 
-  /** No comment of an account in a block with the viewer, nor one whose author is gone (a deleted account's tombstone): nor, so, their replies. */
+  /**
+   * No comment of an account in a block with the viewer, nor a tombstone whose author is gone (a deleted account's):
+   * nor, so, their replies.
+   */
   async rules(
     entries: Hydrated<CommentRecord>[],
     _params: CommentParams,
     ctx: FeedContext,
   ): Promise<Hydrated<CommentRecord>[]> {
-    const authorIds = entries.flatMap((entry) => (entry.node?.authorId ? [entry.node.authorId] : []));
-    const [hidden, authors] = await Promise.all([ctx.blocked(), ctx.hydrator.users(authorIds)]);
-    const present = new Set(authors.flatMap((user) => (user ? [user.id] : [])));
+    const authorIds = tombstoneAuthors(entries);
+    const [hidden, authors] = await Promise.all([
+      ctx.blocked(),
+      authorIds.length > 0 ? ctx.hydrator.users(authorIds) : [],
+    ]);
+    const gone = new Set(authorIds.filter((_, i) => !authors[i]));
     const shown = (comment: CommentRecord) =>
-      comment.authorId !== null && present.has(comment.authorId) && !hidden.has(comment.authorId);
+      comment.authorId !== null && !gone.has(comment.authorId) && !hidden.has(comment.authorId);
     return entries.map((entry) => ({
       cursor: entry.cursor,
       node: entry.node && shown(entry.node) ? entry.node : null,
@@ -84,4 +90,8 @@ export class CommentFeed implements Feed<CommentParams, CommentEntry, Hydrated<C
       startCursor: read.items[0]?.cursor ?? null,
     };
   }
+}
+
+function tombstoneAuthors(entries: readonly Hydrated<CommentRecord>[]): string[] {
+  return [...new Set(entries.flatMap(({ node }) => (node?.deleted && node.authorId ? [node.authorId] : [])))];
 }
