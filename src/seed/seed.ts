@@ -214,6 +214,20 @@ export async function seedNetwork(
     stageOf('posts', postItems / Math.max(1, posts.length), importedPosts, partItems, (part, tick) =>
       stores.posts.importPosts(part, tick),
     ),
+    {
+      // A tag's counts sum over every post: one part.
+      name: 'tag counts',
+      weight: 0.1,
+      parts: [
+        {
+          units: posts.length,
+          write: async (tick) => {
+            await stores.posts.importTagCounts(posts);
+            tick(posts.length);
+          },
+        },
+      ],
+    },
     stageOf(
       'likes',
       3,

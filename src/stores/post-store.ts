@@ -63,11 +63,13 @@ export interface PostStore {
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and
-   * registration, counter shards (holding `likeCount`), tag counts — except the author's postCount, the
+   * registration, counter shards (holding `likeCount`) — except the tag counts (importTagCounts), the author's postCount, the
    * author's own home entry and the fan-out task: the caller writes the users with their
    * postCount and the home timelines whole.
    */
   importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void>;
+  /** The tag counts of all these posts, written whole once: counts of a part of them would replace those of the others. */
+  importTagCounts(posts: readonly PostRecord[]): Promise<void>;
   /** Deletes the post and its author-side entries, enqueueing `cleanup` in the same transaction; false when it was already gone. */
   delete(post: PostRecord, cleanup: Task): Promise<boolean>;
   /** Aligned with `ids`; null for unknown ids. */

@@ -197,10 +197,10 @@ export class DynamoPostStore implements PostStore {
       return items;
     };
     await importItems(this.client, this.tableName, posts, itemsOf, { api: this.importApi, onWritten });
-    const tagCounts = importedTagCounts(
-      posts.map(({ post }) => post),
-      this.trendShards,
-    );
+  }
+
+  async importTagCounts(posts: readonly PostRecord[]): Promise<void> {
+    const tagCounts = importedTagCounts(posts, this.trendShards);
     await importItems(this.client, this.tableName, tagCounts, (item) => [item], { api: this.importApi });
   }
 
