@@ -26,6 +26,7 @@ export const typePolicies: TypePolicies = {
       publicTimeline: relayStylePagination(),
       tagTimeline: relayStylePagination(['tag']),
       network: relayStylePagination(['userId', 'maxDepth', 'interest']),
+      searchUsers: relayStylePagination(['query']),
     },
   },
   User: {
@@ -44,6 +45,7 @@ export const typePolicies: TypePolicies = {
   Post: {
     fields: { comments: relayStylePagination(), likedBy: relayStylePagination(), repostedBy: relayStylePagination() },
   },
+  Comment: { fields: { replies: relayStylePagination() } },
   // Has no id: its fields change in place (state, delivered), so merge rather than replace.
   FanOutStatus: { merge: true },
 };

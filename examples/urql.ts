@@ -21,7 +21,7 @@ import { createSocket, fetchHonoringRetryAfter } from './transport.js';
  * no word for PageInfo, connections, edges, or mutation payloads, which it does not keep.)
  */
 export const keys: KeyingConfig = Object.fromEntries(
-  ['FanOutStatus', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'RateLimit'].map((type) => [
+  ['FanOutStatus', 'ReactionCount', 'Suggestion', 'Separation', 'Session', 'RateLimit', 'TagCount'].map((type) => [
     type,
     () => null,
   ]),
@@ -33,7 +33,7 @@ export const keys: KeyingConfig = Object.fromEntries(
  */
 const pages = relayPagination({ mergeMode: 'outwards' });
 export const resolvers: ResolverConfig = {
-  Query: { publicTimeline: pages, tagTimeline: pages, network: pages },
+  Query: { publicTimeline: pages, tagTimeline: pages, network: pages, searchUsers: pages },
   User: {
     timeline: pages,
     posts: pages,
@@ -46,6 +46,7 @@ export const resolvers: ResolverConfig = {
     mutedUsers: pages,
   },
   Post: { comments: pages, likedBy: pages, repostedBy: pages },
+  Comment: { replies: pages },
 };
 
 /** The like shows at once; graphcache drops it again if the service refuses. */

@@ -172,13 +172,18 @@ describe('cursors', () => {
   const HUGE_CURSOR = encodeCursor(`000000000000000#${'é'.repeat(900)}`);
 
   /** Every list of the schema and each of its cursor arguments, as a query with `cursor` in that argument. */
-  function cursorArguments(userId: string, postId: string): [string, string, (cursor: string) => string][] {
+  function cursorArguments(
+    userId: string,
+    postId: string,
+    commentId = '',
+  ): [string, string, (cursor: string) => string][] {
     return [
       ['Query.tagTimeline', 'after', (c) => `{ tagTimeline(tag: "x", after: "${c}") { edges { cursor } } }`],
       ['Query.tagTimeline', 'before', (c) => `{ tagTimeline(tag: "x", last: 5, before: "${c}") { edges { cursor } } }`],
       ['Query.publicTimeline', 'after', (c) => `{ publicTimeline(after: "${c}") { edges { cursor } } }`],
       ['Query.publicTimeline', 'before', (c) => `{ publicTimeline(last: 5, before: "${c}") { edges { cursor } } }`],
       ['Query.network', 'after', (c) => `{ network(userId: "${userId}", after: "${c}") { totalCount } }`],
+      ['Query.searchUsers', 'after', (c) => `{ searchUsers(query: "a", after: "${c}") { edges { cursor } } }`],
       ['User.followers', 'after', (c) => `{ user(id: "${userId}") { followers(after: "${c}") { totalCount } } }`],
       [
         'User.followers',
@@ -206,6 +211,21 @@ describe('cursors', () => {
       ['User.timeline', 'after', (c) => `{ viewer { timeline(after: "${c}") { edges { cursor } } } }`],
       ['User.timeline', 'before', (c) => `{ viewer { timeline(last: 5, before: "${c}") { edges { cursor } } } }`],
       ['Post.comments', 'after', (c) => `{ post(id: "${postId}") { comments(after: "${c}") { edges { cursor } } } }`],
+      [
+        'Post.comments',
+        'before',
+        (c) => `{ post(id: "${postId}") { comments(last: 5, before: "${c}") { edges { cursor } } } }`,
+      ],
+      [
+        'Comment.replies',
+        'after',
+        (c) => `{ comment(id: "${commentId}") { replies(after: "${c}") { edges { cursor } } } }`,
+      ],
+      [
+        'Comment.replies',
+        'before',
+        (c) => `{ comment(id: "${commentId}") { replies(last: 5, before: "${c}") { edges { cursor } } } }`,
+      ],
       ['User.blockedUsers', 'after', (c) => `{ viewer { blockedUsers(after: "${c}") { totalCount } } }`],
       ['User.blockedUsers', 'before', (c) => `{ viewer { blockedUsers(last: 5, before: "${c}") { totalCount } } }`],
       ['User.mutedUsers', 'after', (c) => `{ viewer { mutedUsers(after: "${c}") { totalCount } } }`],
@@ -252,8 +272,14 @@ describe('cursors', () => {
   async function refusedEverywhere(cursors: string[]) {
     const user = await t.signUp();
     const postId = await createPost(t, user.token, 'a post');
+    const commented = await t.gql<{ addComment: { comment: { id: string } } }>(
+      'mutation($id: ID!) { addComment(postId: $id, text: "a comment") { comment { id } } }',
+      { id: postId },
+      user.token,
+    );
+    const commentId = commented.data!.addComment.comment.id;
     const answered: string[] = [];
-    for (const [name, argument, query] of cursorArguments(user.id, postId)) {
+    for (const [name, argument, query] of cursorArguments(user.id, postId, commentId)) {
       for (const cursor of cursors) {
         const result = await t.gql(query(cursor), {}, user.token);
         const fields = (result.errors ?? []).map((e) => e.extensions?.field);
@@ -281,7 +307,8 @@ describe('cursors', () => {
       'pst_~',
       `pst_${'0'.repeat(26)}#~`,
       '2026-01-01T00:00:00.000Z|~',
-      5,
+      // A number past any offset searchUsers gives out (its cursors are offsets into at most 100 candidates).
+      101,
       ['pst_00000000000000000000000000'],
       null,
     ];
