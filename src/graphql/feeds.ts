@@ -124,7 +124,8 @@ export async function visibleComment(context: GraphQLContext, id: string): Promi
   // The viewer's blocks (read once per request) beside the comment, not after it.
   const [comment, blocked] = await Promise.all([context.loaders.comment.load(id), blockedAccounts(context)()]);
   if (!comment?.authorId || (comment.authorId !== context.viewerId && blocked.has(comment.authorId))) return null;
-  // A deleted account's tombstone has no author to show: it is left out, as in a thread.
+  if (!comment.deleted) return comment;
+  // A deleted account's tombstone has no author to show: it is left out, as in a thread (CommentFeed.rules).
   const [author] = await hydratorOf(context.loaders).users([comment.authorId]);
   return author ? comment : null;
 }
