@@ -1,7 +1,7 @@
 import { newId } from '../domain/ids.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import { activityItem } from '../stores/dynamo/activity-items.js';
-import { counterShardItems } from '../stores/dynamo/counter-items.js';
+import { postCounterFields } from '../stores/dynamo/counter-items.js';
 import { counterRecordItem, likerEntryItem } from '../stores/dynamo/dynamo-counter-store.js';
 import { followItems, graphNodeItem } from '../stores/dynamo/graph/items.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
@@ -91,16 +91,14 @@ export function measureItems(shape: SampleShape): ItemSizes {
     counterShards: shape.counterShards,
     mentionIds: Array.from({ length: Math.round(shape.mentionsPerPost) }, () => newId('usr')),
   };
-  const [postItem, authorPost, publicEntry] = postItems(post, 4, false);
   const [handleClaim, profile] = userItems(user);
   const following = Array.from({ length: Math.min(shape.followsPerUser, shape.followingSetMax) }, () => newId('usr'));
   const [edge, followingEntry] = followItems({ from: userId, to: otherId, at: now });
-  const [shard] = counterShardItems(post.id, shape.counterShards, {
-    likeCount: 123_456,
-    viewCount: 1_234_567,
-    commentCount: 12_345,
-  });
+  const counts = { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345, repostCount: 1_234 };
   const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
+  const shard = { ...keys.counterShard(post.id, 0), ...postCounterFields(counts) };
+  // A post item holds its counts while it has one shard, as most do.
+  const [postItem, authorPost, publicEntry] = postItems(post, 4, false, counts);
   const like = keys.like(post.id, userId);
   const repost = repostItems(post, userId, Date.now(), 'fanOut', false, repostPosition(userId));
   const repostedEntry = {
@@ -124,7 +122,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     ),
     followEdge: itemSize(edge),
     followListEntry: itemSize(followingEntry),
-    post: itemSize(postItem!),
+    post: itemSize({ ...postItem!, reactions }),
     authorPostEntry: itemSize(authorPost!),
     timelineEntry: itemSize(publicEntry!),
     homeEntry: itemSize(

@@ -141,15 +141,15 @@ describe('per-request cost', () => {
       expect(smallCost.waves).toBeLessThanOrEqual(2);
       expect(requests(smallCost)).toBeLessThanOrEqual(5);
       // Constant in page size: as many waves for 100 posts as for 20. Requests grow only where the
-      // hydration's keys (a post, a counter shard, a like and a repost record per post, and the authors' and
-      // reposters' profiles and graph nodes) pass BatchGetItem's 100-key limit: 100 posts need ceil((4 × 100 + 2 × 16) / 100) = 5 calls.
+      // hydration's keys (a post with its counts, a like and a repost record per post, and the authors' and
+      // reposters' profiles and graph nodes) pass BatchGetItem's 100-key limit: 100 posts need ceil((3 × 100 + 2 × 16) / 100) = 4 calls.
       expect(largeCost.waves).toBe(smallCost.waves);
       const hydrationCalls = (page: typeof small) => {
         const edges = page.data!.user.timeline.edges;
         const users = new Set(
           edges.flatMap((e: any) => [e.node.author.handle, ...(e.repostedBy ? [e.repostedBy.handle] : [])]),
         ).size;
-        return Math.ceil((4 * edges.length + 2 * users) / 100);
+        return Math.ceil((3 * edges.length + 2 * users) / 100);
       };
       expect(requests(largeCost) - requests(smallCost)).toBe(hydrationCalls(large) - hydrationCalls(small));
       expect(largeCost.graph.requests).toBe(smallCost.graph.requests);

@@ -90,7 +90,7 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     await client.send(
       new UpdateCommand({
         TableName: tableName(t.tablePrefix),
-        Key: keys.counterShard(postId, 0),
+        Key: keys.post(postId),
         UpdateExpression: 'ADD likeCount :three, repostCount :three SET reactions.#k = :nine',
         ExpressionAttributeNames: { '#k': 'wow' },
         ExpressionAttributeValues: { ':three': 3, ':nine': 9 },
@@ -149,7 +149,7 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     await client.send(
       new UpdateCommand({
         TableName: table,
-        Key: keys.counterShard(postId, 0),
+        Key: keys.post(postId),
         UpdateExpression: 'SET reactions.#proto = :one, reactions.#ctor = :five',
         ExpressionAttributeNames: { '#proto': '__proto__', '#ctor': 'constructor' },
         ExpressionAttributeValues: { ':one': 1, ':five': 5 },
@@ -167,7 +167,7 @@ describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {
     const shard = await client.send(
       new GetItemCommand({
         TableName: table,
-        Key: { pk: { S: keys.counterShard(postId, 0).pk }, sk: { S: keys.counterShard(postId, 0).sk } },
+        Key: { pk: { S: keys.post(postId).pk }, sk: { S: keys.post(postId).sk } },
       }),
     );
     client.destroy();

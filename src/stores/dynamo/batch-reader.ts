@@ -19,6 +19,8 @@ export interface ReadOptions {
    * the batch of many small ones (other nodes' follow counts) that would otherwise carry them too.
    */
   group?: string;
+  /** What is read changes with every counter write (a post item's counts): a cache keeps it for the counter TTL. */
+  counters?: boolean;
 }
 
 /** What the stores read items through: the BatchReader, or the cache in front of it (CachedReader). */

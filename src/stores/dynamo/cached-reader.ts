@@ -34,7 +34,10 @@ export class CachedReader implements ItemReader {
 
   async get(keys: readonly Key[], options: ReadOptions = {}): Promise<(Item | undefined)[]> {
     if (options.consistent === true) return this.reader.get(keys, options);
-    const kinds = keys.map(cachedKindOf);
+    const kinds = keys.map((key) => {
+      const kind = cachedKindOf(key);
+      return kind && options.counters ? 'counter' : kind;
+    });
     const cachedAt = kinds.flatMap((kind, n) => (kind ? [n] : []));
     if (cachedAt.length === 0) return this.reader.get(keys, options);
     const variant = options.attributes ? JSON.stringify(options.attributes) : '*';

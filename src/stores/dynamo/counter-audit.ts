@@ -10,8 +10,8 @@ import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from './batch.js';
  * (in the list entry and the record), users'
  * postCount against their posts, and — on the embedded graph backend — follower and
  * following counts against the follow edges. Neo4j computes its counts, so they cannot drift.
- * It checks that each post's counter shards are the ones readers read: `COUNT#0` … `COUNT#n-1` for
- * the post's `counterShards` n, which shard 0's `shards` (once raised) repeats.
+ * It checks that each post's counter shards are the ones readers read: the post item, and `COUNT#0` …
+ * `COUNT#n-1` when the post's `counterShards` n is more than one.
  * On the embedded graph backend it also checks that every follow edge has its two list
  * entries and names two accounts, and every list entry its edge: the lists are what the API
  * shows, so a count agrees with its list only when both hold.
@@ -42,8 +42,8 @@ const bump = (tally: Tally, id: string, by = 1) => tally.set(id, (tally.get(id) 
 interface Census {
   /** Live post id → its counterShards. */
   posts: Map<string, number>;
-  /** Post id → the shard numbers of its counter items, and shard 0's `shards` (raised posts). */
-  shardLayouts: Map<string, { shards: number[]; raisedTo: number | null }>;
+  /** Post id → the shard numbers of its separate counter items. */
+  shardLayouts: Map<string, number[]>;
   shardSums: Map<
     string,
     { likeCount: number; viewCount: number; commentCount: number; repostCount: number; reactions: Tally }
@@ -71,6 +71,23 @@ interface Census {
 type RawItem = Record<string, AttributeValue>;
 const numberOf = (item: RawItem, name: string) => Number(item[name]?.N ?? 0);
 const entryKey = (key: Key) => `${key.pk}\u0000${key.sk}`;
+
+/** Adds what a post item or one of its counter shards counts to the post's sums. */
+function addCounts(census: Census, postId: string, item: RawItem): void {
+  const sum = census.shardSums.get(postId) ?? {
+    likeCount: 0,
+    viewCount: 0,
+    commentCount: 0,
+    repostCount: 0,
+    reactions: new Map(),
+  };
+  sum.likeCount += numberOf(item, 'likeCount');
+  sum.viewCount += numberOf(item, 'viewCount');
+  sum.commentCount += numberOf(item, 'commentCount');
+  sum.repostCount += numberOf(item, 'repostCount');
+  for (const [kind, count] of Object.entries(item.reactions?.M ?? {})) bump(sum.reactions, kind, Number(count.N ?? 0));
+  census.shardSums.set(postId, sum);
+}
 
 async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Promise<Census> {
   const census: Census = {
@@ -124,26 +141,11 @@ async function takeCensus(client: DynamoDBDocumentClient, tableName: string): Pr
         break;
       case 'post':
         census.posts.set(found.postId, item.counterShards?.N === undefined ? 1 : Number(item.counterShards.N));
+        addCounts(census, found.postId, item);
         break;
       case 'counterShard': {
-        const sum = census.shardSums.get(found.postId) ?? {
-          likeCount: 0,
-          viewCount: 0,
-          commentCount: 0,
-          repostCount: 0,
-          reactions: new Map(),
-        };
-        sum.likeCount += numberOf(item, 'likeCount');
-        sum.viewCount += numberOf(item, 'viewCount');
-        sum.commentCount += numberOf(item, 'commentCount');
-        sum.repostCount += numberOf(item, 'repostCount');
-        for (const [kind, count] of Object.entries(item.reactions?.M ?? {}))
-          bump(sum.reactions, kind, Number(count.N ?? 0));
-        census.shardSums.set(found.postId, sum);
-        const layout = census.shardLayouts.get(found.postId) ?? { shards: [], raisedTo: null };
-        layout.shards.push(found.shard);
-        if (found.shard === 0 && item.shards?.N !== undefined) layout.raisedTo = Number(item.shards.N);
-        census.shardLayouts.set(found.postId, layout);
+        addCounts(census, found.postId, item);
+        census.shardLayouts.set(found.postId, [...(census.shardLayouts.get(found.postId) ?? []), found.shard]);
         break;
       }
       case 'like':
@@ -205,7 +207,8 @@ function findDrift(census: Census, includeGraph: boolean): Drift[] {
   for (const postId of census.posts.keys()) {
     const sum = census.shardSums.get(postId);
     if (!sum) continue;
-    const shard0 = keys.counterShard(postId, 0);
+    // A repair adds to the post item, which every reader sums.
+    const shard0 = keys.post(postId);
     check('post likes', shard0, 'likeCount', sum.likeCount, census.likes.get(postId) ?? 0);
     check('post views', shard0, 'viewCount', sum.viewCount, census.views.get(postId) ?? 0);
     check('post comments', shard0, 'commentCount', sum.commentCount, census.comments.get(postId) ?? 0);
@@ -285,15 +288,16 @@ function findFollowMismatches(census: Census): RecordMismatch[] {
 }
 
 /**
- * Readers sum the shards a post's `counterShards` names (or shard 0's `shards`, which a raise
- * writes with it): a shard outside them holds counts no reader sees, a missing one fails writes,
+ * Readers sum the post item and, when its `counterShards` n is more than one, the separate shards
+ * `COUNT#0` … `COUNT#n-1`: a shard outside them holds counts no reader sees (a `COUNT#0` of a post
+ * with one shard is one `npm run counters:migrate` has not moved yet), a missing one fails writes,
  * and a deleted post's shards go in its deleting transaction.
  */
 function findShardMismatches(census: Census): RecordMismatch[] {
   const mismatches: RecordMismatch[] = [];
-  for (const [postId, layout] of census.shardLayouts) {
+  for (const [postId, shards] of census.shardLayouts) {
     const counterShards = census.posts.get(postId);
-    const found = new Set(layout.shards);
+    const found = new Set(shards);
     if (counterShards === undefined) {
       mismatches.push({
         records: 'counter shard',
@@ -303,14 +307,24 @@ function findShardMismatches(census: Census): RecordMismatch[] {
       continue;
     }
     for (const shard of found) {
-      if (shard >= counterShards)
+      if (counterShards <= 1)
+        mismatches.push({
+          records: 'counter shard',
+          problem:
+            'counter shard of a post with one shard, whose counts are on the post item: `npm run counters:migrate` moves them there',
+          key: keys.counterShard(postId, shard),
+        });
+      else if (shard >= counterShards)
         mismatches.push({
           records: 'counter shard',
           problem: `counter shard past the post's counterShards ${counterShards}: its counts are never read`,
           key: keys.counterShard(postId, shard),
         });
     }
-    for (let shard = 0; shard < counterShards; shard++) {
+  }
+  for (const [postId, counterShards] of census.posts) {
+    const found = new Set(census.shardLayouts.get(postId) ?? []);
+    for (let shard = 0; counterShards > 1 && shard < counterShards; shard++) {
       if (!found.has(shard))
         mismatches.push({
           records: 'counter shard',
@@ -318,18 +332,11 @@ function findShardMismatches(census: Census): RecordMismatch[] {
           key: keys.counterShard(postId, shard),
         });
     }
-    if (layout.raisedTo !== null && layout.raisedTo !== counterShards) {
-      mismatches.push({
-        records: 'counter shard',
-        problem: `shard 0 names ${layout.raisedTo} shards, the post ${counterShards}`,
-        key: keys.counterShard(postId, 0),
-      });
-    }
   }
   return mismatches;
 }
 
-/** Adds the difference to the counter (on shard 0 for posts), so writes made meanwhile still count. */
+/** Adds the difference to the counter (on the post item for posts), so writes made meanwhile still count. */
 async function repair(client: DynamoDBDocumentClient, tableName: string, item: Drift): Promise<void> {
   const delta = item.actual - item.recorded;
   const reaction = item.field.startsWith('reactions.') ? item.field.slice('reactions.'.length) : null;

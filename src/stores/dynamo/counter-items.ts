@@ -9,28 +9,35 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 export type CounterField = 'likeCount' | 'viewCount' | 'commentCount' | 'repostCount';
 
-/**
- * A new post's counter shards, holding `counts` spread over them. Each starts with an empty
- * `reactions` map, so that a reaction of a kind never seen before is one
- * `ADD reactions.#kind :1` — no chain of conditional updates to create the map first.
- */
-export function counterShardItems(
-  postId: string,
-  shards: number,
+/** The counters a post item holds from its creation: where writes go while the post has one shard. */
+export function postCounterFields(
   counts: Partial<Record<CounterField, number>> = {},
-): Record<string, unknown>[] {
-  const share = (total: number, shard: number) => Math.floor(total / shards) + (shard < total % shards ? 1 : 0);
-  return Array.from({ length: shards }, (_, shard) => ({
-    ...keys.counterShard(postId, shard),
-    likeCount: share(counts.likeCount ?? 0, shard),
-    viewCount: share(counts.viewCount ?? 0, shard),
-    commentCount: share(counts.commentCount ?? 0, shard),
-    repostCount: share(counts.repostCount ?? 0, shard),
+): Record<CounterField, number> & { reactions: Record<string, number> } {
+  // An empty `reactions` map, so that a reaction of a kind never seen before is one
+  // `SET reactions.#kind = ...` — no chain of conditional updates to create the map first.
+  return {
+    likeCount: counts.likeCount ?? 0,
+    viewCount: counts.viewCount ?? 0,
+    commentCount: counts.commentCount ?? 0,
+    repostCount: counts.repostCount ?? 0,
     reactions: {},
+  };
+}
+
+/**
+ * A post with one shard keeps its counts on its own item, so reading the post reads them. A hot
+ * post (`shards` > 1) has separate shard items `0..shards-1`, at zero, besides what its item held
+ * before it was raised. Readers sum the post item and the shard items.
+ */
+export function counterShardItems(postId: string, shards: number, from = 0): Record<string, unknown>[] {
+  if (shards <= 1) return [];
+  return Array.from({ length: shards - from }, (_, n) => ({
+    ...keys.counterShard(postId, from + n),
+    ...postCounterFields(),
   }));
 }
 
-/** Creates a new post's counter shards, all at zero, failing if they exist. */
+/** Creates a new post's separate counter shards, all at zero, failing if they exist. */
 export function counterShardPuts(tableName: string, postId: string, shards: number): TransactItem[] {
   return counterShardItems(postId, shards).map((Item) => ({
     Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
@@ -57,33 +64,26 @@ export function counterShardRaise(tableName: string, postId: string, from: numbe
         ExpressionAttributeValues: { ':from': from, ':to': to },
       },
     },
-    {
-      Update: {
-        TableName: tableName,
-        Key: keys.counterShard(postId, 0),
-        UpdateExpression: 'SET shards = :to',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':to': to },
-      },
-    },
-    ...counterShardItems(postId, to)
-      .slice(from)
-      .map((Item) => ({ Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' } })),
+    // From one shard (the post item) every separate shard is new; from more, those past `from`.
+    ...counterShardItems(postId, to, from === 1 ? 0 : from).map((Item) => ({
+      Put: { TableName: tableName, Item, ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
   ];
 }
 
+/** The separate shards a post's deletion takes with it. */
 export function counterShardDeletes(tableName: string, postId: string, shards: number): TransactItem[] {
-  return Array.from({ length: shards }, (_, shard) => ({
-    Delete: { TableName: tableName, Key: keys.counterShard(postId, shard) },
+  return counterShardItems(postId, shards).map((item) => ({
+    Delete: { TableName: tableName, Key: { pk: item.pk as string, sk: item.sk as string } },
   }));
 }
 
-/** A shard chosen at random, so that concurrent writes to one hot post land on different items. */
-export function randomShard(shards: number): number {
-  return Math.floor(Math.random() * shards);
+/** Where one counter write goes: the post item while it has one shard, else a separate shard at random, so that concurrent writes to one hot post land on different items. */
+export function counterTarget(postId: string, shards: number) {
+  return shards <= 1 ? keys.post(postId) : keys.counterShard(postId, Math.floor(Math.random() * shards));
 }
 
-/** Adds `delta` to one counter of the post, on a random shard; fails the transaction if the post's counters are gone. */
+/** Adds `delta` to one counter of the post (see counterTarget); fails the transaction if the post's counters are gone. */
 export function counterIncrement(
   tableName: string,
   postId: string,
@@ -94,7 +94,7 @@ export function counterIncrement(
   return {
     Update: {
       TableName: tableName,
-      Key: keys.counterShard(postId, randomShard(shards)),
+      Key: counterTarget(postId, shards),
       UpdateExpression: 'ADD #field :delta',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#field': field },

@@ -6,7 +6,7 @@ import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
-import { type TransactItem, counterIncrement, counterShardRaise, randomShard } from './counter-items.js';
+import { type TransactItem, counterIncrement, counterShardRaise, counterTarget } from './counter-items.js';
 import { counterShardRaises } from '../../observability/metrics.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
@@ -74,45 +74,47 @@ export class DynamoCounterStore implements CounterStore {
       'viewCount',
       'commentCount',
       'repostCount',
-      'shards',
+      'counterShards',
       ...options.reactionKinds.map((kind) => ['reactions', kind]),
     ];
   }
 
   /**
-   * Reads the shards each post's `counterShards` names, all in one call. A post whose shards were
-   * raised since that number was written (a timeline entry, an activity item, a cached post item)
-   * has the larger number on its shard 0 (`shards`, written in the raise's transaction): its
-   * further shards are read in one more call, for those posts only.
+   * Reads each post's item with the shards its `counterShards` names, all in one call: a post with one
+   * shard is read with the post itself (the same key in the same batch). A post whose shards were raised
+   * since that number was written (a timeline entry, an activity item, a cached post item) has the larger
+   * number on its item: its further shards are read in one more call, for those posts only.
    */
   async countsOf(posts: readonly CountedPost[], options: { consistent?: boolean } = {}): Promise<PostCounts[]> {
-    const read = { attributes: this.attributes, consistent: options.consistent };
-    const shardRange = (post: CountedPost, from: number, to: number) =>
-      Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
-    const shards = await this.reader.get(
-      posts.flatMap((post) => shardRange(post, 0, post.counterShards)),
+    const read = { attributes: this.attributes, consistent: options.consistent, counters: true };
+    const separate = (post: CountedPost, from: number, to: number) =>
+      to <= 1 ? [] : Array.from({ length: to - from }, (_, n) => keys.counterShard(post.id, from + n));
+    const items = await this.reader.get(
+      posts.flatMap((post) => [keys.post(post.id), ...separate(post, 0, post.counterShards)]),
       read,
     );
     const counts = posts.map(() => emptyCounts());
-    const raised: { at: number; post: CountedPost; shards: number }[] = [];
+    const raised: { at: number; post: CountedPost; from: number; to: number }[] = [];
     let next = 0;
     posts.forEach((post, at) => {
-      const first = next;
-      for (let n = 0; n < post.counterShards; n++) {
-        const shard = shards[next++];
+      const item = items[next];
+      const size = 1 + (post.counterShards > 1 ? post.counterShards : 0);
+      for (let n = 0; n < size; n++) {
+        const shard = items[next++];
         if (shard) addShard(counts[at]!, shard);
       }
-      const current = Number(shards[first]?.shards ?? 0);
-      if (current > post.counterShards) raised.push({ at, post, shards: current });
+      const current = Number(item?.counterShards ?? 1);
+      if (current > post.counterShards)
+        raised.push({ at, post, from: post.counterShards > 1 ? post.counterShards : 0, to: current });
     });
     if (raised.length > 0) {
       const more = await this.reader.get(
-        raised.flatMap((r) => shardRange(r.post, r.post.counterShards, r.shards)),
+        raised.flatMap((r) => separate(r.post, r.from, r.to)),
         read,
       );
       next = 0;
       for (const r of raised) {
-        for (let n = r.post.counterShards; n < r.shards; n++) {
+        for (let n = r.from; n < r.to; n++) {
           const shard = more[next++];
           if (shard) addShard(counts[r.at]!, shard);
         }
@@ -229,12 +231,12 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   react(post: CountedPost, kind: string, userId: string): Promise<CounterChange> {
-    // The shard was created with an empty `reactions` map, so a kind never seen before is
+    // The target was created with an empty `reactions` map, so a kind never seen before is
     // still one request: if_not_exists starts its count at zero.
     const increment: TransactItem = {
       Update: {
         TableName: this.tableName,
-        Key: keys.counterShard(post.id, randomShard(post.counterShards)),
+        Key: counterTarget(post.id, post.counterShards),
         UpdateExpression: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :one',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#kind': kind },

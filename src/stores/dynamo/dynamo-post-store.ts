@@ -27,11 +27,13 @@ import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { fanOutProgressItem } from './dynamo-fanout-progress-store.js';
 import {
+  type CounterField,
   type TransactItem,
   counterIncrement,
   counterShardDeletes,
   counterShardItems,
   counterShardPuts,
+  postCounterFields,
 } from './counter-items.js';
 import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
@@ -69,16 +71,21 @@ const POST_ATTRIBUTES = Object.keys({
 } satisfies Record<keyof PostRecord, true>);
 
 /**
- * The items a post is stored as, besides its counters, its author's own home entry and its
- * delivery: the post (first), its author entry, its public and tag entries, and its outbox
+ * The items a post is stored as, besides its separate counter shards, its author's own home entry and its
+ * delivery: the post (first, with its `counts`), its author entry, its public and tag entries, and its outbox
  * entry when its author is not fanned out. Shared by create and importPosts, so the two
  * cannot diverge.
  */
-export function postItems(post: PostRecord, timelineShards: number, outbox: boolean): Item[] {
+export function postItems(
+  post: PostRecord,
+  timelineShards: number,
+  outbox: boolean,
+  counts: Partial<Record<CounterField, number>> = {},
+): Item[] {
   const shard = shardOf(post.id, timelineShards);
   const entry = timelineEntryFields({ postId: post.id, authorId: post.authorId, counterShards: post.counterShards });
   return [
-    { ...keys.post(post.id), ...post },
+    { ...keys.post(post.id), ...post, ...postCounterFields(counts) },
     { ...keys.authorPost(post.authorId, post.id), ...entry },
     { ...keys.publicEntry(shard, post.id), ...entry },
     ...post.tags.map((tag) => ({ ...keys.tagEntry(tag, shard, post.id), ...entry })),
@@ -186,8 +193,8 @@ export class DynamoPostStore implements PostStore {
     const registered = new Set<string>();
     const itemsOf = ({ post, outbox, likeCount }: ImportedPost) => {
       const items = [
-        ...postItems(post, this.timelineShards, outbox),
-        ...counterShardItems(post.id, post.counterShards, { likeCount }),
+        ...postItems(post, this.timelineShards, outbox, { likeCount }),
+        ...counterShardItems(post.id, post.counterShards),
       ];
       // The registry entry once per author: one call may not write an item twice.
       if (outbox && !registered.has(post.authorId)) {
@@ -312,14 +319,7 @@ export class DynamoPostStore implements PostStore {
   ): Promise<Claimed | CommentRefused> {
     const attributes = commentAttributes(comment);
     const items: TransactItem[] = [
-      {
-        ConditionCheck: {
-          TableName: this.tableName,
-          Key: keys.post(post.id),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
-      // Counted in the same transaction, so commentCount is exact.
+      // Counted in the same transaction, so commentCount is exact; its condition finds a post that is gone.
       counterIncrement(this.tableName, post.id, post.counterShards, 'commentCount', 1),
       ...(parent
         ? countReplyItems(this.tableName, parent, 1, 'attribute_exists(pk) AND attribute_not_exists(deleted)')
@@ -347,8 +347,8 @@ export class DynamoPostStore implements PostStore {
       );
     } catch (error) {
       const reasons = cancellationReasons(error);
-      if (reasons?.[0] === 'ConditionalCheckFailed' || reasons?.[1] === 'ConditionalCheckFailed') return 'postGone';
-      if (parent && (reasons?.[2] === 'ConditionalCheckFailed' || reasons?.[3] === 'ConditionalCheckFailed'))
+      if (reasons?.[0] === 'ConditionalCheckFailed') return 'postGone';
+      if (parent && (reasons?.[1] === 'ConditionalCheckFailed' || reasons?.[2] === 'ConditionalCheckFailed'))
         return 'parentGone';
       throw error;
     }

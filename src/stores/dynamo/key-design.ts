@@ -76,7 +76,7 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   },
   { item: 'post (with `counterShards` and `mentionIds`)', pk: 'POST#<postId>', sk: 'POST' },
   {
-    item: 'counter shard: `likeCount`, `viewCount`, `commentCount`, `repostCount`, `reactions` (shard 0 of a raised post also `shards`)',
+    item: 'counter shard of a hot post (`counterShards` > 1): `likeCount`, `viewCount`, `commentCount`, `repostCount`, `reactions`; a post with one keeps them on its item',
     pk: 'POST#<postId>',
     sk: 'COUNT#<n>',
   },
