@@ -8,6 +8,7 @@ import { openItemCache } from './cache/open-item-cache.js';
 import { BatchReader } from './dynamo/batch-reader.js';
 import { addCacheInvalidation } from './dynamo/cache-invalidation.js';
 import { CachedReader } from './dynamo/cached-reader.js';
+import { ActivityRanges } from './dynamo/activity-ranges.js';
 import { type TableOptions, createDocumentClient, dynamoTimeoutsOf } from './dynamo/client.js';
 import { DynamoAccountStore, DynamoFailedAttemptStore } from './dynamo/dynamo-account-store.js';
 import { DynamoActivityStore } from './dynamo/dynamo-activity-store.js';
@@ -108,6 +109,8 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       ? new CachedReader(batchReader, cache, { itemMs: config.cacheTtlMs, counterMs: config.cacheCounterTtlMs })
       : batchReader;
     const onTable: TableOptions = { client, tableName: table };
+    // The naive service (BATCHING=false) looks up each record on its own, as it does everything else.
+    const activityRanges = config.batching ? new ActivityRanges(client, table, batchReader) : undefined;
     const tasks = new DynamoTaskQueue({ ...onTable, shards: config.queueShards });
     const graph: GraphStore = opened.add(
       config.neo4jUri
@@ -149,6 +152,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
         reactionKinds: config.reactionKinds,
         importApi: config.bulkWriteApi,
         reader,
+        activityRanges,
       }),
       posts: new DynamoPostStore({
         ...onTable,
@@ -159,7 +163,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
         reader,
       }),
       tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards, reader: batchReader }),
-      reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader }),
+      reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader, activityRanges }),
       timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
       notifications: new DynamoNotificationStore(onTable),
       tasks,

@@ -5,6 +5,7 @@ import { notFound } from '../../domain/errors.js';
 import type { CounterChange, CounterStore, CountedPost, ImportedLike, PostCounts, UserPost } from '../counter-store.js';
 import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
+import { type ActivityRanges, oneUserOf } from './activity-ranges.js';
 import type { TableOptions } from './client.js';
 import { type TransactItem, counterIncrement, counterShardRaise, counterTarget } from './counter-items.js';
 import { counterShardRaises } from '../../observability/metrics.js';
@@ -51,6 +52,8 @@ export interface DynamoCounterStoreOptions extends TableOptions {
   importApi?: WriteApi;
   /** Coalesces a tick's lookups, through the cache when there is one; a reader of its own unless given. */
   reader?: ItemReader;
+  /** Answers a page's has-the-viewer questions with one range read; record by record unless given. */
+  activityRanges?: ActivityRanges;
 }
 
 export class DynamoCounterStore implements CounterStore {
@@ -59,6 +62,7 @@ export class DynamoCounterStore implements CounterStore {
   private readonly tasks: TaskItems;
   private readonly importApi: WriteApi;
   private readonly reader: ItemReader;
+  private readonly activityRanges: ActivityRanges | null;
   /** What a read asks of a counter item: the counters and the configured kinds' counts. */
   private readonly attributes: AttributePath[];
 
@@ -68,6 +72,7 @@ export class DynamoCounterStore implements CounterStore {
     this.tasks = options.tasks;
     this.importApi = options.importApi ?? 'batchWrite';
     this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+    this.activityRanges = options.activityRanges ?? null;
     // Only the configured kinds: an item may hold counts of kinds no longer offered, which must not swell every read.
     this.attributes = [
       'likeCount',
@@ -137,6 +142,14 @@ export class DynamoCounterStore implements CounterStore {
   }
 
   async hasLiked(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {
+    const userId = oneUserOf(pairs);
+    if (this.activityRanges && userId)
+      return this.activityRanges.has(
+        'LIKE',
+        userId,
+        pairs.map((p) => p.postId),
+        options,
+      );
     const records = await this.reader.get(
       pairs.map((p) => keys.like(p.postId, p.userId)),
       { attributes: [], consistent: options.consistent },

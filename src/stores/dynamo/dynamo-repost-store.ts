@@ -8,6 +8,7 @@ import type { Task } from '../../domain/tasks.js';
 import { activityItem } from './activity-items.js';
 import { cancellationReasons, transactWrite } from './batch.js';
 import { BatchReader } from './batch-reader.js';
+import { type ActivityRanges, oneUserOf } from './activity-ranges.js';
 import type { TableOptions } from './client.js';
 import { type TransactItem, counterIncrement } from './counter-items.js';
 import { outboxAuthorItem } from './dynamo-post-store.js';
@@ -58,6 +59,8 @@ export interface DynamoRepostStoreOptions extends TableOptions {
   tasks: DynamoTaskQueue;
   /** Coalesces a tick's lookups; a reader of its own unless given. */
   reader?: BatchReader;
+  /** Answers a page's has-the-viewer questions with one range read; record by record unless given. */
+  activityRanges?: ActivityRanges;
 }
 
 export class DynamoRepostStore implements RepostStore {
@@ -65,12 +68,14 @@ export class DynamoRepostStore implements RepostStore {
   private readonly tableName: string;
   private readonly tasks: DynamoTaskQueue;
   private readonly reader: BatchReader;
+  private readonly activityRanges: ActivityRanges | null;
 
   constructor(options: DynamoRepostStoreOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.tasks = options.tasks;
     this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
+    this.activityRanges = options.activityRanges ?? null;
   }
 
   private put(Item: Item, ConditionExpression?: string): TransactItem {
@@ -169,6 +174,14 @@ export class DynamoRepostStore implements RepostStore {
   }
 
   async hasReposted(pairs: readonly UserPost[], options: { consistent?: boolean } = {}): Promise<boolean[]> {
+    const userId = oneUserOf(pairs);
+    if (this.activityRanges && userId)
+      return this.activityRanges.has(
+        'REPOST',
+        userId,
+        pairs.map((p) => p.postId),
+        options,
+      );
     const records = await this.reader.get(
       pairs.map((p) => keys.repost(p.postId, p.userId)),
       { attributes: [], consistent: options.consistent },
