@@ -26,7 +26,17 @@ import { fanOutAgainstWriteFloor, fanOutRows } from './fan-out.js';
 import { type GraphQueryTiming, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
 import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
 import { type Summary, round } from './loops.js';
-import { BENCH_SECRET, ROOT, type Service, describeCost, gql, log, startService, stopService } from './service.js';
+import {
+  BENCH_SECRET,
+  type Cost,
+  ROOT,
+  type Service,
+  describeCost,
+  gql,
+  log,
+  startService,
+  stopService,
+} from './service.js';
 import { type UnderAttackResult, cheapUnderAttack } from './under-attack.js';
 import { type Flood, type SignInFloodResult, signInUnderFlood } from './sign-in-flood.js';
 import { type WorstAllowedResult, heaviestAllowed } from './worst-allowed.js';
@@ -237,7 +247,8 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
     await gql(url, HOME_QUERY, { first: PAGE_SIZE }, viewerToken);
     const answer = await gql(url, HOME_QUERY, { first: PAGE_SIZE }, viewerToken);
     if (answer.errors) throw new Error(`home timeline failed: ${JSON.stringify(answer.errors)}`);
-    return answer.extensions?.cost;
+    if (!answer.extensions?.cost) throw new Error('the page reported no cost (COST_EXTENSIONS)');
+    return answer.extensions.cost;
   };
   // First, while nothing else runs: the naive service may still be working off requests after its load ends.
   log('createPost by an author with 1,000 followers, interleaved with the raw write floor');
@@ -392,6 +403,7 @@ function table(report: {
     `| page ÷ floor, 8 connections | ${eight.throughputRatio}× | | | | rates; goal ${eight.goal}: ${met(eight.met)} |`,
     row('same page, naive (`BATCHING=false`), 8 connections', eight.naive, describeCost(home.costPerRequest.naive)),
     `| batched ÷ naive, 8 connections | ${eight.batchedOverNaive}× | | | | rates |`,
+    ...pageCostRows(home.costPerRequest.batched, met),
     row(
       'home page of 20, its service’s CPU, 1 connection',
       pageCpu.page,
@@ -421,6 +433,17 @@ function table(report: {
     '',
     ...lines,
   ].join('\n');
+}
+
+/** Issue 34's goals 2 and 5 for a page of 20: read units as DynamoDB reports them, requests and waves. */
+const PAGE_GOALS = { readUnits: 25, requests: 5, waves: 2 };
+
+function pageCostRows(cost: Cost, met: (yes: boolean) => string): string[] {
+  const requests = cost.dynamodb.requests + cost.graph.requests;
+  return [
+    `| read units per page of ${PAGE_SIZE} | | | | | ${cost.dynamodb.readCapacityUnits}, as DynamoDB reports them; goal ≤ ${PAGE_GOALS.readUnits}: ${met(cost.dynamodb.readCapacityUnits <= PAGE_GOALS.readUnits)} |`,
+    `| store requests per page of ${PAGE_SIZE} | | | | | ${requests} in ${cost.waves ?? '?'} waves; goal ≤ ${PAGE_GOALS.requests} in ${PAGE_GOALS.waves} waves: ${met(requests <= PAGE_GOALS.requests && (cost.waves ?? Infinity) <= PAGE_GOALS.waves)} |`,
+  ];
 }
 
 function signInRows(s: SignInFloodResult, met: (yes: boolean) => string): string[] {
