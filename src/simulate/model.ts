@@ -2,6 +2,7 @@ import { shardsForWriteRate } from '../usecases/counter-heat.js';
 import { placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/feeds/home.js';
+import { ACTIVITY_RANGE_MAX_ITEMS } from '../stores/dynamo/activity-ranges.js';
 import {
   PARTITION_LIMITS,
   SECONDS_PER_DAY,
@@ -32,7 +33,8 @@ export function runModel(input: ModelInput): ModelResult {
   const perPost = (f: (b: (typeof placed)[number]) => number) => sum(placed, (b) => b.users * f(b)) / users;
   const fanOutShare = perPost((b) => (b.fanOut ? 1 : 0));
   const entriesPerPost = perPost((b) => (b.fanOut ? b.followers : 0));
-  const shardsPerPost = perPost((b) => b.counterShards);
+  // A post with one shard keeps its counts on its item; a hot post has separate shards.
+  const separateShardsPerPost = perPost((b) => (b.counterShards > 1 ? b.counterShards : 0));
   const followerPages = (n: number) => Math.ceil(n / s.fanoutPageSize);
   /** Pages of followers a fan-out reads (one, empty, for an author without followers). */
   const pagesPerPost = perPost((b) => (b.fanOut ? Math.max(1, followerPages(b.followers)) : 0));
@@ -45,8 +47,11 @@ export function runModel(input: ModelInput): ModelResult {
       (rest > 0 || full === 0 ? readUnits(rest * sizes.followListEntry) : 0)
     );
   });
-  // A home page shows posts in proportion to their authors' followers.
-  const shardsPerHomeEntry = follows === 0 ? 1 : sum(placed, (b) => b.users * b.followers * b.counterShards) / follows;
+  // A home page shows posts in proportion to their authors' followers, and likes and reposts follow what pages show.
+  const byEntries = (f: (b: (typeof placed)[number]) => number) =>
+    follows === 0 ? 0 : sum(placed, (b) => b.users * b.followers * f(b)) / follows;
+  const separateShardsPerHomeEntry = byEntries((b) => (b.counterShards > 1 ? b.counterShards : 0));
+  const hotEntryShare = byEntries((b) => (b.counterShards > 1 ? 1 : 0));
   const followedOutboxAuthors = sum(placed, (b) => (b.fanOut ? 0 : b.users * b.followers)) / users;
 
   const active = users * w.activeShare;
@@ -72,6 +77,12 @@ export function runModel(input: ModelInput): ModelResult {
   // Full timelines are trimmed by a tenth of TIMELINE_MAX_ENTRIES at a time: steady state, every entry written is trimmed once.
   const trimmedPerTrim = Math.max(1, Math.floor(s.timelineMaxEntries / 10));
   const trims = deliveredEntries / trimmedPerTrim;
+  // viewerHasLiked and viewerHasReposted: one Query of the reader's activity between the page's oldest and newest
+  // post, which holds the reader's likes and reposts of posts written in the time a page spans.
+  const entriesPerReaderPerDay =
+    users === 0 ? 0 : ((deliveredEntries + posts) * SECONDS_PER_DAY) / (users * w.activeShare);
+  const pageSpanDays = entriesPerReaderPerDay === 0 ? 0 : w.pageSize / entriesPerReaderPerDay;
+  const activityPerPage = Math.min(ACTIVITY_RANGE_MAX_ITEMS, (w.likesPerDay + w.repostsPerDay) * pageSpanDays);
   // The share of home entries that are reposts: each brings its reposter to the page, to hydrate and to check.
   const repostShare = deliveredEntries + posts === 0 ? 0 : repostEntries / (deliveredEntries + posts);
   const pageUsers = w.pageSize * (1 + repostShare);
@@ -157,30 +168,29 @@ export function runModel(input: ModelInput): ModelResult {
       readUnitsPerSecond: 0,
     },
     {
-      item: 'counter shard',
-      by: 'createPost, likes, reposts; home reads',
+      item: "counts: the post item's, or a hot post's counter shards",
+      by: "likes and reposts (the post item while it has one shard, else a shard); createPost (a hot post's shards); home reads (a hot post's shards: other counts come with the post)",
       writeUnitsPerSecond:
-        posts * shardsPerPost * transact(sizes.counterShard) + (likes + reposts) * transact(sizes.counterShard),
-      readUnitsPerSecond: homeReads * w.pageSize * shardsPerHomeEntry * readUnits(sizes.counterShard),
+        posts * separateShardsPerPost * transact(sizes.counterShard) +
+        (likes + reposts) * ((1 - hotEntryShare) * transact(sizes.post) + hotEntryShare * transact(sizes.counterShard)),
+      readUnitsPerSecond: homeReads * w.pageSize * separateShardsPerHomeEntry * readUnits(sizes.counterShard),
     },
     {
       item: 'like record, likers entry and activity',
-      by: 'likePost (transaction); home reads (viewerHasLiked)',
+      by: "likePost (transaction); home reads (viewerHasLiked and viewerHasReposted: one Query of the reader's activity)",
       writeUnitsPerSecond: likes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.activity)),
-      readUnitsPerSecond: homeReads * w.pageSize * readUnits(sizes.likeRecord) + likes * readUnits(sizes.post, true),
+      readUnitsPerSecond: homeReads * readUnits(activityPerPage * sizes.activity) + likes * readUnits(sizes.post, true),
     },
     {
       item: "repost record, reposters entry, reposter's entry and activity",
-      by: 'repost (transaction); home reads (viewerHasReposted); repost fan-out (still reposted? at the start and after each page, strongly)',
+      by: 'repost (transaction); repost fan-out (still reposted? at the start and after each page, strongly)',
       writeUnitsPerSecond:
         reposts *
         (transact(sizes.repostRecord) +
           transact(sizes.reposterEntry) +
           transact(sizes.userRepostEntry) +
           transact(sizes.activity)),
-      readUnitsPerSecond:
-        homeReads * w.pageSize * readUnits(sizes.repostRecord) +
-        reposts * (fanOutShare + pagesPerPost) * readUnits(sizes.repostRecord, true),
+      readUnitsPerSecond: reposts * (fanOutShare + pagesPerPost) * readUnits(sizes.repostRecord, true),
     },
     {
       item: 'queued task',
@@ -239,7 +249,7 @@ export function runModel(input: ModelInput): ModelResult {
       postsKept * (2 + w.tagsPerPost + (1 - fanOutShare)),
       sizes.timelineEntry,
     ),
-    stored('counter shard', postsKept * shardsPerPost, sizes.counterShard),
+    stored("a hot post's counter shard", postsKept * separateShardsPerPost, sizes.counterShard),
     stored(
       "repost record, reposters, reposter's and outbox entries, activity",
       repostsKept * (5 - fanOutShare),

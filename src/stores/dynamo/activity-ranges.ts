@@ -15,7 +15,7 @@ const MIN_POSTS = 4;
 /** Posts older than the newest asked for by more than this (a repost of an old post) are looked up by record. */
 const WINDOW_MS = 7 * 24 * 3_600_000;
 /** Activity items one range read reads at most; posts past them are looked up by record, a call later. */
-const MAX_ITEMS = 100;
+export const ACTIVITY_RANGE_MAX_ITEMS = 100;
 
 interface Ask {
   postIds: Set<string>;
@@ -114,11 +114,11 @@ export class ActivityRanges {
             ':hi': `${keys.post(sorted.at(-1)!).pk}$`,
           },
           ProjectionExpression: 'sk',
-          Limit: MAX_ITEMS,
+          Limit: ACTIVITY_RANGE_MAX_ITEMS,
         }),
       );
       const seen = new Set((result.Items ?? []).map((item) => item.sk as string));
-      // Past MAX_ITEMS the read stopped at its last key: later posts are looked up by record.
+      // Past ACTIVITY_RANGE_MAX_ITEMS the read stopped at its last key: later posts are looked up by record.
       const readTo = result.LastEvaluatedKey ? (result.LastEvaluatedKey.sk as string) : null;
       const answered = (postId: string) => readTo === null || `${keys.post(postId).pk}$` <= readTo;
       await Promise.all(
