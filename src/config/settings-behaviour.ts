@@ -37,10 +37,10 @@ export const BEHAVIOUR_SETTINGS = {
   // At most 61: a post's creating transaction holds its shards beside up to 39 other items (tags, mention tasks, ...) within DynamoDB's 100.
   counterShards: int(
     'COUNTER_SHARDS',
-    8,
+    1,
     1,
     61,
-    'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.',
+    'Counter shards a post by an author with at least HOT_AUTHOR_FOLLOWERS followers starts with; other posts start with one. At 1, only heat raises them (COUNTER_SHARD_WRITES_PER_SECOND): every page showing a sharded post reads its shards.',
   ),
   hotAuthorFollowers: int(
     'HOT_AUTHOR_FOLLOWERS',

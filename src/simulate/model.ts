@@ -294,23 +294,24 @@ export function runModel(input: ModelInput): ModelResult {
   const topShards = shardsForWriteRate(top.counterShards, topLikesPerInstance, s);
   hot({
     partition: 'POST#<viral post>',
-    what: `the post, its ${topShards} counter shard(s), its like and repost records and likers list, on every follower's page`,
-    readUnitsPerSecond:
-      topReaders *
-      (readUnits(sizes.post) +
-        topShards * readUnits(sizes.counterShard) +
-        readUnits(sizes.likeRecord) +
-        readUnits(sizes.repostRecord)),
+    what: `the post and its ${topShards} counter shard(s) on every follower's page; its like records and likers list`,
+    readUnitsPerSecond: topReaders * (readUnits(sizes.post) + topShards * readUnits(sizes.counterShard)),
     writeUnitsPerSecond:
-      topLikes * (transact(sizes.likeRecord) + transact(sizes.likerEntry) + transact(sizes.counterShard)),
+      topLikes *
+      (transact(sizes.likeRecord) +
+        transact(sizes.likerEntry) +
+        transact(topShards > 1 ? sizes.counterShard : sizes.post)),
     relief:
       'reads: the hot-key cache; DynamoDB splits a partition by sort key under sustained load, but never an item (next line)',
   });
   hot({
-    partition: 'POST#<viral post> COUNT#<n>',
-    what: 'one counter shard item (writes spread over the shards, reads sum them all)',
-    readUnitsPerSecond: topReaders * readUnits(sizes.counterShard),
-    writeUnitsPerSecond: (topLikes * transact(sizes.counterShard)) / topShards,
+    partition: topShards > 1 ? 'POST#<viral post> COUNT#<n>' : 'POST#<viral post> POST',
+    what:
+      topShards > 1
+        ? 'one counter shard item (writes spread over the shards, reads sum them all)'
+        : 'the post item, which holds its counts while it has one shard',
+    readUnitsPerSecond: topReaders * readUnits(topShards > 1 ? sizes.counterShard : sizes.post),
+    writeUnitsPerSecond: (topLikes * transact(topShards > 1 ? sizes.counterShard : sizes.post)) / topShards,
     relief:
       `writes: ${Math.max(1, neededShards)} shard(s) needed; this post has ${topShards}: ${top.counterShards} at creation (COUNTER_SHARDS ${s.counterShards} from HOT_AUTHOR_FOLLOWERS ${s.hotAuthorFollowers}), ` +
       `${topShards > top.counterShards ? 'raised' : 'not raised'} as each of ${w.apiInstances} instances sends it ${Number(topLikesPerInstance.toPrecision(2))} likes/s ` +
