@@ -7,6 +7,8 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const REACTION_KIND = /^[a-z][a-z_]{0,19}$/;
 const MAX_REACTION_KINDS = 20;
 const DEFAULT_REACTION_KINDS = 'like,love,laugh,wow,sad,clap';
+/** The Queries one computation of trendingTags may send: what its `@cost` in schema.graphql declares (20 points each). */
+export const TRENDS_READ_MAX_QUERIES = 40;
 
 /** What the service does and how much it allows: content, background work, cache, API limits, Redis, observability. */
 export const BEHAVIOUR_SETTINGS = {
@@ -123,14 +125,21 @@ export const BEHAVIOUR_SETTINGS = {
     24,
     1,
     168,
-    'The recent window trendingTags counts tag uses in, in hours (hourly buckets: the current hour and the ones before it).',
+    'The recent window trendingTags counts tag uses in, in hours (the current hour and the ones before it).',
   ),
   trendsShards: int(
     'TRENDS_SHARDS',
     4,
     1,
     16,
-    "Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are).",
+    `Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are). The days a window spans times the shards may be at most ${TRENDS_READ_MAX_QUERIES}: a computation of trendingTags reads each in one Query or more.`,
+  ),
+  trendsReadMaxItems: int(
+    'TRENDS_READ_MAX_ITEMS',
+    100_000,
+    1,
+    10_000_000,
+    `Most tag counts (one per tag, hour and shard) one computation of trendingTags reads, in at most ${TRENDS_READ_MAX_QUERIES} Queries; past either, it counts only the newest hours it read in full (see Search).`,
   ),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),
   queuePollMs: int(

@@ -1,10 +1,14 @@
+import { TRENDS_READ_MAX_QUERIES } from '../config.js';
 import { badInput } from '../domain/errors.js';
 import { normalizeWord } from '../domain/validation.js';
+import type { Logger } from '../logger.js';
 import type { TagCount, TagStore } from '../stores/tag-store.js';
 
 export interface TagSettings {
   /** TRENDS_WINDOW_HOURS: the current hour and the ones before it. */
   trendsWindowHours: number;
+  /** TRENDS_READ_MAX_ITEMS: the most counts one computation reads. */
+  trendsReadMaxItems: number;
 }
 
 /** How many tags a list returns unless asked (1-100). */
@@ -34,12 +38,24 @@ export class TagUseCases {
     private readonly tags: TagStore,
     private readonly settings: TagSettings,
     private readonly now: () => number,
+    private readonly logger: Logger,
   ) {}
 
   async trending(first: number | null | undefined): Promise<TagCount[]> {
     const size = listSize(first);
     const now = this.now();
-    const counts = await this.tags.windowCounts(now - (this.settings.trendsWindowHours - 1) * HOUR_MS, now);
+    const windowHours = this.settings.trendsWindowHours;
+    const { counts, hours } = await this.tags.windowCounts(now - (windowHours - 1) * HOUR_MS, now, {
+      maxQueries: TRENDS_READ_MAX_QUERIES,
+      maxItems: this.settings.trendsReadMaxItems,
+    });
+    if (hours < windowHours)
+      this.logger.warn('trendingTags counted only the newest hours of its window: the rest is past its read bound', {
+        hours,
+        windowHours,
+        maxItems: this.settings.trendsReadMaxItems,
+        maxQueries: TRENDS_READ_MAX_QUERIES,
+      });
     return counts.sort(byUse).slice(0, size);
   }
 

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRENDS_READ_MAX_QUERIES } from '../../src/config.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
+import { declaredCost } from '../../src/graphql/limits/cost-directives.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';
 
@@ -78,6 +82,18 @@ describe('trendingTags', () => {
       expect(errorCodes(await t.gql('query($first: Int) { trendingTags(first: $first) { tag } }', { first }))).toEqual([
         'BAD_USER_INPUT',
       ]);
+  });
+});
+
+describe('the cost of trendingTags', () => {
+  it('sends at most the Queries trendingTags declares when it computes the list', async () => {
+    const field = buildSchema(loadTypeDefs()).getQueryType()!.getFields().trendingTags!;
+    expect(declaredCost(field).cost).toBe(20 * TRENDS_READ_MAX_QUERIES);
+    const computed = await t.gql('{ trendingTags(first: 100) { tag count } }');
+    expect(computed.errors).toBeUndefined();
+    // The default window spans one or two days of 4 shards: a partition each, read in one Query when it is small.
+    expect([4, 8]).toContain(computed.extensions!.cost.requests);
+    expect(computed.extensions!.cost.requests).toBeLessThanOrEqual(TRENDS_READ_MAX_QUERIES);
   });
 });
 
