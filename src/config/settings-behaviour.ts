@@ -134,6 +134,13 @@ export const BEHAVIOUR_SETTINGS = {
     16,
     `Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are). The days a window spans times the shards may be at most ${TRENDS_READ_MAX_QUERIES}: a computation of trendingTags reads each in one Query or more.`,
   ),
+  trendsCacheTtlMs: int(
+    'TRENDS_CACHE_TTL_MS',
+    30_000,
+    0,
+    3_600_000,
+    'How long a process serves the trendingTags list it computed (the same for every viewer) before computing it again; 0: every request computes it.',
+  ),
   trendsReadMaxItems: int(
     'TRENDS_READ_MAX_ITEMS',
     100_000,

@@ -40,7 +40,7 @@ describe('an hour with more distinct tags than one item could hold', () => {
 
   beforeAll(async () => {
     // One shard: every count of the hour would be on the one bucket item of earlier versions.
-    t = await startTestApp({ TRENDS_SHARDS: '1' }, { clock: () => LATE_YESTERDAY });
+    t = await startTestApp({ TRENDS_SHARDS: '1', TRENDS_CACHE_TTL_MS: '0' }, { clock: () => LATE_YESTERDAY });
   });
   afterAll(async () => {
     await t.stop();
@@ -88,7 +88,7 @@ describe('the read bound of one computation', () => {
     for (const app of apps.reverse()) await app.stop();
   });
   const start = async (env: Record<string, string>, options: { logger?: Logger } = {}) => {
-    const app = await startTestApp(env, { clock, ...options });
+    const app = await startTestApp({ TRENDS_CACHE_TTL_MS: '0', ...env }, { clock, ...options });
     apps.push(app);
     return app;
   };
