@@ -1,9 +1,17 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapConcurrently } from '../../src/lib/collections.js';
 import type { Logger } from '../../src/logger.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';
+import { scanTable } from '../helpers/table.js';
+
+const run = promisify(execFile);
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -133,5 +141,64 @@ describe('the read bound of one computation', () => {
     expect(counted.map((entry) => entry.tag).sort()).toEqual(tags.flat().sort());
     expect(counted.every((entry) => entry.count === 1)).toBe(true);
     expect(requests).toBe(3);
+  });
+});
+
+describe('stored items: npm run trends:split', () => {
+  it('moves the hourly buckets of earlier versions into the counts trendingTags reads, once', async () => {
+    const w = word();
+    const t = await startTestApp({ TRENDS_SHARDS: '2', TRENDS_CACHE_TTL_MS: '0' }, { clock: () => LATE_YESTERDAY });
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    try {
+      const author = await t.signUp();
+      // Written by this version: one use of `a`.
+      await createPost(t, author.token, 'new', [`${w}a`]);
+      // Written by the earlier one, in the same hour: an item per shard, an attribute pair per tag.
+      const hour = Math.floor(LATE_YESTERDAY / HOUR_MS);
+      const bucket = (shard: number, counts: Record<string, number>) => ({
+        pk: `TRENDS#${hour}`,
+        sk: String(shard),
+        expiresAt: (hour + 169) * 3600,
+        ...Object.fromEntries(
+          Object.entries(counts).flatMap(([tag, count]) => [
+            [`t_${w}${tag}`, count],
+            [`l_${w}${tag}`, LATE_YESTERDAY - 60_000],
+          ]),
+        ),
+      });
+      const putBuckets = async (...items: Record<string, unknown>[]) => {
+        for (const item of items)
+          await client.send(new PutCommand({ TableName: tableName(t.tablePrefix), Item: item }));
+      };
+      await putBuckets(bucket(0, { a: 3, b: 1, gone: 0 }), bucket(1, { a: 2, c: 4 }));
+      const mine = async () =>
+        (await trending(t)).tags.filter((entry) => entry.tag.startsWith(w)).sort((x, y) => (x.tag < y.tag ? -1 : 1));
+      expect(await mine()).toEqual([{ tag: `${w}a`, count: 1 }]);
+
+      const split = async () => {
+        const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'AWS_REGION'));
+        return (
+          await run(process.execPath, ['--import', 'tsx', 'scripts/trends-split.ts'], {
+            env: { ...clean, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' },
+          })
+        ).stdout;
+      };
+      expect(await split()).toMatch(/^moved 4 tag counts out of 2 hourly buckets$/m);
+      const moved = [
+        { tag: `${w}a`, count: 6 },
+        { tag: `${w}b`, count: 1 },
+        { tag: `${w}c`, count: 4 },
+      ];
+      expect(await mine()).toEqual(moved);
+      expect((await scanTable(t)).filter((item) => item.pk === `TRENDS#${hour}`)).toEqual([]);
+      expect(await split()).toMatch(/^moved 0 tag counts out of 0 hourly buckets$/m);
+      // As if a run had stopped before it deleted a bucket whose counts it had moved: they are not moved twice.
+      await putBuckets(bucket(1, { a: 2, c: 4 }));
+      expect(await split()).toMatch(/^moved 0 tag counts out of 1 hourly buckets$/m);
+      expect(await mine()).toEqual(moved);
+    } finally {
+      client.destroy();
+      await t.stop();
+    }
   });
 });
