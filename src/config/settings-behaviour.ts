@@ -36,12 +36,13 @@ export const BEHAVIOUR_SETTINGS = {
       return kinds;
     },
   } satisfies Setting<readonly string[]>,
-  // At most 61: a post's creating transaction holds its shards beside up to 39 other items (tags, mention tasks, ...) within DynamoDB's 100.
+  // At most 41: a post's creating transaction holds its shards beside up to 59 other items within DynamoDB's 100
+  // (two tag counts and a tag entry for each of 10 tags, a task for each of 20 mentions, ...).
   counterShards: int(
     'COUNTER_SHARDS',
     8,
     1,
-    61,
+    41,
     'Counter shards of a hot post (one by an author with at least HOT_AUTHOR_FOLLOWERS followers); other posts have one.',
   ),
   hotAuthorFollowers: int(
