@@ -1,9 +1,15 @@
 import type { LogLevel } from './logger.js';
 import { type Env, fail } from './config/setting-kinds.js';
-import { SETTINGS } from './config/settings.js';
+import { SETTINGS, TRENDS_READ_MAX_QUERIES } from './config/settings.js';
 
 export { ConfigError } from './config/setting-kinds.js';
-export { type CacheMode, DYNAMO_TIMEOUT_DEFAULTS, SETTINGS, type WriteApi } from './config/settings.js';
+export {
+  type CacheMode,
+  DYNAMO_TIMEOUT_DEFAULTS,
+  SETTINGS,
+  TRENDS_READ_MAX_QUERIES,
+  type WriteApi,
+} from './config/settings.js';
 
 type Settings = typeof SETTINGS;
 /** The service's configuration: read from environment variables only, each declared once in SETTINGS. */
@@ -16,6 +22,13 @@ export function loadConfig(env: Env = process.env): Config {
   }
   if (Number(config.maxQueryCost) > Number(config.rateLimitPoints))
     fail('MAX_QUERY_COST', 'must not be more than RATE_LIMIT_POINTS: an operation that costs more could never run');
+  // Each day a window spans is a partition per shard, read with one Query at least.
+  const trendDays = Math.ceil((Number(config.trendsWindowHours) - 1) / 24) + 1;
+  if (trendDays * Number(config.trendsShards) > TRENDS_READ_MAX_QUERIES)
+    fail(
+      'TRENDS_SHARDS',
+      `(${config.trendsShards}) times the days a TRENDS_WINDOW_HOURS window spans (${trendDays}) must be at most ${TRENDS_READ_MAX_QUERIES}, the Queries one computation of trendingTags sends`,
+    );
   const oidc = [SETTINGS.oidcIssuer, SETTINGS.oidcAudience, SETTINGS.oidcJwksUri];
   const oidcSet = oidc.filter((setting) => (env[setting.name] ?? '') !== '');
   if (oidcSet.length > 0 && oidcSet.length < oidc.length) {

@@ -7,6 +7,8 @@ const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'];
 const REACTION_KIND = /^[a-z][a-z_]{0,19}$/;
 const MAX_REACTION_KINDS = 20;
 const DEFAULT_REACTION_KINDS = 'like,love,laugh,wow,sad,clap';
+/** The Queries one computation of trendingTags may send: what its `@cost` in schema.graphql declares (20 points each). */
+export const TRENDS_READ_MAX_QUERIES = 40;
 
 /** What the service does and how much it allows: content, background work, cache, API limits, Redis, observability. */
 export const BEHAVIOUR_SETTINGS = {
@@ -34,12 +36,13 @@ export const BEHAVIOUR_SETTINGS = {
       return kinds;
     },
   } satisfies Setting<readonly string[]>,
-  // At most 61: a post's creating transaction holds its shards beside up to 39 other items (tags, mention tasks, ...) within DynamoDB's 100.
+  // At most 41: a post's creating transaction holds its shards beside up to 59 other items within DynamoDB's 100
+  // (two tag counts and a tag entry for each of 10 tags, a task for each of 20 mentions, ...).
   counterShards: int(
     'COUNTER_SHARDS',
     1,
     1,
-    61,
+    41,
     'Counter shards a post by an author with at least HOT_AUTHOR_FOLLOWERS followers starts with; other posts start with one. At 1, only heat raises them (COUNTER_SHARD_WRITES_PER_SECOND): every page showing a sharded post reads its shards.',
   ),
   hotAuthorFollowers: int(
@@ -123,14 +126,28 @@ export const BEHAVIOUR_SETTINGS = {
     24,
     1,
     168,
-    'The recent window trendingTags counts tag uses in, in hours (hourly buckets: the current hour and the ones before it).',
+    'The recent window trendingTags counts tag uses in, in hours (the current hour and the ones before it).',
   ),
   trendsShards: int(
     'TRENDS_SHARDS',
     4,
     1,
     16,
-    "Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are).",
+    `Shards each hour's tag counts and each tag's total are spread over, by post id (as hot counters are). The days a window spans times the shards may be at most ${TRENDS_READ_MAX_QUERIES}: a computation of trendingTags reads each in one Query or more.`,
+  ),
+  trendsCacheTtlMs: int(
+    'TRENDS_CACHE_TTL_MS',
+    30_000,
+    0,
+    3_600_000,
+    'How long a process serves the trendingTags list it computed (the same for every viewer) before computing it again; 0: every request computes it.',
+  ),
+  trendsReadMaxItems: int(
+    'TRENDS_READ_MAX_ITEMS',
+    100_000,
+    1,
+    10_000_000,
+    `Most tag counts (one per tag, hour and shard) one computation of trendingTags reads, in at most ${TRENDS_READ_MAX_QUERIES} Queries; past either, it counts only the newest hours it read in full (see Search).`,
   ),
   queueShards: int('QUEUE_SHARDS', 4, 1, 64, 'Partitions the durable task queue is spread over.'),
   queuePollMs: int(

@@ -1,7 +1,7 @@
 import { BEHAVIOUR_SETTINGS } from './settings-behaviour.js';
 import { PLATFORM_SETTINGS } from './settings-platform.js';
 
-export { type CacheMode } from './settings-behaviour.js';
+export { type CacheMode, TRENDS_READ_MAX_QUERIES } from './settings-behaviour.js';
 export { DYNAMO_TIMEOUT_DEFAULTS, type WriteApi } from './settings-platform.js';
 
 /**

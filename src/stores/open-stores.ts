@@ -162,7 +162,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
         importApi: config.bulkWriteApi,
         reader,
       }),
-      tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards, reader: batchReader }),
+      tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards }),
       reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader, activityRanges }),
       timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
       notifications: new DynamoNotificationStore(onTable),

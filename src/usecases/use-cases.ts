@@ -126,7 +126,7 @@ export function createUseCases(
     }),
     posts,
     reposts,
-    tags: new TagUseCases(stores.tags, config, stores.clock),
+    tags: new TagUseCases(stores.tags, config, stores.clock, logger.child({ component: 'tags' })),
     comments,
     counters: new CounterUseCases(
       posts,

@@ -137,6 +137,41 @@ describe('deletePost', () => {
   });
 });
 
+describe('the largest post', () => {
+  it('is written in one transaction: ten tags, twenty mentions, COUNTER_SHARDS shards, an outbox, a retry key', async () => {
+    // The most shards COUNTER_SHARDS allows; every post hot, and kept in its author's outbox once it has a follower.
+    const largest = await startTestApp({ COUNTER_SHARDS: '41', HOT_AUTHOR_FOLLOWERS: '1', FANOUT_MAX_FOLLOWERS: '0' });
+    try {
+      const [author, follower, ...mentioned] = await Promise.all(Array.from({ length: 22 }, () => largest.signUp()));
+      await largest.gqlData(
+        'mutation($id: ID!) { follow(userId: $id) { user { id } } }',
+        { id: author!.id },
+        follower!.token,
+      );
+      const tags = Array.from({ length: 10 }, (_, i) => `largest${i}`);
+      const create = () =>
+        largest.gql(
+          'mutation($input: CreatePostInput!) { createPost(input: $input) { post { id tags mentions { id } } } }',
+          { input: { text: mentioned.map((user) => `@${user.handle}`).join(' '), tags, idempotencyKey: 'largest' } },
+          author!.token,
+        );
+      const created = await create();
+      expect(created.errors).toBeUndefined();
+      expect(created.data!.createPost.post.tags).toEqual(tags);
+      expect(created.data!.createPost.post.mentions).toHaveLength(20);
+      expect((await create()).data!.createPost.post.id).toBe(created.data!.createPost.post.id);
+      const deleted = await largest.gql(
+        'mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }',
+        { id: created.data!.createPost.post.id },
+        author!.token,
+      );
+      expect(deleted.errors).toBeUndefined();
+    } finally {
+      await largest.stop();
+    }
+  });
+});
+
 describe('comments', () => {
   const ADD =
     'mutation($postId: ID!, $text: String!) { addComment(postId: $postId, text: $text) { comment { id text author { id } createdAt } post { id commentCount } } }';

@@ -18,7 +18,9 @@ const SIZE = {
   posts: 150,
   likes: 200,
   seed: 7,
-  endMs: Date.parse('2026-06-01T00:00:00.000Z'),
+  // The start of this hour: the tag counts of the network's last days must not have expired (DynamoDB Local deletes
+  // items past their TTL).
+  endMs: Math.floor(Date.now() / 3_600_000) * 3_600_000,
 };
 /**
  * Settings under which this network has hot authors (sharded counters), authors who are not
@@ -330,6 +332,53 @@ describe('npm run seed', () => {
       expect([fromBulk.graphRequests, fromService.graphRequests]).toEqual(follows ? [3, 3] : [2, 2]);
     }
     expect(suggestions).toBeGreaterThan(SIZE.users);
+  });
+
+  it('counts the same tags as the service paths, trending and searched, as the network has them', async () => {
+    // The network's last three days, as an instance whose clock stands at its end sees them.
+    const HOUR_MS = 3_600_000;
+    const fromMs = SIZE.endMs - 71 * HOUR_MS;
+    const count = (posts: typeof bulk.network.posts) => {
+      const counts = new Map<string, number>();
+      for (const post of posts) for (const tag of post.tags) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+      return counts;
+    };
+    const entries = (counts: Map<string, number>) =>
+      [...counts].map(([tag, n]) => ({ tag, count: n })).sort((a, b) => (a.tag < b.tag ? -1 : 1));
+    const inWindow = count(bulk.network.posts.filter((post) => post.createdAtMs >= fromMs));
+    const ever = count(bulk.network.posts);
+    expect(inWindow.size).toBeGreaterThan(3);
+    expect(inWindow.size).toBeLessThan(100);
+
+    const trending = async (s: Seeded) => {
+      const atEnd = await startTestApp(
+        { ...SETTINGS, TABLE_PREFIX: s.t.tablePrefix, TRENDS_WINDOW_HOURS: '72', TRENDS_CACHE_TTL_MS: '0' },
+        { clock: () => SIZE.endMs },
+      );
+      try {
+        const { trendingTags } = await atEnd.gqlData<{ trendingTags: { tag: string; count: number }[] }>(
+          '{ trendingTags(first: 100) { tag count } }',
+        );
+        return [...trendingTags].sort((a, b) => (a.tag < b.tag ? -1 : 1));
+      } finally {
+        await atEnd.stop();
+      }
+    };
+    const searched = async (s: Seeded) => {
+      const found = new Map<string, number>();
+      for (const tag of ever.keys()) {
+        const { searchTags } = await s.t.gqlData<{ searchTags: { tag: string; count: number }[] }>(
+          'query($p: String!) { searchTags(prefix: $p, first: 100) { tag count } }',
+          { p: tag },
+        );
+        found.set(tag, searchTags.find((entry) => entry.tag === tag)?.count ?? 0);
+      }
+      return entries(found);
+    };
+    for (const s of [bulk, service]) {
+      expect(await trending(s)).toEqual(entries(inWindow));
+      expect(await searched(s)).toEqual(entries(ever));
+    }
   });
 
   it('refuses to seed a store that already holds the network', async () => {

@@ -1,19 +1,34 @@
 import { randomBytes } from 'node:crypto';
+import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRENDS_READ_MAX_QUERIES } from '../../src/config.js';
+import { loadTypeDefs } from '../../src/graphql/apollo.js';
+import { declaredCost } from '../../src/graphql/limits/cost-directives.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';
 
 const HOUR_MS = 3_600_000;
+const TTL_MS = 60_000;
 /** The app's clock runs this far ahead of the real one: a test moves it instead of waiting. */
 let aheadMs = 0;
+/** The same for the instance that keeps its trending list for TTL_MS. */
+let cachedAheadMs = 0;
+/** Computes the trending list for every request, so that each test sees its own posts at once. */
 let t: TestApp;
+/** Another instance on the same table, serving its trending list for TTL_MS. */
+let cached: TestApp;
 let author: { id: string; token: string };
 
 beforeAll(async () => {
-  t = await startTestApp({}, { clock: () => Date.now() + aheadMs });
+  t = await startTestApp({ TRENDS_CACHE_TTL_MS: '0' }, { clock: () => Date.now() + aheadMs });
+  cached = await startTestApp(
+    { TABLE_PREFIX: t.tablePrefix, TRENDS_CACHE_TTL_MS: String(TTL_MS) },
+    { clock: () => Date.now() + cachedAheadMs },
+  );
   author = await t.signUp();
 });
 afterAll(async () => {
+  await cached.stop();
   await t.stop();
 });
 
@@ -24,8 +39,8 @@ function word(): string {
 
 type TagCount = { tag: string; count: number };
 
-async function trending(prefix: string): Promise<TagCount[]> {
-  const result = await t.gql('{ trendingTags(first: 100) { tag count } }');
+async function trending(prefix: string, on = t, token?: string): Promise<TagCount[]> {
+  const result = await on.gql('{ trendingTags(first: 100) { tag count } }', {}, token);
   expect(result.errors).toBeUndefined();
   return (result.data!.trendingTags as TagCount[]).filter((entry) => entry.tag.startsWith(prefix));
 }
@@ -78,6 +93,33 @@ describe('trendingTags', () => {
       expect(errorCodes(await t.gql('query($first: Int) { trendingTags(first: $first) { tag } }', { first }))).toEqual([
         'BAD_USER_INPUT',
       ]);
+  });
+});
+
+describe('the trending list of an instance', () => {
+  it('is computed once per TRENDS_CACHE_TTL_MS and served to every viewer meanwhile, with no store request', async () => {
+    const w = word();
+    await createPost(t, author.token, 'one', [w]);
+    expect(await trending(w, cached)).toEqual([{ tag: w, count: 1 }]);
+    await createPost(t, author.token, 'two', [w]);
+    const served = await cached.gql('{ trendingTags(first: 100) { tag count } }');
+    expect(served.data!.trendingTags).toContainEqual({ tag: w, count: 1 });
+    expect(served.extensions!.cost.requests).toBe(0);
+    expect(await trending(w, cached, author.token)).toEqual([{ tag: w, count: 1 }]);
+    // The instance that computes it for every request sees the second post at once; this one once its list is stale.
+    expect(await trending(w)).toEqual([{ tag: w, count: 2 }]);
+    cachedAheadMs = TTL_MS;
+    expect(await trending(w, cached)).toEqual([{ tag: w, count: 2 }]);
+  });
+
+  it('sends at most the Queries trendingTags declares when it computes the list', async () => {
+    const field = buildSchema(loadTypeDefs()).getQueryType()!.getFields().trendingTags!;
+    expect(declaredCost(field).cost).toBe(20 * TRENDS_READ_MAX_QUERIES);
+    const computed = await t.gql('{ trendingTags(first: 100) { tag count } }');
+    expect(computed.errors).toBeUndefined();
+    // The default window spans one or two days of 4 shards: a partition each, read in one Query when it is small.
+    expect([4, 8]).toContain(computed.extensions!.cost.requests);
+    expect(computed.extensions!.cost.requests).toBeLessThanOrEqual(TRENDS_READ_MAX_QUERIES);
   });
 });
 

@@ -83,6 +83,7 @@ describe('configuration', () => {
     [{ PASSWORD_SCRYPT_LOG2_N: '9' }, 'PASSWORD_SCRYPT_LOG2_N'],
     [{ JWT_TTL_SECONDS: '30' }, 'JWT_TTL_SECONDS'],
     [{ PASSWORD_HASH_CONCURRENCY: '0' }, 'PASSWORD_HASH_CONCURRENCY'],
+    [{ TRENDS_WINDOW_HOURS: '168', TRENDS_SHARDS: '6' }, 'TRENDS_SHARDS'],
     [
       { REACTION_KINDS: Array.from({ length: 21 }, (_, i) => `kind_${'abcdefghijklmnopqrstu'[i]}`).join(',') },
       'REACTION_KINDS',
@@ -90,6 +91,11 @@ describe('configuration', () => {
   ])('names the bad variable in %j', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(variable);
+  });
+
+  it('allows a trending window whose partitions (days spanned × shards) one computation can read', () => {
+    expect(loadConfig({ TRENDS_WINDOW_HOURS: '168', TRENDS_SHARDS: '5' })).toMatchObject({ trendsShards: 5 });
+    expect(loadConfig({ TRENDS_SHARDS: '16' })).toMatchObject({ trendsWindowHours: 24, trendsShards: 16 });
   });
 
   it('documents every variable, with its default, in docs/reference/configuration.md (`npm run docs` writes it)', () => {

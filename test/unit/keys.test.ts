@@ -52,7 +52,7 @@ const made: Record<keyof typeof keys, Key[]> = {
   outboxAuthor: [keys.outboxAuthor(user)],
   tagEntry: [keys.tagEntry('engines', 3, post)],
   publicEntry: [keys.publicEntry(0, post)],
-  trendBucket: [keys.trendBucket(490_000, 3)],
+  trendCount: [keys.trendCount(490_007, 3, 'engines')],
   tagTotal: [keys.tagTotal('engines', 1)],
   commentEntry: [keys.commentEntry(post, 'cmt_1')],
   threadEntry: [

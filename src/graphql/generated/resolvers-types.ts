@@ -734,7 +734,9 @@ export type Query = {
   tagTimeline: Maybe<PostConnection>;
   /**
    * The tags used most in the recent window (TRENDS_WINDOW_HOURS, default the last 24 hours, in whole hours), each with
-   * its count of posts in the window, most first; ties by the most recent use. A deleted post's tags count down.
+   * its count of posts in the window, most first; ties by the most recent use. A deleted post's tags count down. The
+   * same for every viewer: each instance computes it at most once per TRENDS_CACHE_TTL_MS (default 30 s), so a new or
+   * deleted post may take that long to count.
    */
   trendingTags: Maybe<Array<TagCount>>;
   /** A user by id or by handle (give exactly one); null when there is none. */

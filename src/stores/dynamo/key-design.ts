@@ -117,9 +117,9 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'tag timeline entry', pk: 'TAG#<tag>#<shard>', sk: '<postId>' },
   { item: 'public timeline entry', pk: 'PUBLIC#<shard>', sk: '<postId>' },
   {
-    item: 'tag counts of one hour, one shard: `t_<tag>` posts, `l_<tag>` last use ms (expires by TTL)',
-    pk: 'TRENDS#<hour since epoch>',
-    sk: '<shard>',
+    item: 'tag count of one hour, one shard: `count` posts, `lastUsedMs` (expires by TTL); a day of a shard is one partition',
+    pk: 'TRENDS#<day since epoch>#<shard>',
+    sk: '<hour of day, 2 digits>#<tag>',
   },
   { item: 'tag total, one shard (`tag`, `count`)', pk: 'TAGS#<first character of tag>', sk: '<tag>#<shard>' },
   { item: 'top-level comment list entry, oldest first', pk: 'COMMENTS#<postId>', sk: '<commentId>' },

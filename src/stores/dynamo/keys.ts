@@ -92,8 +92,14 @@ export const keys = {
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
   tagEntry: (tag: string, shard: number, postId: string): Key => ({ pk: partitions.tag(tag, shard), sk: postId }),
   publicEntry: (shard: number, postId: string): Key => ({ pk: partitions.public(shard), sk: postId }),
-  /** One hour's tag counts, spread over shards by post id like hot counters: trendingTags reads the window's buckets in one batch. */
-  trendBucket: (hour: number, shard: number): Key => ({ pk: `TRENDS#${hour}`, sk: String(shard) }),
+  /**
+   * A tag's count in one hour and shard (by post id, as hot counters are spread). A day of a shard is one
+   * partition, its hours in order: trendingTags reads a window's days a Query each, newest hour first.
+   */
+  trendCount: (hour: number, shard: number, tag: string): Key => ({
+    pk: partitions.trends(Math.floor(hour / 24), shard),
+    sk: `${trendHourPrefix(hour)}${tag}`,
+  }),
   /** A tag's all-time count, one item per shard, next to the tags that share its first character: searchTags Queries by prefix. */
   tagTotal: (tag: string, shard: number): Key => ({ pk: partitions.tagTotals(tag), sk: `${tag}#${shard}` }),
   commentEntry: (postId: string, commentId: string): Key => ({ pk: partitions.comments(postId), sk: commentId }),
@@ -205,6 +211,8 @@ export const partitions = {
   public: (shard: number) => `PUBLIC#${shard}`,
   search: (prefix: string) => `SEARCH#${prefix}`,
   tagTotals: (tag: string) => `TAGS#${Array.from(tag)[0] ?? ''}`,
+  /** One day (UTC, since the epoch) of one shard's tag counts (trendCount). */
+  trends: (day: number, shard: number) => `TRENDS#${day}#${shard}`,
   comments: (postId: string) => `COMMENTS#${postId}`,
   queue: (shard: number) => `QUEUE#${shard}`,
   deadLetter: () => 'DEADLETTER',
@@ -220,6 +228,11 @@ export const partitions = {
 /** The sort key prefix of the replies to the comment whose path (top-level comment first, itself last) is `path`. */
 export function replyPrefix(path: readonly string[]): string {
   return `R${path.length}#${path.join('#')}#`;
+}
+
+/** The start of the sort keys of an hour's tag counts in its day's partition: the hour of the day, two digits. */
+export function trendHourPrefix(hour: number): string {
+  return `${String(hour % 24).padStart(2, '0')}#`;
 }
 
 /** The top-level comments' sort keys are their ids; every reply's starts with `R`, which sorts before them. */

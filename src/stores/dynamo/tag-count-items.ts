@@ -5,58 +5,48 @@ import { shardOf } from './shards.js';
 
 export const HOUR_MS = 3_600_000;
 
-/** An hour's bucket outlives the longest window TRENDS_WINDOW_HOURS allows (a week), then expires by TTL. */
-const BUCKET_TTL_HOURS = 24 * 7 + 1;
+/** An hour's counts outlive the longest window TRENDS_WINDOW_HOURS allows (a week), then expire by TTL. */
+const TREND_TTL_HOURS = 24 * 7 + 1;
 
 export const hourOf = (ms: number) => Math.floor(ms / HOUR_MS);
 
-/** A tag's counter in an hour's bucket, and the time it was last used. */
-export const countAttribute = (tag: string) => `t_${tag}`;
-export const lastUseAttribute = (tag: string) => `l_${tag}`;
+/** When an hour's counts expire (epoch seconds, the table's TTL attribute `expiresAt`). */
+export const trendExpiresAt = (hour: number) => (hour + TREND_TTL_HOURS) * 3600;
 
 /**
  * What a post's tags add to the tag counts (`delta` 1 when it is written, -1 when it is deleted), for the
- * post's own transaction: its creation hour's bucket (one item: the post's shard of that hour) and each
- * tag's total (the post's shard of it). Spread over `shards` by post id, as hot counters are.
+ * post's own transaction: for each tag, its count in the post's creation hour (`lastUsedMs` too when
+ * written) and its total, both in the post's shard. Spread over `shards` by post id, as hot counters are.
+ * Two items a tag: ten tags are 20 of the transaction's 100.
  */
 export function tagCountItems(tableName: string, post: PostRecord, shards: number, delta: 1 | -1): TransactItem[] {
-  if (post.tags.length === 0) return [];
   const shard = shardOf(post.id, shards);
   const atMs = Date.parse(post.createdAt);
-  const names: Record<string, string> = {};
-  const adds: string[] = [];
-  const sets = ['expiresAt = if_not_exists(expiresAt, :expires)'];
-  post.tags.forEach((tag, i) => {
-    names[`#t${i}`] = countAttribute(tag);
-    adds.push(`#t${i} :delta`);
-    if (delta > 0) {
-      names[`#l${i}`] = lastUseAttribute(tag);
-      sets.push(`#l${i} = :at`);
-    }
-  });
-  const bucket: TransactItem = {
-    Update: {
-      TableName: tableName,
-      Key: keys.trendBucket(hourOf(atMs), shard),
-      UpdateExpression: `ADD ${adds.join(', ')} SET ${sets.join(', ')}`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: {
-        ':delta': delta,
-        ':expires': (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600,
-        ...(delta > 0 ? { ':at': atMs } : {}),
+  const hour = hourOf(atMs);
+  return post.tags.flatMap((tag): TransactItem[] => [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.trendCount(hour, shard, tag),
+        UpdateExpression: `ADD #count :delta SET expiresAt = if_not_exists(expiresAt, :expires)${delta > 0 ? ', lastUsedMs = :at' : ''}`,
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: {
+          ':delta': delta,
+          ':expires': trendExpiresAt(hour),
+          ...(delta > 0 ? { ':at': atMs } : {}),
+        },
       },
     },
-  };
-  const totals: TransactItem[] = post.tags.map((tag) => ({
-    Update: {
-      TableName: tableName,
-      Key: keys.tagTotal(tag, shard),
-      UpdateExpression: 'ADD #count :delta SET #tag = :tag',
-      ExpressionAttributeNames: { '#count': 'count', '#tag': 'tag' },
-      ExpressionAttributeValues: { ':delta': delta, ':tag': tag },
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.tagTotal(tag, shard),
+        UpdateExpression: 'ADD #count :delta SET #tag = :tag',
+        ExpressionAttributeNames: { '#count': 'count', '#tag': 'tag' },
+        ExpressionAttributeValues: { ':delta': delta, ':tag': tag },
+      },
     },
-  }));
-  return [bucket, ...totals];
+  ]);
 }
 
 /** The tag counts of posts imported in bulk into a store that holds none (seeding): whole items, as the transactions would have left them. */
@@ -71,12 +61,11 @@ export function importedTagCounts(posts: readonly PostRecord[], shards: number):
   for (const post of posts) {
     const shard = shardOf(post.id, shards);
     const atMs = Date.parse(post.createdAt);
-    const bucket = itemAt(keys.trendBucket(hourOf(atMs), shard), {
-      expiresAt: (hourOf(atMs) + BUCKET_TTL_HOURS) * 3600,
-    });
+    const hour = hourOf(atMs);
     for (const tag of post.tags) {
-      bucket[countAttribute(tag)] = Number(bucket[countAttribute(tag)] ?? 0) + 1;
-      bucket[lastUseAttribute(tag)] = Math.max(Number(bucket[lastUseAttribute(tag)] ?? 0), atMs);
+      const counted = itemAt(keys.trendCount(hour, shard, tag), { count: 0, expiresAt: trendExpiresAt(hour) });
+      counted.count = Number(counted.count) + 1;
+      counted.lastUsedMs = Math.max(Number(counted.lastUsedMs ?? 0), atMs);
       const total = itemAt(keys.tagTotal(tag, shard), { tag, count: 0 });
       total.count = Number(total.count) + 1;
     }
