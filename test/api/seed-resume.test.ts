@@ -72,16 +72,20 @@ async function open(prefix: string): Promise<OpenStores & { config: ReturnType<t
   return stores;
 }
 
+/** The table's items that have not expired: DynamoDB Local deletes expired ones (old posts' trend buckets) when it gets to them. */
 async function scan(stores: OpenStores): Promise<string[]> {
   const items: string[] = [];
+  const now = Math.floor(Date.now() / 1000);
   let start: Record<string, unknown> | undefined;
   do {
     const page = await stores.client.send(
       new ScanCommand({ TableName: stores.table, ConsistentRead: true, ExclusiveStartKey: start }),
     );
     // Sets come back as Sets: spread them so that they compare by content.
-    for (const item of page.Items ?? [])
+    for (const item of page.Items ?? []) {
+      if (typeof item.expiresAt === 'number' && item.expiresAt <= now) continue;
       items.push(JSON.stringify(item, (_, value: unknown) => (value instanceof Set ? [...value].sort() : value)));
+    }
     start = page.LastEvaluatedKey;
   } while (start);
   return items.sort();
