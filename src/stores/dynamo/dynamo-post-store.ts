@@ -146,6 +146,7 @@ export class DynamoPostStore implements PostStore {
     post: PostRecord,
     delivery: Delivery,
     claim: IdempotencyClaim | null,
+    ownEntryExpiresAt: number,
     tasks: readonly Task[] = [],
   ): Promise<Claimed> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
@@ -159,6 +160,7 @@ export class DynamoPostStore implements PostStore {
           postId: post.id,
           authorId: post.authorId,
           counterShards: post.counterShards,
+          expiresAt: ownEntryExpiresAt,
         }),
       ),
       ...(delivery.kind === 'fanOut'
