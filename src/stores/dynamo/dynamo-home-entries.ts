@@ -366,7 +366,7 @@ export class DynamoHomeEntries {
         },
       },
     ]);
-    // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
+    // The entry went meanwhile (expired before its marker, by a removal not yet finished): the marker goes too.
     if (failed?.[1] === 'ConditionalCheckFailed')
       await this.client
         .send(new DeleteCommand({ TableName: this.tableName, Key: holding.key }))
