@@ -66,27 +66,27 @@ export class DynamoTimelineStore implements TimelineStore {
     since: string | null,
   ): Promise<TimelineEntry[]> {
     if (before !== null && since !== null && before <= since) return [];
-    // A sort key takes one condition: between `since` and `before` both included, then `before` dropped (one item more read).
-    const condition =
+    // A sort key takes one condition: with both bounds, BETWEEN (both included), reading one more for `before` to drop.
+    const range =
       since === null
         ? before === null
-          ? { expression: 'pk = :pk', values: {}, limit }
-          : { expression: 'pk = :pk AND sk < :before', values: { ':before': before }, limit }
+          ? ''
+          : ' AND sk < :before'
         : before === null
-          ? { expression: 'pk = :pk AND sk >= :since', values: { ':since': since }, limit }
-          : {
-              expression: 'pk = :pk AND sk BETWEEN :since AND :before',
-              values: { ':since': since, ':before': before },
-              limit: limit + 1,
-            };
+          ? ' AND sk >= :since'
+          : ' AND sk BETWEEN :since AND :before';
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: condition.expression,
-        ExpressionAttributeValues: { ':pk': pk, ...condition.values },
+        KeyConditionExpression: `pk = :pk${range}`,
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ...(before === null ? {} : { ':before': before }),
+          ...(since === null ? {} : { ':since': since }),
+        },
         ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: false,
-        Limit: condition.limit,
+        Limit: before !== null && since !== null ? limit + 1 : limit,
       }),
     );
     return (result.Items ?? [])
@@ -102,12 +102,12 @@ export class DynamoTimelineStore implements TimelineStore {
     after: string,
     since: string | null,
   ): Promise<TimelineEntry[]> {
-    const bound = since !== null && since > after ? 'sk >= :bound' : 'sk > :bound';
+    const fromSince = since !== null && since > after;
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: `pk = :pk AND ${bound}`,
-        ExpressionAttributeValues: { ':pk': pk, ':bound': since !== null && since > after ? since : after },
+        KeyConditionExpression: fromSince ? 'pk = :pk AND sk >= :bound' : 'pk = :pk AND sk > :bound',
+        ExpressionAttributeValues: { ':pk': pk, ':bound': fromSince ? since : after },
         ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: true,
         Limit: limit,
