@@ -41,7 +41,15 @@ export async function fanOutAgainstWriteFloor(
   const followers = (await opened.stores.graph.followers(authorId, { first: 5000, after: null }, UNMETERED)).items.map(
     (item) => item.id,
   );
-  const entries = (postId: string) => followers.map((userId) => ({ userId, postId, authorId, counterShards }));
+  const entries = (postId: string) =>
+    // Expiring as a new post's entries do (HOME_RETENTION_DAYS' default), though the bench deletes them first.
+    followers.map((userId) => ({
+      userId,
+      postId,
+      authorId,
+      counterShards,
+      expiresAt: Math.ceil(Date.now() / 1000) + 30 * 86_400,
+    }));
 
   const writeFloor = async (api: WriteApi) => {
     const postId = newId('pst');

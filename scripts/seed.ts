@@ -61,7 +61,7 @@ function planOf(config: Config, size: NetworkOptions, partItems: number): SeedPl
       HOT_AUTHOR_FOLLOWERS: config.hotAuthorFollowers,
       COUNTER_SHARDS: config.counterShards,
       FANOUT_MAX_FOLLOWERS: config.fanoutMaxFollowers,
-      TIMELINE_MAX_ENTRIES: config.timelineMaxEntries,
+      HOME_RETENTION_DAYS: config.homeRetentionDays,
       partItems,
     },
     target: `${config.dynamodbEndpoint || 'embedded'} ${config.tablePrefix}`,

@@ -86,19 +86,12 @@ export const BEHAVIOUR_SETTINGS = {
     3_600_000,
     'How long a process keeps the list of authors who are not fanned out before reading it again.',
   ),
-  timelineMaxEntries: int(
-    'TIMELINE_MAX_ENTRIES',
-    800,
+  homeRetentionDays: int(
+    'HOME_RETENTION_DAYS',
+    30,
     1,
-    100_000,
-    'Entries a home timeline keeps; older ones are trimmed.',
-  ),
-  timelineSizeSampleEvery: int(
-    'TIMELINE_SIZE_SAMPLE_EVERY',
-    32,
-    1,
-    10_000,
-    "A home timeline's size is counted on about one write in this many (1: every write); see Posts and timelines.",
+    3650,
+    'How many days of posts a home timeline shows: its entries expire (DynamoDB TTL) that long after their post or repost, and no read returns an older one (see Posts and timelines).',
   ),
   notificationsMax: int(
     'NOTIFICATIONS_MAX',

@@ -106,7 +106,7 @@ export const PLATFORM_SETTINGS = {
     name: 'BULK_WRITE_API',
     default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',
     description:
-      'How many independent items are written at once (fan-out, trims, the seed): `batchWrite` (BatchWriteItem) or `transactWrite` (TransactWriteItems: several times faster on DynamoDB Local, twice the write capacity on DynamoDB). DynamoDB Local is the embedded engine or a `DYNAMODB_ENDPOINT` on loopback; see Performance.',
+      'How many independent items are written at once (fan-out and its removals, the seed): `batchWrite` (BatchWriteItem) or `transactWrite` (TransactWriteItems: several times faster on DynamoDB Local, twice the write capacity on DynamoDB). DynamoDB Local is the embedded engine or a `DYNAMODB_ENDPOINT` on loopback; see Performance.',
     parse(raw: string | undefined, env: Env): WriteApi {
       if (raw === undefined || raw === '') return onDynamoDbLocal(env) ? 'transactWrite' : 'batchWrite';
       const api = WRITE_APIS.find((name) => name === raw);

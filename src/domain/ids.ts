@@ -67,6 +67,11 @@ export function idFrom(kind: IdKind, ms: number, random: () => number): string {
   return `${kind}_${encodeTime(ms)}${Array.from({ length: RANDOM_LEN }, () => ALPHABET[Math.floor(random() * 32)]).join('')}`;
 }
 
+/** The least id of `kind` made at `ms`: every id made then or later sorts at or after it (a key bound, not an id). */
+export function idFloor(kind: IdKind, ms: number): string {
+  return `${kind}_${encodeTime(Math.max(0, Math.floor(ms)))}`;
+}
+
 /** An id of `kind` as a regular expression source, for the cursor positions that end in one. */
 export function idPattern(kind: IdKind): string {
   return `${kind}_[0-9A-HJKMNP-TV-Z]{26}`;

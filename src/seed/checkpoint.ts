@@ -11,7 +11,7 @@ import type { SeedCheckpoint } from './seed.js';
  */
 export interface SeedPlan {
   size: NetworkOptions;
-  /** Settings the records depend on (placement, trimming) and the part size. */
+  /** Settings the records depend on (placement, home retention) and the part size. */
   settings: Record<string, number>;
   /** The DynamoDB written to ('embedded' or its endpoint) and the table prefix. */
   target: string;
@@ -78,7 +78,7 @@ export class CheckpointFile implements SeedCheckpoint {
     return this.state.finishedAt;
   }
 
-  /** What differs between this checkpoint's plan and `plan`, one phrase each ("TIMELINE_MAX_ENTRIES was 800, is 500"). */
+  /** What differs between this checkpoint's plan and `plan`, one phrase each ("HOME_RETENTION_DAYS was 30, is 7"). */
   differences(plan: Omit<SeedPlan, 'size'>): string[] {
     const found: string[] = [];
     if (plan.target !== this.state.target) found.push(`the target was ${this.state.target}, is ${plan.target}`);

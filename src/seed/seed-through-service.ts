@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import type { Stores } from '../stores/stores.js';
 import type { ClaimedTask } from '../stores/task-queue.js';
 import { FollowerWalk } from '../usecases/tasks/steps/follower-walk.js';
+import { HomeRetention } from '../usecases/home-retention.js';
 import { HomeDelivery } from '../usecases/tasks/steps/home-delivery.js';
 import { FanOutHandler } from '../usecases/tasks/fan-out.js';
 import type { RunOutcome, SaveCheckpoint, TaskRunner } from '../usecases/tasks/task-handler.js';
@@ -28,8 +29,7 @@ export type ServiceSeedSettings = Pick<
   | 'counterShards'
   | 'fanoutPageSize'
   | 'followBackfillPosts'
-  | 'timelineMaxEntries'
-  | 'timelineSizeSampleEvery'
+  | 'homeRetentionDays'
   | 'queueLeaseMs'
   | 'queueMaxAttempts'
 >;
@@ -49,6 +49,7 @@ export async function seedThroughService(
 ): Promise<SeedSummary> {
   const started = Date.now();
   const { users, posts, placements } = await prepareSeed(stores, network, settings);
+  const retention = new HomeRetention(settings.homeRetentionDays, stores.clock);
 
   let phase = progress.stage('users', users.length);
   await mapConcurrently(users, CONCURRENCY, async (user) => {
@@ -68,11 +69,13 @@ export async function seedThroughService(
   const followsMs = phase.finish();
 
   const fanOutTasks = placements.filter((p) => p.fanOut).length;
+  // The author's own entry with each post; fan-out writes none past the retention.
+  const horizon = retention.horizon();
   const homeEntries = network.posts.reduce(
-    (sum, p, i) => sum + (placements[i]!.fanOut ? network.followerCounts[p.author]! + 1 : 1),
+    (sum, p, i) => sum + 1 + (placements[i]!.fanOut && posts[i]!.id >= horizon ? network.followerCounts[p.author]! : 0),
     0,
   );
-  const fanOut = new CountingFanOut(stores, settings);
+  const fanOut = new CountingFanOut(stores, settings, retention);
   const worker = new Worker(
     stores.tasks,
     fanOut,
@@ -99,6 +102,7 @@ export async function seedThroughService(
           ? { kind: 'fanOut', task, followers: network.followerCounts[network.posts[i]!.author]! }
           : { kind: 'outbox' },
         null,
+        retention.expiresAt(post.id),
       );
       if (task) worker.nudge(task);
       phase.tick();
@@ -143,13 +147,13 @@ class CountingFanOut implements TaskRunner {
   finished = 0;
   private readonly fanOut: FanOutHandler;
 
-  constructor(stores: Stores, settings: ServiceSeedSettings) {
+  constructor(stores: Stores, settings: ServiceSeedSettings, retention: HomeRetention) {
     const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
     this.fanOut = new FanOutHandler(
       stores.posts,
       stores.reposts,
       followers,
-      new HomeDelivery(stores.timelines, settings),
+      new HomeDelivery(stores.timelines, retention),
       stores.fanOutProgress,
       () => {},
     );

@@ -4,6 +4,7 @@ import { chunk } from '../lib/collections.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
 import type { HomeEntry } from '../stores/timeline-store.js';
+import { HomeRetention } from '../usecases/home-retention.js';
 import { type PostPlacement, type PostSettings, placePost } from '../usecases/posts.js';
 import type { Network } from './network.js';
 import type { Progress } from './progress.js';
@@ -149,14 +150,15 @@ function stageOf<T>(
 export async function seedNetwork(
   stores: Stores,
   network: Network,
-  settings: PostSettings & Pick<Config, 'timelineMaxEntries'>,
+  settings: PostSettings & Pick<Config, 'homeRetentionDays'>,
   progress: Progress,
   options: SeedOptions = {},
 ): Promise<SeedSummary> {
   const started = Date.now();
   const { checkpoint, partItems = PART_ITEMS } = options;
   const { users, posts, placements } = await prepareSeed(stores, network, settings, options.resuming);
-  const keep = settings.timelineMaxEntries;
+  // Home timelines as they are when the network's history ends: its last HOME_RETENTION_DAYS.
+  const retention = new HomeRetention(settings.homeRetentionDays, () => network.endMs);
 
   // What createPost, like and fan-out would have counted and copied, from the same network.
   const postCounts = new Array<number>(users.length).fill(0);
@@ -165,22 +167,24 @@ export async function seedNetwork(
   for (const like of network.likes) likeCounts[like.post]! += 1;
   const followers: number[][] = users.map(() => []);
   for (const f of network.follows) followers[f.to]!.push(f.from);
-  // Every post reaches its author's own home timeline, and its author's followers' when the author is fanned out.
+  // Every post within the retention is in its author's own home timeline, and its author's followers' when the
+  // author is fanned out.
+  const horizon = retention.horizon();
   const timelines: HomeEntry[][] = users.map(() => []);
   network.posts.forEach((p, i) => {
+    const post = posts[i]!;
+    if (post.id < horizon) return;
     for (const reader of [p.author, ...(placements[i]!.fanOut ? followers[p.author]! : [])]) {
       timelines[reader]!.push({
         userId: users[reader]!.id,
-        postId: posts[i]!.id,
-        authorId: posts[i]!.authorId,
-        counterShards: posts[i]!.counterShards,
+        postId: post.id,
+        authorId: post.authorId,
+        counterShards: post.counterShards,
+        expiresAt: retention.expiresAt(post.id),
       });
     }
   });
   const homeEntries = timelines.reduce((sum, t) => sum + t.length, 0);
-  // Each timeline keeps its newest `keep` entries, and a size item.
-  const written = timelines.reduce((sum, t) => sum + Math.min(t.length, keep), 0);
-  const sizeItems = timelines.filter((t) => t.length > 0).length;
 
   const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
   const postItems = importedPosts.reduce(
@@ -241,12 +245,11 @@ export async function seedNetwork(
       (part, tick) => stores.counters.importLikes(part, tick),
     ),
     {
-      // Whole timelines in a part: the store keeps each one's newest entries.
       name: 'timelines',
-      weight: (written + sizeItems) / Math.max(1, homeEntries),
-      parts: timelineParts(timelines, keep, partItems).map((part) => ({
+      weight: 1,
+      parts: timelineParts(timelines, partItems).map((part) => ({
         units: part.reduce((sum, t) => sum + t.length, 0),
-        write: (tick) => stores.timelines.importHomeTimelines(part.flat(), keep, tick),
+        write: (tick) => stores.timelines.importHomeTimelines(part.flat(), tick),
       })),
     },
   ];
@@ -275,7 +278,7 @@ export async function seedNetwork(
     users: users.length,
     follows: network.follows.length,
     posts: posts.length,
-    homeEntries: written,
+    homeEntries,
     likes: network.likes.length,
     userIds: users.map((u) => u.id),
     postIds: posts.map((p) => p.id),
@@ -284,15 +287,15 @@ export async function seedNetwork(
   };
 }
 
-/** Consecutive timelines, about `partItems` kept entries a part. */
-function timelineParts(timelines: readonly HomeEntry[][], keep: number, partItems: number): HomeEntry[][][] {
+/** Consecutive timelines, about `partItems` entries a part. */
+function timelineParts(timelines: readonly HomeEntry[][], partItems: number): HomeEntry[][][] {
   const parts: HomeEntry[][][] = [];
   let part: HomeEntry[][] = [];
   let items = 0;
   for (const timeline of timelines) {
     if (timeline.length === 0) continue;
     part.push(timeline);
-    items += Math.min(timeline.length, keep) + 1;
+    items += timeline.length;
     if (items >= partItems) {
       parts.push(part);
       part = [];

@@ -7,6 +7,11 @@ export const SECONDS_PER_MONTH = 730 * 3600;
 export const PARTITION_LIMITS = { readUnits: 3000, writeUnits: 1000 } as const;
 /** Bytes DynamoDB adds to every item for storage (indexing overhead). */
 export const STORAGE_OVERHEAD_BYTES = 100;
+/**
+ * How long after its expiry a TTL delete comes, on average: AWS promises "within a few days" and charges nothing
+ * for it. An assumption, not a measurement; the expired items are stored meanwhile.
+ */
+export const TTL_DELETION_LAG_DAYS = 2;
 
 export interface Prices {
   region: string;

@@ -7,12 +7,7 @@ import { followItems, graphNodeItem } from '../stores/dynamo/graph/items.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
 import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
-import {
-  homeEntryItem,
-  homeMarkerItem,
-  homeSizeItem,
-  repostHomeEntryItem,
-} from '../stores/dynamo/dynamo-timeline-store.js';
+import { homeEntryItem, homeMarkerItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
 import { repostPosition } from '../stores/timeline-store.js';
 import { userItems } from '../stores/dynamo/dynamo-user-store.js';
 import { keys } from '../stores/dynamo/keys.js';
@@ -30,8 +25,8 @@ export interface ItemSizes {
   authorPostEntry: number;
   /** A public, tag or outbox timeline entry. */
   timelineEntry: number;
+  /** A home entry at a post id, with its expiry. */
   homeEntry: number;
-  homeSize: number;
   /** A counter shard with every configured reaction kind counted once. */
   counterShard: number;
   outboxAuthor: number;
@@ -45,7 +40,7 @@ export interface ItemSizes {
   reposterEntry: number;
   /** The reposter's own entry (REPOSTS#<user>), and the outbox entry of a reposter not fanned out: the same fields. */
   userRepostEntry: number;
-  /** A home entry a repost wrote: a home entry with its reason. */
+  /** A home entry a repost wrote (a home entry with its reason) and its marker, together. */
   repostHomeEntry: number;
 }
 
@@ -101,6 +96,8 @@ export function measureItems(shape: SampleShape): ItemSizes {
   const [postItem, authorPost, publicEntry] = postItems(post, 4, false, counts);
   const like = keys.like(post.id, userId);
   const repost = repostItems(post, userId, Date.now(), 'fanOut', false, repostPosition(userId));
+  // An expiry 30 days ahead: the size of any near-future epoch second.
+  const expiresAt = Math.ceil(Date.now() / 1000) + 30 * 86_400;
   const repostedEntry = {
     userId,
     postId: post.id,
@@ -108,6 +105,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     counterShards: shape.counterShards,
     repostedBy: userId,
     position: repostPosition(userId),
+    expiresAt,
   };
   return {
     user: itemSize(profile),
@@ -126,9 +124,8 @@ export function measureItems(shape: SampleShape): ItemSizes {
     authorPostEntry: itemSize(authorPost!),
     timelineEntry: itemSize(publicEntry!),
     homeEntry: itemSize(
-      homeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards }),
+      homeEntryItem({ userId, postId: post.id, authorId: otherId, counterShards: shape.counterShards, expiresAt }),
     ),
-    homeSize: itemSize(homeSizeItem(userId, 812)),
     counterShard: itemSize({ ...shard!, reactions }),
     outboxAuthor: itemSize(outboxAuthorItem(userId)),
     task: itemSize({

@@ -21,7 +21,7 @@ export interface Workload {
   pageSize: number;
   /** Peak rate over the daily average, for the hot spots (the bill is on the average). */
   peakToAverage: number;
-  /** How long posts and likes are kept: the storage figure. */
+  /** How long posts and likes are kept: the storage figure (home entries expire after HOME_RETENTION_DAYS). */
   retentionDays: number;
   /** API processes: each reads the outbox registry once per OUTBOX_AUTHORS_TTL_MS. */
   apiInstances: number;
@@ -31,8 +31,8 @@ export interface Workload {
 
 /** The service's settings the model reads (names as in src/config.ts). */
 export interface ModelSettings extends PostSettings, CounterHeatSettings {
-  timelineMaxEntries: number;
-  timelineSizeSampleEvery: number;
+  /** Days a home timeline keeps a post (HOME_RETENTION_DAYS): its entries expire by TTL. */
+  homeRetentionDays: number;
   followBackfillPosts: number;
   timelineShards: number;
   queueShards: number;

@@ -8,6 +8,7 @@ import {
   SECONDS_PER_DAY,
   SECONDS_PER_MONTH,
   STORAGE_OVERHEAD_BYTES,
+  TTL_DELETION_LAG_DAYS,
   readUnits,
   writeUnits,
 } from './dynamodb-capacity.js';
@@ -68,15 +69,14 @@ export function runModel(input: ModelInput): ModelResult {
 
   const bulk = (bytes: number) => writeUnits(bytes) * (s.bulkWriteApi === 'transactWrite' ? 2 : 1);
   const transact = (bytes: number) => 2 * writeUnits(bytes);
-  // Posts an average user has written, of which a follow copies the newest FOLLOW_BACKFILL_POSTS.
+  // Posts an average user has written: a follow reads the newest FOLLOW_BACKFILL_POSTS, and copies those of the last
+  // HOME_RETENTION_DAYS.
   const postsPerAuthor = w.activeShare * w.postsPerDay * w.retentionDays;
-  const backfilled = Math.min(s.followBackfillPosts, postsPerAuthor);
+  const backfillRead = Math.min(s.followBackfillPosts, postsPerAuthor);
+  const backfilled = Math.min(backfillRead, w.activeShare * w.postsPerDay * s.homeRetentionDays);
   const homeEntriesWritten = entries + followsMade * backfilled;
-  // Every entry delivered to a home timeline, posts' and reposts' alike, counts toward its bound.
+  // Every entry delivered to a home timeline, posts' and reposts' alike; each expires by TTL, deleted for free.
   const deliveredEntries = homeEntriesWritten + repostEntries;
-  // Full timelines are trimmed by a tenth of TIMELINE_MAX_ENTRIES at a time: steady state, every entry written is trimmed once.
-  const trimmedPerTrim = Math.max(1, Math.floor(s.timelineMaxEntries / 10));
-  const trims = deliveredEntries / trimmedPerTrim;
   // viewerHasLiked and viewerHasReposted: one Query of the reader's activity between the page's oldest and newest
   // post, which holds the reader's likes and reposts of posts written in the time a page spans.
   const entriesPerReaderPerDay =
@@ -114,7 +114,7 @@ export function runModel(input: ModelInput): ModelResult {
       item: "author's posts entry",
       by: 'createPost',
       writeUnitsPerSecond: posts * transact(sizes.authorPostEntry),
-      readUnitsPerSecond: followsMade * readUnits(backfilled * sizes.authorPostEntry),
+      readUnitsPerSecond: followsMade * readUnits(backfillRead * sizes.authorPostEntry),
     },
     {
       item: 'public and tag entries',
@@ -144,7 +144,7 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'home entry',
-      by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page",
+      by: "createPost (the author's own), fan-out, backfill, repost fan-out (one update each); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page; expiry after HOME_RETENTION_DAYS: TTL deletes, free",
       writeUnitsPerSecond:
         posts * transact(sizes.homeEntry) +
         homeEntriesWritten * bulk(sizes.homeEntry) +
@@ -154,18 +154,6 @@ export function runModel(input: ModelInput): ModelResult {
         homeReads * readUnits((w.pageSize + 1) * sizes.homeEntry) +
         (repostEntries + followsMade * backfilled) * 2 * readUnits(0, true) +
         posts * pagesPerPost * readUnits(0, true),
-    },
-    {
-      item: 'home entry trims',
-      by: 'fan-out, backfill and repost fan-out: a full timeline read and cut by a tenth',
-      writeUnitsPerSecond: deliveredEntries * bulk(sizes.homeEntry),
-      readUnitsPerSecond: trims * readUnits((s.timelineMaxEntries + trimmedPerTrim) * sizes.homeEntry),
-    },
-    {
-      item: 'home size estimate',
-      by: 'fan-out, backfill and repost fan-out (sampled), trims',
-      writeUnitsPerSecond: (deliveredEntries / s.timelineSizeSampleEvery + trims) * writeUnits(sizes.homeSize),
-      readUnitsPerSecond: 0,
     },
     {
       item: "counts: the post item's, or a hot post's counter shards",
@@ -232,8 +220,10 @@ export function runModel(input: ModelInput): ModelResult {
   const postsKept = posts * retentionSeconds;
   const likesKept = likes * retentionSeconds;
   const repostsKept = reposts * retentionSeconds;
-  // A home timeline holds what it received over the retention, up to its bound.
-  const homeEntriesPerUser = Math.min(s.timelineMaxEntries, ((deliveredEntries + posts) * retentionSeconds) / users);
+  // Home timelines hold what they received over HOME_RETENTION_DAYS, and what expired but TTL has not deleted yet.
+  const homeSeconds = Math.min(w.retentionDays, s.homeRetentionDays + TTL_DELETION_LAG_DAYS) * SECONDS_PER_DAY;
+  const originalsKept = (homeEntriesWritten + posts) * homeSeconds;
+  const repostEntriesKept = repostEntries * homeSeconds;
   const stored = (item: string, count: number, bytes: number): StorageLine => ({
     item,
     items: count,
@@ -256,7 +246,13 @@ export function runModel(input: ModelInput): ModelResult {
       (sizes.repostRecord + sizes.reposterEntry + (2 - fanOutShare) * sizes.userRepostEntry + sizes.activity) /
         (5 - fanOutShare),
     ),
-    stored('home entry', users * homeEntriesPerUser, sizes.homeEntry),
+    {
+      item: 'home entry and repost marker',
+      items: originalsKept + 2 * repostEntriesKept,
+      bytes:
+        originalsKept * (sizes.homeEntry + STORAGE_OVERHEAD_BYTES) +
+        repostEntriesKept * (sizes.repostHomeEntry + 2 * STORAGE_OVERHEAD_BYTES),
+    },
     stored(
       'like record, likers entry and activity',
       likesKept * 3,

@@ -1,4 +1,4 @@
-import { PARTITION_LIMITS, SECONDS_PER_MONTH } from './dynamodb-capacity.js';
+import { PARTITION_LIMITS, SECONDS_PER_MONTH, TTL_DELETION_LAG_DAYS } from './dynamodb-capacity.js';
 import type { ModelInput, ModelResult } from './model-types.js';
 
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumSignificantDigits: 3 });
@@ -76,7 +76,9 @@ export function formatReport(input: ModelInput, result: ModelResult): string {
     ),
   );
   out.push('');
-  out.push(`Storage after ${w.retentionDays} days (items + ${100} bytes each of overhead):`);
+  out.push(
+    `Storage after ${w.retentionDays} days (home entries: HOME_RETENTION_DAYS ${s.homeRetentionDays} + ${TTL_DELETION_LAG_DAYS} days before TTL deletes them; items + ${100} bytes each of overhead):`,
+  );
   out.push(
     table(
       ['item', 'items', 'size'],

@@ -51,13 +51,14 @@ export interface Claimed {
 export interface PostStore {
   /**
    * Creates the post. With an idempotency key that this author already used, creates nothing
-   * and returns what the key's claim recorded. `tasks` (its notifications) are enqueued in the
-   * same transaction.
+   * and returns what the key's claim recorded. `ownEntryExpiresAt`: when the author's own home
+   * entry expires (epoch seconds). `tasks` (its notifications) are enqueued in the same transaction.
    */
   create(
     post: PostRecord,
     delivery: Delivery,
     claim: IdempotencyClaim | null,
+    ownEntryExpiresAt: number,
     tasks?: readonly Task[],
   ): Promise<Claimed>;
   /**

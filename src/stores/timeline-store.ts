@@ -1,4 +1,4 @@
-import { idKind, newId } from '../domain/ids.js';
+import { idFloor, idKind, idTime, newId } from '../domain/ids.js';
 
 /**
  * Timelines as lists of entries, newest feed position first, read as keyset pages. An entry carries what
@@ -25,6 +25,8 @@ export interface HomeEntry {
   authorId: string;
   /** Null when unknown (copied from an old entry). */
   counterShards: number | null;
+  /** When DynamoDB may delete the entry (and its marker), epoch seconds: the table's TTL attribute. */
+  expiresAt: number;
 }
 
 /** A home entry that a repost writes: the reposter is its reason, and the repost's position is where it goes. */
@@ -50,14 +52,19 @@ export function repostPosition(reposterId: string): string {
   return `${newId('pst')}#${reposterId}`;
 }
 
+/** The least feed position of a time: every post id and repost position made then or later sorts at or after it. */
+export function positionAt(ms: number): string {
+  return idFloor('pst', ms);
+}
+
+/** When a feed position was made, ms since the epoch (a repost's position starts like a post id). */
+export function positionTime(position: string): number {
+  return idTime(position);
+}
+
 /** A feed position as repostPosition or a post id makes it (a cursor of a list with reposts). */
 export function isFeedPosition(value: unknown): value is string {
   return typeof value === 'string' && (idKind(value) === 'pst' || REPOST_POSITION.test(value));
-}
-
-export interface HomeSizeAddition {
-  userId: string;
-  added: number;
 }
 
 /**
@@ -67,8 +74,16 @@ export interface HomeSizeAddition {
 export type ListRead = { first: number; after: string | null } | { last: number; before: string };
 
 export interface TimelineStore {
-  /** The home partition and the outbox of each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for the home feed to merge. */
-  homeLists(userId: string, outboxAuthorIds: readonly string[], read: ListRead): Promise<TimelineEntry[][]>;
+  /**
+   * The home partition and the outbox of each of `outboxAuthorIds`, all read at once: [home, ...outboxes], for the
+   * home feed to merge. No entry older than `since` (a feed position) is read: it bounds each Query's key condition.
+   */
+  homeLists(
+    userId: string,
+    outboxAuthorIds: readonly string[],
+    read: ListRead,
+    since: string,
+  ): Promise<TimelineEntry[][]>;
   /** As homeLists, of the author's posts and, `withReposts`, of the author's reposts (entries with the author as their reason). */
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of each shard of the tag's timeline. */
@@ -82,33 +97,25 @@ export interface TimelineStore {
 
   /**
    * Adds entries so that a post is in a home timeline at most once, its entry keeping every reason
-   * (see docs/design/timelines.md). Idempotent. `unreposted`: the caller read that the post has no repost, so
-   * the receivers' holdings need not be read first.
+   * (see docs/design/timelines.md). Idempotent. An entry or marker placed before `horizon` (a feed position) is past
+   * the retention: as if gone. `unreposted`: the caller read that the post has no repost, so the receivers'
+   * holdings need not be read first.
    */
-  addHomeEntries(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void>;
+  addHomeEntries(entries: readonly HomeEntry[], options: { horizon: string; unreposted?: boolean }): Promise<void>;
   /**
-   * Writes whole home timelines at once, for a store that holds none of them yet (seeding):
-   * of each user's entries, the newest `keep`, with the exact size estimate beside them.
-   * Returns how many entries were written.
+   * Writes whole home timelines at once, for a store that holds none of them yet (seeding): every entry given,
+   * once per user and post. Returns how many entries were written.
    */
-  importHomeTimelines(
-    entries: readonly HomeEntry[],
-    keep: number,
-    onWritten?: (entries: number) => void,
-  ): Promise<number>;
+  importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number>;
   /** Takes posts out of home timelines whatever brought them (a deleted post): the entry, wherever it is, and its marker. */
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void>;
   /** Reposts: as addHomeEntries, with the reposter as the reason. Two reposts arriving at once place one entry. */
-  addRepostEntries(entries: readonly RepostEntry[]): Promise<void>;
+  addRepostEntries(entries: readonly RepostEntry[], options: { horizon: string }): Promise<void>;
   /**
    * Takes reasons back (an unrepost, an unfollow): an entry left without a reason goes; one left
    * with others stays where it is and shows one of them (the original if it is one).
    */
   removeHomeReasons(reasons: readonly HomeReason[]): Promise<void>;
-  /** Adds to the size estimates of distinct home timelines; returns the new estimates, aligned with `additions`. */
-  addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]>;
-  /** Deletes all but the newest `keep` entries of a home timeline (and their markers) and sets its size estimate to what is left. */
-  trimHome(userId: string, keep: number): Promise<void>;
   /**
    * A page of the posts in the user's home timeline that one account is a reason of, resuming at
    * `cursor` (null cursor when done): `postIds`, the account's own posts; `repostedPostIds`, the

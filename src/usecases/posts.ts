@@ -6,6 +6,7 @@ import type { GraphStore } from '../stores/graph/graph-store.js';
 import { UNMETERED } from '../stores/graph/traversal.js';
 import type { PostStore } from '../stores/post-store.js';
 import type { Task } from '../domain/tasks.js';
+import type { HomeRetention } from './home-retention.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
 import type { BlockCheck } from './relationships.js';
@@ -57,6 +58,7 @@ export class PostUseCases {
     private readonly mentions: MentionResolver,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
+    private readonly homeRetention: HomeRetention,
     /** Told of each new post of an author who is not fanned out (live updates publish it). */
     private readonly postedToOutbox: (post: PostRecord) => void = () => {},
     /** What time a new post is written at (its `createdAt`, and the hour its tags count in). */
@@ -95,6 +97,7 @@ export class PostUseCases {
       post,
       fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' },
       claim,
+      this.homeRetention.expiresAt(post.id),
       notify,
     );
     // A retry: the key already created a post, and that post is the answer (if it is the same post).

@@ -8,6 +8,7 @@ import type { Task } from '../domain/tasks.js';
 import { type TimelineStore, repostPosition } from '../stores/timeline-store.js';
 import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
 import type { NotificationEvents } from './notifications.js';
+import type { HomeRetention } from './home-retention.js';
 import type { OutboxAuthors } from './outbox-authors.js';
 import type { BlockCheck } from './relationships.js';
 import { type PostSettings, type PostUseCases, placePost } from './posts.js';
@@ -28,6 +29,7 @@ export class RepostUseCases {
     private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
     private readonly blocks: BlockCheck,
     private readonly notifications: Pick<NotificationEvents, 'post' | 'written'>,
+    private readonly homeRetention: HomeRetention,
     /** Told of a repost by an author who is not fanned out: live timelines hear it on the reposter's channel, as an outbox author's post. */
     private readonly repostedToOutbox: (post: PostRecord, reposterId: string, position: string) => void = () => {},
   ) {}
@@ -58,16 +60,20 @@ export class RepostUseCases {
     } else {
       // Not fanned out, the reposter's own timeline gets its entry here (the task writes it otherwise); a retry finds it there.
       this.outboxAuthors.invalidate();
-      await this.timelines.addRepostEntries([
-        {
-          userId: viewerId,
-          postId: post.id,
-          authorId: post.authorId,
-          counterShards: post.counterShards,
-          repostedBy: viewerId,
-          position,
-        },
-      ]);
+      await this.timelines.addRepostEntries(
+        [
+          {
+            userId: viewerId,
+            postId: post.id,
+            authorId: post.authorId,
+            counterShards: post.counterShards,
+            repostedBy: viewerId,
+            position,
+            expiresAt: this.homeRetention.expiresAt(position),
+          },
+        ],
+        { horizon: this.homeRetention.horizon() },
+      );
       if (added) this.repostedToOutbox(post, viewerId, position);
     }
     return post;

@@ -8,6 +8,7 @@ import { CounterHeat } from './counter-heat.js';
 import { CounterUseCases } from './counters.js';
 import { type FollowEvents, FollowEventEnqueuer } from './follow-events.js';
 import { HomeFeed } from './feeds/home.js';
+import { HomeRetention } from './home-retention.js';
 import { createFeeds } from './feeds/index.js';
 import { FollowUseCases } from './follows.js';
 import { GraphQueryUseCases } from './graph-queries.js';
@@ -49,7 +50,8 @@ export function createUseCases(
   });
   const outboxAuthors = new OutboxAuthors(stores.timelines, config.outboxAuthorsTtlMs);
   const mentions = new MentionResolver(stores.users);
-  const home = new HomeFeed(stores.timelines, stores.graph, outboxAuthors);
+  const homeRetention = new HomeRetention(config.homeRetentionDays, stores.clock);
+  const home = new HomeFeed(stores.timelines, stores.graph, outboxAuthors, homeRetention);
   const live = new LiveUpdates(
     stores.pubsub,
     (userId) => home.followedOutboxAuthors(userId),
@@ -75,6 +77,7 @@ export function createUseCases(
     mentions,
     relationships,
     notificationEvents,
+    homeRetention,
     live.postedToOutbox,
     stores.clock,
   );
@@ -88,6 +91,7 @@ export function createUseCases(
     enqueuer,
     relationships,
     notificationEvents,
+    homeRetention,
     live.repostedToOutbox,
   );
   const comments = new CommentUseCases(

@@ -146,8 +146,9 @@ describe('checkpoints', () => {
     const real = t.app.stores.timelines;
     const holding = new Set<string>();
     const timelines: TimelineStore = Object.assign(Object.create(real) as TimelineStore, {
-      async addHomeEntries(entries: Parameters<TimelineStore['addHomeEntries']>[0]) {
-        await real.addHomeEntries(entries);
+      async addHomeEntries(...args: Parameters<TimelineStore['addHomeEntries']>) {
+        const [entries] = args;
+        await real.addHomeEntries(...args);
         await new Promise((resolve) => setTimeout(resolve, 500));
         for (const e of entries) if (e.postId === postId) holding.add(e.userId);
       },

@@ -4,7 +4,8 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import type { PayloadOf, TaskKind, TaskPayload } from '../../src/domain/tasks.js';
 import type { ClaimedTask } from '../../src/stores/task-queue.js';
-import { repostPosition } from '../../src/stores/timeline-store.js';
+import { positionAt, repostPosition } from '../../src/stores/timeline-store.js';
+import { HomeRetention } from '../../src/usecases/home-retention.js';
 import { BackfillHandler } from '../../src/usecases/tasks/backfill.js';
 import { FollowerWalk } from '../../src/usecases/tasks/steps/follower-walk.js';
 import { HomeDelivery, type Delivered } from '../../src/usecases/tasks/steps/home-delivery.js';
@@ -41,7 +42,7 @@ const announced: Delivered[] = [];
 function handlers() {
   const { stores, config } = t.app;
   const followers = new FollowerWalk(stores.graph, 2);
-  const homes = new HomeDelivery(stores.timelines, config);
+  const homes = new HomeDelivery(stores.timelines, new HomeRetention(config.homeRetentionDays, stores.clock));
   const backfill = new BackfillHandler(stores.timelines, stores.graph, homes, 5);
   const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, (delivered) =>
     announced.push(delivered),
@@ -83,9 +84,12 @@ async function run<K extends Exclude<TaskKind, 'deleteAccount'>>(
   });
 }
 
+/** The store's calls below keep every entry, however old: their entries' expiry and this horizon are the epoch's. */
+const EVER = positionAt(0);
+
 /** The user's home entries as stored: post id → reason (null for an original). */
 async function home(userId: string): Promise<Map<string, string | null>> {
-  const [entries] = await t.app.stores.timelines.homeLists(userId, [], { first: 100, after: null });
+  const [entries] = await t.app.stores.timelines.homeLists(userId, [], { first: 100, after: null }, EVER);
   return new Map(entries!.map((e) => [e.postId, e.repostedBy]));
 }
 
@@ -284,29 +288,51 @@ describe('home entries of reposts', () => {
     // Both read the timeline before either writes: the marker's condition lets one place the entry and makes the other a reason.
     await Promise.all(
       positions.map(({ reposterId, position }) =>
-        timelines.addRepostEntries([
-          { userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: reposterId, position },
-        ]),
+        timelines.addRepostEntries(
+          [
+            {
+              userId: 'usr_raced',
+              postId,
+              authorId: 'usr_a',
+              counterShards: 1,
+              repostedBy: reposterId,
+              position,
+              expiresAt: 0,
+            },
+          ],
+          { horizon: EVER },
+        ),
       ),
     );
-    const [entries] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
+    const [entries] = await timelines.homeLists('usr_raced', [], { first: 100, after: null }, EVER);
     expect(entries).toHaveLength(1);
     expect(positions.map((p) => p.position)).toContain(entries![0]!.position);
     await timelines.removeHomeReasons([{ userId: 'usr_raced', postId, reposterId: entries![0]!.repostedBy }]);
-    const [left] = await timelines.homeLists('usr_raced', [], { first: 100, after: null });
+    const [left] = await timelines.homeLists('usr_raced', [], { first: 100, after: null }, EVER);
     expect(left!.map((e) => [e.position, e.repostedBy])).toEqual([
       [entries![0]!.position, positions.find((p) => p.reposterId !== entries![0]!.repostedBy)!.reposterId],
     ]);
 
     // A deleted post goes whatever brought it, marker and all: a later repost of the post places it afresh.
     await timelines.removeHomeEntries([{ userId: 'usr_raced', postId }]);
-    expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]).toEqual([]);
+    expect((await timelines.homeLists('usr_raced', [], { first: 100, after: null }, EVER))[0]).toEqual([]);
     const again = repostPosition('usr_third');
-    await timelines.addRepostEntries([
-      { userId: 'usr_raced', postId, authorId: 'usr_a', counterShards: 1, repostedBy: 'usr_third', position: again },
-    ]);
+    await timelines.addRepostEntries(
+      [
+        {
+          userId: 'usr_raced',
+          postId,
+          authorId: 'usr_a',
+          counterShards: 1,
+          repostedBy: 'usr_third',
+          position: again,
+          expiresAt: 0,
+        },
+      ],
+      { horizon: EVER },
+    );
     expect(
-      (await timelines.homeLists('usr_raced', [], { first: 100, after: null }))[0]!.map((e) => [
+      (await timelines.homeLists('usr_raced', [], { first: 100, after: null }, EVER))[0]!.map((e) => [
         e.position,
         e.repostedBy,
       ]),
@@ -338,16 +364,20 @@ describe('stored items: home entries written before feed positions', () => {
     expect(await home('usr_legacy_one')).toEqual(new Map([[postId, 'usr_r']]));
 
     // A repost reaching a timeline that has the post adds its reason and no second entry.
-    await timelines.addRepostEntries([
-      {
-        userId: 'usr_legacy_original',
-        postId,
-        authorId: 'usr_a',
-        counterShards: 1,
-        repostedBy: 'usr_s',
-        position: repostPosition('usr_s'),
-      },
-    ]);
+    await timelines.addRepostEntries(
+      [
+        {
+          userId: 'usr_legacy_original',
+          postId,
+          authorId: 'usr_a',
+          counterShards: 1,
+          repostedBy: 'usr_s',
+          position: repostPosition('usr_s'),
+          expiresAt: 0,
+        },
+      ],
+      { horizon: EVER },
+    );
     expect(await home('usr_legacy_original')).toEqual(new Map([[postId, null]]));
 
     await timelines.removeHomeReasons([

@@ -1,7 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
-import { type Key, keys, tableName } from '../../src/stores/dynamo/keys.js';
+import { idTime } from '../../src/domain/ids.js';
+import { type Key, keys, partitions, tableName } from '../../src/stores/dynamo/keys.js';
 import { shardOf } from '../../src/stores/dynamo/shards.js';
 import { errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
 import {
@@ -266,31 +267,152 @@ describe('tag and public timelines', () => {
   });
 });
 
-describe('bounded home timelines', () => {
-  it.each(['transactWrite', 'batchWrite'])(
-    'trims the oldest entries beyond TIMELINE_MAX_ENTRIES (BULK_WRITE_API=%s)',
-    async (writeApi) => {
-      const small = await startTestApp({
-        TIMELINE_MAX_ENTRIES: '5',
-        TIMELINE_SIZE_SAMPLE_EVERY: '1',
-        QUEUE_POLL_MS: '50',
-        BULK_WRITE_API: writeApi,
-      });
-      try {
-        const [reader, author] = await signUpMany(small, 2);
-        await follow(small, reader!.token, author!.id);
-        const ids: string[] = [];
-        for (let i = 0; i < 9; i++) ids.push(await createPost(small, author!.token, `bounded ${i}`));
-        const newest = newestFirst(ids).slice(0, 5);
-        await vi.waitFor(async () => {
-          expect(await homeIds(small, reader!)).toEqual(newest);
-          expect(await homeIds(small, author!)).toEqual(newest);
-        }, WORKER_WAIT);
-      } finally {
-        await small.stop();
+describe('home timeline retention', () => {
+  const DAY_MS = 24 * 3600 * 1000;
+  const EDGES = 'edges { cursor node { id } repostedBy { id } } pageInfo { hasNextPage hasPreviousPage startCursor }';
+  type Page = {
+    edges: { cursor: string; node: { id: string }; repostedBy: { id: string } | null }[];
+    pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null };
+  };
+
+  it('shows posts from the last HOME_RETENTION_DAYS only, paging forwards and backwards, outboxes too', async () => {
+    // The app's clock, moved instead of waiting: null is the real time.
+    let frozen: number | null = null;
+    const app = await startTestApp(
+      { HOME_RETENTION_DAYS: '1', FANOUT_MAX_FOLLOWERS: '1', FOLLOW_BACKFILL_POSTS: '10', QUEUE_POLL_MS: '50' },
+      { clock: () => frozen ?? Date.now() },
+    );
+    const client = createDocumentClient({ endpoint: app.endpoint, tableName: tableName(app.tablePrefix) });
+    try {
+      const [reader, author, celebrity, fan, reposter, late] = await signUpMany(app, 6);
+      // The celebrity has two followers, past FANOUT_MAX_FOLLOWERS: their posts are merged from their outbox.
+      for (const followee of [author!, celebrity!, reposter!]) await follow(app, reader!.token, followee.id);
+      await follow(app, fan!.token, celebrity!.id);
+      const page = async (args: { first: number; after?: string } | { last: number; before: string }) => {
+        const slice = 'last' in args ? 'last: $n, before: $cursor' : 'first: $n, after: $cursor';
+        const result = await app.gql(
+          `query($id: ID!, $n: Int, $cursor: String) { user(id: $id) { timeline(${slice}) { ${EDGES} } } }`,
+          {
+            id: reader!.id,
+            n: 'last' in args ? args.last : args.first,
+            cursor: 'last' in args ? args.before : (args.after ?? null),
+          },
+          reader!.token,
+        );
+        expect(result.errors).toBeUndefined();
+        return result.data!.user.timeline as Page;
+      };
+      const ids = (p: Page) => p.edges.map((edge) => edge.node.id);
+
+      const old = [
+        await createPost(app, author!.token, 'old 1'),
+        await createPost(app, celebrity!.token, 'old outbox'),
+        await createPost(app, reader!.token, 'old own'),
+        await createPost(app, author!.token, 'old 2'),
+      ];
+      await waitForQueueToDrain(app);
+      const before = await page({ first: 10 });
+      expect(ids(before)).toEqual(newestFirst(old));
+      const oldestCursor = before.edges.at(-1)!.cursor;
+      // The horizon will fall between the old posts and the new ones.
+      await vi.waitFor(() => expect(Date.now()).toBeGreaterThan(idTime(old.at(-1)!)));
+      const horizon = Date.now();
+      const fresh = [
+        await createPost(app, author!.token, 'new 1'),
+        await createPost(app, celebrity!.token, 'new outbox'),
+        await createPost(app, reader!.token, 'new own'),
+        await createPost(app, author!.token, 'new 2'),
+      ];
+      await waitForQueueToDrain(app);
+      expect(ids(await page({ first: 20 }))).toEqual(newestFirst([...fresh, ...old]));
+
+      // A day later to the millisecond. The old posts' entries are still stored: their expiry is a real day away.
+      frozen = horizon + DAY_MS;
+      const stored = async (userId: string) =>
+        (
+          await client.send(
+            new QueryCommand({
+              TableName: tableName(app.tablePrefix),
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': partitions.home(userId) },
+            }),
+          )
+        ).Items!.map((item) => item.sk as string);
+      expect(await stored(reader!.id)).toEqual(expect.arrayContaining([old[0], old[2], old[3]]));
+      const newest = newestFirst(fresh);
+      expect(await homeIds(app, reader!)).toEqual(newest);
+      expect(await homeIds(app, reader!, 1)).toEqual(newest);
+      const full = await page({ first: 4 });
+      expect(ids(full)).toEqual(newest);
+      expect(full.pageInfo.hasNextPage).toBe(false);
+      const onwards = await page({ first: 10, after: full.edges.at(-1)!.cursor });
+      expect(onwards.edges).toEqual([]);
+      expect(onwards.pageInfo.hasNextPage).toBe(false);
+      // Backwards from the oldest entry: what is newer than it, within the retention, oldest first.
+      const newer = await page({ last: 2, before: oldestCursor });
+      expect(ids(newer)).toEqual(newestFirst(fresh).slice(2));
+      expect(newer.pageInfo.hasPreviousPage).toBe(true);
+      const newerStill = await page({ last: 10, before: newer.pageInfo.startCursor! });
+      expect(ids(newerStill)).toEqual(newest.slice(0, 2));
+      expect(newerStill.pageInfo.hasPreviousPage).toBe(false);
+
+      // A repost of an old post is new: it shows at the top, though the post's old entry is still stored.
+      await app.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: old[0] }, reposter!.token);
+      await waitForQueueToDrain(app);
+      const reposted = await page({ first: 10 });
+      expect(ids(reposted)).toEqual([old[0], ...newest]);
+      expect(reposted.edges[0]!.repostedBy).toEqual({ id: reposter!.id });
+
+      // A follow copies only the followee's posts within the retention.
+      await follow(app, late!.token, author!.id);
+      await waitForQueueToDrain(app);
+      expect(await homeIds(app, late!)).toEqual([fresh[3], fresh[0]]);
+      expect(await stored(late!.id)).toEqual([fresh[0], fresh[3]]);
+    } finally {
+      client.destroy();
+      await app.stop();
+    }
+  });
+});
+
+describe('stored items: home entries', () => {
+  it('carry their expiry (expiresAt, epoch seconds): their position + HOME_RETENTION_DAYS, markers as their entry', async () => {
+    const [reader, author, reposter] = await signUpMany(t, 3);
+    await follow(t, reader!.token, author!.id);
+    await follow(t, reader!.token, reposter!.id);
+    const posts = [await createPost(t, author!.token, 'expiring'), await createPost(t, author!.token, 'reposted')];
+    // The reader has the post already (the repost adds a reason); the reposter's own timeline gets an entry and a marker.
+    await t.gql('mutation($id: ID!) { repost(postId: $id) { post { id } } }', { id: posts[1] }, reposter!.token);
+    await waitForQueueToDrain(t);
+    const retentionMs = t.app.config.homeRetentionDays * 24 * 3600 * 1000;
+    const due = (position: string) => Math.ceil((idTime(position) + retentionMs) / 1000);
+    const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
+    const items = async (pk: string) =>
+      (
+        await client.send(
+          new QueryCommand({
+            TableName: tableName(t.tablePrefix),
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': pk },
+          }),
+        )
+      ).Items!;
+    try {
+      for (const user of [reader!, author!]) {
+        expect((await items(partitions.home(user.id))).map((item) => [item.sk, item.expiresAt])).toEqual(
+          posts.map((id) => [id, due(id)]),
+        );
       }
-    },
-  );
+      const [entry, ...moreEntries] = await items(partitions.home(reposter!.id));
+      const [marker, ...moreMarkers] = await items(partitions.homeMarkers(reposter!.id));
+      expect([moreEntries, moreMarkers]).toEqual([[], []]);
+      expect(entry!.sk).not.toBe(posts[1]);
+      expect(marker).toMatchObject({ sk: posts[1], position: entry!.sk, expiresAt: due(entry!.sk as string) });
+      expect(entry!.expiresAt).toBe(due(entry!.sk as string));
+    } finally {
+      client.destroy();
+    }
+  });
 });
 
 describe('hybrid fan-out', () => {

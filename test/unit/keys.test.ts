@@ -47,7 +47,6 @@ const made: Record<keyof typeof keys, Key[]> = {
   authorPost: [keys.authorPost(user, post)],
   homeEntry: [keys.homeEntry(user, post), keys.homeEntry(user, `${post}#${other}`)],
   homeMarker: [keys.homeMarker(user, post)],
-  homeSize: [keys.homeSize(user)],
   outboxEntry: [keys.outboxEntry(user, post)],
   outboxAuthor: [keys.outboxAuthor(user)],
   tagEntry: [keys.tagEntry('engines', 3, post)],

@@ -22,7 +22,6 @@ const SIZES: ItemSizes = {
   authorPostEntry: 100,
   timelineEntry: 100,
   homeEntry: 100,
-  homeSize: 100,
   counterShard: 100,
   outboxAuthor: 100,
   task: 100,
@@ -69,8 +68,7 @@ const TINY: ModelInput = {
     counterShards: 4,
     counterShardsMax: 64,
     counterShardWritesPerSecond: 50,
-    timelineMaxEntries: 100,
-    timelineSizeSampleEvery: 2,
+    homeRetentionDays: 30,
     followBackfillPosts: 10,
     timelineShards: 2,
     queueShards: 2,
@@ -129,11 +127,8 @@ describe('the cost model, on a network computed by hand', () => {
     // Before a repost entry is delivered, its receiver's entry and marker are read strongly (1.5 × 2); before each of a
     // post's 0.75 fan-out pages, its reposters (0.75).
     expect(line('home entry')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 1 + 3 + 0.75 });
-    // Each delivered entry (2) trimmed once; a trim every 10 entries reads 110 entries (11 KB: 3 × 0.5).
-    expect(line('home entry trims').writeUnitsPerSecond).toBe(2);
-    expect(line('home entry trims').readUnitsPerSecond).toBeCloseTo(0.3, 10);
-    // One size update per 2 entries, plus one reset per trim.
-    expect(line('home size estimate').writeUnitsPerSecond).toBeCloseTo(1.2, 10);
+    // Entries expire by TTL, deleted for free: nothing reads a timeline back to trim it, nor counts its size.
+    expect(result.lines.map((l) => l.item).filter((item) => /trim|size/.test(item))).toEqual([]);
     // A's posts start with 4 separate shards (1 a post × 2); a like's and a repost's increment go to the post item (4)
     // or, for the 3 of 5 entries that are A's, a shard (2): 2 × (0.4 × 4 + 0.6 × 2). Reads: 2 pages × 2 posts × 2.4
     // shards an entry (A's 3 followers see 4) × 0.5; other posts' counts come with the post.
@@ -167,20 +162,22 @@ describe('the cost model, on a network computed by hand', () => {
     });
     // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
     expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
-    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(48.8, 10);
-    expect(result.totals.readUnitsPerSecond).toBeCloseTo(42.6, 10);
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(45.6, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(42.3, 10);
   });
 
   it('prices a month of it', () => {
-    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(48.8 * SECONDS_PER_MONTH, 3);
-    expect(result.cost.writeUsd).toBeCloseTo(80.154, 6);
-    expect(result.cost.readUsd).toBeCloseTo(13.9941, 6);
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(45.6 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(74.898, 6);
+    expect(result.cost.readUsd).toBeCloseTo(13.89555, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
     expect(stored.get('post')).toBe(86_400 * 2100);
     // A's posts' separate shards: 1 a post on average.
     expect(stored.get("a hot post's counter shard")).toBe(86_400 * 200);
-    expect(stored.get('home entry')).toBe(4 * 100 * 200);
+    // Home timelines hold a day of entries too (the workload keeps a day, less than HOME_RETENTION_DAYS): 1.5 originals
+    // a second (0.5 fanned out, the author's own), and 1.5 repost entries each with its marker (a pair of 100 bytes).
+    expect(stored.get('home entry and repost marker')).toBe(86_400 * (1.5 * 200 + 1.5 * 300));
     expect(stored.get('graph node')).toBe(4 * 5100);
     // A like's three items; a repost's four, and the outbox entry of a quarter of them: 4.25 items of 200 bytes.
     expect(stored.get('like record, likers entry and activity')).toBe(86_400 * 3 * 200);
@@ -189,6 +186,22 @@ describe('the cost model, on a network computed by hand', () => {
       6,
     );
     expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
+  });
+
+  it('keeps home entries for HOME_RETENTION_DAYS, and as long again as TTL takes to delete them', () => {
+    // 10 days of posts and likes kept, home entries 1 day and the 2 of TTL's delay.
+    const short = runModel({
+      ...TINY,
+      workload: { ...TINY.workload, retentionDays: 10 },
+      settings: { ...TINY.settings, homeRetentionDays: 1 },
+    });
+    const stored = new Map(short.storage.map((s) => [s.item, s]));
+    expect(stored.get('home entry and repost marker')).toEqual({
+      item: 'home entry and repost marker',
+      items: 3 * 86_400 * 4.5,
+      bytes: 3 * 86_400 * (1.5 * 200 + 1.5 * 300),
+    });
+    expect(stored.get('post')!.items).toBe(10 * 86_400);
   });
 
   it('finds the hot partitions and what relieves them', () => {
@@ -284,6 +297,7 @@ describe('item sizes', () => {
       postId: newId('pst'),
       authorId: newId('usr'),
       counterShards: 8,
+      expiresAt: Math.ceil(Date.now() / 1000) + 30 * 86_400,
     });
     expect(sizes.homeEntry).toBe(itemSize(entry));
     // 120 characters of text and the post's other fields; a following set of 100 ids of 30 bytes.

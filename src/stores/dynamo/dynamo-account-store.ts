@@ -338,11 +338,7 @@ export class DynamoAccountStore implements AccountStore {
     const mirrors = items
       .filter((key) => key.pk === partitions.notifications(userId) && key.sk.startsWith(notificationPrefixes.member))
       .map((key) => keys.notifiedByOfMember(userId, key.sk));
-    await batchWrite(this.client, this.tableName, [
-      del(keys.homeSize(userId)),
-      del(keys.outboxAuthor(userId)),
-      ...[...items, ...mirrors].map(del),
-    ]);
+    await batchWrite(this.client, this.tableName, [del(keys.outboxAuthor(userId)), ...[...items, ...mirrors].map(del)]);
     return pages.some((result) => result.LastEvaluatedKey !== undefined);
   }
 

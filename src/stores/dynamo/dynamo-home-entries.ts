@@ -36,6 +36,7 @@ interface Delivery {
   postId: string;
   authorId: string;
   counterShards: number | null;
+  expiresAt: number;
   /** Null for an original. */
   reposterId: string | null;
   /** The repost's position (unused for an original). */
@@ -53,7 +54,11 @@ export function timelineEntryFields(post: { postId: string; authorId: string; co
 
 /** An original home timeline entry as stored, by fan-out, by createPost (the author's own) and by importHomeTimelines: at the post id. */
 export function homeEntryItem(entry: HomeEntry): Item {
-  return { ...keys.homeEntry(entry.userId, entry.postId), ...timelineEntryFields(entry) };
+  return {
+    ...keys.homeEntry(entry.userId, entry.postId),
+    ...timelineEntryFields(entry),
+    expiresAt: entry.expiresAt,
+  };
 }
 
 /** The entry a repost places (at the repost's position, the reposter shown). */
@@ -62,12 +67,13 @@ export function repostHomeEntryItem(entry: RepostEntry): Item {
     ...keys.homeEntry(entry.userId, entry.position),
     ...timelineEntryFields(entry),
     repostedBy: entry.repostedBy,
+    expiresAt: entry.expiresAt,
   };
 }
 
-/** The marker written with it: where the entry is, and the post's reasons in this timeline. */
+/** The marker written with it: where the entry is, and the post's reasons in this timeline; it expires with the entry. */
 export function homeMarkerItem(entry: RepostEntry): Item {
-  const { userId, postId, authorId, position, repostedBy } = entry;
+  const { userId, postId, authorId, position, repostedBy, expiresAt } = entry;
   return {
     ...keys.homeMarker(userId, postId),
     position,
@@ -76,6 +82,7 @@ export function homeMarkerItem(entry: RepostEntry): Item {
     reposters: new Set([repostedBy]),
     repostedBy,
     version: 1,
+    expiresAt,
   };
 }
 
@@ -84,8 +91,21 @@ const MAX_ATTEMPTS = 20;
 /** Holdings changed at once, one conditional request each. */
 const CHANGE_CONCURRENCY = 8;
 
-function holdingsOf(userId: string, postId: string, entry: Item | undefined, marker: Item | undefined): Holding[] {
+/**
+ * What holds the post in the timeline. With `horizon`, an entry placed before it (and its marker) is past the
+ * retention, waiting for TTL to delete it: the post is placed again as if it were gone.
+ */
+function holdingsOf(
+  userId: string,
+  postId: string,
+  entryItem: Item | undefined,
+  markerItem: Item | undefined,
+  horizon?: string,
+): Holding[] {
   const holdings: Holding[] = [];
+  const live = (position: string) => horizon === undefined || position >= horizon;
+  const marker = markerItem && live(markerItem.position as string) ? markerItem : undefined;
+  const entry = entryItem && live(postId) ? entryItem : undefined;
   const reposters = (item: Item) => new Set((item.reposters as Set<string> | undefined) ?? []);
   const version = (item: Item) => (item.version === undefined ? null : Number(item.version));
   // Both only when an original and a repost arrived at once (see README, Reposts): each is taken back on its own.
@@ -148,15 +168,15 @@ export class DynamoHomeEntries {
     this.writeApi = options.writeApi;
   }
 
-  /** The holdings of each (user, post), strongly consistent: one BatchGetItem per 50 pairs. */
-  private async read(pairs: readonly { userId: string; postId: string }[]): Promise<Holding[][]> {
+  /** The holdings of each (user, post), strongly consistent: one BatchGetItem per 50 pairs. With `horizon`, those within it. */
+  private async read(pairs: readonly { userId: string; postId: string }[], horizon?: string): Promise<Holding[][]> {
     const items = await batchGet(
       this.client,
       this.tableName,
       pairs.flatMap(({ userId, postId }) => [keys.homeEntry(userId, postId), keys.homeMarker(userId, postId)]),
       { consistent: true },
     );
-    return pairs.map(({ userId, postId }, i) => holdingsOf(userId, postId, items[2 * i], items[2 * i + 1]));
+    return pairs.map(({ userId, postId }, i) => holdingsOf(userId, postId, items[2 * i], items[2 * i + 1], horizon));
   }
 
   /** Originals of a post with no repost: an entry already there can only be the same original (a retry, a backfill), so they are put as they are. */
@@ -169,8 +189,8 @@ export class DynamoHomeEntries {
     );
   }
 
-  async addOriginals(entries: readonly HomeEntry[]): Promise<void> {
-    const holdings = await this.read(entries);
+  async addOriginals(entries: readonly HomeEntry[], horizon: string): Promise<void> {
+    const holdings = await this.read(entries, horizon);
     // Most receivers have no entry of the post yet: their entries go out in bulk, unconditioned.
     await writeItems(
       this.client,
@@ -180,14 +200,14 @@ export class DynamoHomeEntries {
     );
     const held = entries.flatMap((entry, i) => (holdings[i]!.length > 0 ? [{ entry, holdings: holdings[i]! }] : []));
     await mapConcurrently(held, CHANGE_CONCURRENCY, ({ entry, holdings: known }) =>
-      this.addReason({ ...entry, reposterId: null, position: entry.postId }, known),
+      this.addReason({ ...entry, reposterId: null, position: entry.postId }, known, horizon),
     );
   }
 
-  async addReposts(entries: readonly RepostEntry[]): Promise<void> {
-    const holdings = await this.read(entries);
+  async addReposts(entries: readonly RepostEntry[], horizon: string): Promise<void> {
+    const holdings = await this.read(entries, horizon);
     await mapConcurrently(entries, CHANGE_CONCURRENCY, (entry, i) =>
-      this.addReason({ ...entry, reposterId: entry.repostedBy }, holdings[i]!),
+      this.addReason({ ...entry, reposterId: entry.repostedBy }, holdings[i]!, horizon),
     );
   }
 
@@ -216,7 +236,7 @@ export class DynamoHomeEntries {
   }
 
   /** Adds a reason to the post's holding, placing the post if it has none (a repost with its marker, in one conditional transaction). */
-  private async addReason(delivery: Delivery, known: Holding[]): Promise<void> {
+  private async addReason(delivery: Delivery, known: Holding[], horizon: string): Promise<void> {
     const { userId, postId, reposterId } = delivery;
     let holdings = known;
     for (let attempt = 0; ; attempt++) {
@@ -225,9 +245,9 @@ export class DynamoHomeEntries {
       if (holding && has(holding.reasons, reposterId)) return;
       const written = holding
         ? await this.write(holding, withReason(holding.reasons, reposterId, true))
-        : await this.place(delivery);
+        : await this.place(delivery, horizon);
       if (written) return;
-      [holdings] = (await this.read([{ userId, postId }])) as [Holding[]];
+      [holdings] = (await this.read([{ userId, postId }], horizon)) as [Holding[]];
     }
   }
 
@@ -247,19 +267,20 @@ export class DynamoHomeEntries {
 
   /**
    * The post's first entry in this timeline, conditioned on neither an original entry nor a marker
-   * being there; false if another write placed it first. (Bulk originals, see addOriginals, are not.)
+   * being there (or only past `horizon`); false if another write placed it first. (Bulk originals, see
+   * addOriginals, are not.)
    */
-  private async place(delivery: Delivery): Promise<boolean> {
-    const { userId, postId, authorId, counterShards, reposterId, position } = delivery;
+  private async place(delivery: Delivery, horizon: string): Promise<boolean> {
+    const { userId, postId, authorId, counterShards, expiresAt, reposterId, position } = delivery;
+    // A marker past the horizon is replaced; the entry it placed is left to TTL, unread.
+    const noLiveMarker = {
+      ConditionExpression: 'attribute_not_exists(pk) OR #position < :horizon',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: { ':horizon': horizon },
+    };
     if (reposterId === null) {
       return this.transact([
-        {
-          ConditionCheck: {
-            TableName: this.tableName,
-            Key: keys.homeMarker(userId, postId),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        { ConditionCheck: { TableName: this.tableName, Key: keys.homeMarker(userId, postId), ...noLiveMarker } },
         {
           Put: {
             TableName: this.tableName,
@@ -269,22 +290,21 @@ export class DynamoHomeEntries {
         },
       ]);
     }
-    const entry: RepostEntry = { userId, postId, authorId, counterShards, repostedBy: reposterId, position };
+    const entry: RepostEntry = { userId, postId, authorId, counterShards, expiresAt, repostedBy: reposterId, position };
     return this.transact([
-      {
-        ConditionCheck: {
-          TableName: this.tableName,
-          Key: keys.homeEntry(userId, postId),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: homeMarkerItem(entry),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      // An original entry past the horizon (its post is older) is as good as gone.
+      ...(postId < horizon
+        ? []
+        : [
+            {
+              ConditionCheck: {
+                TableName: this.tableName,
+                Key: keys.homeEntry(userId, postId),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ]),
+      { Put: { TableName: this.tableName, Item: homeMarkerItem(entry), ...noLiveMarker } },
       { Put: { TableName: this.tableName, Item: repostHomeEntryItem(entry) } },
     ]);
   }
@@ -346,7 +366,7 @@ export class DynamoHomeEntries {
         },
       },
     ]);
-    // The entry went meanwhile (trimmed with its marker, by a removal not yet finished): the marker goes too.
+    // The entry went meanwhile (expired before its marker, by a removal not yet finished): the marker goes too.
     if (failed?.[1] === 'ConditionalCheckFailed')
       await this.client
         .send(new DeleteCommand({ TableName: this.tableName, Key: holding.key }))

@@ -153,6 +153,7 @@ export class DynamoPostStore implements PostStore {
     post: PostRecord,
     delivery: Delivery,
     claim: IdempotencyClaim | null,
+    ownEntryExpiresAt: number,
     tasks: readonly Task[] = [],
   ): Promise<Claimed> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
@@ -166,6 +167,7 @@ export class DynamoPostStore implements PostStore {
           postId: post.id,
           authorId: post.authorId,
           counterShards: post.counterShards,
+          expiresAt: ownEntryExpiresAt,
         }),
       ),
       ...(delivery.kind === 'fanOut'

@@ -1,11 +1,5 @@
-import {
-  QueryCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { WriteApi } from '../../config.js';
-import { mapConcurrently } from '../../lib/collections.js';
 import type {
   EntryPage,
   HomeEntry,
@@ -14,9 +8,8 @@ import type {
   RepostEntry,
   TimelineEntry,
   TimelineStore,
-  HomeSizeAddition,
 } from '../timeline-store.js';
-import { batchWrite, del, importItems, queryItems, writeItems } from './batch.js';
+import { batchWrite, del, importItems, queryItems } from './batch.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -43,15 +36,8 @@ function toTimelineEntry(item: Item): TimelineEntry {
   };
 }
 
-/** The size estimate of a home timeline (see HomeDelivery.keepBounded in src/usecases/tasks/steps/home-delivery.ts). */
-export function homeSizeItem(userId: string, estimate: number): Item {
-  return { ...keys.homeSize(userId), estimate };
-}
-
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
-/** Size estimates updated at once, one UpdateItem each, so that they do not crowd out the entry writes. */
-const SIZE_UPDATE_CONCURRENCY = 4;
 
 /**
  * A read is one Query per partition, merged by the feeds; tag and public timelines are sharded so that no
@@ -72,26 +58,56 @@ export class DynamoTimelineStore implements TimelineStore {
     this.homeEntries = new DynamoHomeEntries(options);
   }
 
-  private async newestEntries(pk: string, limit: number, before: string | null): Promise<TimelineEntry[]> {
+  /** The newest `limit` entries older than `before`, none older than `since`. */
+  private async newestEntries(
+    pk: string,
+    limit: number,
+    before: string | null,
+    since: string | null,
+  ): Promise<TimelineEntry[]> {
+    if (before !== null && since !== null && before <= since) return [];
+    // A sort key takes one condition: with both bounds, BETWEEN (both included), reading one more for `before` to drop.
+    const range =
+      since === null
+        ? before === null
+          ? ''
+          : ' AND sk < :before'
+        : before === null
+          ? ' AND sk >= :since'
+          : ' AND sk BETWEEN :since AND :before';
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: before ? 'pk = :pk AND sk < :before' : 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': pk, ...(before ? { ':before': before } : {}) },
+        KeyConditionExpression: `pk = :pk${range}`,
+        ExpressionAttributeValues: {
+          ':pk': pk,
+          ...(before === null ? {} : { ':before': before }),
+          ...(since === null ? {} : { ':since': since }),
+        },
         ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: false,
-        Limit: limit,
+        Limit: before !== null && since !== null ? limit + 1 : limit,
       }),
     );
-    return (result.Items ?? []).map(toTimelineEntry);
+    return (result.Items ?? [])
+      .filter((item) => item.sk !== before)
+      .slice(0, limit)
+      .map(toTimelineEntry);
   }
 
-  private async oldestEntriesAfter(pk: string, limit: number, after: string): Promise<TimelineEntry[]> {
+  /** The oldest `limit` entries newer than `after`, none older than `since`. */
+  private async oldestEntriesAfter(
+    pk: string,
+    limit: number,
+    after: string,
+    since: string | null,
+  ): Promise<TimelineEntry[]> {
+    const fromSince = since !== null && since > after;
     const result = await this.client.send(
       new QueryCommand({
         TableName: this.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk > :after',
-        ExpressionAttributeValues: { ':pk': pk, ':after': after },
+        KeyConditionExpression: fromSince ? 'pk = :pk AND sk >= :bound' : 'pk = :pk AND sk > :bound',
+        ExpressionAttributeValues: { ':pk': pk, ':bound': fromSince ? since : after },
         ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
         ScanIndexForward: true,
         Limit: limit,
@@ -100,12 +116,12 @@ export class DynamoTimelineStore implements TimelineStore {
     return (result.Items ?? []).map(toTimelineEntry);
   }
 
-  private lists(pks: readonly string[], read: ListRead): Promise<TimelineEntry[][]> {
+  private lists(pks: readonly string[], read: ListRead, since: string | null = null): Promise<TimelineEntry[][]> {
     return Promise.all(
       pks.map((pk) =>
         'last' in read
-          ? this.oldestEntriesAfter(pk, read.last + 1, read.before)
-          : this.newestEntries(pk, read.first + 1, read.after),
+          ? this.oldestEntriesAfter(pk, read.last + 1, read.before, since)
+          : this.newestEntries(pk, read.first + 1, read.after, since),
       ),
     );
   }
@@ -114,8 +130,13 @@ export class DynamoTimelineStore implements TimelineStore {
     return Array.from({ length: this.shards }, (_, shard) => shard);
   }
 
-  homeLists(userId: string, outboxAuthorIds: readonly string[], read: ListRead): Promise<TimelineEntry[][]> {
-    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], read);
+  homeLists(
+    userId: string,
+    outboxAuthorIds: readonly string[],
+    read: ListRead,
+    since: string,
+  ): Promise<TimelineEntry[][]> {
+    return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], read, since);
   }
 
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]> {
@@ -137,7 +158,7 @@ export class DynamoTimelineStore implements TimelineStore {
   }
 
   async authorPosts(authorId: string, first: number, after: string | null): Promise<EntryPage> {
-    const entries = await this.newestEntries(partitions.authorPosts(authorId), first + 1, after);
+    const entries = await this.newestEntries(partitions.authorPosts(authorId), first + 1, after, null);
     return { entries: entries.slice(0, first), hasNextPage: entries.length > first };
   }
 
@@ -149,96 +170,35 @@ export class DynamoTimelineStore implements TimelineStore {
     return items.map((item) => item.authorId as string);
   }
 
-  addHomeEntries(entries: readonly HomeEntry[], options?: { unreposted?: boolean }): Promise<void> {
-    return options?.unreposted ? this.homeEntries.putOriginals(entries) : this.homeEntries.addOriginals(entries);
+  addHomeEntries(entries: readonly HomeEntry[], options: { horizon: string; unreposted?: boolean }): Promise<void> {
+    return options.unreposted
+      ? this.homeEntries.putOriginals(entries)
+      : this.homeEntries.addOriginals(entries, options.horizon);
   }
 
   removeHomeEntries(entries: readonly { userId: string; postId: string }[]): Promise<void> {
     return this.homeEntries.removeAll(entries);
   }
 
-  addRepostEntries(entries: readonly RepostEntry[]): Promise<void> {
-    return this.homeEntries.addReposts(entries);
+  addRepostEntries(entries: readonly RepostEntry[], options: { horizon: string }): Promise<void> {
+    return this.homeEntries.addReposts(entries, options.horizon);
   }
 
   removeHomeReasons(reasons: readonly HomeReason[]): Promise<void> {
     return this.homeEntries.removeReasons(reasons);
   }
 
-  async addToHomeSizes(additions: readonly HomeSizeAddition[]): Promise<number[]> {
-    // UpdateItem returns the new estimate atomically: read back after a transaction instead, an estimate
-    // could already carry a concurrent trim's reset and hide entries written meanwhile from the bound.
-    return mapConcurrently(additions, SIZE_UPDATE_CONCURRENCY, async ({ userId, added }) => {
-      const result = await this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: keys.homeSize(userId),
-          UpdateExpression: 'ADD estimate :added',
-          ExpressionAttributeValues: { ':added': added },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(result.Attributes?.estimate ?? 0);
+  /** Writes home timelines whole (seeding): each entry given, once per user and post. Returns how many were written. */
+  async importHomeTimelines(entries: readonly HomeEntry[], onWritten?: (entries: number) => void): Promise<number> {
+    const unique = new Map<string, HomeEntry>();
+    for (const e of entries) unique.set(`${e.userId}\u0000${e.postId}`, e);
+    // An entry given twice is done as soon as it is dropped.
+    if (entries.length > unique.size) onWritten?.(entries.length - unique.size);
+    await importItems(this.client, this.tableName, [...unique.values()], (entry) => [homeEntryItem(entry)], {
+      api: this.writeApi,
+      onWritten,
     });
-  }
-
-  async trimHome(userId: string, keep: number): Promise<void> {
-    const items = await this.queryAll({
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': partitions.home(userId) },
-      ProjectionExpression: 'pk, sk, postId',
-      ScanIndexForward: false,
-    });
-    const surplus = items.slice(keep);
-    // A repost's entry (not at its post id) goes with its marker.
-    const doomed = surplus.flatMap((item) => {
-      const postId = item.postId as string | undefined;
-      return [
-        { pk: item.pk as string, sk: item.sk as string },
-        ...(postId !== undefined && postId !== item.sk ? [keys.homeMarker(userId, postId)] : []),
-      ];
-    });
-    if (doomed.length > 0) await writeItems(this.client, this.tableName, doomed.map(del), this.writeApi);
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: keys.homeSize(userId),
-        UpdateExpression: 'SET estimate = :kept',
-        ExpressionAttributeValues: { ':kept': items.length - surplus.length },
-      }),
-    );
-  }
-
-  /**
-   * Writes whole home timelines at once (seeding): each user's newest `keep` entries, and the
-   * size item with the exact count kept. Returns how many entries were written.
-   */
-  async importHomeTimelines(
-    entries: readonly HomeEntry[],
-    keep: number,
-    onWritten?: (entries: number) => void,
-  ): Promise<number> {
-    const byUser = new Map<string, Map<string, HomeEntry>>();
-    for (const e of entries) (byUser.get(e.userId) ?? byUser.set(e.userId, new Map()).get(e.userId)!).set(e.postId, e);
-    const kept = [...byUser.values()].map((timeline) =>
-      [...timeline.values()].sort((a, b) => (a.postId < b.postId ? 1 : -1)).slice(0, keep),
-    );
-    const written = kept.reduce((sum, timeline) => sum + timeline.length, 0);
-    // Entries past the bound (or given twice) are done as soon as they are dropped.
-    if (entries.length > written) onWritten?.(entries.length - written);
-    // The size item goes with each timeline's last entry.
-    const records = kept.flatMap((timeline) =>
-      timeline.map((entry, i) => ({ entry, size: i === timeline.length - 1 ? timeline.length : null })),
-    );
-    await importItems(
-      this.client,
-      this.tableName,
-      records,
-      ({ entry, size }) =>
-        size === null ? [homeEntryItem(entry)] : [homeEntryItem(entry), homeSizeItem(entry.userId, size)],
-      { api: this.writeApi, onWritten },
-    );
-    return written;
+    return unique.size;
   }
 
   /**

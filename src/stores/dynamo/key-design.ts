@@ -98,16 +98,15 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: "author's posts entry", pk: 'POSTS#<authorId>', sk: '<postId>' },
   { item: "user's repost entry (merged into `User.posts`)", pk: 'REPOSTS#<userId>', sk: '<repost position>' },
   {
-    item: 'home timeline entry (`postId`, `authorId`, `counterShards`, `repostedBy`; an original entry also its reasons: `original`, `reposters`, `version`)',
+    item: 'home timeline entry (`postId`, `authorId`, `counterShards`, `repostedBy`; an original entry also its reasons: `original`, `reposters`, `version`); expires by TTL at its position + HOME_RETENTION_DAYS',
     pk: 'HOME#<userId>',
     sk: '<feed position>',
   },
   {
-    item: 'home repost marker: where a repost placed the post, and its reasons (`position`, `authorId`, `original`, `reposters`, `repostedBy`, `version`)',
+    item: 'home repost marker: where a repost placed the post, and its reasons (`position`, `authorId`, `original`, `reposters`, `repostedBy`, `version`); expires by TTL with its entry',
     pk: 'HOMEMARKS#<userId>',
     sk: '<postId>',
   },
-  { item: 'home timeline size estimate (drives trimming)', pk: 'HOMESIZE#<userId>', sk: 'SIZE' },
   {
     item: "outbox entry of an author or reposter who is not fanned out (a repost's with `repostedBy`)",
     pk: 'OUTBOX#<authorId>',

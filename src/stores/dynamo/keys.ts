@@ -85,8 +85,6 @@ export const keys = {
    * its entry. An original entry (at the post id) holds its reasons itself and has no marker.
    */
   homeMarker: (userId: string, postId: string): Key => ({ pk: partitions.homeMarkers(userId), sk: postId }),
-  /** A sampled estimate of a home timeline's size, so that the timeline is read only when it may be over its bound. */
-  homeSize: (userId: string): Key => ({ pk: partitions.homeSize(userId), sk: 'SIZE' }),
   outboxEntry: (authorId: string, position: string): Key => ({ pk: partitions.outbox(authorId), sk: position }),
   /** Registry of authors whose posts are merged into home timelines at read time instead of fanned out. */
   outboxAuthor: (authorId: string): Key => ({ pk: partitions.outboxAuthors(), sk: authorId }),
@@ -219,10 +217,15 @@ export const partitions = {
   sessions: (userId: string) => `SESSIONS#${userId}`,
   idempotencyClaims: (userId: string) => `IDEM#${userId}`,
   activity: (userId: string) => `ACTIVITY#${userId}`,
-  homeSize: (userId: string) => `HOMESIZE#${userId}`,
   userReposts: (userId: string) => `REPOSTS#${userId}`,
   notifications: (userId: string) => `NOTIFS#${userId}`,
   notified: (actorId: string) => `NOTIFIED#${actorId}`,
+};
+
+/** Partition key prefixes of items the service no longer writes, for the migrations that remove them. */
+export const retiredPrefixes = {
+  /** A home timeline's sampled size estimate (`HOMESIZE#<userId>` / `SIZE`), from when timelines were trimmed to a size. */
+  homeSize: 'HOMESIZE#',
 };
 
 /** The sort key prefix of the replies to the comment whose path (top-level comment first, itself last) is `path`. */

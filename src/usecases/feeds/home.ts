@@ -3,6 +3,7 @@ import { pageSize } from '../../domain/validation.js';
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import { UNMETERED } from '../../stores/graph/traversal.js';
 import { type ListRead, type TimelineEntry, type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
+import type { HomeRetention } from '../home-retention.js';
 import type { OutboxAuthors } from '../outbox-authors.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
 import {
@@ -37,13 +38,15 @@ export const OUTBOXES_READ_BEFORE_CHECK = 8;
 /**
  * User.timeline: the posts of the accounts the user follows, and what they reposted, newest first.
  * Fan-out wrote them into the user's home partition; the posts of followed authors who are not
- * fanned out are merged from their outboxes at read time. Only the user may read it.
+ * fanned out are merged from their outboxes at read time. Only the user may read it, and it shows posts from the
+ * last HOME_RETENTION_DAYS: every list is read down to the retention's horizon, whatever TTL has not deleted yet.
  */
 export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, PostPage> {
   constructor(
     private readonly timelines: Pick<TimelineStore, 'homeLists'>,
     private readonly graph: Pick<GraphStore, 'followsAmong'>,
     private readonly outboxAuthors: OutboxAuthors,
+    private readonly retention: HomeRetention,
   ) {}
 
   /** The home partition and the followed outboxes, one Query each, merged; backwards (pull-to-refresh), what is newer than `before`. */
@@ -81,7 +84,9 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
 
   private async read(viewerId: string | null, userId: string, read: ListRead): Promise<TimelineSkeleton> {
     return mergedSkeleton(
-      await this.lists(viewerId, userId, (authorIds) => this.timelines.homeLists(userId, authorIds, read)),
+      await this.lists(viewerId, userId, (authorIds) =>
+        this.timelines.homeLists(userId, authorIds, read, this.retention.horizon()),
+      ),
       read,
     );
   }

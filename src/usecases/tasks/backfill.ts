@@ -25,8 +25,8 @@ export class BackfillHandler implements TaskHandler<'backfill'> {
       authorId: followeeId,
       counterShards: entry.counterShards,
     }));
+    // Posts past HOME_RETENTION_DAYS are left out (see HomeDelivery).
     await this.homes.deliver(entries);
-    await this.homes.keepBounded(entries.map((e) => e.userId));
     if (!(await stillFollows(this.graph, followerId, followeeId)))
       await this.homes.withdraw(entries.map(({ userId, postId }) => ({ userId, postId, reposterId: null })));
     return 'done';

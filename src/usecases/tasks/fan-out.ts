@@ -29,8 +29,7 @@ export class FanOutHandler implements TaskHandler<'fanOut'> {
       this.followers.page(authorId, checkpoint),
     ] as const);
     if (!post) return 'done';
-    // The author's own entry was written with the post: counted and announced with the first page.
-    let uncounted = checkpoint === null ? [authorId] : [];
+    // The author's own entry was written with the post: announced with the first page.
     let unannounced = checkpoint === null ? [authorId] : [];
     let position = checkpoint;
     const entries = (followerIds: readonly string[]) =>
@@ -51,11 +50,8 @@ export class FanOutHandler implements TaskHandler<'fanOut'> {
         unannounced = [];
       },
       finish: async (followerIds, cursor) => {
-        const counted = [...uncounted, ...followerIds];
-        uncounted = [];
         // The progress record goes with the post if it was deleted meanwhile, and is never written back (see advance).
-        const [, current] = await settleAll([
-          this.homes.keepBounded(counted),
+        const [current] = await settleAll([
           currentPost(this.posts, postId),
           this.progress.advance(postId, position, cursor, followerIds.length),
         ] as const);

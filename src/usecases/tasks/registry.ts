@@ -11,6 +11,7 @@ import type { ClaimedTask } from '../../stores/task-queue.js';
 import type { TimelineStore } from '../../stores/timeline-store.js';
 import type { UserStore } from '../../stores/user-store.js';
 import type { FollowEvents } from '../follow-events.js';
+import { HomeRetention } from '../home-retention.js';
 import type { CommentUseCases } from '../comments.js';
 import type { PostUseCases } from '../posts.js';
 import type { NotificationListener } from '../notifications.js';
@@ -35,10 +36,8 @@ export interface TaskSettings {
   fanoutPageSize: number;
   /** How many of the followee's newest posts a follow copies into the follower's home timeline. */
   followBackfillPosts: number;
-  /** Entries a home timeline keeps, about (see sampledSizeAdditions). */
-  timelineMaxEntries: number;
-  /** A home timeline's size is counted on about one write in this many. */
-  timelineSizeSampleEvery: number;
+  /** Days a home timeline keeps a post (HOME_RETENTION_DAYS). */
+  homeRetentionDays: number;
   /** Notification groups a user keeps (NOTIFICATIONS_MAX). */
   notificationsMax: number;
 }
@@ -54,6 +53,8 @@ export interface TaskHandlerStores {
   users: Pick<UserStore, 'getMany'>;
   accounts: Pick<AccountStore, 'removeRemnants' | 'removeProfile'>;
   activities: ActivityStore;
+  /** What time it is (ms since the epoch): where home timelines' retention ends. */
+  clock: () => number;
 }
 
 /** Every handler the service has, one per task kind (the type checks that none is missing). */
@@ -91,7 +92,7 @@ export function createTaskHandlers(
   listeners: { delivered: OnDelivered; notified: NotificationListener } = { delivered: () => {}, notified: () => {} },
 ): TaskHandlers {
   const followers = new FollowerWalk(stores.graph, settings.fanoutPageSize);
-  const homes = new HomeDelivery(stores.timelines, settings);
+  const homes = new HomeDelivery(stores.timelines, new HomeRetention(settings.homeRetentionDays, stores.clock));
   const backfill = new BackfillHandler(stores.timelines, stores.graph, homes, settings.followBackfillPosts);
   const repost = new RepostHandler(stores.posts, stores.reposts, followers, homes, listeners.delivered);
   const check = new NotificationCheck(stores, useCases.relationships);

@@ -40,7 +40,6 @@ export class RepostHandler implements TaskHandler<'repost'> {
         repostedBy: reposterId,
         position,
       }));
-    let uncounted = checkpoint === null ? [reposterId] : [];
     // Announced to every receiver: one that had the post already gets it again with its new reason.
     const deliver = async (userIds: string[]) => {
       await this.homes.deliverReposts(entries(userIds));
@@ -56,15 +55,7 @@ export class RepostHandler implements TaskHandler<'repost'> {
     if (checkpoint === null) await deliver([reposterId]);
     return this.followers.walk(reposterId, firstPage, save, stopping, {
       write: deliver,
-      finish: async (followerIds) => {
-        const counted = [...uncounted, ...followerIds];
-        uncounted = [];
-        const [, current] = await settleAll([
-          this.homes.keepBounded(counted),
-          this.stillReposted(postId, reposterId),
-        ] as const);
-        return current !== null;
-      },
+      finish: async () => (await this.stillReposted(postId, reposterId)) !== null,
       takeBack: (followerIds) => this.homes.withdraw(followerIds.map((userId) => ({ userId, postId, reposterId }))),
     });
   }
