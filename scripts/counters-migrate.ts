@@ -1,8 +1,8 @@
 /**
  * `npm run counters:migrate`: a data migration. Posts with one counter shard keep their counts on the post
  * item; this moves them there from the `COUNT#0` item of posts written before, on the configured DynamoDB
- * (the embedded one by default). Run it before the new version serves: until then such posts show no counts.
- * Idempotent, and exact beside a running service (see PostCountsMigration).
+ * (the embedded one by default). Run it with no older instance running, before the new version serves (older ones
+ * write to COUNT#0): until then such posts show no counts. Idempotent, and exact beside new instances.
  */
 import { mapConcurrently } from '../src/lib/collections.js';
 import { openConfiguredStores } from './configured-stores.js';

@@ -87,9 +87,13 @@ function moveItems(tableName: string, postId: string, shard: Item | undefined) {
       TableName: tableName,
       Key: keys.post(postId),
       UpdateExpression: `SET reactions = :reactions${present.length > 0 ? ` ADD ${present.map((f) => `${f} :${f}`).join(', ')}` : ''}`,
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(reactions)',
+      // Still one shard: a raise by an older instance since the read would leave its writes to COUNT#0 nowhere.
+      ConditionExpression: shard
+        ? 'attribute_exists(pk) AND attribute_not_exists(reactions) AND (attribute_not_exists(counterShards) OR counterShards = :one)'
+        : 'attribute_exists(pk) AND attribute_not_exists(reactions)',
       ExpressionAttributeValues: {
         ':reactions': reactions,
+        ...(shard ? { ':one': 1 } : {}),
         ...Object.fromEntries(present.map((f) => [`:${f}`, Number(shard![f])])),
       },
     },

@@ -18,7 +18,7 @@ export interface PostCounts {
 /**
  * What the counter store needs to know of a post: where its counters are. `counterShards` may
  * be older than the post's: shards only grow, so a writer that uses an older number still
- * writes to a shard that exists, and a reader learns of more from shard 0 (see countsOf).
+ * writes to an item that exists, and a reader learns of more from the post item (see countsOf).
  */
 export interface CountedPost {
   id: string;
