@@ -1058,8 +1058,8 @@ export type User = Node & {
   posts: PostConnection;
   /**
    * Home timeline: posts by this user and by the accounts this user follows, newest first. It shows posts from the
-   * last 30 days (`HOME_RETENTION_DAYS`, as the service is configured; a repost counts from when it was made). Only
-   * this user may read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
+   * last 30 days (`HOME_RETENTION_DAYS`, as the service is configured), each from when it came into the timeline: a
+   * repost of a post not already there, from the repost. Only this user may read it: anyone else gets null here with a FORBIDDEN (or, anonymous, UNAUTHENTICATED) error.
    * Pull-to-refresh with `last` and `before` (Relay's backward paging): the `last` posts just newer than the
    * `before` cursor, still newest first; while `pageInfo.hasPreviousPage`, ask again with `before: startCursor`.
    * Give `first`/`after` or `last`/`before`, not both.
