@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ItemCache } from '../cache/item-cache.js';
-import { cacheKeyOf } from './cached-reader.js';
+import { cacheKeyOf, countsCacheKeyOf } from './cached-reader.js';
+import { isCountsUpdate } from './counter-items.js';
 import { type Key, cachedKindOf } from './keys.js';
 
 type Input = Record<string, unknown>;
@@ -20,18 +21,29 @@ function keyOf(attributes: KeyAttributes): Key | null {
   return pk !== undefined && sk !== undefined ? { pk, sk } : null;
 }
 
+type Written = { key: Key | null; countsOnly?: boolean };
+type UpdateInput = { Key?: KeyAttributes; UpdateExpression?: unknown };
+
+const updated = (update: UpdateInput): Written => ({
+  key: keyOf(update.Key),
+  countsOnly: isCountsUpdate(update.UpdateExpression),
+});
+
 /** The keys an item write names: Put's item, Update's and Delete's key, each one of a transaction or batch. */
-function writtenKeys(command: string, input: Input): (Key | null)[] {
+function writtenKeys(command: string, input: Input): Written[] {
   switch (command) {
     case 'PutItemCommand':
-      return [keyOf(input.Item as KeyAttributes)];
+      return [{ key: keyOf(input.Item as KeyAttributes) }];
     case 'UpdateItemCommand':
+      return [updated(input as UpdateInput)];
     case 'DeleteItemCommand':
-      return [keyOf(input.Key as KeyAttributes)];
+      return [{ key: keyOf(input.Key as KeyAttributes) }];
     case 'TransactWriteItemsCommand':
       return (
         (input.TransactItems ?? []) as Record<string, { Item?: KeyAttributes; Key?: KeyAttributes } | undefined>[]
-      ).map((item) => keyOf(item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key));
+      ).map((item) =>
+        item.Update ? updated(item.Update as UpdateInput) : { key: keyOf(item.Put?.Item ?? item.Delete?.Key) },
+      );
     case 'BatchWriteItemCommand':
       return Object.values(
         (input.RequestItems ?? {}) as Record<
@@ -40,7 +52,7 @@ function writtenKeys(command: string, input: Input): (Key | null)[] {
         >,
       )
         .flat()
-        .map((request) => keyOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key));
+        .map((request) => ({ key: keyOf(request.PutRequest?.Item ?? request.DeleteRequest?.Key) }));
     default:
       return [];
   }
@@ -53,9 +65,13 @@ function writtenKeys(command: string, input: Input): (Key | null)[] {
 export function addCacheInvalidation(client: DynamoDBDocumentClient, cache: ItemCache): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap((key) =>
-        key && cachedKindOf(key) ? [cacheKeyOf(key)] : [],
-      );
+      // A counter write changes only a post's counts (ReadOptions.counters): the rest of its item stays cached.
+      const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap(({ key, countsOnly }) => {
+        const kind = key && cachedKindOf(key);
+        if (!kind) return [];
+        const counts = kind === 'post' || kind === 'counter';
+        return countsOnly && counts ? [countsCacheKeyOf(key)] : [cacheKeyOf(key), countsCacheKeyOf(key)];
+      });
       if (cached.length === 0) return next(args);
       await cache.invalidate(cached);
       try {

@@ -18,6 +18,11 @@ export function cacheKeyOf(key: Key): string {
   return `${key.pk}/${key.sk}`;
 }
 
+/** The cache's name of an item's counts (ReadOptions.counters): a counter write evicts them, not the rest of the item. */
+export function countsCacheKeyOf(key: Key): string {
+  return `${cacheKeyOf(key)}/counts`;
+}
+
 /**
  * The read-through cache in front of a reader: only misses go on, in one call with the uncached keys, so a
  * page still shares one BatchGetItem. Strongly consistent reads bypass it (see docs/design/cache.md).
@@ -41,9 +46,10 @@ export class CachedReader implements ItemReader {
     const cachedAt = kinds.flatMap((kind, n) => (kind ? [n] : []));
     if (cachedAt.length === 0) return this.reader.get(keys, options);
     const variant = options.attributes ? JSON.stringify(options.attributes) : '*';
-    const flightKeys = new Map<number, string>(cachedAt.map((n) => [n, `${cacheKeyOf(keys[n]!)}\u0000${variant}`]));
+    const nameOf = options.counters ? countsCacheKeyOf : cacheKeyOf;
+    const flightKeys = new Map<number, string>(cachedAt.map((n) => [n, `${nameOf(keys[n]!)}\u0000${variant}`]));
     const found = await this.cache.lookup(
-      cachedAt.map((n) => cacheKeyOf(keys[n]!)),
+      cachedAt.map((n) => nameOf(keys[n]!)),
       variant,
     );
     const lookups = new Map<number, CacheLookup>(cachedAt.map((n, i) => [n, found[i]!]));
@@ -87,7 +93,7 @@ export class CachedReader implements ItemReader {
         if (lookup.hit) continue;
         const i = readAt.get(n);
         fills.push({
-          key: cacheKeyOf(keys[n]!),
+          key: nameOf(keys[n]!),
           variant,
           version: lookup.version,
           item: i === undefined ? undefined : read[i],

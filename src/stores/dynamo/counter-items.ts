@@ -9,6 +9,18 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 export type CounterField = 'likeCount' | 'viewCount' | 'commentCount' | 'repostCount';
 
+/** The updates that change a post's counts and nothing else of its item (see isCountsUpdate). */
+export const COUNTS_UPDATES = {
+  add: 'ADD #field :delta',
+  react: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :one',
+  unreact: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) - :one',
+} as const;
+
+/** Does an update change only counts? A cache then keeps the rest of the item (see cache-invalidation.ts). */
+export function isCountsUpdate(expression: unknown): boolean {
+  return Object.values(COUNTS_UPDATES).some((update) => update === expression);
+}
+
 /** The counters a post item holds from its creation: where writes go while the post has one shard. */
 export function postCounterFields(
   counts: Partial<Record<CounterField, number>> = {},
@@ -95,7 +107,7 @@ export function counterIncrement(
     Update: {
       TableName: tableName,
       Key: counterTarget(postId, shards),
-      UpdateExpression: 'ADD #field :delta',
+      UpdateExpression: COUNTS_UPDATES.add,
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeNames: { '#field': field },
       ExpressionAttributeValues: { ':delta': delta },

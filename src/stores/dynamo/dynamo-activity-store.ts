@@ -2,7 +2,7 @@ import { DeleteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-s
 import type { Activity, ActivityStore } from '../activity-store.js';
 import { cancellationReasons, transactWrite } from './batch.js';
 import type { TableOptions } from './client.js';
-import { type TransactItem, counterIncrement, counterTarget } from './counter-items.js';
+import { COUNTS_UPDATES, type TransactItem, counterIncrement, counterTarget } from './counter-items.js';
 import { type Key, keys, partitions } from './keys.js';
 
 type UndoableActivity = Exclude<Activity, { kind: 'repost' }>;
@@ -99,7 +99,7 @@ export class DynamoActivityStore implements ActivityStore {
           Update: {
             TableName: this.tableName,
             Key: counterTarget(postId, counterShards),
-            UpdateExpression: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) - :one',
+            UpdateExpression: COUNTS_UPDATES.unreact,
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#kind': activity.reaction },
             ExpressionAttributeValues: { ':zero': 0, ':one': 1 },

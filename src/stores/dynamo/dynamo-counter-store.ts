@@ -7,7 +7,13 @@ import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { type AttributePath, BatchReader, type ItemReader } from './batch-reader.js';
 import { type ActivityRanges, oneUserOf } from './activity-ranges.js';
 import type { TableOptions } from './client.js';
-import { type TransactItem, counterIncrement, counterShardRaise, counterTarget } from './counter-items.js';
+import {
+  COUNTS_UPDATES,
+  type TransactItem,
+  counterIncrement,
+  counterShardRaise,
+  counterTarget,
+} from './counter-items.js';
 import { counterShardRaises } from '../../observability/metrics.js';
 import type { Activity } from '../activity-store.js';
 import { activityItem } from './activity-items.js';
@@ -250,7 +256,7 @@ export class DynamoCounterStore implements CounterStore {
       Update: {
         TableName: this.tableName,
         Key: counterTarget(post.id, post.counterShards),
-        UpdateExpression: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :one',
+        UpdateExpression: COUNTS_UPDATES.react,
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#kind': kind },
         ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
