@@ -95,7 +95,9 @@ describe('stored items: npm run counters:migrate', { timeout: 180_000 }, () => {
 
     await asBeforeTheMove(postId);
     const unmoved = await script('counters-verify');
+    // Every count still matches its records; only the shard is where readers no longer look.
     expect(unmoved.code).toBe(1);
+    expect(unmoved.output).toContain('no drift');
     expect(unmoved.output).toContain(`counter shard of a post with one shard`);
     expect(unmoved.output).toContain(`POST#${postId} COUNT#0`);
 
