@@ -84,8 +84,8 @@ const plan = flags.quick
       signIn: { rounds: 5, signInsPerWindow: 10 },
     };
 
-/** What a cached data set must have been seeded with: 2 adds the users' search entries, 3 posts' counts on their items. An older one is seeded again. */
-const MANIFEST_FORMAT = 3;
+/** What a cached data set must have been seeded with: 2 adds the users' search entries, 3 posts' counts on their items, 4 follow counts on profiles. An older one is seeded again. */
+const MANIFEST_FORMAT = 4;
 
 interface Manifest {
   format?: number;

@@ -67,7 +67,7 @@ export const dynamodbCapacity = new Counter({
 
 export const cacheLookups = new Counter({
   name: 'cache_lookups_total',
-  help: 'Item lookups the read-through cache answered (hit) or passed to DynamoDB (miss), by item kind (user, post, counter, graphNode).',
+  help: 'Item lookups the read-through cache answered (hit) or passed to DynamoDB (miss), by item kind (user, post, counter: counts of a post or a profile, or a shard).',
   labelNames: ['kind', 'result'] as const,
   registers: [registry],
 });

@@ -200,7 +200,7 @@ export async function seedNetwork(
       (part, tick) => stores.users.importUsers(part, tick),
     ),
     {
-      // The graph's nodes carry counts of all the edges: one part.
+      // Each user's follow counts sum over all the edges: one part.
       name: 'follows',
       weight: 3 + users.length / Math.max(1, network.follows.length),
       parts: [

@@ -108,15 +108,10 @@ export function measureItems(shape: SampleShape): ItemSizes {
     expiresAt,
   };
   return {
-    user: itemSize(profile),
+    user: itemSize({ ...profile, followerCount: 1234, followingCount: following.length }),
     handleClaim: itemSize(handleClaim),
     graphNode: itemSize(
-      graphNodeItem(
-        { id: userId, handle: user.handle, interests: user.interests },
-        { followerCount: 1234, followingCount: following.length },
-        following,
-        shape.followingSetMax,
-      ),
+      graphNodeItem({ id: userId, handle: user.handle, interests: user.interests }, following, shape.followingSetMax),
     ),
     followEdge: itemSize(edge),
     followListEntry: itemSize(followingEntry),

@@ -187,13 +187,16 @@ export function runModel(input: ModelInput): ModelResult {
       readUnitsPerSecond: w.pollingWorkers * s.queueShards * (1000 / s.queuePollMs) * readUnits(0),
     },
     {
-      item: 'follow edge, list entries, graph nodes',
-      by: "follow (transaction); fan-out and repost fan-out (followers pages); backfill (follow checks); createPost and repost (the author's or reposter's counts)",
+      item: "follow edge, list entries, follower's graph node, both profiles' counts",
+      by: "follow (transaction); fan-out and repost fan-out (followers pages); backfill (follow checks); createPost and repost (the author's or reposter's counts, on the profile)",
       writeUnitsPerSecond:
         followsMade *
-        (transact(sizes.followEdge) + 2 * transact(sizes.followListEntry) + 2 * transact(sizes.graphNode)),
+        (transact(sizes.followEdge) +
+          2 * transact(sizes.followListEntry) +
+          transact(sizes.graphNode) +
+          2 * transact(sizes.user)),
       readUnitsPerSecond:
-        (posts + reposts) * (followerReadUnitsPerPost + readUnits(sizes.graphNode, true)) +
+        (posts + reposts) * (followerReadUnitsPerPost + readUnits(sizes.user, true)) +
         followsMade * 2 * readUnits(sizes.followEdge, true),
     },
     {

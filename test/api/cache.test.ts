@@ -78,8 +78,8 @@ describe('cache in memory (the default)', () => {
       );
     expect((await read()).data!.user).toEqual({ followerCount: 0, followingCount: 0, viewerFollows: false });
     const cached = await read();
-    // The viewer's profile (the account check), the author's and the author's graph node: all from the cache. The flag is
-    // read strongly consistent in the graph, never cached.
+    // The viewer's profile (the account check), the author's, and the author's follow counts (cached apart): all from
+    // the cache. The flag is read strongly consistent in the graph, never cached.
     expect(costOf(cached).cache).toEqual({ hits: 3, misses: 0 });
     expect(costOf(cached).dynamodb.requests).toBe(0);
     const follow = (token: string, verb: 'follow' | 'unfollow') =>
@@ -87,13 +87,16 @@ describe('cache in memory (the default)', () => {
         .gql(`mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: author.id }, token)
         .then((answer) => expect(answer.errors).toBeUndefined());
     await follow(fan.token, 'follow');
-    expect((await read()).data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: false });
+    const followed = await read();
+    expect(followed.data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: false });
+    // The follow evicted the author's counts only: the profile itself stays cached.
+    expect(costOf(followed).cache).toEqual({ hits: 2, misses: 1 });
     await follow(viewer.token, 'follow');
     expect((await read()).data!.user).toEqual({ followerCount: 2, followingCount: 0, viewerFollows: true });
     await follow(fan.token, 'unfollow');
     expect((await read()).data!.user).toEqual({ followerCount: 1, followingCount: 0, viewerFollows: true });
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
-    expect(metrics).toMatch(/cache_lookups_total\{kind="graphNode",result="hit"\} [1-9]/);
+    expect(metrics).toMatch(/cache_lookups_total\{kind="counter",result="hit"\} [1-9]/);
   });
 
   it('shows a profile edit and a deleted post at the next read', async () => {

@@ -141,8 +141,8 @@ describe('per-request cost', () => {
       expect(smallCost.waves).toBeLessThanOrEqual(2);
       expect(requests(smallCost)).toBeLessThanOrEqual(5);
       // Constant in page size: as many waves for 100 posts as for 20. Requests grow only where the
-      // hydration's keys (a post with its counts, and the authors' and reposters' profiles and graph nodes) pass
-      // BatchGetItem's 100-key limit: 100 posts need ceil((100 + 2 × 16) / 100) = 2 calls. The viewer's likes and
+      // hydration's keys (a post with its counts, and the authors' and reposters' profiles with their follow counts)
+      // pass BatchGetItem's 100-key limit: 100 posts need ceil((100 + 16) / 100) = 2 calls. The viewer's likes and
       // reposts are one Query of their activity beside it, whatever the size.
       expect(largeCost.waves).toBe(smallCost.waves);
       const hydrationCalls = (page: typeof small) => {
@@ -150,15 +150,23 @@ describe('per-request cost', () => {
         const users = new Set(
           edges.flatMap((e: any) => [e.node.author.handle, ...(e.repostedBy ? [e.repostedBy.handle] : [])]),
         ).size;
-        return Math.ceil((edges.length + 2 * users) / 100);
+        return Math.ceil((edges.length + users) / 100);
       };
       expect(requests(largeCost) - requests(smallCost)).toBe(hydrationCalls(large) - hydrationCalls(small));
       expect(largeCost.graph.requests).toBe(smallCost.graph.requests);
       // The graph's part is one call in the hydration wave: the viewer's node, whose sets answer the follow flags and
-      // the rules' blocks either way and mutes of every author (4 × 15 lookups) at once. The follow counts are items
-      // of the same table, read in the hydration's BatchGetItem.
+      // the rules' blocks either way and mutes of every author (4 × 15 lookups) at once. The follow counts are on
+      // the profiles, read in the hydration's BatchGetItem.
       expect(smallCost.graph.requests).toBe(1);
       expect(largeCost.dynamodb.readCapacityUnits).toBeGreaterThan(smallCost.dynamodb.readCapacityUnits);
+      // Showing each author's follower count costs no read unit more: the profile holds it.
+      const countless = await t.gql(
+        HOME_PAGE.replaceAll(' followerCount', ''),
+        { id: viewer.id, first: 20 },
+        viewer.token,
+      );
+      expect(countless.errors).toBeUndefined();
+      expect(countless.extensions!.cost.dynamodb.readCapacityUnits).toBe(smallCost.dynamodb.readCapacityUnits);
 
       // A mute that leaves posts out of the page: it reads one skeleton more (and hydrates it), and stays full.
       await t.gql('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: authors[0]!.id }, viewer.token);
@@ -417,7 +425,7 @@ describe('per-request cost', () => {
       viewerFollows: false,
       followsViewer: false,
     });
-    // One wave: the account check, the user and the user's graph node (its counts) are one BatchGetItem; the flags
+    // One wave: the account check and the user with its counts are one BatchGetItem; the flags
     // and the viewer's block and mute of the user (only the directions selected) are one graph request beside it.
     expect(shape(byId)).toEqual({ dynamodb: 1, graph: 1, waves: 1 });
     const anonymous = await t.gql(`query($id: ID!) { ${profile} }`, { id: author.id });

@@ -65,11 +65,11 @@ function writtenKeys(command: string, input: Input): Written[] {
 export function addCacheInvalidation(client: DynamoDBDocumentClient, cache: ItemCache): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      // A counter write changes only a post's counts (ReadOptions.counters): the rest of its item stays cached.
+      // A counter write changes only a post's or a profile's counts (ReadOptions.counters): the rest of the item stays cached.
       const cached = writtenKeys(context.commandName ?? '', args.input as Input).flatMap(({ key, countsOnly }) => {
         const kind = key && cachedKindOf(key);
         if (!kind) return [];
-        const counts = kind === 'post' || kind === 'counter';
+        const counts = kind === 'post' || kind === 'counter' || kind === 'user';
         return countsOnly && counts ? [countsCacheKeyOf(key)] : [cacheKeyOf(key), countsCacheKeyOf(key)];
       });
       if (cached.length === 0) return next(args);

@@ -9,7 +9,7 @@ type Item = Record<string, unknown>;
 export interface CacheTtls {
   /** Profiles and posts. */
   itemMs: number;
-  /** Counter shards and graph nodes (follow counts): shorter, since a counter changes far more often than what it counts. */
+  /** Counts (ReadOptions.counters) and counter shards: shorter, since a counter changes far more often than what it counts. */
   counterMs: number;
 }
 
@@ -112,7 +112,7 @@ export class CachedReader implements ItemReader {
   }
 
   private ttlOf(kind: CachedKind): number {
-    return kind === 'counter' || kind === 'graphNode' ? this.ttls.counterMs : this.ttls.itemMs;
+    return kind === 'counter' ? this.ttls.counterMs : this.ttls.itemMs;
   }
 
   /** A lookup that joined another's read counts as a hit: it cost DynamoDB nothing. */

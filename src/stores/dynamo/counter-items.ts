@@ -9,9 +9,10 @@ export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems'
 
 export type CounterField = 'likeCount' | 'viewCount' | 'commentCount' | 'repostCount';
 
-/** The updates that change a post's counts and nothing else of its item (see isCountsUpdate). */
+/** The updates that change counts and nothing else of their item, a post's or a profile's (see isCountsUpdate). */
 export const COUNTS_UPDATES = {
   add: 'ADD #field :delta',
+  follows: 'ADD followerCount :followers, followingCount :following',
   react: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :one',
   unreact: 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) - :one',
 } as const;

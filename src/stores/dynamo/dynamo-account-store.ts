@@ -19,7 +19,7 @@ import type {
 import { batchGet, batchWrite, cancellationReasons, del, transactWrite } from './batch.js';
 import type { TableOptions } from './client.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
-import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
+import { type Key, PROFILE_EXISTS, keys, notificationPrefixes, partitions } from './keys.js';
 import { searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
@@ -46,7 +46,7 @@ function toSession(item: Item): SessionRecord {
 /** The condition that an account's token generation is still `generation`; an old record without one is at 0. */
 function atGeneration(generation: number): string {
   return generation === 0
-    ? 'attribute_exists(pk) AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)'
+    ? `${PROFILE_EXISTS} AND (attribute_not_exists(tokenGeneration) OR tokenGeneration = :generation)`
     : 'tokenGeneration = :generation';
 }
 
@@ -275,7 +275,7 @@ export class DynamoAccountStore implements AccountStore {
         TableName: this.tableName,
         Key: keys.user(userId),
         UpdateExpression: 'SET tokenGeneration = if_not_exists(tokenGeneration, :zero) + :one',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: PROFILE_EXISTS,
         ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
         ReturnValues: 'UPDATED_NEW',
       }),

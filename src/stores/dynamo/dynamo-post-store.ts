@@ -38,7 +38,7 @@ import {
 import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
-import { type Key, keys, partitions } from './keys.js';
+import { type Key, PROFILE_EXISTS, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
 import { importedTagCounts, tagCountItems } from './tag-count-items.js';
 
@@ -143,7 +143,7 @@ export class DynamoPostStore implements PostStore {
         TableName: this.tableName,
         Key: keys.user(authorId),
         UpdateExpression: 'ADD postCount :delta',
-        ConditionExpression: 'attribute_exists(pk)',
+        ConditionExpression: PROFILE_EXISTS,
         ExpressionAttributeValues: { ':delta': delta },
       },
     };

@@ -9,10 +9,13 @@ import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { loginItems } from './dynamo-account-store.js';
-import { keys, partitions } from './keys.js';
+import { PROFILE_EXISTS, keys, partitions } from './keys.js';
 import { searchIndexChanges, searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
+
+/** A profile item, not the follow counts an account's deletion may leave on its key for a moment (see PROFILE_EXISTS). */
+const isProfile = (item: Item | undefined): item is Item => item?.handle !== undefined;
 
 export function toUserRecord(item: Item): UserRecord {
   return {
@@ -100,7 +103,7 @@ export class DynamoUserStore implements UserStore {
       consistent: options.consistent,
       attributes: USER_ATTRIBUTES,
     });
-    return items.map((item) => (item ? toUserRecord(item) : null));
+    return items.map((item) => (isProfile(item) ? toUserRecord(item) : null));
   }
 
   async idsByHandle(handles: readonly string[], options: { consistent?: boolean } = {}): Promise<(string | null)[]> {
@@ -143,7 +146,7 @@ export class DynamoUserStore implements UserStore {
       const read = await this.client.send(
         new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }),
       );
-      if (!read.Item) return null;
+      if (!isProfile(read.Item)) return null;
       const before = toUserRecord(read.Item);
       const after = {
         ...before,
@@ -162,8 +165,8 @@ export class DynamoUserStore implements UserStore {
                 // A user without a name has a NULL displayName (sign-up) or none (cleared).
                 ConditionExpression:
                   before.displayName === null
-                    ? 'attribute_exists(pk) AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))'
-                    : 'attribute_exists(pk) AND #displayName = :readName',
+                    ? `${PROFILE_EXISTS} AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))`
+                    : `${PROFILE_EXISTS} AND #displayName = :readName`,
                 ExpressionAttributeNames: { ...update.names, '#displayName': 'displayName' },
                 ExpressionAttributeValues: {
                   ...update.values,
@@ -191,7 +194,7 @@ export class DynamoUserStore implements UserStore {
           TableName: this.tableName,
           Key: keys.user(id),
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: PROFILE_EXISTS,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: orUndefined(values),
           ReturnValues: 'ALL_NEW',

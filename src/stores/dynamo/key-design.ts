@@ -10,7 +10,11 @@ export interface KeyDesignRow {
  * this list (`npm run docs`), and test/unit/keys.test.ts checks it against every builder.
  */
 export const KEY_DESIGN: readonly KeyDesignRow[] = [
-  { item: 'user profile (with `tokenGeneration`)', pk: 'USER#<userId>', sk: 'PROFILE' },
+  {
+    item: 'user profile (with `tokenGeneration`, `postCount`; on the embedded graph backend `followerCount`, `followingCount`)',
+    pk: 'USER#<userId>',
+    sk: 'PROFILE',
+  },
   { item: 'login: password hash, or the linked provider identity', pk: 'USER#<userId>', sk: 'LOGIN' },
   { item: 'provider identity link', pk: 'IDENTITY#<issuer>#<subject>', sk: 'LINK' },
   { item: 'handle claim', pk: 'HANDLE#<handle>', sk: 'CLAIM' },
@@ -37,7 +41,7 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
     sk: '<window start, epoch s>',
   },
   {
-    item: 'graph node: handle, interests, `followerCount`, `followingCount`, the following and relation sets (embedded graph backend)',
+    item: 'graph node: handle, interests, the following set and its `followingCount`, the relation sets (embedded graph backend)',
     pk: 'GNODE#<userId>',
     sk: 'NODE',
   },

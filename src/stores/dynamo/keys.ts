@@ -9,7 +9,15 @@ export interface Key {
   sk: string;
 }
 
+/**
+ * Conditions on a profile key: an account's profile has a handle, while follow counts written to the key
+ * after the profile's deletion (an unfollow of the account being deleted) have none.
+ */
+export const PROFILE_EXISTS = 'attribute_exists(handle)';
+export const PROFILE_ABSENT = 'attribute_not_exists(handle)';
+
 export const keys = {
+  /** The profile, with its follow counts (written by the graph store, see docs/design/graph.md#follow-counts). */
   user: (userId: string): Key => ({ pk: `USER#${userId}`, sk: 'PROFILE' }),
   handle: (handle: string): Key => ({ pk: `HANDLE#${handle}`, sk: 'CLAIM' }),
   /** A user's term under one of its prefixes: a Query of the prefix's partition with `begins_with` finds the users. */
@@ -29,7 +37,7 @@ export const keys = {
     pk: scope === 'checks' ? `CHECKS#address#${subject}` : `FAILS#${scope}#${subject}`,
     sk: String(windowStart),
   }),
-  /** The embedded graph backend's copy of a user: handle, interests and follow counts. */
+  /** The embedded graph backend's copy of a user: handle, interests, its following set and count, its relation sets. */
   graphNode: (userId: string): Key => ({ pk: `GNODE#${userId}`, sk: 'NODE' }),
   /** One per follow, next to the follower's node: the existence check (and the follow time) for a pair. */
   followEdge: (followerId: string, followeeId: string): Key => ({
@@ -177,17 +185,15 @@ export const notificationPrefixes = {
 };
 
 /**
- * The items the cache keeps (see docs/design/cache.md): user profiles, posts, counter shards and graph
- * nodes, read by every page that shows them. A graph node is read through the cache only for a
- * query's follow counts; the graph store's other reads of it are its own, uncached.
+ * The items the cache keeps (see docs/design/cache.md): user profiles, posts and counter shards, read by
+ * every page that shows them. The graph store's own reads (nodes, edges) are never cached.
  */
-export type CachedKind = 'user' | 'post' | 'counter' | 'graphNode';
+export type CachedKind = 'user' | 'post' | 'counter';
 
 export function cachedKindOf(key: Key): CachedKind | null {
   if (key.sk === 'PROFILE' && key.pk.startsWith('USER#')) return 'user';
   if (key.sk === 'POST' && key.pk.startsWith('POST#')) return 'post';
   if (key.sk.startsWith('COUNT#') && key.pk.startsWith('POST#')) return 'counter';
-  if (key.sk === 'NODE' && key.pk.startsWith('GNODE#')) return 'graphNode';
   return null;
 }
 

@@ -34,8 +34,8 @@ export interface DynamoGraphStoreOptions extends TableOptions {
   /** Coalesces this store's lookups of one tick (a page's follow flags, a hop's nodes) into one call; a reader of its own unless given. */
   reader?: ItemReader;
   /**
-   * Reader for eventually consistent follow counts, through the cache when there is one, so they join the
-   * page's other lookups in one BatchGetItem; `reader` unless given.
+   * Reader for eventually consistent follow counts (on the profiles), through the cache when there is one, so
+   * they join the page's other lookups in one BatchGetItem; `reader` unless given.
    */
   tableReader?: ItemReader;
   /** Writes the tasks a follow, an unfollow or a relation enqueues with itself; a store without it takes none. */

@@ -1,11 +1,19 @@
 import type { WriteApi } from '../../../config.js';
 import { chunk, mapConcurrently } from '../../../lib/collections.js';
 import type { FollowEdge, GraphUser } from '../../graph/graph-store.js';
-import { cancellationReasons, importItems, transactWrite } from '../batch.js';
-import { type GraphTable, countChanges, followItems, graphNodeItem } from './items.js';
+import { TRANSACT_WRITE_LIMIT, cancellationReasons, importItems, transactWrite } from '../batch.js';
+import { keys } from '../keys.js';
+import {
+  type FollowCounter,
+  type GraphTable,
+  followItems,
+  followingChange,
+  graphNodeItem,
+  profileCountsChange,
+} from './items.js';
 
-/** Edges per import transaction: three items each plus at most two count updates stay within the 100-item limit. */
-const IMPORT_CHUNK = 20;
+/** Edges per import transaction: three items each, a node update per follower and two profile updates stay within the 100-item limit. */
+const IMPORT_CHUNK = 16;
 /** Import transactions in flight at once. */
 const IMPORT_CONCURRENCY = 8;
 
@@ -38,16 +46,16 @@ export class GraphImport {
     // Followers whose following set cannot take this chunk's follows: they are only counted.
     const fullSets = new Set<string>();
     while (pending.length > 0) {
-      const deltas = new Map<string, { followerCount: number; followingCount: number; followed: string[] }>();
-      const delta = (id: string) =>
-        deltas.get(id) ?? deltas.set(id, { followerCount: 0, followingCount: 0, followed: [] }).get(id)!;
+      const followed = new Map<string, string[]>();
+      const counts = new Map<string, Record<FollowCounter, number>>();
+      const count = (id: string) => counts.get(id) ?? counts.set(id, { followerCount: 0, followingCount: 0 }).get(id)!;
       for (const e of pending) {
-        delta(e.from).followingCount += 1;
-        if (!fullSets.has(e.from)) delta(e.from).followed.push(e.to);
-        delta(e.to).followerCount += 1;
+        (followed.get(e.from) ?? followed.set(e.from, []).get(e.from)!).push(e.to);
+        count(e.from).followingCount += 1;
+        count(e.to).followerCount += 1;
       }
       const items = pending.map(followItems);
-      const updated = [...deltas];
+      const followers = [...followed];
       try {
         await transactWrite(client, {
           TransactItems: [
@@ -55,15 +63,18 @@ export class GraphImport {
               Put: { TableName: tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' },
             })),
             ...items.flatMap(([, ...entries]) => entries.map((Item) => ({ Put: { TableName: tableName, Item } }))),
-            ...updated.map(([userId, d]) => countChanges(this.table, userId, d, d.followed)),
+            ...followers.map(([userId, ids]) =>
+              followingChange(this.table, userId, ids.length, fullSets.has(userId) ? [] : ids),
+            ),
+            ...[...counts].map(([userId, deltas]) => profileCountsChange(tableName, userId, deltas)),
           ],
         });
         return pending.length;
       } catch (error) {
         const reasons = cancellationReasons(error);
         if (!reasons?.includes('ConditionalCheckFailed')) throw error;
-        // Edges that exist already are dropped; a count update that failed has a full following set.
-        updated.forEach(([userId], i) => {
+        // Edges that exist already are dropped; a node update that failed has a full following set.
+        followers.forEach(([userId], i) => {
           if (reasons[3 * items.length + i] === 'ConditionalCheckFailed') fullSets.add(userId);
         });
         pending = pending.filter((_, i) => reasons[i] !== 'ConditionalCheckFailed');
@@ -79,18 +90,34 @@ export class GraphImport {
   ): Promise<void> {
     const { client, tableName } = this.table;
     const counts = new Map(users.map((u) => [u.id, { followerCount: 0, followingCount: 0 }]));
+    const following = new Map<string, string[]>();
     for (const e of edges) {
       counts.get(e.from)!.followingCount += 1;
       counts.get(e.to)!.followerCount += 1;
+      (following.get(e.from) ?? following.set(e.from, []).get(e.from)!).push(e.to);
     }
-    const following = new Map<string, string[]>();
-    for (const e of edges) (following.get(e.from) ?? following.set(e.from, []).get(e.from)!).push(e.to);
     await importItems(
       client,
       tableName,
       users,
-      (u) => [graphNodeItem(u, counts.get(u.id)!, following.get(u.id) ?? [], this.table.followingSetMax)],
+      (u) => [graphNodeItem(u, following.get(u.id) ?? [], this.table.followingSetMax)],
       { api: this.importApi },
+    );
+    // Set, not added: an import written twice leaves what writing it once does.
+    await mapConcurrently(chunk(users, TRANSACT_WRITE_LIMIT), IMPORT_CONCURRENCY, (part) =>
+      transactWrite(client, {
+        TransactItems: part.map((u) => ({
+          Update: {
+            TableName: tableName,
+            Key: keys.user(u.id),
+            UpdateExpression: 'SET followerCount = :followers, followingCount = :following',
+            ExpressionAttributeValues: {
+              ':followers': counts.get(u.id)!.followerCount,
+              ':following': counts.get(u.id)!.followingCount,
+            },
+          },
+        })),
+      }),
     );
     await importItems(client, tableName, edges, followItems, { api: this.importApi, onWritten });
   }

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { FollowEdge, GraphUser, Relation, RelationKind } from '../../graph/graph-store.js';
 import type { ItemReader } from '../batch-reader.js';
-import type { TransactItem } from '../counter-items.js';
+import { COUNTS_UPDATES, type TransactItem } from '../counter-items.js';
 import { type Key, keys } from '../keys.js';
 
 export type Item = Record<string, unknown>;
@@ -74,10 +74,9 @@ export function listEntryKeys(followerId: string, followeeId: string, atMs: numb
   ];
 }
 
-/** A user's graph node as importGraph writes it: its counts, and its following set when that fits (see DynamoGraphStore). */
+/** A user's graph node as importGraph writes it: how many it follows, and its following set when that fits (see DynamoGraphStore). */
 export function graphNodeItem(
   user: GraphUser,
-  counts: { followerCount: number; followingCount: number },
   followingIds: readonly string[],
   followingSetMax = FOLLOWING_SET_MAX,
 ): Item {
@@ -90,7 +89,7 @@ export function graphNodeItem(
     id: user.id,
     handle: user.handle,
     interests: user.interests,
-    ...counts,
+    followingCount: followingIds.length,
     ...set,
     [RELATION_SETS_COMPLETE]: true,
   };
@@ -168,23 +167,22 @@ export function relationSetChange(table: GraphTable, change: RelationSetChange, 
 }
 
 /**
- * Adds to a node's counts and, with `followed`, those ids to its following set, on the
- * condition that the set stays within followingSetMax (the condition fails otherwise).
+ * Adds to a node's followingCount (which says whether its following set is complete) and, with `followed`,
+ * those ids to the set, on the condition that the set stays within followingSetMax (the condition fails otherwise).
  */
-export function countChanges(
+export function followingChange(
   table: GraphTable,
   userId: string,
-  deltas: { followerCount: number; followingCount: number },
+  delta: number,
   followed: readonly string[] = [],
 ): TransactItem {
-  const counts = { ':followers': deltas.followerCount, ':following': deltas.followingCount };
   if (followed.length === 0 || followed.length > table.followingSetMax) {
     return {
       Update: {
         TableName: table.tableName,
         Key: keys.graphNode(userId),
-        UpdateExpression: 'ADD followerCount :followers, followingCount :following',
-        ExpressionAttributeValues: counts,
+        UpdateExpression: 'ADD followingCount :following',
+        ExpressionAttributeValues: { ':following': delta },
       },
     };
   }
@@ -192,10 +190,10 @@ export function countChanges(
     Update: {
       TableName: table.tableName,
       Key: keys.graphNode(userId),
-      UpdateExpression: 'ADD followerCount :followers, followingCount :following, followingIds :ids',
+      UpdateExpression: 'ADD followingCount :following, followingIds :ids',
       ConditionExpression: 'attribute_not_exists(followingIds) OR size(followingIds) <= :room',
       ExpressionAttributeValues: {
-        ...counts,
+        ':following': delta,
         ':ids': new Set(followed),
         ':room': table.followingSetMax - followed.length,
       },
@@ -203,19 +201,41 @@ export function countChanges(
   };
 }
 
-export function countChange(
+export type FollowCounter = 'followerCount' | 'followingCount';
+
+/**
+ * Adds to one of the follow counts a user's profile item holds, so that a page reads an author with its
+ * counts in one item. No condition: the account's deletion may still be unfollowing (see removeNode).
+ */
+export function profileCountChange(
   tableName: string,
   userId: string,
-  counter: 'followerCount' | 'followingCount',
-  delta: 1 | -1,
+  counter: FollowCounter,
+  delta: number,
 ): TransactItem {
   return {
     Update: {
       TableName: tableName,
-      Key: keys.graphNode(userId),
-      UpdateExpression: 'ADD #counter :delta',
-      ExpressionAttributeNames: { '#counter': counter },
+      Key: keys.user(userId),
+      UpdateExpression: COUNTS_UPDATES.add,
+      ExpressionAttributeNames: { '#field': counter },
       ExpressionAttributeValues: { ':delta': delta },
+    },
+  };
+}
+
+/** Adds both follow counts of one user's profile (an import's sums). */
+export function profileCountsChange(
+  tableName: string,
+  userId: string,
+  deltas: Record<FollowCounter, number>,
+): TransactItem {
+  return {
+    Update: {
+      TableName: tableName,
+      Key: keys.user(userId),
+      UpdateExpression: COUNTS_UPDATES.follows,
+      ExpressionAttributeValues: { ':followers': deltas.followerCount, ':following': deltas.followingCount },
     },
   };
 }

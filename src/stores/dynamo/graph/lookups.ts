@@ -111,14 +111,16 @@ export class GraphLookups {
     return this.readCounts(this.table.reader, userIds, true);
   }
 
+  /** From the profiles, which pages read anyway: an author's follow counts cost no item of their own. */
   private async readCounts(
     reader: ItemReader,
     userIds: readonly string[],
     consistent: boolean,
   ): Promise<FollowCounts[]> {
-    const items = await reader.get(userIds.map(keys.graphNode), {
+    const items = await reader.get(userIds.map(keys.user), {
       attributes: ['followerCount', 'followingCount'],
       consistent,
+      counters: true,
     });
     return items.map((item) => ({
       followers: Number(item?.followerCount ?? 0),

@@ -5,14 +5,14 @@ import { UNMETERED } from '../../graph/traversal.js';
 import type { Task } from '../../../domain/tasks.js';
 import { cancellationReasons, transactWrite } from '../batch.js';
 import type { TaskItems } from '../dynamo-task-queue.js';
-import { keys } from '../keys.js';
+import { PROFILE_ABSENT, keys } from '../keys.js';
 import {
   type GraphTable,
   RELATION_SETS_COMPLETE,
-  countChange,
-  countChanges,
   followItems,
+  followingChange,
   listEntryKeys,
+  profileCountChange,
   relationEntryKeys,
   relationItems,
   relationSetChange,
@@ -80,8 +80,9 @@ export class GraphWrites {
           TransactItems: [
             { Put: { TableName: tableName, Item: edge, ConditionExpression: 'attribute_not_exists(pk)' } },
             ...entries.map((Item) => ({ Put: { TableName: tableName, Item } })),
-            countChanges(this.table, followerId, { followerCount: 0, followingCount: 1 }, addToSet ? [followeeId] : []),
-            countChange(tableName, followeeId, 'followerCount', 1),
+            followingChange(this.table, followerId, 1, addToSet ? [followeeId] : []),
+            profileCountChange(tableName, followerId, 'followingCount', 1),
+            profileCountChange(tableName, followeeId, 'followerCount', 1),
             ...this.enqueueItems(tasks),
           ],
         });
@@ -124,7 +125,8 @@ export class GraphWrites {
                 ExpressionAttributeValues: { ':minus': -1, ':ids': new Set([followeeId]) },
               },
             },
-            countChange(tableName, followeeId, 'followerCount', -1),
+            profileCountChange(tableName, followerId, 'followingCount', -1),
+            profileCountChange(tableName, followeeId, 'followerCount', -1),
             ...this.enqueueItems(tasks),
           ],
         });
@@ -222,7 +224,16 @@ export class GraphWrites {
   }
 
   async removeNode(userId: string): Promise<void> {
+    const { client, tableName } = this.table;
     // Edges are items of their own here: deleting the node's item leaves them to removeUser.
-    await this.table.client.send(new DeleteCommand({ TableName: this.table.tableName, Key: keys.graphNode(userId) }));
+    await client.send(new DeleteCommand({ TableName: tableName, Key: keys.graphNode(userId) }));
+    // Unfollows after the profile's deletion leave its follow counts on its key: removed, never a profile.
+    try {
+      await client.send(
+        new DeleteCommand({ TableName: tableName, Key: keys.user(userId), ConditionExpression: PROFILE_ABSENT }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
   }
 }
