@@ -178,6 +178,8 @@ async function handleGraphQL(
       response.end(JSON.stringify(deadlineBody(options.operationTimeoutMs)));
       return;
     }
+    // Answers are per viewer: never stored by a browser or a proxy.
+    response.setHeader('cache-control', 'no-store');
     for (const [name, value] of result.headers) response.setHeader(name, value);
     response.statusCode = result.status ?? 200;
     if (result.body.kind === 'complete') {

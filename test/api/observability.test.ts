@@ -79,6 +79,17 @@ async function scrape(url = `${t.url}/metrics`): Promise<string> {
   return response.text();
 }
 
+describe('HTTP caching', () => {
+  it('marks every GraphQL answer no-store, with data or refused', async () => {
+    const answered = await post({ query: '{ __typename }' });
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('cache-control')).toBe('no-store');
+    const refused = await post({ query: '{ nope }' });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('request ids', () => {
   it('keeps a well-formed x-request-id and returns it; replaces a malformed or missing one with a new id', async () => {
     const kept = await post({ query: '{ __typename }' }, { 'x-request-id': 'lb-7f3a.42:req/1' });
