@@ -117,4 +117,21 @@ describe('importItems', () => {
       expect(requests.every((r) => r.command === command && r.size <= perCall)).toBe(true);
     },
   );
+
+  it('writes a transactWrite import in key order, each partition together, and reports every record', async () => {
+    const sent: string[] = [];
+    const client = {
+      async send(command: TransactWriteCommand) {
+        for (const w of command.input.TransactItems!) sent.push(`${w.Put!.Item!.pk}|${w.Put!.Item!.sk}`);
+        return {};
+      },
+    } as unknown as DynamoDBDocumentClient;
+    // Each record has an item in each of three partitions, as a follow has.
+    const spread = (i: number) => ['c', 'a', 'b'].map((pk) => ({ pk, sk: String(i).padStart(3, '0') }));
+    let reported = 0;
+    await importItems(client, 't', records, spread, { api: 'transactWrite', onWritten: (n) => (reported += n) });
+    const expected = ['a', 'b', 'c'].flatMap((pk) => records.map((i) => `${pk}|${String(i).padStart(3, '0')}`));
+    expect(sent).toEqual(expected);
+    expect(reported).toBe(70);
+  });
 });
