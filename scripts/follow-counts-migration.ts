@@ -1,6 +1,6 @@
 import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, cancellationReasons, transactWrite } from '../src/stores/dynamo/batch.js';
-import { PROFILE_EXISTS, keys } from '../src/stores/dynamo/keys.js';
+import { type Key, PROFILE_EXISTS, classifyKey, keys } from '../src/stores/dynamo/keys.js';
 
 type Item = Record<string, unknown>;
 
@@ -29,14 +29,18 @@ export class FollowCountsMigration {
             TableName: this.table.tableName,
             FilterExpression: 'sk = :node AND attribute_exists(followerCount)',
             ExpressionAttributeValues: { ':node': 'NODE' },
-            ProjectionExpression: 'id',
+            ProjectionExpression: 'pk, sk',
             Segment: segment,
             TotalSegments: SCAN_SEGMENTS,
             ExclusiveStartKey: startKey,
             Limit: SCAN_PAGE_ITEMS,
           }),
         );
-        yield (page.Items ?? []).map((item) => item.id as string);
+        // From the key: a node that an old count update created on its own has no `id`.
+        yield (page.Items ?? []).flatMap((item) => {
+          const node = classifyKey(item as Key);
+          return node?.kind === 'graphNode' ? [node.userId] : [];
+        });
         startKey = page.LastEvaluatedKey;
       } while (startKey);
     }

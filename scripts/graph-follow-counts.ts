@@ -1,8 +1,8 @@
 /**
  * `npm run graph:follow-counts`: a data migration for the embedded graph backend. Moves each user's follow
  * counts from the graph node onto the profile, where pages read them with the author (see
- * docs/design/graph.md#follow-counts). Run it with no older instance running, before the new version
- * serves: until then such users show no followers. Idempotent, and exact beside new instances.
+ * docs/design/graph.md#follow-counts). Run it with no older instance running and before the new version serves:
+ * until it ends, unmoved users show no followers and their posts are placed as if they had none. Idempotent.
  */
 import { mapConcurrently } from '../src/lib/collections.js';
 import { openConfiguredStores } from './configured-stores.js';

@@ -8,6 +8,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { toUserRecord } from '../src/stores/dynamo/dynamo-user-store.js';
 import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, batchWrite, put } from '../src/stores/dynamo/batch.js';
 import { searchKeys } from '../src/stores/dynamo/search-items.js';
+import { PROFILE_EXISTS } from '../src/stores/dynamo/keys.js';
 import { openConfiguredStores } from './configured-stores.js';
 
 const opened = await openConfiguredStores();
@@ -19,7 +20,8 @@ try {
       const page = await opened.client.send(
         new ScanCommand({
           TableName: opened.table,
-          FilterExpression: 'sk = :profile AND begins_with(pk, :user)',
+          // A profile has a handle; follow counts an account's deletion left on its key have none.
+          FilterExpression: `sk = :profile AND begins_with(pk, :user) AND ${PROFILE_EXISTS}`,
           ExpressionAttributeValues: { ':profile': 'PROFILE', ':user': 'USER#' },
           Segment: segment,
           TotalSegments: SCAN_SEGMENTS,

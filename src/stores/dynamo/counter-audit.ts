@@ -1,6 +1,6 @@
 import { type AttributeValue, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { classifyKey, keys, type Key } from './keys.js';
+import { PROFILE_EXISTS, classifyKey, keys, type Key } from './keys.js';
 import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from './batch.js';
 
 /**
@@ -371,12 +371,13 @@ async function repair(client: DynamoDBDocumentClient, tableName: string, item: D
     new UpdateCommand({
       TableName: tableName,
       Key: item.key,
-      ConditionExpression: 'attribute_exists(pk)',
+      ConditionExpression: item.key.sk === 'PROFILE' ? PROFILE_EXISTS : 'attribute_exists(pk)',
+      // Not a COUNTS_UPDATES expression: a repair evicts the whole cached item (a profile's postCount is read with it).
       UpdateExpression: reaction
         ? 'SET reactions.#kind = if_not_exists(reactions.#kind, :zero) + :delta'
-        : 'ADD #field :delta',
+        : 'SET #field = if_not_exists(#field, :zero) + :delta',
       ExpressionAttributeNames: reaction ? { '#kind': reaction } : { '#field': item.field },
-      ExpressionAttributeValues: reaction ? { ':zero': 0, ':delta': delta } : { ':delta': delta },
+      ExpressionAttributeValues: { ':zero': 0, ':delta': delta },
     }),
   );
 }

@@ -150,8 +150,9 @@ export interface GraphStore {
    */
   removeUser(userId: string): Promise<void>;
   /**
-   * Removes the user's node alone, after a write that raced the account's deletion recreated it. Leaves the
-   * edges (and a node that still has some) to removeUser, so it stays bounded. Idempotent.
+   * Removes the user's node alone (on DynamoDB with the follow counts left on the key of its gone profile), after a
+   * write that raced the account's deletion recreated it. Leaves the edges (and a node that still has some) to
+   * removeUser, so it stays bounded. Idempotent.
    */
   removeNode(userId: string): Promise<void>;
   /** For each pair: does `from` follow `to`? A lookup of pairs.length keys. */
