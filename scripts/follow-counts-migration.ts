@@ -1,8 +1,7 @@
-import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, cancellationReasons, transactWrite } from '../src/stores/dynamo/batch.js';
-import { type Key, PROFILE_EXISTS, classifyKey, keys } from '../src/stores/dynamo/keys.js';
-
-type Item = Record<string, unknown>;
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, scanPages, transactWrite } from '../src/stores/dynamo/batch.js';
+import { PROFILE_EXISTS, keys } from '../src/stores/dynamo/keys.js';
+import { graphNodeIds } from './relation-sets-migration.js';
 
 export interface FollowCountsTable {
   client: DynamoDBDocumentClient;
@@ -21,29 +20,12 @@ export class FollowCountsMigration {
 
   /** The ids of graph nodes that still hold a `followerCount`: a whole-table scan. */
   async *nodesToMigrate(): AsyncGenerator<string[]> {
-    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
-      let startKey: Item | undefined;
-      do {
-        const page = await this.table.client.send(
-          new ScanCommand({
-            TableName: this.table.tableName,
-            FilterExpression: 'sk = :node AND attribute_exists(followerCount)',
-            ExpressionAttributeValues: { ':node': 'NODE' },
-            ProjectionExpression: 'pk, sk',
-            Segment: segment,
-            TotalSegments: SCAN_SEGMENTS,
-            ExclusiveStartKey: startKey,
-            Limit: SCAN_PAGE_ITEMS,
-          }),
-        );
-        // From the key: a node that an old count update created on its own has no `id`.
-        yield (page.Items ?? []).flatMap((item) => {
-          const node = classifyKey(item as Key);
-          return node?.kind === 'graphNode' ? [node.userId] : [];
-        });
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
+    const pages = scanPages(this.table.client, this.table.tableName, {
+      FilterExpression: 'sk = :node AND attribute_exists(followerCount)',
+      ExpressionAttributeValues: { ':node': 'NODE' },
+      ProjectionExpression: 'pk, sk',
+    });
+    for await (const items of pages) yield graphNodeIds(items);
   }
 
   async migrate(userId: string): Promise<Moved> {

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../src/lib/collections.js';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, batchWrite, del } from '../src/stores/dynamo/batch.js';
+import { batchWrite, del, scanPages } from '../src/stores/dynamo/batch.js';
 import { type Key, partitions, retiredPrefixes } from '../src/stores/dynamo/keys.js';
 
 export interface HomeRetentionTable {
@@ -32,38 +32,26 @@ export class HomeRetentionMigration {
 
   /** What is left to migrate, a page at a time: a whole-table scan. */
   async *unmigrated(): AsyncGenerator<Unmigrated> {
-    // One segment after another: the pages stay short (see SCAN_SEGMENTS), and the caller's writes keep pace.
-    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.table.client.send(
-          new ScanCommand({
-            TableName: this.table.tableName,
-            FilterExpression:
-              '((begins_with(pk, :home) OR begins_with(pk, :markers)) AND attribute_not_exists(expiresAt)) OR begins_with(pk, :size)',
-            ExpressionAttributeNames: { '#position': 'position' },
-            ExpressionAttributeValues: {
-              ':home': partitions.home(''),
-              ':markers': partitions.homeMarkers(''),
-              ':size': retiredPrefixes.homeSize,
-            },
-            ProjectionExpression: 'pk, sk, #position',
-            Segment: segment,
-            TotalSegments: SCAN_SEGMENTS,
-            ExclusiveStartKey: startKey,
-            Limit: SCAN_PAGE_ITEMS,
-          }),
-        );
-        const found: Unmigrated = { expiring: [], sizeEstimates: [] };
-        for (const item of page.Items ?? []) {
-          const key = { pk: item.pk as string, sk: item.sk as string };
-          if (key.pk.startsWith(retiredPrefixes.homeSize)) found.sizeEstimates.push(key);
-          // An entry is at its position; a marker names its entry's.
-          else found.expiring.push({ key, position: (item.position as string | undefined) ?? key.sk });
-        }
-        yield found;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+    const pages = scanPages(this.table.client, this.table.tableName, {
+      FilterExpression:
+        '((begins_with(pk, :home) OR begins_with(pk, :markers)) AND attribute_not_exists(expiresAt)) OR begins_with(pk, :size)',
+      ExpressionAttributeNames: { '#position': 'position' },
+      ExpressionAttributeValues: {
+        ':home': partitions.home(''),
+        ':markers': partitions.homeMarkers(''),
+        ':size': retiredPrefixes.homeSize,
+      },
+      ProjectionExpression: 'pk, sk, #position',
+    });
+    for await (const items of pages) {
+      const found: Unmigrated = { expiring: [], sizeEstimates: [] };
+      for (const item of items) {
+        const key = { pk: item.pk as string, sk: item.sk as string };
+        if (key.pk.startsWith(retiredPrefixes.homeSize)) found.sizeEstimates.push(key);
+        // An entry is at its position; a marker names its entry's.
+        else found.expiring.push({ key, position: (item.position as string | undefined) ?? key.sk });
+      }
+      yield found;
     }
   }
 

@@ -1,5 +1,5 @@
-import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, cancellationReasons, transactWrite } from '../src/stores/dynamo/batch.js';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { cancellationReasons, scanPages, transactWrite } from '../src/stores/dynamo/batch.js';
 import { type CounterField } from '../src/stores/dynamo/counter-items.js';
 import { keys } from '../src/stores/dynamo/keys.js';
 
@@ -22,25 +22,12 @@ export class PostCountsMigration {
 
   /** The ids of post items without a `reactions` map, the shape of before the move: a whole-table scan. */
   async *postsToMigrate(): AsyncGenerator<string[]> {
-    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
-      let startKey: Item | undefined;
-      do {
-        const page = await this.table.client.send(
-          new ScanCommand({
-            TableName: this.table.tableName,
-            FilterExpression: 'sk = :post AND attribute_not_exists(reactions)',
-            ExpressionAttributeValues: { ':post': 'POST' },
-            ProjectionExpression: 'id',
-            Segment: segment,
-            TotalSegments: SCAN_SEGMENTS,
-            ExclusiveStartKey: startKey,
-            Limit: SCAN_PAGE_ITEMS,
-          }),
-        );
-        yield (page.Items ?? []).map((item) => item.id as string);
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
+    const pages = scanPages(this.table.client, this.table.tableName, {
+      FilterExpression: 'sk = :post AND attribute_not_exists(reactions)',
+      ExpressionAttributeValues: { ':post': 'POST' },
+      ProjectionExpression: 'id',
+    });
+    for await (const items of pages) yield items.map((item) => item.id as string);
   }
 
   /** False when there was nothing to do (done already, or gone). */

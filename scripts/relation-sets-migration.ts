@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS } from '../src/stores/dynamo/batch.js';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanPages } from '../src/stores/dynamo/batch.js';
 import {
   RELATION_SETS,
   RELATION_SETS_COMPLETE,
@@ -9,7 +9,7 @@ import {
   RELATIONS_VERSION,
 } from '../src/stores/dynamo/graph/items.js';
 import { relationEntries } from '../src/stores/dynamo/graph/lists.js';
-import { type Key, classifyKey, keys } from '../src/stores/dynamo/keys.js';
+import { classifyKey, keys } from '../src/stores/dynamo/keys.js';
 
 export interface RelationSetsTable {
   client: DynamoDBDocumentClient;
@@ -23,6 +23,14 @@ export interface RelationSetsTable {
  * and marks them complete (`npm run graph:relation-sets`). Each write is conditioned on the node's
  * relations version, so that a relation made or ended meanwhile makes it read again.
  */
+/** The users of the graph node items among `items`, from their keys (a node an old count update created alone has no `id`). */
+export function graphNodeIds(items: readonly Record<string, unknown>[]): string[] {
+  return items.flatMap((item) => {
+    const node = classifyKey({ pk: String(item.pk), sk: String(item.sk) });
+    return node?.kind === 'graphNode' ? [node.userId] : [];
+  });
+}
+
 export class RelationSetsMigration {
   private readonly relationSetMax: number;
 
@@ -32,30 +40,13 @@ export class RelationSetsMigration {
 
   /** The ids of the graph nodes that are not marked as holding every relation: a whole-table scan. */
   async *nodesWithoutRelationSets(): AsyncGenerator<string[]> {
-    // One segment after another: the pages stay short (see SCAN_SEGMENTS), and the caller's writes keep pace.
-    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.table.client.send(
-          new ScanCommand({
-            TableName: this.table.tableName,
-            FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
-            ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
-            ExpressionAttributeValues: { ':node': 'NODE' },
-            ProjectionExpression: 'pk, sk',
-            Segment: segment,
-            TotalSegments: SCAN_SEGMENTS,
-            ExclusiveStartKey: startKey,
-            Limit: SCAN_PAGE_ITEMS,
-          }),
-        );
-        yield (page.Items ?? []).flatMap((item) => {
-          const node = classifyKey(item as Key);
-          return node?.kind === 'graphNode' ? [node.userId] : [];
-        });
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-    }
+    const pages = scanPages(this.table.client, this.table.tableName, {
+      FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
+      ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
+      ExpressionAttributeValues: { ':node': 'NODE' },
+      ProjectionExpression: 'pk, sk',
+    });
+    for await (const items of pages) yield graphNodeIds(items);
   }
 
   /** False when there is nothing to do: the node is complete already, has no room for the user's relations, or is gone. */

@@ -4,9 +4,8 @@
  * embedded one by default). Idempotent: an entry is a put of the same item. An entry of a name
  * changed meanwhile is left out of results by the search's rules, which check every candidate's profile.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { toUserRecord } from '../src/stores/dynamo/dynamo-user-store.js';
-import { SCAN_PAGE_ITEMS, SCAN_SEGMENTS, batchWrite, put } from '../src/stores/dynamo/batch.js';
+import { batchWrite, put, scanPages } from '../src/stores/dynamo/batch.js';
 import { searchKeys } from '../src/stores/dynamo/search-items.js';
 import { PROFILE_EXISTS } from '../src/stores/dynamo/keys.js';
 import { openConfiguredStores } from './configured-stores.js';
@@ -14,30 +13,19 @@ import { openConfiguredStores } from './configured-stores.js';
 const opened = await openConfiguredStores();
 try {
   let users = 0;
-  for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await opened.client.send(
-        new ScanCommand({
-          TableName: opened.table,
-          // A profile has a handle; follow counts an account's deletion left on its key have none.
-          FilterExpression: `sk = :profile AND begins_with(pk, :user) AND ${PROFILE_EXISTS}`,
-          ExpressionAttributeValues: { ':profile': 'PROFILE', ':user': 'USER#' },
-          Segment: segment,
-          TotalSegments: SCAN_SEGMENTS,
-          ExclusiveStartKey: startKey,
-          Limit: SCAN_PAGE_ITEMS,
-        }),
-      );
-      const profiles = (page.Items ?? []).map(toUserRecord);
-      await batchWrite(
-        opened.client,
-        opened.table,
-        profiles.flatMap((user) => searchKeys(user).map((key) => put({ ...key, userId: user.id }))),
-      );
-      users += profiles.length;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+  const pages = scanPages(opened.client, opened.table, {
+    // A profile has a handle; follow counts an account's deletion left on its key have none.
+    FilterExpression: `sk = :profile AND begins_with(pk, :user) AND ${PROFILE_EXISTS}`,
+    ExpressionAttributeValues: { ':profile': 'PROFILE', ':user': 'USER#' },
+  });
+  for await (const items of pages) {
+    const profiles = items.map(toUserRecord);
+    await batchWrite(
+      opened.client,
+      opened.table,
+      profiles.flatMap((user) => searchKeys(user).map((key) => put({ ...key, userId: user.id }))),
+    );
+    users += profiles.length;
   }
   console.log(`search entries written for ${users} users`);
 } finally {

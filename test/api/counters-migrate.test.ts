@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { PostCountsMigration } from '../../scripts/post-counts-migration.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 
-const run = promisify(execFile);
 let t: TestApp;
 let client: DynamoDBDocumentClient;
 let table: string;
@@ -22,16 +20,7 @@ afterAll(async () => {
   await t.stop();
 });
 
-async function script(name: string): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`], { env });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: failed.stdout };
-  }
-}
+const script = (name: string) => runScript(t, name);
 
 const COUNTS = 'likeCount viewCount commentCount repostCount reactionCounts { kind count }';
 

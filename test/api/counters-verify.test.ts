@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +5,8 @@ import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { newId } from '../../src/domain/ids.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 
-const run = promisify(execFile);
 let t: TestApp;
 
 beforeAll(async () => {
@@ -18,18 +16,8 @@ afterAll(async () => {
   await t.stop();
 });
 
+const script = (name: string, ...args: string[]) => runScript(t, name, ...args);
 const verify = (...args: string[]) => script('counters-verify', ...args);
-
-async function script(name: string, ...args: string[]): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], { env });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: failed.stdout };
-  }
-}
 
 // Each verify is a process of its own (tsx compiles the script), several per test.
 describe('stored items: npm run counters:verify', { timeout: 180_000 }, () => {

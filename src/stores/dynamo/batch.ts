@@ -2,6 +2,8 @@ import {
   BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
+  ScanCommand,
+  type ScanCommandInput,
   TransactWriteCommand,
   type DynamoDBDocumentClient,
   type QueryCommandInput,
@@ -238,6 +240,34 @@ export async function transactWrite(client: DynamoDBDocumentClient, input: Trans
       if (!onlyConflicts || attempt >= 12) throw error;
       await sleep(backoffDelay(attempt, 10, 500));
     }
+  }
+}
+
+/**
+ * A whole-table scan's items, a page at a time: segment after segment, so that the pages stay short and the caller's
+ * writes keep pace (see SCAN_SEGMENTS).
+ */
+export async function* scanPages(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  input: Omit<ScanCommandInput, 'TableName' | 'Segment' | 'TotalSegments' | 'ExclusiveStartKey' | 'Limit'>,
+): AsyncGenerator<Record<string, unknown>[]> {
+  for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({
+          ...input,
+          TableName: tableName,
+          Segment: segment,
+          TotalSegments: SCAN_SEGMENTS,
+          ExclusiveStartKey: start,
+          Limit: SCAN_PAGE_ITEMS,
+        }),
+      );
+      yield page.Items ?? [];
+      start = page.LastEvaluatedKey;
+    } while (start);
   }
 }
 
