@@ -151,6 +151,23 @@ describe('one handler per task kind, run alone', () => {
     for (const f of followers) expect((await home(f.id)).has(gone)).toBe(false);
   });
 
+  it('fanOut of a post reposted before it reaches a page leaves one entry, with the first reason, on every page', async () => {
+    const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 7 }, () => t.signUp()));
+    for (const f of followers) {
+      await follow(t, f.token, author!.id);
+      await follow(t, f.token, reposter!.id);
+    }
+    const postId = await createPost(t, author!.token, 'reposted before its fan-out');
+    await repost(reposter!.token, postId);
+    expect(await run('repost', { postId, reposterId: reposter!.id })).toBe('done');
+    // Pages of 2: the second and third pages' checks are read while the page before them is written.
+    expect(await run('fanOut', { postId, authorId: author!.id })).toBe('done');
+    for (const f of followers) {
+      const [entries] = await t.app.stores.timelines.homeLists(f.id, [], { first: 100, after: null }, EVER);
+      expect(entries!.filter((e) => e.postId === postId).map((e) => e.repostedBy)).toEqual([reposter!.id]);
+    }
+  });
+
   it('repost writes the reposter as the reason where no entry is, leaves originals alone, and writes nothing for a repost undone', async () => {
     const [author, reposter, plain, both] = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
     for (const f of [plain!, both!]) await follow(t, f.token, reposter!.id);

@@ -24,21 +24,29 @@ export class FanOutHandler implements TaskHandler<'fanOut'> {
   ) {}
 
   async run({ payload: { postId, authorId }, checkpoint, save, stopping }: TaskRun<'fanOut'>): Promise<RunOutcome> {
-    const [post, firstPage] = await settleAll([
+    // A post nobody has reposted is in no follower's timeline for another reason: its entries need no read first.
+    const unreposted = async () =>
+      (await this.reposts.reposters(postId, { first: 1, after: null }, { consistent: true })).items.length === 0;
+    const [post, firstPage, firstUnreposted] = await settleAll([
       currentPost(this.posts, postId),
       this.followers.page(authorId, checkpoint),
+      unreposted(),
     ] as const);
     if (!post) return 'done';
     // The author's own entry was written with the post: announced with the first page.
     let unannounced = checkpoint === null ? [authorId] : [];
     let position = checkpoint;
+    let check = Promise.resolve(firstUnreposted);
     const entries = (followerIds: readonly string[]) =>
       followerIds.map((userId) => ({ userId, postId, authorId, counterShards: post.counterShards }));
     return this.followers.walk(authorId, firstPage, save, stopping, {
-      write: async (followerIds) => {
-        // A post nobody has reposted is in no follower's timeline for another reason: no need to read their entries first.
-        const reposted = await this.reposts.reposters(postId, { first: 1, after: null }, { consistent: true });
-        await this.homes.deliver(entries(followerIds), { unreposted: reposted.items.length === 0 });
+      write: async (followerIds, last) => {
+        const pageUnreposted = await check;
+        // The next page's check is read while this page is written, so that no write waits on it; a walk that
+        // ends before that page has no use for its answer, or its failure.
+        check = last ? Promise.resolve(true) : unreposted();
+        check.catch(() => {});
+        await this.homes.deliver(entries(followerIds), { unreposted: pageUnreposted });
         this.onDelivered({
           postId,
           position: postId,

@@ -5,8 +5,8 @@ import type { RunOutcome, SaveCheckpoint } from '../task-handler.js';
 
 /** What a walk over an account's followers does with each page of them. */
 export interface FollowerPageStep {
-  /** The page's timeline writes. */
-  write(followerIds: string[]): Promise<void>;
+  /** The page's timeline writes; `last` when no page follows it. */
+  write(followerIds: string[], last: boolean): Promise<void>;
   /** The rest of the work on written pages, `cursor` the checkpoint after them: false ends the walk, taking them back. */
   finish?(followerIds: string[], cursor: string | null): Promise<boolean>;
   takeBack?(followerIds: string[]): Promise<void>;
@@ -53,7 +53,7 @@ export class FollowerWalk {
       const [next, outcome] = await settleAll([
         cursor ? this.page(userId, cursor) : null,
         finishing,
-        step.write(followerIds),
+        step.write(followerIds, cursor === null),
       ] as const);
       unfinished.push({ followerIds, cursor });
       if (outcome !== 'go on') return this.ended(outcome, step, unfinished);
