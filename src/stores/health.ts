@@ -1,7 +1,7 @@
-import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { withTimeout } from '../lib/deadline.js';
 import type { EmbeddedEngine } from './dynamo/embedded-engine.js';
+import { keys } from './dynamo/keys.js';
 import type { GraphStore } from './graph/graph-store.js';
 import type { GuardedRedis } from './redis/guarded-redis.js';
 
@@ -43,8 +43,9 @@ export async function checkHealth({ engine, client, table, graph, redis }: Check
   const dynamodb =
     engineState === 'restarting' || engineState === 'failed'
       ? Promise.resolve(engineState)
-      : within(
-          client.send(new DescribeTableCommand({ TableName: table }), {
+      : // One key, not DescribeTable: DynamoDB Local counts every item of the table for that (a second at 2M items).
+        within(
+          client.send(new GetCommand({ TableName: table, Key: keys.healthProbe(), ProjectionExpression: 'pk' }), {
             abortSignal: AbortSignal.timeout(HEALTH_CHECK_MS),
           }),
         );

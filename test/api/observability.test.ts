@@ -261,6 +261,16 @@ describe('GET /metrics', () => {
     });
   });
 
+  it('shows that /healthz reads one key of the table, never its description (which counts every item on DynamoDB Local)', async () => {
+    const dynamodb = (text: string, command: string) =>
+      total(text, 'store_requests_total', { store: 'dynamodb', command });
+    const before = await scrape();
+    for (let i = 0; i < 3; i++) expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
+    const after = await scrape();
+    expect(dynamodb(after, 'DescribeTable') - dynamodb(before, 'DescribeTable')).toBe(0);
+    expect(dynamodb(after, 'GetItem') - dynamodb(before, 'GetItem')).toBeGreaterThanOrEqual(3);
+  });
+
   it('is not served with METRICS=false', async () => {
     const off = await startTestApp({ METRICS: 'false', WORKER_ENABLED: 'false' });
     try {

@@ -10,6 +10,7 @@ const position = keys.followListPosition(1_764_000_000_000, other);
 /** Keys made by every builder (the ones that return a part of a key, inside a whole key); a new builder without one does not compile. */
 const made: Record<keyof typeof keys, Key[]> = {
   user: [keys.user(user)],
+  healthProbe: [keys.healthProbe()],
   handle: [keys.handle('ada')],
   searchEntry: [keys.searchEntry('zo', 'zoe', user)],
   login: [keys.login(user)],

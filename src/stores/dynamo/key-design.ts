@@ -171,4 +171,5 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
     pk: 'NOTIFIED#<actorId>',
     sk: '<recipientId>#<kind>#<postId or ->',
   },
+  { item: 'none: the key `/healthz` reads to see that the table answers', pk: 'HEALTH', sk: 'PROBE' },
 ];

@@ -174,6 +174,8 @@ export const keys = {
     const [, kind, postId, actorId] = memberSk.split('#') as [string, string, string, string];
     return keys.notifiedBy(actorId, recipientId, kind, postId === '-' ? null : postId);
   },
+  /** A key no item ever has: reading it tells that the table answers (see checkHealth). */
+  healthProbe: (): Key => ({ pk: 'HEALTH', sk: 'PROBE' }),
 };
 
 /** Sort key prefixes inside a recipient's notifications partition. */
