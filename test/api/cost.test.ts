@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 
 const HOME_PAGE = `query($id: ID!, $first: Int!) {
   user(id: $id) {
@@ -21,8 +20,6 @@ const HOME_PAGE = `query($id: ID!, $first: Int!) {
     }
   }
 }`;
-
-const run = promisify(execFile);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -279,13 +276,8 @@ describe('per-request cost', () => {
         expect(shows(known)).toEqual({ hello: true, hidden: false });
         expect(known.extensions!.cost.waves).toBe(2);
 
-        const clean = Object.fromEntries(
-          Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'NEO4J_URI'].includes(k)),
-        );
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/graph-relation-sets.ts'], {
-          env: { ...clean, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' },
-        });
-        expect(stdout).toMatch(/^relation sets written on 1 graph nodes$/m);
+        const { output } = await runScript(t, 'graph-relation-sets');
+        expect(output).toMatch(/^relation sets written on 1 graph nodes$/m);
         const migrated = await page();
         expect(shows(migrated)).toEqual({ hello: true, hidden: false });
         expect(migrated.extensions!.cost.waves).toBe(2);

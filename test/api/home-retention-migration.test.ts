@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idTime } from '../../src/domain/ids.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { partitions, retiredPrefixes, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 import { createPost, follow, homeIds, newestFirst } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
 
-const run = promisify(execFile);
 let t: TestApp;
 
 beforeAll(async () => {
@@ -20,13 +18,7 @@ afterAll(async () => {
 });
 
 async function migrate(): Promise<string> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'NEO4J_URI', 'HOME_RETENTION_DAYS'].includes(k)),
-  );
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/timelines-retention.ts'], {
-    env: { ...clean, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' },
-  });
-  return stdout;
+  return (await runScript(t, 'timelines-retention')).output;
 }
 
 describe('stored items: npm run timelines:retention', () => {

@@ -1,25 +1,12 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/stores/dynamo/embedded-engine.js';
+import { runScriptWith } from '../helpers/scripts.js';
 
-const run = promisify(execFile);
-
-async function migrate(env: Record<string, string>): Promise<{ code: number; out: string }> {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !['DYNAMODB_ENDPOINT', 'AWS_REGION', 'TABLE_PREFIX'].includes(k)),
-  );
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/migrate.ts'], {
-      env: { ...clean, ...env },
-    });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout + failed.stderr };
-  }
+async function migrate(settings: Record<string, string>): Promise<{ code: number; out: string }> {
+  const { code, output, errors } = await runScriptWith(settings, 'migrate');
+  return { code, out: output + errors };
 }
 
 describe('stored items: npm run migrate', () => {

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 import { createPost } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
 
 type Account = { id: string; handle: string; token: string };
 
-const run = promisify(execFile);
 let t: TestApp;
 beforeAll(async () => {
   // A thread five levels deep in one request nests 21 fields.
@@ -72,9 +70,7 @@ async function thread(
 }
 
 async function verifyCounters(): Promise<string> {
-  const env = { ...process.env, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/counters-verify.ts'], { env });
-  return stdout;
+  return (await runScript(t, 'counters-verify')).output;
 }
 
 describe('threaded replies', () => {

@@ -1,6 +1,4 @@
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mapConcurrently } from '../../src/lib/collections.js';
@@ -8,10 +6,9 @@ import type { Logger } from '../../src/logger.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { runScript } from '../helpers/scripts.js';
 import { createPost } from '../helpers/posts.js';
 import { scanTable } from '../helpers/table.js';
-
-const run = promisify(execFile);
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -175,14 +172,7 @@ describe('stored items: npm run trends:split', () => {
         (await trending(t)).tags.filter((entry) => entry.tag.startsWith(w)).sort((x, y) => (x.tag < y.tag ? -1 : 1));
       expect(await mine()).toEqual([{ tag: `${w}a`, count: 1 }]);
 
-      const split = async () => {
-        const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'AWS_REGION'));
-        return (
-          await run(process.execPath, ['--import', 'tsx', 'scripts/trends-split.ts'], {
-            env: { ...clean, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'silent' },
-          })
-        ).stdout;
-      };
+      const split = async () => (await runScript(t, 'trends-split')).output;
       expect(await split()).toMatch(/^moved 4 tag counts out of 2 hourly buckets$/m);
       const moved = [
         { tag: `${w}a`, count: 6 },

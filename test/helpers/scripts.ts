@@ -1,21 +1,46 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { SETTINGS } from '../../src/config.js';
 import type { TestApp } from './app.js';
 
 const run = promisify(execFile);
+const SETTING_NAMES = new Set<string>(Object.values(SETTINGS).map((setting) => setting.name));
 
-/** `npm run <script>`'s file `scripts/<name>.ts` against the app's table, in a process of its own: its exit code and stdout. */
+export interface ScriptRun {
+  code: number;
+  output: string;
+  errors: string;
+}
+
+/**
+ * `scripts/<name>.ts` in a process of its own, with `settings` as its only settings: test apps take none from the
+ * environment either, so a script never reads another table or a graph (NEO4J_URI) than the test gave it.
+ */
+export async function runScriptWith(
+  settings: Record<string, string>,
+  name: string,
+  ...args: string[]
+): Promise<ScriptRun> {
+  const env = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !SETTING_NAMES.has(key))),
+    ...settings,
+  };
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], { env });
+    return { code: 0, output: stdout, errors: stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, output: failed.stdout, errors: failed.stderr };
+  }
+}
+
+/** `npm run <script>`'s file `scripts/<name>.ts` against the app's table: its exit code and stdout. */
 export async function runScript(
   t: TestApp,
   name: string,
   ...args: string[]
 ): Promise<{ code: number; output: string }> {
-  const env = { ...process.env, DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
-  try {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], { env });
-    return { code: 0, output: stdout };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string };
-    return { code: failed.code, output: failed.stdout };
-  }
+  const settings = { DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
+  const { code, output } = await runScriptWith(settings, name, ...args);
+  return { code, output };
 }
