@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { keys, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { runScript } from '../helpers/scripts.js';
+import { scriptOutput } from '../helpers/scripts.js';
 
 const HOME_PAGE = `query($id: ID!, $first: Int!) {
   user(id: $id) {
@@ -276,7 +276,7 @@ describe('per-request cost', () => {
         expect(shows(known)).toEqual({ hello: true, hidden: false });
         expect(known.extensions!.cost.waves).toBe(2);
 
-        const { output } = await runScript(t, 'graph-relation-sets');
+        const output = await scriptOutput(t, 'graph-relation-sets');
         expect(output).toMatch(/^relation sets written on 1 graph nodes$/m);
         const migrated = await page();
         expect(shows(migrated)).toEqual({ hello: true, hidden: false });

@@ -4,7 +4,7 @@ import { idTime } from '../../src/domain/ids.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { partitions, retiredPrefixes, tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { runScript } from '../helpers/scripts.js';
+import { scriptOutput } from '../helpers/scripts.js';
 import { createPost, follow, homeIds, newestFirst } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
 
@@ -18,7 +18,7 @@ afterAll(async () => {
 });
 
 async function migrate(): Promise<string> {
-  return (await runScript(t, 'timelines-retention')).output;
+  return scriptOutput(t, 'timelines-retention');
 }
 
 describe('stored items: npm run timelines:retention', () => {

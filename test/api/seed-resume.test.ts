@@ -1,9 +1,8 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -14,8 +13,8 @@ import { silentProgress } from '../../src/seed/progress.js';
 import { seedNetwork } from '../../src/seed/seed.js';
 import { auditCounters } from '../../src/stores/dynamo/counter-audit.js';
 import { type OpenStores, openStores } from '../../src/stores/open-stores.js';
+import { runScriptWith, scriptEnv } from '../helpers/scripts.js';
 
-const run = promisify(execFile);
 const endpoint = inject('dynamodbEndpoint');
 const dataDir = mkdtempSync(join(tmpdir(), 'seed-resume-'));
 /**
@@ -33,30 +32,13 @@ const SIZE_FLAGS = ['--users', '200', '--follows', '1600', '--posts', '500', '--
 const PART_FLAGS = ['--checkpoint-items', '300'];
 const opened: OpenStores[] = [];
 
-function env(prefix: string) {
-  const clean = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !['AWS_REGION', 'TABLE_PREFIX', 'DATA_DIR'].includes(k)),
-  );
-  return {
-    ...clean,
-    ...SETTINGS,
-    DYNAMODB_ENDPOINT: endpoint,
-    TABLE_PREFIX: prefix,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
+function settings(prefix: string): Record<string, string> {
+  return { ...SETTINGS, DYNAMODB_ENDPOINT: endpoint, TABLE_PREFIX: prefix, DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
 }
 
 async function seed(prefix: string, ...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...args], {
-      env: env(prefix),
-    });
-    return { code: 0, out: stdout + stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, out: failed.stdout + failed.stderr };
-  }
+  const { code, output, errors } = await runScriptWith(settings(prefix), 'seed', ...args);
+  return { code, out: output + errors };
 }
 
 interface Checkpoint {
@@ -106,7 +88,7 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     const checkpoint = () => JSON.parse(readFileSync(checkpointPath, 'utf8')) as Checkpoint;
 
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', ...SIZE_FLAGS, ...PART_FLAGS], {
-      env: env(prefix),
+      env: scriptEnv(settings(prefix)),
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
@@ -130,10 +112,8 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     expect(again.out).toContain('"npm run seed -- --resume"');
     expect(checkpoint()).toEqual(killed);
 
-    const changed = await run(process.execPath, ['--import', 'tsx', 'scripts/seed.ts', '--resume'], {
-      env: { ...env(prefix), HOME_RETENTION_DAYS: '27' },
-    }).catch((e) => e);
-    expect(changed.stderr).toContain('HOME_RETENTION_DAYS was 28, is 27');
+    const changed = await runScriptWith({ ...settings(prefix), HOME_RETENTION_DAYS: '27' }, 'seed', '--resume');
+    expect(changed.errors).toContain('HOME_RETENTION_DAYS was 28, is 27');
 
     const resumed = await seed(prefix, '--resume');
     expect(resumed).toMatchObject({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { runScript } from '../helpers/scripts.js';
+import { scriptOutput } from '../helpers/scripts.js';
 import { createPost } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
 
@@ -70,7 +70,7 @@ async function thread(
 }
 
 async function verifyCounters(): Promise<string> {
-  return (await runScript(t, 'counters-verify')).output;
+  return scriptOutput(t, 'counters-verify');
 }
 
 describe('threaded replies', () => {

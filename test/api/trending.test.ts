@@ -6,7 +6,7 @@ import type { Logger } from '../../src/logger.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { runScript } from '../helpers/scripts.js';
+import { scriptOutput } from '../helpers/scripts.js';
 import { createPost } from '../helpers/posts.js';
 import { scanTable } from '../helpers/table.js';
 
@@ -172,7 +172,7 @@ describe('stored items: npm run trends:split', () => {
         (await trending(t)).tags.filter((entry) => entry.tag.startsWith(w)).sort((x, y) => (x.tag < y.tag ? -1 : 1));
       expect(await mine()).toEqual([{ tag: `${w}a`, count: 1 }]);
 
-      const split = async () => (await runScript(t, 'trends-split')).output;
+      const split = async () => scriptOutput(t, 'trends-split');
       expect(await split()).toMatch(/^moved 4 tag counts out of 2 hourly buckets$/m);
       const moved = [
         { tag: `${w}a`, count: 6 },

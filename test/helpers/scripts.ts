@@ -12,6 +12,14 @@ export interface ScriptRun {
   errors: string;
 }
 
+/** The environment for a script's process: this one's, with `settings` in place of the service's settings. */
+export function scriptEnv(settings: Record<string, string>): Record<string, string | undefined> {
+  return {
+    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !SETTING_NAMES.has(key))),
+    ...settings,
+  };
+}
+
 /**
  * `scripts/<name>.ts` in a process of its own, with `settings` as its only settings: test apps take none from the
  * environment either, so a script never reads another table or a graph (NEO4J_URI) than the test gave it.
@@ -21,12 +29,10 @@ export async function runScriptWith(
   name: string,
   ...args: string[]
 ): Promise<ScriptRun> {
-  const env = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !SETTING_NAMES.has(key))),
-    ...settings,
-  };
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], { env });
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', `scripts/${name}.ts`, ...args], {
+      env: scriptEnv(settings),
+    });
     return { code: 0, output: stdout, errors: stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -34,13 +40,21 @@ export async function runScriptWith(
   }
 }
 
+const appSettings = (t: TestApp) => ({ DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' });
+
 /** `npm run <script>`'s file `scripts/<name>.ts` against the app's table: its exit code and stdout. */
 export async function runScript(
   t: TestApp,
   name: string,
   ...args: string[]
 ): Promise<{ code: number; output: string }> {
-  const settings = { DYNAMODB_ENDPOINT: t.endpoint, TABLE_PREFIX: t.tablePrefix, LOG_LEVEL: 'warn' };
-  const { code, output } = await runScriptWith(settings, name, ...args);
+  const { code, output } = await runScriptWith(appSettings(t), name, ...args);
   return { code, output };
+}
+
+/** The stdout of a script run against the app's table that must succeed: a failing one fails the test with its stderr. */
+export async function scriptOutput(t: TestApp, name: string, ...args: string[]): Promise<string> {
+  const { code, output, errors } = await runScriptWith(appSettings(t), name, ...args);
+  if (code !== 0) throw new Error(`scripts/${name}.ts exited ${code}: ${errors}${output}`);
+  return output;
 }

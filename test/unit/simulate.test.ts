@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { newId } from '../../src/domain/ids.js';
@@ -8,6 +6,7 @@ import { itemSize } from '../../src/simulate/item-size.js';
 import { type ItemSizes, measureItems } from '../../src/simulate/items.js';
 import { ON_DEMAND_US_EAST_1, SECONDS_PER_MONTH } from '../../src/simulate/dynamodb-capacity.js';
 import { runModel } from '../../src/simulate/model.js';
+import { runScriptWith } from '../helpers/scripts.js';
 import type { ModelInput } from '../../src/simulate/model-types.js';
 import { powerLawFollowers } from '../../src/simulate/network.js';
 
@@ -322,13 +321,15 @@ describe('item sizes', () => {
 
 describe('npm run simulate', () => {
   it('prints the model for each network size asked, with the settings given as flags', async () => {
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'scripts/simulate.ts', '--users', '2000,5000', '--fanout-max-followers', '50'],
-      {
-        env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      },
+    const { code, output: stdout } = await runScriptWith(
+      { NODE_NO_WARNINGS: '1' },
+      'simulate',
+      '--users',
+      '2000,5000',
+      '--fanout-max-followers',
+      '50',
     );
+    expect(code).toBe(0);
     expect(stdout).toContain('fanoutMaxFollowers=50');
     for (const users of ['2,000', '5,000']) expect(stdout).toContain(`=== ${users} users ===`);
     for (const section of [
