@@ -151,7 +151,7 @@ describe('one handler per task kind, run alone', () => {
     for (const f of followers) expect((await home(f.id)).has(gone)).toBe(false);
   });
 
-  it('fanOut of a post reposted before it reaches a page leaves one entry, with the first reason, on every page', async () => {
+  it('fanOut of a post reposted before it runs leaves one entry, with the first reason, on every page', async () => {
     const [author, reposter, ...followers] = await Promise.all(Array.from({ length: 7 }, () => t.signUp()));
     for (const f of followers) {
       await follow(t, f.token, author!.id);

@@ -179,7 +179,10 @@ export class DynamoHomeEntries {
     return pairs.map(({ userId, postId }, i) => holdingsOf(userId, postId, items[2 * i], items[2 * i + 1], horizon));
   }
 
-  /** Originals of a post with no repost: an entry already there can only be the same original (a retry, a backfill), so they are put as they are. */
+  /**
+   * Originals of a post the caller found unreposted: an entry already there is the same original (a retry, a backfill),
+   * so they are put as they are; a repost's reason added to it since the caller looked is lost (docs/design/timelines.md).
+   */
   async putOriginals(entries: readonly HomeEntry[]): Promise<void> {
     await writeItems(
       this.client,
