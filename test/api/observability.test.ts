@@ -1,3 +1,4 @@
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/domain/ids.js';
@@ -269,6 +270,21 @@ describe('GET /metrics', () => {
     const after = await scrape();
     expect(dynamodb(after, 'DescribeTable') - dynamodb(before, 'DescribeTable')).toBe(0);
     expect(dynamodb(after, 'GetItem') - dynamodb(before, 'GetItem')).toBeGreaterThanOrEqual(3);
+  });
+
+  it('shows /healthz 503 with DynamoDB down once the table is gone', async () => {
+    const broken = await startTestApp({ WORKER_ENABLED: 'false' });
+    const client = createDocumentClient({ endpoint: broken.endpoint, tableName: tableName(broken.tablePrefix) });
+    try {
+      expect((await fetch(`${broken.url}/healthz`)).status).toBe(200);
+      await client.send(new DeleteTableCommand({ TableName: tableName(broken.tablePrefix) }));
+      const response = await fetch(`${broken.url}/healthz`);
+      expect(response.status).toBe(503);
+      expect(await response.json()).toMatchObject({ status: 'unavailable', stores: { dynamodb: 'down' } });
+    } finally {
+      client.destroy();
+      await broken.app.stop();
+    }
   });
 
   it('is not served with METRICS=false', async () => {
