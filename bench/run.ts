@@ -228,6 +228,8 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   const tokens = new Tokens(BENCH_SECRET, 3600);
   const viewerToken = await tokens.issue(manifest.viewerId);
   log('starting the service, batched and naive');
+  // Each is stopped on the way out as soon as it is up, also when the other fails to start.
+  const stoppedLater = (service: Service) => (services.push(service), service);
   const [batched, naive] = await Promise.all([
     // Without the read-through cache: the page is compared with the storage floor, read for read (bench/cache.ts measures the cache).
     startService(endpoint, {
@@ -235,10 +237,9 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
       WORKER_ENABLED: 'true',
       BULK_WRITE_API: config.bulkWriteApi,
       CACHE: 'off',
-    }),
-    startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false', CACHE: 'off' }),
+    }).then(stoppedLater),
+    startService(endpoint, { BATCHING: 'false', WORKER_ENABLED: 'false', CACHE: 'off' }).then(stoppedLater),
   ]);
-  services.push(batched, naive);
   const enginePid = dynamoDbLocalPid(endpoint);
 
   // A page between refreshes of the list of authors who are not fanned out: the page before it refreshes the list
