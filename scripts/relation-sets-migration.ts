@@ -18,11 +18,6 @@ export interface RelationSetsTable {
   relationSetMax?: number;
 }
 
-/**
- * Writes the relation sets of graph nodes that do not hold them, from the users' relation lists,
- * and marks them complete (`npm run graph:relation-sets`). Each write is conditioned on the node's
- * relations version, so that a relation made or ended meanwhile makes it read again.
- */
 /** The users of the graph node items among `items`, from their keys (a node an old count update created alone has no `id`). */
 export function graphNodeIds(items: readonly Record<string, unknown>[]): string[] {
   return items.flatMap((item) => {
@@ -31,6 +26,11 @@ export function graphNodeIds(items: readonly Record<string, unknown>[]): string[
   });
 }
 
+/**
+ * Writes the relation sets of graph nodes that do not hold them, from the users' relation lists,
+ * and marks them complete (`npm run graph:relation-sets`). Each write is conditioned on the node's
+ * relations version, so that a relation made or ended meanwhile makes it read again.
+ */
 export class RelationSetsMigration {
   private readonly relationSetMax: number;
 
