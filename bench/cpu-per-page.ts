@@ -1,7 +1,8 @@
 /**
  * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
  * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
- * replayed from this process; both sides run in alternating windows of the same run.
+ * replayed from this process; both sides run in alternating windows of the same run, with a third: the same page
+ * served from memory by Apollo Server (bench/apollo-floor-server.ts), what any service on it spends besides its store calls.
  */
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
@@ -95,43 +96,50 @@ export function replayRequest(
   };
 }
 
-/** Service CPU per page against the replay's client CPU, one connection, in `rounds` alternating windows. */
+/**
+ * Service CPU per page against the replay's client CPU and against the page served from memory by Apollo Server
+ * (`floor`), one connection, in `rounds` windows each, the sides' order turning every round.
+ */
 export async function cpuPerPage(options: {
   page: () => Promise<void>;
   replay: () => Promise<void>;
   serviceCpu: CpuMeter;
+  floor: { page: () => Promise<void>; cpu: CpuMeter };
   requests: readonly CapturedRequest[];
   plan: { warmupS: number; seconds: number; rounds: number };
 }) {
-  const replayCpu = new CpuMeter({});
-  await runLoops(1, options.plan.warmupS, options.page, options.serviceCpu);
-  await runLoops(1, options.plan.warmupS, options.replay, replayCpu);
-  const windows: { page: Window[]; replay: Window[] } = { page: [], replay: [] };
+  const sides = {
+    page: { run: options.page, cpu: options.serviceCpu, windows: [] as Window[] },
+    replay: { run: options.replay, cpu: new CpuMeter({}), windows: [] as Window[] },
+    floor: { run: options.floor.page, cpu: options.floor.cpu, windows: [] as Window[] },
+  };
+  const order = Object.values(sides);
+  for (const side of order) await runLoops(1, options.plan.warmupS, side.run, side.cpu);
   for (let round = 0; round < options.plan.rounds; round++) {
     const seconds = options.plan.seconds / options.plan.rounds;
-    const sides = round % 2 === 0 ? (['page', 'replay'] as const) : (['replay', 'page'] as const);
-    for (const side of sides) {
-      windows[side].push(
-        await runLoops(
-          1,
-          seconds,
-          side === 'page' ? options.page : options.replay,
-          side === 'page' ? options.serviceCpu : replayCpu,
-        ),
-      );
+    for (let i = 0; i < order.length; i++) {
+      const side = order[(round + i) % order.length]!;
+      side.windows.push(await runLoops(1, seconds, side.run, side.cpu));
     }
   }
-  const page: Summary = summarize(1, windows.page);
-  const replay: Summary = summarize(1, windows.replay);
+  const page: Summary = summarize(1, sides.page.windows);
+  const replay: Summary = summarize(1, sides.replay.windows);
+  const floor: Summary = summarize(1, sides.floor.windows);
   const serviceMs = page.cpuMsPerOperation.service ?? null;
   const clientMs = replay.cpuMsPerOperation.client ?? null;
+  const floorMs = floor.cpuMsPerOperation.floor ?? null;
   const ratio = serviceMs === null || clientMs === null ? null : round(serviceMs / clientMs, 2);
   return {
     page,
     replay,
+    floor,
     requests: options.requests.map((request) => request.operation),
     serviceCpuMsPerPage: serviceMs,
     clientCpuMsPerReplay: clientMs,
+    apolloFloorCpuMsPerPage: floorMs,
+    /** What the service spends beyond the store requests' client CPU and Apollo Server's floor. */
+    serviceOwnCpuMsPerPage:
+      serviceMs === null || clientMs === null || floorMs === null ? null : round(serviceMs - clientMs - floorMs, 2),
     ratio,
     goal: `service CPU per page ≤ ${CPU_GOAL}× a bare client's CPU for the same requests`,
     met: ratio !== null && ratio <= CPU_GOAL,

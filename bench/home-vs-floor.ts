@@ -36,18 +36,26 @@ interface Side {
   cpu: CpuMeter;
 }
 
+/** One page's answer: 200 with data and no errors, or it throws. */
+export async function fetchPage(url: string, token: string): Promise<{ data: { viewer: { timeline: unknown } } }> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query: HOME_QUERY, variables: { first: PAGE_SIZE } }),
+  });
+  const answer = (await response.json()) as {
+    data?: { viewer?: { timeline?: { edges: unknown[] } } };
+    errors?: unknown[];
+  };
+  if (!response.ok || answer.errors || answer.data?.viewer?.timeline?.edges.length !== PAGE_SIZE)
+    throw new Error(`the page failed: ${JSON.stringify(answer.errors)}`);
+  return answer as { data: { viewer: { timeline: unknown } } };
+}
+
 /** A GraphQL page request that fails unless the page answers 200 with data and no errors. */
 export function pageRequest(url: string, token: string): () => Promise<void> {
-  const body = JSON.stringify({ query: HOME_QUERY, variables: { first: PAGE_SIZE } });
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   return async () => {
-    const response = await fetch(`${url}/graphql`, { method: 'POST', headers, body });
-    const answer = (await response.json()) as {
-      data?: { viewer?: { timeline?: { edges: unknown[] } } };
-      errors?: unknown[];
-    };
-    if (!response.ok || answer.errors || answer.data?.viewer?.timeline?.edges.length !== PAGE_SIZE)
-      throw new Error(`the page failed: ${JSON.stringify(answer.errors)}`);
+    await fetchPage(url, token);
   };
 }
 

@@ -22,9 +22,10 @@ import { placePost } from '../src/usecases/posts.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter, dynamoDbLocalPid } from './cpu.js';
 import { captureProxy, cpuPerPage, replayRequest } from './cpu-per-page.js';
+import { startApolloFloor } from './apollo-floor.js';
 import { fanOutAgainstWriteFloor, fanOutRows } from './fan-out.js';
 import { type GraphQueryTiming, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
-import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
+import { HOME_QUERY, PAGE_SIZE, fetchPage, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
 import { type Summary, round } from './loops.js';
 import {
   BENCH_SECRET,
@@ -345,31 +346,39 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   };
 }
 
-/** Captures one page's store requests through a service of its own, then sets the measured service against their replay. */
+/**
+ * Captures one page's store requests through a service of its own, then sets the measured service against their
+ * replay and against the same page's answer served from memory by Apollo Server.
+ */
 async function serviceCpuPerPage(endpoint: string, measured: Service, token: string) {
   const proxy = await captureProxy(endpoint);
   const capturing = await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' });
   let requests;
+  let answer;
   try {
     const page = pageRequest(capturing.url, token);
     // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
     for (let i = 0; i < 3; i++) await page();
     requests = await proxy.record(page);
+    answer = await fetchPage(capturing.url, token);
   } finally {
     await stopService(capturing);
     await proxy.close();
   }
   const replay = replayRequest(endpoint, requests);
+  const floor = await startApolloFloor(answer);
   try {
     return await cpuPerPage({
       page: pageRequest(measured.url, token),
       replay: replay.replay,
       serviceCpu: new CpuMeter({ service: measured.child.pid }),
+      floor: { page: pageRequest(floor.url, token), cpu: new CpuMeter({ floor: floor.child.pid }) },
       requests,
       plan: plan.cpu,
     });
   } finally {
     replay.close();
+    await floor.stop();
   }
 }
 
@@ -382,7 +391,8 @@ function table(report: {
   const { homeTimeline: home, cpu: pageCpu, fanOut, graph, worstAllowed, underAttack, signIn, search } = report.results;
   const cpu = (s: Summary) => {
     const ms = (name: string) => s.cpuMsPerOperation[name] ?? '—';
-    return `${'service' in s.cpuMsPerOperation ? ms('service') : '—'} / ${ms('engine')} / ${ms('client')}`;
+    const server = ['service', 'floor'].find((name) => name in s.cpuMsPerOperation);
+    return `${server ? ms(server) : '—'} / ${ms('engine')} / ${ms('client')}`;
   };
   const row = (name: string, s: Summary, note: string) =>
     `| ${name} | ${s.perSecond} | ${s.p50Ms} | ${s.p99Ms} | ${cpu(s)} | ${note}${s.failures > 0 ? `; ${s.failures} of ${s.operations + s.failures} failed` : ''} |`;
@@ -415,7 +425,12 @@ function table(report: {
       pageCpu.replay,
       `${pageCpu.requests.join(', ')}; ${pageCpu.clientCpuMsPerReplay} ms of client CPU each`,
     ),
-    `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | alternating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)} |`,
+    row(
+      'the same page’s answer served from memory by Apollo Server over node:http, 1 connection',
+      pageCpu.floor,
+      `the same schema and request, default resolvers; ${pageCpu.apolloFloorCpuMsPerPage} ms of CPU per page`,
+    ),
+    `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | alternating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)}; the service's own, beyond both: ${pageCpu.serviceOwnCpuMsPerPage} ms |`,
     ...fanOutRows(fanOut),
     ...graph.timings.map(
       (t: GraphQueryTiming) =>
