@@ -225,15 +225,15 @@ export class GraphWrites {
 
   async removeNode(userId: string): Promise<void> {
     const { client, tableName } = this.table;
-    // Edges are items of their own here: deleting the node's item leaves them to removeUser.
-    await client.send(new DeleteCommand({ TableName: tableName, Key: keys.graphNode(userId) }));
-    // Unfollows after the profile's deletion leave its follow counts on its key: removed, never a profile.
-    try {
-      await client.send(
-        new DeleteCommand({ TableName: tableName, Key: keys.user(userId), ConditionExpression: PROFILE_ABSENT }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await Promise.all([
+      // Edges are items of their own here: deleting the node's item leaves them to removeUser.
+      client.send(new DeleteCommand({ TableName: tableName, Key: keys.graphNode(userId) })),
+      // Unfollows after the profile's deletion leave its follow counts on its key: removed, never a profile.
+      client
+        .send(new DeleteCommand({ TableName: tableName, Key: keys.user(userId), ConditionExpression: PROFILE_ABSENT }))
+        .catch((error: unknown) => {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }),
+    ]);
   }
 }
