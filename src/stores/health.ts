@@ -61,3 +61,17 @@ export async function checkHealth({ engine, client, table, graph, redis }: Check
     stores.dynamodb !== 'up' || stores.graph !== 'up' ? 'unavailable' : stores.redis === 'down' ? 'degraded' : 'ok';
   return { status, stores };
 }
+
+/**
+ * `check`, shared by the callers that come while it runs: a flood of /healthz makes one store read at a time, not
+ * one per request, and each caller gets the answer of a check that was running when it asked.
+ */
+export function sharedHealthCheck(check: () => Promise<Health>): () => Promise<Health> {
+  let running: Promise<Health> | null = null;
+  return () => {
+    running ??= check().finally(() => {
+      running = null;
+    });
+    return running;
+  };
+}

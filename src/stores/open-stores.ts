@@ -27,7 +27,7 @@ import { tableName } from './dynamo/keys.js';
 import { ensureTable } from './dynamo/tables.js';
 import type { GraphStore } from './graph/graph-store.js';
 import { Neo4jGraphStore } from './graph/neo4j-graph-store.js';
-import { type Health, checkHealth } from './health.js';
+import { type Health, checkHealth, sharedHealthCheck } from './health.js';
 import { MemoryRateBuckets } from './memory/memory-rate-buckets.js';
 import { InProcessPubSub, type PubSub } from './pubsub.js';
 import type { GuardedRedis } from './redis/guarded-redis.js';
@@ -178,7 +178,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       table,
       redis: redis?.commands ?? null,
       queueStats: () => tasks.stats(),
-      health: () => checkHealth({ engine, client, table, graph, redis: redis?.commands ?? null }),
+      health: sharedHealthCheck(() => checkHealth({ engine, client, table, graph, redis: redis?.commands ?? null })),
       close: () => opened.close(),
     };
   } catch (error) {
