@@ -69,9 +69,12 @@ export async function checkHealth({ engine, client, table, graph, redis }: Check
 export function sharedHealthCheck(check: () => Promise<Health>): () => Promise<Health> {
   let running: Promise<Health> | null = null;
   return () => {
-    running ??= check().finally(() => {
-      running = null;
-    });
+    // Bounded itself too: a probe without a deadline would otherwise hold every later request, not just its own.
+    running ??= withTimeout(check(), HEALTH_CHECK_MS + 100, () => new Error('health checks did not finish')).finally(
+      () => {
+        running = null;
+      },
+    );
     return running;
   };
 }

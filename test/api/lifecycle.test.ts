@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { storeRequests } from '../../src/observability/metrics.js';
 import { startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
 import { TEST_PASSWORD, capturingLogger } from '../helpers/app.js';
 
@@ -149,6 +150,41 @@ describe('/healthz', () => {
       }
     },
   );
+
+  it('shares one check of the stores among the requests that come while it runs', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
+    dirs.push(dataDir);
+    const engine = await startEmbeddedEngine({ dataDir, logger });
+    const [java] = (await javaPidsFor(dataDir)) as [number];
+    const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, WORKER_ENABLED: 'false' });
+    const app = await startApp({ config, logger, dynamodbEndpoint: engine.endpoint });
+    const getItems = async () =>
+      (await storeRequests.get()).values
+        .filter((value) => value.labels.store === 'dynamodb' && value.labels.command === 'GetItem')
+        .reduce((sum, value) => sum + value.value, 0);
+    try {
+      expect(await health(app.url)).toEqual(HEALTHY);
+      const before = await getItems();
+      process.kill(java, 'SIGSTOP');
+      let answers: { status: number; body: unknown }[];
+      try {
+        // The first check's read waits on the frozen engine for its 800 ms: the other requests come meanwhile.
+        answers = await Promise.all(Array.from({ length: 10 }, () => health(app.url)));
+      } finally {
+        process.kill(java, 'SIGCONT');
+      }
+      for (const answer of answers)
+        expect(answer).toMatchObject({ status: 503, body: { stores: { dynamodb: 'down' } } });
+      await expect.poll(getItems, { timeout: 5_000, interval: 50 }).toBeGreaterThan(before);
+      // One check for all ten; a straggler after the first check ended would start a second. Unshared, ten.
+      expect((await getItems()) - before).toBeLessThanOrEqual(2);
+      await expect.poll(async () => (await health(app.url)).status, { timeout: 30_000, interval: 200 }).toBe(200);
+    } finally {
+      process.kill(java, 'SIGCONT');
+      await app.stop();
+      await engine.stop();
+    }
+  });
 });
 
 describe('npm start process', () => {

@@ -452,38 +452,4 @@ describe('DynamoDB Local frozen under a running service', () => {
       }
     },
   );
-
-  it(
-    'shares one check of the stores among the /healthz requests that come while it runs',
-    { timeout: 60_000 },
-    async () => {
-      const checked = await startApp({
-        config: loadConfig({ ...env, WORKER_ENABLED: 'false' }),
-        logger: createLogger('silent'),
-        dynamodbEndpoint: engine.endpoint,
-      });
-      const getItems = async () =>
-        (await storeRequests.get()).values
-          .filter((value) => value.labels.store === 'dynamodb' && value.labels.command === 'GetItem')
-          .reduce((sum, value) => sum + value.value, 0);
-      try {
-        expect((await health(checked.url)).status).toBe(200);
-        const before = await getItems();
-        process.kill(java, 'SIGSTOP');
-        let answers: Awaited<ReturnType<typeof health>>[];
-        try {
-          // The first check's read waits on the frozen engine for its 800 ms: the others come meanwhile.
-          answers = await Promise.all(Array.from({ length: 10 }, () => health(checked.url)));
-        } finally {
-          process.kill(java, 'SIGCONT');
-        }
-        for (const answer of answers)
-          expect(answer).toMatchObject({ status: 503, body: { stores: { dynamodb: 'down' } } });
-        expect((await getItems()) - before).toBe(1);
-        await expect.poll(async () => (await health(checked.url)).status, { timeout: 30_000, interval: 200 }).toBe(200);
-      } finally {
-        await checked.stop();
-      }
-    },
-  );
 });
