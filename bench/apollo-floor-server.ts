@@ -1,6 +1,6 @@
 /**
  * The page's CPU floor for any service built on Apollo Server and node:http: the same schema, the same HTTP request,
- * the same answer, served from memory by default resolvers. Started by bench/apollo-floor.ts with the page's answer.
+ * the same answer, served from memory by default resolvers. Started by bench/apollo-floor.ts, the page's answer on stdin.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,7 +10,9 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 
-const answer = JSON.parse(process.env.PAGE_ANSWER ?? '') as { data: { viewer: unknown } };
+const input: Buffer[] = [];
+for await (const chunk of process.stdin) input.push(chunk as Buffer);
+const answer = JSON.parse(Buffer.concat(input).toString('utf8')) as { data: { viewer: unknown } };
 const apollo = new ApolloServer({
   typeDefs: readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'),
   resolvers: { Query: { viewer: () => answer.data.viewer } },
@@ -38,7 +40,8 @@ const server = createServer((request, response) => {
         for (const [name, value] of result.headers) response.setHeader(name, value);
         response.statusCode = result.status ?? 200;
         response.end(result.body.kind === 'complete' ? result.body.string : '');
-      });
+      })
+      .catch(() => response.destroy());
   });
 });
 server.listen(0, '127.0.0.1', () => {

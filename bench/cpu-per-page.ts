@@ -1,7 +1,7 @@
 /**
  * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
  * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
- * replayed from this process; both sides run in alternating windows of the same run, with a third: the same page
+ * replayed from this process; the sides run in rotating windows of the same run, with a third: the same page
  * served from memory by Apollo Server (bench/apollo-floor-server.ts), what any service on it spends besides its store calls.
  */
 import * as dynamodb from '@aws-sdk/client-dynamodb';

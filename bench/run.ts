@@ -66,7 +66,7 @@ const size = {
 const plan = flags.quick
   ? {
       home: { warmupS: 2, seconds: 8, rounds: 4 },
-      cpu: { warmupS: 2, seconds: 8, rounds: 4 },
+      cpu: { warmupS: 2, seconds: 9, rounds: 6 },
       graphRuns: 30,
       searchRuns: 90,
       fanOutRounds: 7,
@@ -76,7 +76,7 @@ const plan = flags.quick
     }
   : {
       home: { warmupS: 5, seconds: 20, rounds: 4 },
-      cpu: { warmupS: 5, seconds: 20, rounds: 4 },
+      cpu: { warmupS: 5, seconds: 24, rounds: 6 },
       graphRuns: 100,
       searchRuns: 300,
       fanOutRounds: 11,
@@ -281,7 +281,7 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
   const cost = { batched: await costOf(batched.url), naive: await costOf(naive.url) };
 
   log("the service's CPU per page against a bare client making that page's requests, in alternating windows");
-  const cpu = await serviceCpuPerPage(endpoint, batched, viewerToken);
+  const cpu = await serviceCpuPerPage(endpoint, batched, viewerToken, stoppedLater);
 
   log('graph queries as the median and the 99th-percentile viewer, at 1 connection');
   const network = generateNetwork({ ...manifest.size, posts: 0, likes: 0, endMs: Date.now() });
@@ -350,35 +350,48 @@ async function measure(endpoint: string, opened: OpenStores, manifest: Manifest,
  * Captures one page's store requests through a service of its own, then sets the measured service against their
  * replay and against the same page's answer served from memory by Apollo Server.
  */
-async function serviceCpuPerPage(endpoint: string, measured: Service, token: string) {
+async function serviceCpuPerPage(
+  endpoint: string,
+  measured: Service,
+  token: string,
+  stoppedLater: (service: Service) => Service,
+) {
   const proxy = await captureProxy(endpoint);
-  const capturing = await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' });
   let requests;
   let answer;
   try {
-    const page = pageRequest(capturing.url, token);
-    // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
-    for (let i = 0; i < 3; i++) await page();
-    requests = await proxy.record(page);
-    answer = await fetchPage(capturing.url, token);
+    const capturing = stoppedLater(
+      await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' }),
+    );
+    try {
+      const page = pageRequest(capturing.url, token);
+      // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
+      for (let i = 0; i < 3; i++) await page();
+      requests = await proxy.record(page);
+      answer = await fetchPage(capturing.url, token);
+    } finally {
+      await stopService(capturing);
+    }
   } finally {
-    await stopService(capturing);
     await proxy.close();
   }
   const replay = replayRequest(endpoint, requests);
-  const floor = await startApolloFloor(answer);
   try {
-    return await cpuPerPage({
-      page: pageRequest(measured.url, token),
-      replay: replay.replay,
-      serviceCpu: new CpuMeter({ service: measured.child.pid }),
-      floor: { page: pageRequest(floor.url, token), cpu: new CpuMeter({ floor: floor.child.pid }) },
-      requests,
-      plan: plan.cpu,
-    });
+    const floor = stoppedLater(await startApolloFloor(answer));
+    try {
+      return await cpuPerPage({
+        page: pageRequest(measured.url, token),
+        replay: replay.replay,
+        serviceCpu: new CpuMeter({ service: measured.child.pid }),
+        floor: { page: pageRequest(floor.url, token), cpu: new CpuMeter({ floor: floor.child.pid }) },
+        requests,
+        plan: plan.cpu,
+      });
+    } finally {
+      await stopService(floor);
+    }
   } finally {
     replay.close();
-    await floor.stop();
   }
 }
 
