@@ -19,6 +19,9 @@ import { SEED_SIZES, generateNetwork } from '../src/seed/network.js';
 import type { GraphStore } from '../src/stores/graph/graph-store.js';
 import { UNMETERED } from '../src/stores/graph/traversal.js';
 
+/** suggestedFollows p50 at one connection, for the median and the 99th-percentile viewer (issue 11). */
+export const SUGGESTIONS_GOAL_MS = 50;
+
 export interface GraphViewer {
   /** Which viewer: 'median' or 'p99' (by how many accounts they follow). */
   rank: 'median' | 'p99';
