@@ -13,7 +13,7 @@ import { type Summary, round, runLoops, summarize, type Window } from './loops.j
 
 export const CPU_GOAL = 1.5;
 
-interface CapturedRequest {
+export interface CapturedRequest {
   /** The DynamoDB operation, as `X-Amz-Target` names it (`Query`, `BatchGetItem`, ...). */
   operation: string;
   input: Record<string, unknown>;
