@@ -138,7 +138,7 @@ export async function cpuPerPage(options: {
     clientCpuMsPerReplay: clientMs,
     apolloFloorCpuMsPerPage: floorMs,
     /** What the service spends beyond the store requests' client CPU and Apollo Server's floor. */
-    serviceOwnCpuMsPerPage:
+    remainderCpuMsPerPage:
       serviceMs === null || clientMs === null || floorMs === null ? null : round(serviceMs - clientMs - floorMs, 2),
     ratio,
     goal: `service CPU per page ≤ ${CPU_GOAL}× a bare client's CPU for the same requests`,

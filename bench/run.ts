@@ -273,7 +273,9 @@ async function measure(
   });
   const cost = { batched: await costOf(batched.url), naive: await costOf(naive.url) };
 
-  log("the service's CPU per page against a bare client making that page's requests, in alternating windows");
+  log(
+    "the service's CPU per page against a bare client making that page's requests and Apollo's floor, in rotating windows",
+  );
   const cpu = await serviceCpuPerPage(endpoint, batched, viewerToken, stoppedLater);
 
   log('graph queries as the median and the 99th-percentile viewer, at 1 connection');

@@ -72,7 +72,7 @@ export function table(report: {
       pageCpu.floor,
       `the same schema and request, default resolvers; ${pageCpu.apolloFloorCpuMsPerPage} ms of CPU per page`,
     ),
-    `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | alternating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)}; the service's own, beyond both: ${pageCpu.serviceOwnCpuMsPerPage} ms |`,
+    `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | rotating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)}; left beyond the replay and Apollo's floor: ${pageCpu.remainderCpuMsPerPage} ms |`,
     ...fanOutRows(fanOut),
     ...graph.timings.map(
       (t: GraphQueryTiming) =>
