@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -43,6 +44,37 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A loopback TCP proxy to `target` that holds what its clients send while stalled, as a store that stops answering. */
+async function stallingProxy(target: string) {
+  const { hostname, port } = new URL(target);
+  let stalled = false;
+  const held: (() => void)[] = [];
+  const server = createServer((client) => {
+    const upstream = connect(Number(port), hostname);
+    client.on('data', (chunk) => (stalled ? held.push(() => upstream.write(chunk)) : upstream.write(chunk)));
+    upstream.pipe(client);
+    for (const [socket, other] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      socket.on('error', () => other.destroy());
+      socket.on('close', () => other.destroy());
+    }
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    stall: () => {
+      stalled = true;
+    },
+    resume: () => {
+      stalled = false;
+      for (const send of held.splice(0)) send();
+    },
+    close: () => server.close(),
+  };
 }
 
 /** Pids of java processes whose command line names this data directory. */
@@ -152,12 +184,12 @@ describe('/healthz', () => {
   );
 
   it('shares one check of the stores among the requests that come while it runs', { timeout: 120_000 }, async () => {
+    const engine = await startEmbeddedEngine({ logger });
+    const proxy = await stallingProxy(engine.endpoint);
     const dataDir = mkdtempSync(join(tmpdir(), 'social-health-'));
     dirs.push(dataDir);
-    const engine = await startEmbeddedEngine({ dataDir, logger });
-    const [java] = (await javaPidsFor(dataDir)) as [number];
     const config = loadConfig({ PORT: '0', DATA_DIR: dataDir, WORKER_ENABLED: 'false' });
-    const app = await startApp({ config, logger, dynamodbEndpoint: engine.endpoint });
+    const app = await startApp({ config, logger, dynamodbEndpoint: proxy.endpoint });
     const getItems = async () =>
       (await storeRequests.get()).values
         .filter((value) => value.labels.store === 'dynamodb' && value.labels.command === 'GetItem')
@@ -165,13 +197,13 @@ describe('/healthz', () => {
     try {
       expect(await health(app.url)).toEqual(HEALTHY);
       const before = await getItems();
-      process.kill(java, 'SIGSTOP');
+      proxy.stall();
       let answers: { status: number; body: unknown }[];
       try {
-        // The first check's read waits on the frozen engine for its 800 ms: the other requests come meanwhile.
+        // The first check's read is held for its 800 ms: the other requests come meanwhile.
         answers = await Promise.all(Array.from({ length: 10 }, () => health(app.url)));
       } finally {
-        process.kill(java, 'SIGCONT');
+        proxy.resume();
       }
       for (const answer of answers)
         expect(answer).toMatchObject({ status: 503, body: { stores: { dynamodb: 'down' } } });
@@ -180,8 +212,8 @@ describe('/healthz', () => {
       expect((await getItems()) - before).toBeLessThanOrEqual(2);
       await expect.poll(async () => (await health(app.url)).status, { timeout: 30_000, interval: 200 }).toBe(200);
     } finally {
-      process.kill(java, 'SIGCONT');
       await app.stop();
+      proxy.close();
       await engine.stop();
     }
   });
