@@ -1,8 +1,9 @@
 /**
  * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
  * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
- * replayed from this process; the sides run in rotating windows of the same run, with a third: the same page
- * served from memory by Apollo Server (bench/apollo-floor-server.ts), what any service on it spends besides its store calls.
+ * replayed from this process. A third side serves the same page from memory with Apollo Server
+ * (bench/apollo-floor-server.ts): the least any service on it spends besides its store calls. The three run in
+ * rotating windows of the same run.
  */
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
