@@ -25,7 +25,7 @@ import { Tokens } from '../src/auth/tokens.js';
 import { createLogger } from '../src/logger.js';
 import { createDocumentClient } from '../src/stores/dynamo/client.js';
 import { startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
-import { type CapturedRequest, captureProxy, replayRequest } from './cpu-per-page.js';
+import { type CapturedRequest, capturePage, replayRequest } from './cpu-per-page.js';
 import { CpuMeter } from './cpu.js';
 import { pageRequest } from './home-vs-floor.js';
 import { type Window, round, runLoops, summarize } from './loops.js';
@@ -64,23 +64,13 @@ const dataDir = join(ROOT, flags['data-dir']);
 const manifest = JSON.parse(readFileSync(join(dataDir, 'bench-manifest.json'), 'utf8')) as { viewerId: string };
 const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
 const token = await new Tokens(BENCH_SECRET, 3600).issue(manifest.viewerId);
-const proxy = await captureProxy(engine.endpoint);
-const capturing = await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' });
 const typename = async (url: string) => {
   const answer = await gql(url, TYPENAME, {}, token);
   if (answer.errors) throw new Error(JSON.stringify(answer.errors));
 };
-let pageRequests: CapturedRequest[];
-let typenameRequests: CapturedRequest[];
-try {
-  const page = pageRequest(capturing.url, token);
-  for (let i = 0; i < 3; i++) await page();
-  pageRequests = await proxy.record(page);
-  typenameRequests = await proxy.record(() => typename(capturing.url));
-} finally {
-  await stopService(capturing);
-  await proxy.close();
-}
+const captured = await capturePage(engine.endpoint, token, { typename });
+const pageRequests = captured.requests;
+const typenameRequests = captured.others.typename;
 const service = await startService(engine.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', CACHE: 'off' });
 const document = createDocumentClient({ endpoint: engine.endpoint, tableName: 'unused' });
 const bare = replayRequest(engine.endpoint, pageRequests);

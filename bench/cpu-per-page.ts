@@ -10,7 +10,9 @@ import { type IncomingMessage, type ServerResponse, createServer, request as htt
 import type { AddressInfo } from 'node:net';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter } from './cpu.js';
+import { fetchPage, pageRequest } from './home-vs-floor.js';
 import { type Summary, round, runLoops, summarize, type Window } from './loops.js';
+import { type Service, startService, stopService } from './service.js';
 
 export const CPU_GOAL = 1.5;
 
@@ -69,6 +71,39 @@ export async function captureProxy(engineEndpoint: string) {
     },
     close: () => new Promise<void>((closed) => server.close(() => closed())),
   };
+}
+
+/**
+ * The store requests of a home page as `token`'s viewer, and of each of `others` (given the service's URL), recorded
+ * through a service of its own behind a capture proxy, with the page's answer. `started` sees that service as soon
+ * as it is up, so that a caller can stop it on the way out.
+ */
+export async function capturePage<K extends string>(
+  engineEndpoint: string,
+  token: string,
+  others: Record<K, (url: string) => Promise<void>>,
+  started: (service: Service) => void = () => {},
+) {
+  const proxy = await captureProxy(engineEndpoint);
+  try {
+    const capturing = await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' });
+    started(capturing);
+    try {
+      const page = pageRequest(capturing.url, token);
+      // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
+      for (let i = 0; i < 3; i++) await page();
+      const requests = await proxy.record(page);
+      const answer = await fetchPage(capturing.url, token);
+      const recorded = {} as Record<K, CapturedRequest[]>;
+      for (const name of Object.keys(others) as K[])
+        recorded[name] = await proxy.record(() => others[name](capturing.url));
+      return { requests, answer, others: recorded };
+    } finally {
+      await stopService(capturing);
+    }
+  } finally {
+    await proxy.close();
+  }
 }
 
 /** The captured requests, sent again by a bare low-level client: all at once, as a page's waves are no CPU of their own. */

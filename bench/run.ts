@@ -21,11 +21,11 @@ import { seedNetwork } from '../src/seed/seed.js';
 import { placePost } from '../src/usecases/posts.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter, dynamoDbLocalPid } from './cpu.js';
-import { captureProxy, cpuPerPage, replayRequest } from './cpu-per-page.js';
+import { capturePage, cpuPerPage, replayRequest } from './cpu-per-page.js';
 import { startApolloFloor } from './apollo-floor.js';
 import { fanOutAgainstWriteFloor } from './fan-out.js';
 import { SUGGESTIONS_GOAL_MS, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
-import { HOME_QUERY, PAGE_SIZE, fetchPage, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
+import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
 import { round } from './loops.js';
 import { BENCH_SECRET, ROOT, type Service, gql, log, startService, stopService } from './service.js';
 import { cheapUnderAttack } from './under-attack.js';
@@ -351,25 +351,7 @@ async function serviceCpuPerPage(
   token: string,
   stoppedLater: (service: Service) => Service,
 ) {
-  const proxy = await captureProxy(endpoint);
-  let requests;
-  let answer;
-  try {
-    const capturing = stoppedLater(
-      await startService(proxy.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'false', CACHE: 'off' }),
-    );
-    try {
-      const page = pageRequest(capturing.url, token);
-      // The first pages read what a page then finds in memory (the outbox authors' list, the schema's plan).
-      for (let i = 0; i < 3; i++) await page();
-      requests = await proxy.record(page);
-      answer = await fetchPage(capturing.url, token);
-    } finally {
-      await stopService(capturing);
-    }
-  } finally {
-    await proxy.close();
-  }
+  const { requests, answer } = await capturePage(endpoint, token, {}, stoppedLater);
   const replay = replayRequest(endpoint, requests);
   try {
     const floor = stoppedLater(await startApolloFloor(answer));
