@@ -19,6 +19,7 @@ export const HOME_QUERY = `query HomeTimeline($first: Int) {
   } } } }
 }`;
 export const PAGE_SIZE = 20;
+const PAGE_BODY = JSON.stringify({ query: HOME_QUERY, variables: { first: PAGE_SIZE } });
 
 /** Goals of issue 11: page p50 at one connection within 1.5× the floor's; at eight, at least half the floor's rate. */
 export const GOALS = { oneConnectionP50Ratio: 1.5, eightConnectionThroughputRatio: 0.5 };
@@ -41,7 +42,7 @@ export async function fetchPage(url: string, token: string): Promise<{ data: { v
   const response = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    body: JSON.stringify({ query: HOME_QUERY, variables: { first: PAGE_SIZE } }),
+    body: PAGE_BODY,
   });
   const answer = (await response.json()) as {
     data?: { viewer?: { timeline?: { edges: unknown[] } } };
