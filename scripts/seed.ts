@@ -1,5 +1,5 @@
 /**
- * `npm run seed [-- --size small|full] [--users N --follows N --posts N --likes N --seed N] [--resume] [--through-service]`:
+ * `npm run seed [-- --size small|full] [--users N --follows N --posts N --likes N --seed N --days N] [--resume] [--through-service]`:
  * fills the configured stores (the embedded DynamoDB under DATA_DIR by default, or
  * DYNAMODB_ENDPOINT / AWS_REGION, and NEO4J_URI for the graph) with a generated social network,
  * by the stores' bulk imports or, with --through-service, through the service's own paths.
@@ -10,7 +10,14 @@ import { openStores } from '../src/stores/open-stores.js';
 import { type Config, ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';
-import { type Network, type NetworkOptions, SEED_SIZES, type SizeName, generateNetwork } from '../src/seed/network.js';
+import {
+  DEFAULT_HISTORY_DAYS,
+  type Network,
+  type NetworkOptions,
+  SEED_SIZES,
+  type SizeName,
+  generateNetwork,
+} from '../src/seed/network.js';
 import { CheckpointFile, type SeedPlan } from '../src/seed/checkpoint.js';
 import { clock, createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, PART_ITEMS, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
       posts: { type: 'string' },
       likes: { type: 'string' },
       seed: { type: 'string' },
+      days: { type: 'string' },
       resume: { type: 'boolean' },
       'checkpoint-items': { type: 'string' },
       'through-service': { type: 'boolean' },
@@ -93,6 +101,7 @@ async function main(): Promise<void> {
     posts: wholeNumber('posts', values.posts, base.posts),
     likes: wholeNumber('likes', values.likes, base.likes),
     seed: wholeNumber('seed', values.seed, base.seed),
+    days: wholeNumber('days', values.days, base.days),
     endMs: Date.now(),
   };
   const checkpointPath = CheckpointFile.pathFor(config.dataDir, config.tablePrefix);
@@ -115,8 +124,9 @@ async function main(): Promise<void> {
         `The interrupted seed cannot be resumed as configured now (${changed.join('; ')}): resume with the settings it started with, or ${startAgain(config, checkpointPath)}.`,
       );
     }
-    const was = existing.plan.size;
-    const other = (['users', 'follows', 'posts', 'likes', 'seed'] as const).filter(
+    // A checkpoint from before --days spans the default history.
+    const was = { days: DEFAULT_HISTORY_DAYS, ...existing.plan.size };
+    const other = (['users', 'follows', 'posts', 'likes', 'seed', 'days'] as const).filter(
       (k) => (values[k] !== undefined || values.size !== undefined) && asked[k] !== was[k],
     );
     if (other.length > 0)
@@ -128,7 +138,7 @@ async function main(): Promise<void> {
   } else if (existing && !existing.finishedAt) {
     const s = existing.plan.size;
     throw new UsageError(
-      `An interrupted seed (${s.users} users, ${s.follows} follows, ${s.posts} posts, ${s.likes} likes, seed ${s.seed}; started ${existing.startedAt}) ` +
+      `An interrupted seed (${s.users} users, ${s.follows} follows, ${s.posts} posts, ${s.likes} likes, seed ${s.seed}, ${s.days ?? DEFAULT_HISTORY_DAYS} days of history; started ${existing.startedAt}) ` +
         `is recorded in ${checkpointPath}. Finish it with "npm run seed -- --resume", or ${startAgain(config, checkpointPath)}.`,
     );
   }

@@ -18,7 +18,9 @@ export interface NetworkOptions {
   posts: number;
   likes: number;
   seed: number;
-  /** The simulated history (30 days) ends here: the newest post is just before this time. */
+  /** How many days the simulated history spans (30 when absent); home timelines keep its last HOME_RETENTION_DAYS. */
+  days?: number;
+  /** The simulated history ends here: the newest post is just before this time. */
   endMs: number;
 }
 
@@ -63,16 +65,19 @@ export interface Network {
 
 /**
  * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 40,000 items, a
- * minute or two on DynamoDB Local); `full` (about 2 million items) is the benchmark's. See docs/running.md.
+ * minute or two on DynamoDB Local); `full` (about 1.6 million items) is the benchmark's. See docs/running.md.
  */
 export const SEED_SIZES = {
-  small: { users: 800, follows: 5_000, posts: 1_200, likes: 2_500, seed: 42 },
-  full: { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42 },
+  small: { users: 800, follows: 5_000, posts: 1_200, likes: 2_500, seed: 42, days: 30 },
+  // Longer than HOME_RETENTION_DAYS, as a service's history is: a third of the posts are in home timelines.
+  full: { users: 10_000, follows: 200_000, posts: 50_000, likes: 100_000, seed: 42, days: 90 },
 } as const;
 export type SizeName = keyof typeof SEED_SIZES;
 
 const DAY_MS = 24 * 3600 * 1000;
-const HISTORY_MS = 30 * DAY_MS;
+export const DEFAULT_HISTORY_DAYS = 30;
+/** Users join in the first 2 days, follows start after them and posts after 3: the least history that holds them. */
+export const MIN_HISTORY_DAYS = 5;
 
 const TOPICS = [
   'music',
@@ -199,8 +204,12 @@ export function generateNetwork(options: NetworkOptions): Network {
   if (options.follows > (n * (n - 1)) / 2)
     throw new Error(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
   if (options.posts < 1 && options.likes > 0) throw new Error('--likes needs at least one post');
+  const days = options.days ?? DEFAULT_HISTORY_DAYS;
+  if (!Number.isInteger(days) || days < MIN_HISTORY_DAYS)
+    throw new Error(`--days must be at least ${MIN_HISTORY_DAYS}`);
+  const historyMs = days * DAY_MS;
   const random = new Random(seed);
-  const startMs = options.endMs - HISTORY_MS;
+  const startMs = options.endMs - historyMs;
   // Independent rankings: being followed a lot and posting a lot are different traits.
   const popularity = random.permutation(n);
   const activity = random.permutation(n);
@@ -215,7 +224,7 @@ export function generateNetwork(options: NetworkOptions): Network {
   const followerCounts = new Array<number>(n).fill(0);
   const following: number[][] = Array.from({ length: n }, () => []);
   const seen = new Set<number>();
-  const followSpan = HISTORY_MS - 4 * DAY_MS;
+  const followSpan = historyMs - 4 * DAY_MS;
   while (follows.length < options.follows) {
     const from = byActivity();
     const to = byPopularity();
@@ -232,7 +241,7 @@ export function generateNetwork(options: NetworkOptions): Network {
 
   const posts: SeedPost[] = [];
   const postsBy: number[][] = Array.from({ length: n }, () => []);
-  const postSpan = HISTORY_MS - 3 * DAY_MS - 60_000;
+  const postSpan = historyMs - 3 * DAY_MS - 60_000;
   for (let i = 0; i < options.posts; i++) {
     const author = byActivity();
     postsBy[author]!.push(i);

@@ -108,12 +108,16 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
 
     const again = await seed(prefix, ...SIZE_FLAGS);
     expect(again.code).toBe(1);
-    expect(again.out).toContain(`An interrupted seed (200 users, 1600 follows, 500 posts, 800 likes, seed 11; started`);
+    expect(again.out).toContain(
+      `An interrupted seed (200 users, 1600 follows, 500 posts, 800 likes, seed 11, 30 days of history; started`,
+    );
     expect(again.out).toContain('"npm run seed -- --resume"');
     expect(checkpoint()).toEqual(killed);
 
     const changed = await runScriptWith({ ...settings(prefix), HOME_RETENTION_DAYS: '27' }, 'seed', '--resume');
     expect(changed.errors).toContain('HOME_RETENTION_DAYS was 28, is 27');
+    const longer = await seed(prefix, '--resume', '--days', '60');
+    expect(longer.out).toContain('The interrupted seed has days 30: resume it without size flags');
 
     const resumed = await seed(prefix, '--resume');
     expect(resumed).toMatchObject({

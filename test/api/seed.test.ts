@@ -206,6 +206,24 @@ describe('npm run seed', () => {
     );
   });
 
+  it('spans --days of history: users join first, then follows, then posts up to its end', () => {
+    const day = 24 * 3600 * 1000;
+    const long = generateNetwork({ ...SIZE, days: 90 });
+    const start = SIZE.endMs - 90 * day;
+    expect(Math.min(...long.users.map((u) => u.createdAtMs))).toBeGreaterThanOrEqual(start);
+    expect(Math.max(...long.users.map((u) => u.createdAtMs))).toBeLessThan(start + 2 * day);
+    const followTimes = long.follows.map((f) => f.atMs);
+    expect(Math.min(...followTimes)).toBeGreaterThanOrEqual(start + 2 * day);
+    expect(Math.max(...followTimes)).toBeLessThan(SIZE.endMs - 2 * day);
+    const postTimes = long.posts.map((p) => p.createdAtMs);
+    expect(Math.min(...postTimes)).toBeLessThan(start + 4 * day);
+    expect(Math.max(...postTimes)).toBeGreaterThan(SIZE.endMs - day);
+    expect(Math.max(...postTimes)).toBeLessThan(SIZE.endMs);
+    // The same network otherwise: only its times stretch.
+    expect(long.follows.map((f) => [f.from, f.to])).toEqual(bulk.network.follows.map((f) => [f.from, f.to]));
+    expect(() => generateNetwork({ ...SIZE, days: 4 })).toThrow('--days must be at least 5');
+  });
+
   it('exercises every placement rule: hot authors and outbox authors', async () => {
     const { network } = bulk;
     const followers = network.followerCounts;
