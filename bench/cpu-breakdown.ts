@@ -32,7 +32,7 @@ import { type Window, round, runLoops, summarize } from './loops.js';
 import { BENCH_SECRET, ROOT, gql, log, startService, stopService } from './service.js';
 
 const { values: flags } = parseArgs({
-  options: { 'data-dir': { type: 'string', default: '.data/bench-u1100-f10000-p1000-l1000-s42' } },
+  options: { 'data-dir': { type: 'string', default: '.data/bench-u1100-f10000-p1000-l1000-s42-d30' } },
 });
 const ROUNDS = 6;
 const WINDOW_S = 2.5;

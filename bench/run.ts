@@ -35,7 +35,7 @@ import { searchAgainstLookup } from './search.js';
 import { type Results, table } from './table.js';
 
 const BULK_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
-const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42 };
+const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42, days: 30 };
 const HOT_AUTHOR_FOLLOWERS = 1000;
 
 const { values: flags } = parseArgs({
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
   const dataDir = join(
     ROOT,
     '.data',
-    `bench-u${size.users}-f${size.follows}-p${size.posts}-l${size.likes}-s${size.seed}`,
+    `bench-u${size.users}-f${size.follows}-p${size.posts}-l${size.likes}-s${size.seed}-d${size.days}`,
   );
   const manifestPath = join(dataDir, 'bench-manifest.json');
   const config = benchConfig();
@@ -191,6 +191,7 @@ async function main(): Promise<void> {
         dataSet: {
           ...manifest.records,
           seed: manifest.size.seed,
+          days: manifest.size.days,
           seededNow: !seeded,
           seedSeconds: round(manifest.seededInMs / 1000),
         },
