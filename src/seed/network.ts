@@ -64,7 +64,7 @@ export interface Network {
 }
 
 /**
- * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 40,000 items, a
+ * `small` is `npm run seed`'s default: a network to explore that a newcomer can wait for (about 47,000 items, a
  * minute or two on DynamoDB Local); `full` (about 1.6 million items) is the benchmark's. See docs/running.md.
  */
 export const SEED_SIZES = {

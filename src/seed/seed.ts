@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import { idFrom } from '../domain/ids.js';
+import { indexPrefixes, termsOf } from '../domain/search-terms.js';
 import { chunk } from '../lib/collections.js';
 import type { PostRecord, UserRecord } from '../domain/models.js';
 import type { Stores } from '../stores/stores.js';
@@ -191,10 +192,15 @@ export async function seedNetwork(
     (sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards,
     0,
   );
+  // A user is its handle claim, its profile and an entry per prefix of each search term.
+  const userItems = users.reduce(
+    (sum, u) => sum + 2 + termsOf(u).reduce((n, term) => n + indexPrefixes(term).length, 0),
+    0,
+  );
   const stages: SeedStage[] = [
     stageOf(
       'users',
-      2,
+      userItems / Math.max(1, users.length),
       users.map((u, i) => ({ ...u, postCount: postCounts[i]! })),
       partItems,
       (part, tick) => stores.users.importUsers(part, tick),
