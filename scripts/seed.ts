@@ -143,7 +143,14 @@ async function main(): Promise<void> {
     );
   }
 
-  const network = generateNetwork(size);
+  const network = (() => {
+    try {
+      return generateNetwork(size);
+    } catch (error) {
+      // Its refusals are of the sizes asked for (--users, --follows, --likes, --days).
+      throw new UsageError((error as Error).message);
+    }
+  })();
   const logger = createLogger('warn');
   const opened = await openStores({ config, logger });
   const resumeHint = () =>

@@ -144,4 +144,11 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
       mismatches: [],
     });
   });
+
+  it('refuses a size it cannot generate in one line, before it writes anything', async () => {
+    const prefix = `sd${randomBytes(4).toString('hex')}_`;
+    const refused = await seed(prefix, '--days', '4');
+    expect(refused).toMatchObject({ code: 1, out: '--days must be at least 5\n' });
+    expect(existsSync(join(dataDir, `seed-checkpoint-${prefix}.json`))).toBe(false);
+  });
 });
