@@ -1,7 +1,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { cancellationReasons, scanPages, transactWrite } from '../src/stores/dynamo/batch.js';
+import { cancellationReasons, transactWrite } from '../src/stores/dynamo/batch.js';
 import { PROFILE_EXISTS, keys } from '../src/stores/dynamo/keys.js';
-import { graphNodeIds } from './relation-sets-migration.js';
+import { graphNodesWhere } from './graph-nodes.js';
 
 export interface FollowCountsTable {
   client: DynamoDBDocumentClient;
@@ -19,13 +19,8 @@ export class FollowCountsMigration {
   constructor(private readonly table: FollowCountsTable) {}
 
   /** The ids of graph nodes that still hold a `followerCount`: a whole-table scan. */
-  async *nodesToMigrate(): AsyncGenerator<string[]> {
-    const pages = scanPages(this.table.client, this.table.tableName, {
-      FilterExpression: 'sk = :node AND attribute_exists(followerCount)',
-      ExpressionAttributeValues: { ':node': 'NODE' },
-      ProjectionExpression: 'pk, sk',
-    });
-    for await (const items of pages) yield graphNodeIds(items);
+  nodesToMigrate(): AsyncGenerator<string[]> {
+    return graphNodesWhere(this.table, { expression: 'attribute_exists(followerCount)' });
   }
 
   async migrate(userId: string): Promise<Moved> {

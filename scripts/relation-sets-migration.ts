@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { scanPages } from '../src/stores/dynamo/batch.js';
 import {
   RELATION_SETS,
   RELATION_SETS_COMPLETE,
@@ -9,21 +8,14 @@ import {
   RELATIONS_VERSION,
 } from '../src/stores/dynamo/graph/items.js';
 import { relationEntries } from '../src/stores/dynamo/graph/lists.js';
-import { classifyKey, keys } from '../src/stores/dynamo/keys.js';
+import { keys } from '../src/stores/dynamo/keys.js';
+import { graphNodesWhere } from './graph-nodes.js';
 
 export interface RelationSetsTable {
   client: DynamoDBDocumentClient;
   tableName: string;
   /** As the graph store's: a node whose relations do not fit is left to its edges. */
   relationSetMax?: number;
-}
-
-/** The users of the graph node items among `items`, from their keys (a node an old count update created alone has no `id`). */
-export function graphNodeIds(items: readonly Record<string, unknown>[]): string[] {
-  return items.flatMap((item) => {
-    const node = classifyKey({ pk: String(item.pk), sk: String(item.sk) });
-    return node?.kind === 'graphNode' ? [node.userId] : [];
-  });
 }
 
 /**
@@ -39,14 +31,11 @@ export class RelationSetsMigration {
   }
 
   /** The ids of the graph nodes that are not marked as holding every relation: a whole-table scan. */
-  async *nodesWithoutRelationSets(): AsyncGenerator<string[]> {
-    const pages = scanPages(this.table.client, this.table.tableName, {
-      FilterExpression: 'sk = :node AND attribute_not_exists(#complete)',
-      ExpressionAttributeNames: { '#complete': RELATION_SETS_COMPLETE },
-      ExpressionAttributeValues: { ':node': 'NODE' },
-      ProjectionExpression: 'pk, sk',
+  nodesWithoutRelationSets(): AsyncGenerator<string[]> {
+    return graphNodesWhere(this.table, {
+      expression: 'attribute_not_exists(#complete)',
+      names: { '#complete': RELATION_SETS_COMPLETE },
     });
-    for await (const items of pages) yield graphNodeIds(items);
   }
 
   /** False when there is nothing to do: the node is complete already, has no room for the user's relations, or is gone. */
