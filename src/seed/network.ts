@@ -78,6 +78,8 @@ const DAY_MS = 24 * 3600 * 1000;
 export const DEFAULT_HISTORY_DAYS = 30;
 /** Users join in the first 2 days, follows start after them and posts after 3: the least history that holds them. */
 export const MIN_HISTORY_DAYS = 5;
+/** Ten years: ids carry their time, and one from before 1970 would not be an id. */
+export const MAX_HISTORY_DAYS = 3650;
 
 const TOPICS = [
   'music',
@@ -205,8 +207,8 @@ export function generateNetwork(options: NetworkOptions): Network {
     throw new Error(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
   if (options.posts < 1 && options.likes > 0) throw new Error('--likes needs at least one post');
   const days = options.days ?? DEFAULT_HISTORY_DAYS;
-  if (!Number.isInteger(days) || days < MIN_HISTORY_DAYS)
-    throw new Error(`--days must be at least ${MIN_HISTORY_DAYS}`);
+  if (!Number.isInteger(days) || days < MIN_HISTORY_DAYS || days > MAX_HISTORY_DAYS)
+    throw new Error(`--days must be from ${MIN_HISTORY_DAYS} to ${MAX_HISTORY_DAYS}`);
   const historyMs = days * DAY_MS;
   const random = new Random(seed);
   const startMs = options.endMs - historyMs;

@@ -147,8 +147,10 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
 
   it('refuses a size it cannot generate in one line, before it writes anything', async () => {
     const prefix = `sd${randomBytes(4).toString('hex')}_`;
-    const refused = await seed(prefix, '--days', '4');
-    expect(refused).toMatchObject({ code: 1, out: '--days must be at least 5\n' });
+    for (const days of ['4', '30000']) {
+      const refused = await seed(prefix, '--days', days);
+      expect(refused).toMatchObject({ code: 1, out: '--days must be from 5 to 3650\n' });
+    }
     expect(existsSync(join(dataDir, `seed-checkpoint-${prefix}.json`))).toBe(false);
   });
 });

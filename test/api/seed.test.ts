@@ -221,7 +221,8 @@ describe('npm run seed', () => {
     expect(Math.max(...postTimes)).toBeLessThan(SIZE.endMs);
     // The same network otherwise: only its times stretch.
     expect(long.follows.map((f) => [f.from, f.to])).toEqual(bulk.network.follows.map((f) => [f.from, f.to]));
-    expect(() => generateNetwork({ ...SIZE, days: 4 })).toThrow('--days must be at least 5');
+    expect(() => generateNetwork({ ...SIZE, days: 4 })).toThrow('--days must be from 5 to 3650');
+    expect(() => generateNetwork({ ...SIZE, days: 3651 })).toThrow('--days must be from 5 to 3650');
   });
 
   it('exercises every placement rule: hot authors and outbox authors', async () => {
