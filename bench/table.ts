@@ -100,7 +100,7 @@ const SEED_GOAL_S = 600;
 function seedRow(data: Record<string, unknown>, met: (yes: boolean) => string): string {
   const seconds = Number(data.seedSeconds);
   const when = data.seededNow ? 'in this run' : 'by the run that seeded the data set';
-  return `| full-size seed, ${when} | | ${Math.round(seconds * 1000)} | | | ${seconds} s; goal ≤ ${SEED_GOAL_S} s: ${met(seconds <= SEED_GOAL_S)} |`;
+  return `| full-size seed, ${when} | | | | | ${seconds} s; goal ≤ ${SEED_GOAL_S} s: ${met(seconds <= SEED_GOAL_S)} |`;
 }
 
 /** Issue 34's goals 2 and 5 for a page of 20: read units as DynamoDB reports them, requests and waves. */
