@@ -10,14 +10,7 @@ import { openStores } from '../src/stores/open-stores.js';
 import { type Config, ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';
-import {
-  DEFAULT_HISTORY_DAYS,
-  type Network,
-  type NetworkOptions,
-  SEED_SIZES,
-  type SizeName,
-  generateNetwork,
-} from '../src/seed/network.js';
+import { type Network, type NetworkOptions, SEED_SIZES, type SizeName, generateNetwork } from '../src/seed/network.js';
 import { CheckpointFile, type SeedPlan } from '../src/seed/checkpoint.js';
 import { clock, createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, PART_ITEMS, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
@@ -61,7 +54,7 @@ function startAgain(config: Config, checkpoint: string): string {
 }
 
 /** What a seed's records depend on besides the network: a resumed seed must run with the same. */
-function planOf(config: Config, size: NetworkOptions, partItems: number): SeedPlan {
+function planOf(config: Config, size: Required<NetworkOptions>, partItems: number): SeedPlan {
   return {
     size,
     settings: {
@@ -124,8 +117,7 @@ async function main(): Promise<void> {
         `The interrupted seed cannot be resumed as configured now (${changed.join('; ')}): resume with the settings it started with, or ${startAgain(config, checkpointPath)}.`,
       );
     }
-    // A checkpoint from before --days spans the default history.
-    const was = { days: DEFAULT_HISTORY_DAYS, ...existing.plan.size };
+    const was = existing.plan.size;
     const other = (['users', 'follows', 'posts', 'likes', 'seed', 'days'] as const).filter(
       (k) => (values[k] !== undefined || values.size !== undefined) && asked[k] !== was[k],
     );
@@ -138,7 +130,7 @@ async function main(): Promise<void> {
   } else if (existing && !existing.finishedAt) {
     const s = existing.plan.size;
     throw new UsageError(
-      `An interrupted seed (${s.users} users, ${s.follows} follows, ${s.posts} posts, ${s.likes} likes, seed ${s.seed}, ${s.days ?? DEFAULT_HISTORY_DAYS} days of history; started ${existing.startedAt}) ` +
+      `An interrupted seed (${s.users} users, ${s.follows} follows, ${s.posts} posts, ${s.likes} likes, seed ${s.seed}, ${s.days} days of history; started ${existing.startedAt}) ` +
         `is recorded in ${checkpointPath}. Finish it with "npm run seed -- --resume", or ${startAgain(config, checkpointPath)}.`,
     );
   }

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { NetworkOptions } from './network.js';
+import { DEFAULT_HISTORY_DAYS, type NetworkOptions } from './network.js';
 import type { SeedCheckpoint } from './seed.js';
 
 /**
@@ -10,14 +10,16 @@ import type { SeedCheckpoint } from './seed.js';
  * the parts that are missing, and the part it was in again.
  */
 export interface SeedPlan {
-  size: NetworkOptions;
+  size: Required<NetworkOptions>;
   /** Settings the records depend on (placement, home retention) and the part size. */
   settings: Record<string, number>;
   /** The DynamoDB written to ('embedded' or its endpoint) and the table prefix. */
   target: string;
 }
 
-interface State extends SeedPlan {
+interface State extends Omit<SeedPlan, 'size'> {
+  /** Without `days` in a checkpoint from before --days. */
+  size: NetworkOptions;
   version: 1;
   startedAt: string;
   finishedAt: string | null;
@@ -67,7 +69,9 @@ export class CheckpointFile implements SeedCheckpoint {
   }
 
   get plan(): SeedPlan {
-    return { size: this.state.size, settings: this.state.settings, target: this.state.target };
+    // A checkpoint from before --days spans the default history.
+    const size = { days: DEFAULT_HISTORY_DAYS, ...this.state.size };
+    return { size, settings: this.state.settings, target: this.state.target };
   }
 
   get startedAt(): string {
