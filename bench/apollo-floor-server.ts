@@ -29,7 +29,14 @@ const server = createServer((request, response) => {
     const headers = new HeaderMap();
     for (const [name, value] of Object.entries(request.headers))
       if (typeof value === 'string') headers.set(name, value);
-    const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      response.statusCode = 400;
+      response.end('the body is not JSON');
+      return;
+    }
     void apollo
       .executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method ?? 'POST', headers, search: '', body },
