@@ -10,7 +10,14 @@ import { openStores } from '../src/stores/open-stores.js';
 import { type Config, ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
 import { createLogger } from '../src/logger.js';
-import { type Network, type NetworkOptions, SEED_SIZES, type SizeName, generateNetwork } from '../src/seed/network.js';
+import {
+  type Network,
+  NetworkSizeError,
+  type NetworkOptions,
+  SEED_SIZES,
+  type SizeName,
+  generateNetwork,
+} from '../src/seed/network.js';
 import { CheckpointFile, type SeedPlan } from '../src/seed/checkpoint.js';
 import { clock, createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, PART_ITEMS, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
@@ -139,8 +146,8 @@ async function main(): Promise<void> {
     try {
       return generateNetwork(size);
     } catch (error) {
-      // Its refusals are of the sizes asked for (--users, --follows, --likes, --days).
-      throw new UsageError((error as Error).message);
+      if (error instanceof NetworkSizeError) throw new UsageError(error.message);
+      throw error;
     }
   })();
   const logger = createLogger('warn');

@@ -200,15 +200,23 @@ const CLOSERS = [
   '',
 ];
 
+/** Most users, follows, posts or likes one network may hold: it is built in memory, so past this it is refused in words. */
+export const MAX_NETWORK_COUNT = 20_000_000;
+
+/** A size the generator refuses: its message names the flag to change. */
+export class NetworkSizeError extends Error {}
+
 export function generateNetwork(options: NetworkOptions): Network {
   const { users: n, seed } = options;
-  if (n < 2) throw new Error('--users must be at least 2');
+  for (const name of ['users', 'follows', 'posts', 'likes'] as const)
+    if (options[name] > MAX_NETWORK_COUNT) throw new NetworkSizeError(`--${name} must be at most ${MAX_NETWORK_COUNT}`);
+  if (n < 2) throw new NetworkSizeError('--users must be at least 2');
   if (options.follows > (n * (n - 1)) / 2)
-    throw new Error(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
-  if (options.posts < 1 && options.likes > 0) throw new Error('--likes needs at least one post');
+    throw new NetworkSizeError(`--follows must be at most ${(n * (n - 1)) / 2} for ${n} users`);
+  if (options.posts < 1 && options.likes > 0) throw new NetworkSizeError('--likes needs at least one post');
   const days = options.days ?? DEFAULT_HISTORY_DAYS;
   if (!Number.isInteger(days) || days < MIN_HISTORY_DAYS || days > MAX_HISTORY_DAYS)
-    throw new Error(`--days must be from ${MIN_HISTORY_DAYS} to ${MAX_HISTORY_DAYS}`);
+    throw new NetworkSizeError(`--days must be from ${MIN_HISTORY_DAYS} to ${MAX_HISTORY_DAYS}`);
   const historyMs = days * DAY_MS;
   const random = new Random(seed);
   const startMs = options.endMs - historyMs;

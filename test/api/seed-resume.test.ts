@@ -151,6 +151,11 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
       const refused = await seed(prefix, '--days', days);
       expect(refused).toMatchObject({ code: 1, out: '--days must be from 5 to 3650\n' });
     }
+    // Past what the generator can hold in memory: refused in words, not as "Invalid array length".
+    expect(await seed(prefix, '--users', '99999999999')).toMatchObject({
+      code: 1,
+      out: '--users must be at most 20000000\n',
+    });
     expect(existsSync(join(dataDir, `seed-checkpoint-${prefix}.json`))).toBe(false);
   });
 });
