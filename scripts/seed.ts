@@ -5,7 +5,6 @@
  * by the stores' bulk imports or, with --through-service, through the service's own paths.
  * The bulk import keeps a checkpoint in DATA_DIR; `--resume` finishes an interrupted seed.
  */
-import { parseArgs } from 'node:util';
 import { openStores } from '../src/stores/open-stores.js';
 import { type Config, ConfigError, loadConfig } from '../src/config.js';
 import { SCRIPT_TIMEOUTS } from './configured-stores.js';
@@ -22,6 +21,7 @@ import { CheckpointFile, type SeedPlan } from '../src/seed/checkpoint.js';
 import { clock, createProgress } from '../src/seed/progress.js';
 import { AlreadySeededError, PART_ITEMS, type SeedSummary, seedNetwork } from '../src/seed/seed.js';
 import { seedThroughService } from '../src/seed/seed-through-service.js';
+import { parseFlags } from './flags.js';
 
 /** A mistake in how the seed was asked for: its message is the whole story. */
 class UsageError extends Error {}
@@ -76,7 +76,7 @@ function planOf(config: Config, size: Required<NetworkOptions>, partItems: numbe
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseFlags({
     options: {
       size: { type: 'string' },
       users: { type: 'string' },

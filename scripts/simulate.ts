@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { FOLLOWING_SET_MAX } from '../src/stores/dynamo/graph/items.js';
 import { measureItems } from '../src/simulate/items.js';
@@ -7,6 +6,7 @@ import { runModel } from '../src/simulate/model.js';
 import type { ModelSettings, Workload } from '../src/simulate/model-types.js';
 import { powerLawFollowers } from '../src/simulate/network.js';
 import { formatReport } from '../src/simulate/report.js';
+import { parseFlags } from './flags.js';
 
 /**
  * `npm run simulate`: the cost and hot-spot model at 1M and 10M users (see docs/scaling.md).
@@ -45,7 +45,7 @@ const flags = {
   help: { type: 'boolean', default: false },
 } as const;
 
-const { values } = parseArgs({ options: flags, strict: true });
+const { values } = parseFlags({ options: flags, strict: true });
 if (values.help) {
   console.log(
     `npm run simulate -- [--flag value ...]\n${Object.entries(flags)

@@ -145,12 +145,17 @@ describe('stored items: npm run seed, interrupted and resumed', { timeout: 300_0
     });
   });
 
-  it('refuses a size it cannot generate in one line, before it writes anything', async () => {
+  it('refuses a size it cannot generate, or a mistyped flag, in one line, before it writes anything', async () => {
     const prefix = `sd${randomBytes(4).toString('hex')}_`;
     for (const days of ['4', '30000']) {
       const refused = await seed(prefix, '--days', days);
       expect(refused).toMatchObject({ code: 1, out: '--days must be from 5 to 3650\n' });
     }
+    // A mistyped flag: one line, not parseArgs' stack.
+    expect(await seed(prefix, '--dayz', '40')).toMatchObject({
+      code: 1,
+      out: expect.stringMatching(/^Unknown option '--dayz'[^\n]*\n$/),
+    });
     // Past what the generator can hold in memory: refused in words, not as "Invalid array length".
     expect(await seed(prefix, '--users', '99999999999')).toMatchObject({
       code: 1,
