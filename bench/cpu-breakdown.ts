@@ -2,9 +2,9 @@
  * `npx tsx bench/cpu-breakdown.ts [--data-dir .data/bench-…]` (alone; not part of `npm run bench`): where the
  * service's CPU per page goes beside its store calls, on a data set the benchmark seeded (the quick one by default).
  * In rotating windows at one connection, the CPU of:
- * - the page's captured store requests sent by a bare low-level client all at once (the benchmark's replay), and by
- *   the service's own document client (`createDocumentClient`) all at once and one after another (the page's two
- *   waves lie between): what the calls themselves cost;
+ * - the page's captured store requests sent by a bare low-level client in the page's waves (the benchmark's replay)
+ *   and all at once, and by the service's own document client (`createDocumentClient`) in the page's waves and one
+ *   after another: what the calls themselves cost, and what their order adds;
  * - `{ __typename }`, whose one store request is the account check, from the service and that request from the bare
  *   client: what a request costs the service before any field;
  * - the page from the service.
@@ -25,7 +25,7 @@ import { Tokens } from '../src/auth/tokens.js';
 import { createLogger } from '../src/logger.js';
 import { createDocumentClient } from '../src/stores/dynamo/client.js';
 import { startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
-import { type CapturedRequest, capturePage, replayRequest } from './cpu-per-page.js';
+import { type CapturedRequest, byWave, capturePage, describeWaves, replayRequest } from './cpu-per-page.js';
 import { CpuMeter } from './cpu.js';
 import { pageRequest } from './home-vs-floor.js';
 import { type Window, round, runLoops, summarize } from './loops.js';
@@ -74,16 +74,22 @@ const typenameRequests = captured.others.typename;
 const service = await startService(engine.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', CACHE: 'off' });
 const document = createDocumentClient({ endpoint: engine.endpoint, tableName: 'unused' });
 const bare = replayRequest(engine.endpoint, pageRequests);
+const bareAtOnce = replayRequest(
+  engine.endpoint,
+  pageRequests.map((request) => ({ ...request, wave: 1 })),
+);
 const bareTypename = replayRequest(engine.endpoint, typenameRequests);
 try {
   const serviceCpu = new CpuMeter({ service: service.child.pid });
   const own = new CpuMeter({});
   const sides = [
-    { name: 'page requests, bare client, all at once', run: bare.replay, cpu: own, key: 'client' },
+    { name: "page requests, bare client, in the page's waves", run: bare.replay, cpu: own, key: 'client' },
+    { name: 'page requests, bare client, all at once', run: bareAtOnce.replay, cpu: own, key: 'client' },
     {
-      name: "page requests, the service's document client, all at once",
+      name: "page requests, the service's document client, in the page's waves",
       run: async () => {
-        await Promise.all(pageRequests.map((request) => sendAsDocument(document, request)));
+        for (const wave of byWave(pageRequests))
+          await Promise.all(wave.map((request) => sendAsDocument(document, request)));
       },
       cpu: own,
       key: 'client',
@@ -100,7 +106,7 @@ try {
     { name: "{ __typename }'s request, bare client", run: bareTypename.replay, cpu: own, key: 'client' },
     { name: 'the page, the service', run: pageRequest(service.url, token), cpu: serviceCpu, key: 'service' },
   ].map((side) => ({ ...side, windows: [] as Window[] }));
-  log(`page requests: ${pageRequests.map((request) => request.operation).join(', ')}`);
+  log(`page requests, by wave: ${describeWaves(pageRequests)}`);
   for (const side of sides) await runLoops(1, WINDOW_S, side.run, side.cpu);
   for (let r = 0; r < ROUNDS; r++)
     for (let i = 0; i < sides.length; i++) {
@@ -114,6 +120,7 @@ try {
   }
 } finally {
   bare.close();
+  bareAtOnce.close();
   bareTypename.close();
   document.destroy();
   await stopService(service);

@@ -12,7 +12,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-e
 import { CpuMeter } from './cpu.js';
 import { fetchPage, pageRequest } from './home-vs-floor.js';
 import { type Summary, round, runLoops, summarize, type Window } from './loops.js';
-import { type Service, startService, stopService } from './service.js';
+import { type Answer, type Service, startService, stopService } from './service.js';
 
 export const CPU_GOAL = 1.5;
 
@@ -20,24 +20,59 @@ export interface CapturedRequest {
   /** The DynamoDB operation, as `X-Amz-Target` names it (`Query`, `BatchGetItem`, ...). */
   operation: string;
   input: Record<string, unknown>;
+  /**
+   * The round trip it was sent in, from 1: one more than the latest of the requests whose answers had gone back to
+   * the service before it arrived (a request can only wait on answers it has had).
+   */
+  wave: number;
 }
 
-/** A loopback proxy to the engine that records the requests passing through while `recording` is on. */
+/**
+ * While the service has sent nothing new for this long, the answers it waits for are released together: what it sent
+ * meanwhile could not have needed them.
+ */
+const WAVE_QUIET_MS = 30;
+
+/**
+ * A loopback proxy to the engine that records the requests passing through while `recording` is on, with the wave
+ * each was sent in. While recording it holds the engine's answers back until the service has been quiet for
+ * WAVE_QUIET_MS with none outstanding, then releases them together and starts the next wave: timing alone cannot
+ * tell a request sent after an answer from one that needed it.
+ */
 export async function captureProxy(engineEndpoint: string) {
   const engine = new URL(engineEndpoint);
   const captured: CapturedRequest[] = [];
   let recording = false;
+  let wave = 1;
+  let outstanding = 0;
+  let held: (() => void)[] = [];
+  let quiet: NodeJS.Timeout | undefined;
+  const releaseWhenQuiet = () => {
+    clearTimeout(quiet);
+    quiet = setTimeout(() => {
+      if (outstanding > 0) return;
+      wave += 1;
+      const answers = held;
+      held = [];
+      for (const answer of answers) answer();
+    }, WAVE_QUIET_MS);
+  };
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const target = String(incoming.headers['x-amz-target'] ?? '');
-      if (recording && target)
+      const recorded = recording && target !== '';
+      if (recorded) {
         captured.push({
           operation: target.slice(target.indexOf('.') + 1),
           input: JSON.parse(body.toString('utf8')) as Record<string, unknown>,
+          wave,
         });
+        outstanding += 1;
+        releaseWhenQuiet();
+      }
       const forwarded = httpRequest(
         {
           host: engine.hostname,
@@ -47,8 +82,21 @@ export async function captureProxy(engineEndpoint: string) {
           headers: incoming.headers,
         },
         (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
-          answer.pipe(outgoing);
+          if (!recorded) {
+            outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
+            answer.pipe(outgoing);
+            return;
+          }
+          const parts: Buffer[] = [];
+          answer.on('data', (part: Buffer) => parts.push(part));
+          answer.on('end', () => {
+            held.push(() => {
+              outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
+              outgoing.end(Buffer.concat(parts));
+            });
+            outstanding -= 1;
+            releaseWhenQuiet();
+          });
         },
       );
       forwarded.on('error', () => outgoing.destroy());
@@ -61,6 +109,7 @@ export async function captureProxy(engineEndpoint: string) {
     /** The requests `run` sends through the proxy. */
     async record(run: () => Promise<void>): Promise<CapturedRequest[]> {
       captured.length = 0;
+      wave = 1;
       recording = true;
       try {
         await run();
@@ -94,6 +143,9 @@ export async function capturePage<K extends string>(
       for (let i = 0; i < 3; i++) await page();
       const requests = await proxy.record(page);
       const answer = await fetchPage(capturing.url, token);
+      const waves = byWave(requests).length;
+      const reported = (answer as Answer).extensions?.cost?.waves;
+      if (waves !== reported) throw new Error(`the capture saw ${waves} waves where the page reports ${reported}`);
       const recorded = {} as Record<K, CapturedRequest[]>;
       for (const name of Object.keys(others) as K[])
         recorded[name] = await proxy.record(() => others[name](capturing.url));
@@ -106,7 +158,10 @@ export async function capturePage<K extends string>(
   }
 }
 
-/** The captured requests, sent again by a bare low-level client: all at once, as a page's waves are no CPU of their own. */
+/**
+ * The captured requests, sent again by a bare low-level client wave by wave, as any client must: a request that needs
+ * another's answer cannot go before it. Each wave's requests go at once.
+ */
 export function replayRequest(
   engineEndpoint: string,
   requests: readonly CapturedRequest[],
@@ -117,16 +172,17 @@ export function replayRequest(
     credentials: LOCAL_CREDENTIALS,
     maxAttempts: 1,
   });
-  const commands = requests.map(({ operation, input }) => {
+  const command = ({ operation, input }: CapturedRequest) => {
     const Command = (dynamodb as unknown as Record<string, new (input: unknown) => dynamodb.ScanCommand>)[
       `${operation}Command`
     ];
     if (!Command) throw new Error(`no command for the captured operation ${operation}`);
     return () => new Command(input);
-  });
+  };
+  const inOrder = byWave(requests).map((wave) => wave.map(command));
   return {
     replay: async () => {
-      await Promise.all(commands.map((command) => client.send(command())));
+      for (const wave of inOrder) await Promise.all(wave.map((command) => client.send(command())));
     },
     close: () => client.destroy(),
   };
@@ -169,7 +225,7 @@ export async function cpuPerPage(options: {
     page,
     replay,
     floor,
-    requests: options.requests.map((request) => request.operation),
+    requests: describeWaves(options.requests),
     serviceCpuMsPerPage: serviceMs,
     clientCpuMsPerReplay: clientMs,
     apolloFloorCpuMsPerPage: floorMs,
@@ -180,4 +236,18 @@ export async function cpuPerPage(options: {
     goal: `service CPU per page ≤ ${CPU_GOAL}× a bare client's CPU for the same requests`,
     met: ratio !== null && ratio <= CPU_GOAL,
   };
+}
+
+/** The requests by wave: `Query, BatchGetItem | BatchGetItem`. */
+export function describeWaves(requests: readonly CapturedRequest[]): string {
+  return byWave(requests)
+    .map((wave) => wave.map((request) => request.operation).join(', '))
+    .join(' | ');
+}
+
+/** The requests grouped by the wave they were sent in, first wave first. */
+export function byWave(requests: readonly CapturedRequest[]): CapturedRequest[][] {
+  const waves: CapturedRequest[][] = [];
+  for (const request of requests) (waves[request.wave - 1] ??= []).push(request);
+  return waves.filter(Boolean);
 }

@@ -65,7 +65,7 @@ export function table(report: {
     row(
       'the same page’s requests replayed by a bare SDK client, 1 connection',
       pageCpu.replay,
-      `${pageCpu.requests.join(', ')}; ${pageCpu.clientCpuMsPerReplay} ms of client CPU each`,
+      `${pageCpu.requests} (by wave); ${pageCpu.clientCpuMsPerReplay} ms of client CPU each`,
     ),
     row(
       'the same page’s answer served from memory by Apollo Server over node:http, 1 connection',
