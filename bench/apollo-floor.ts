@@ -9,6 +9,7 @@ const STARTUP_TIMEOUT_MS = 60_000;
 export async function startApolloFloor(answer: unknown): Promise<Service> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/apollo-floor-server.ts')], {
     cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   child.stdin!.end(JSON.stringify(answer));

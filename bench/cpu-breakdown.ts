@@ -8,6 +8,7 @@
  * - `{ __typename }`, whose one store request is the account check, from the service and that request from the bare
  *   client: what a request costs the service before any field;
  * - the page from the service.
+ * The service runs as the benchmark measures it: as in production (`NODE_ENV=production`), without the worker.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -71,7 +72,14 @@ const typename = async (url: string) => {
 const captured = await capturePage(engine.endpoint, token, { typename });
 const pageRequests = captured.requests;
 const typenameRequests = captured.others.typename;
-const service = await startService(engine.endpoint, { BATCHING: 'true', WORKER_ENABLED: 'true', CACHE: 'off' });
+// As the benchmark measures it: as in production, its API alone.
+const service = await startService(engine.endpoint, {
+  NODE_ENV: 'production',
+  COST_EXTENSIONS: 'false',
+  BATCHING: 'true',
+  WORKER_ENABLED: 'false',
+  CACHE: 'off',
+});
 const document = createDocumentClient({ endpoint: engine.endpoint, tableName: 'unused' });
 const bare = replayRequest(engine.endpoint, pageRequests);
 const bareAtOnce = replayRequest(

@@ -55,7 +55,7 @@ const size = {
 const plan = flags.quick
   ? {
       home: { warmupS: 2, seconds: 8, rounds: 4 },
-      cpu: { warmupS: 2, seconds: 9, rounds: 6 },
+      cpu: { warmupS: 5, seconds: 9, rounds: 6 },
       graphRuns: 30,
       searchRuns: 90,
       fanOutRounds: 7,
@@ -277,7 +277,7 @@ async function measure(
   log(
     "the service's CPU per page against a bare client making that page's requests and Apollo's floor, in rotating windows",
   );
-  const cpu = await serviceCpuPerPage(endpoint, batched, viewerToken, stoppedLater);
+  const cpu = await serviceCpuPerPage(endpoint, viewerToken, stoppedLater);
 
   log('graph queries as the median and the 99th-percentile viewer, at 1 connection');
   const network = generateNetwork({ ...manifest.size, posts: 0, likes: 0, endMs: Date.now() });
@@ -343,16 +343,21 @@ async function measure(
 }
 
 /**
- * Captures one page's store requests through a service of its own, then sets the measured service against their
- * replay and against the same page's answer served from memory by Apollo Server.
+ * Captures one page's store requests through a service of its own, then sets a service running as in production
+ * (its API alone: no worker, no cost extension) against their replay and against the same page's answer served from
+ * memory by Apollo Server.
  */
-async function serviceCpuPerPage(
-  endpoint: string,
-  measured: Service,
-  token: string,
-  stoppedLater: (service: Service) => Service,
-) {
+async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: (service: Service) => Service) {
   const { requests, answer } = await capturePage(endpoint, token, {}, stoppedLater);
+  const measured = stoppedLater(
+    await startService(endpoint, {
+      NODE_ENV: 'production',
+      COST_EXTENSIONS: 'false',
+      BATCHING: 'true',
+      WORKER_ENABLED: 'false',
+      CACHE: 'off',
+    }),
+  );
   const replay = replayRequest(endpoint, requests);
   try {
     const floor = stoppedLater(await startApolloFloor(answer));
@@ -370,6 +375,7 @@ async function serviceCpuPerPage(
     }
   } finally {
     replay.close();
+    await stopService(measured);
   }
 }
 
