@@ -20,10 +20,7 @@ export interface CapturedRequest {
   /** The DynamoDB operation, as `X-Amz-Target` names it (`Query`, `BatchGetItem`, ...). */
   operation: string;
   input: Record<string, unknown>;
-  /**
-   * The round trip it was sent in, from 1: one more than the latest of the requests whose answers had gone back to
-   * the service before it arrived (a request can only wait on answers it has had).
-   */
+  /** The round trip it was sent in, from 1 (see captureProxy). */
   wave: number;
 }
 
@@ -238,11 +235,11 @@ export async function cpuPerPage(options: {
   };
 }
 
-/** The requests by wave: `Query, BatchGetItem | BatchGetItem`. */
+/** The requests by wave: `Query, BatchGetItem → BatchGetItem` (no `|`: it goes in a markdown table). */
 export function describeWaves(requests: readonly CapturedRequest[]): string {
   return byWave(requests)
     .map((wave) => wave.map((request) => request.operation).join(', '))
-    .join(' | ');
+    .join(' → ');
 }
 
 /** The requests grouped by the wave they were sent in, first wave first. */
