@@ -72,7 +72,6 @@ const typename = async (url: string) => {
 const captured = await capturePage(engine.endpoint, token, { typename });
 const pageRequests = captured.requests;
 const typenameRequests = captured.others.typename;
-// As the benchmark measures it: as in production, its API alone.
 const service = await startService(engine.endpoint, {
   NODE_ENV: 'production',
   COST_EXTENSIONS: 'false',
