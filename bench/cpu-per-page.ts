@@ -33,10 +33,10 @@ const WAVE_QUIET_MS = 30;
 /**
  * A loopback proxy to the engine that records the requests passing through while `recording` is on, with the wave
  * each was sent in. While recording it holds the engine's answers back until the service has been quiet for
- * WAVE_QUIET_MS with none outstanding, then releases them together and starts the next wave: timing alone cannot
+ * `quietMs` with none outstanding, then releases them together and starts the next wave: timing alone cannot
  * tell a request sent after an answer from one that needed it.
  */
-export async function captureProxy(engineEndpoint: string) {
+export async function captureProxy(engineEndpoint: string, quietMs = WAVE_QUIET_MS) {
   const engine = new URL(engineEndpoint);
   const captured: CapturedRequest[] = [];
   let recording = false;
@@ -52,7 +52,7 @@ export async function captureProxy(engineEndpoint: string) {
       const answers = held;
       held = [];
       for (const answer of answers) answer();
-    }, WAVE_QUIET_MS);
+    }, quietMs);
   };
   const server = createServer((incoming: IncomingMessage, outgoing: ServerResponse) => {
     const chunks: Buffer[] = [];
