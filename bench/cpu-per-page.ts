@@ -61,6 +61,15 @@ export async function captureProxy(engineEndpoint: string, quietMs = WAVE_QUIET_
       const body = Buffer.concat(chunks);
       const target = String(incoming.headers['x-amz-target'] ?? '');
       const recorded = recording && target !== '';
+      let settled = false;
+      /** Holds a recorded request's answer (or its failure) until the wave ends; once per request. */
+      const hold = (answer: () => void) => {
+        if (settled) return;
+        settled = true;
+        held.push(answer);
+        outstanding -= 1;
+        releaseWhenQuiet();
+      };
       if (recorded) {
         captured.push({
           operation: target.slice(target.indexOf('.') + 1),
@@ -86,17 +95,16 @@ export async function captureProxy(engineEndpoint: string, quietMs = WAVE_QUIET_
           }
           const parts: Buffer[] = [];
           answer.on('data', (part: Buffer) => parts.push(part));
-          answer.on('end', () => {
-            held.push(() => {
+          answer.on('error', () => hold(() => outgoing.destroy()));
+          answer.on('end', () =>
+            hold(() => {
               outgoing.writeHead(answer.statusCode ?? 500, answer.headers);
               outgoing.end(Buffer.concat(parts));
-            });
-            outstanding -= 1;
-            releaseWhenQuiet();
-          });
+            }),
+          );
         },
       );
-      forwarded.on('error', () => outgoing.destroy());
+      forwarded.on('error', () => (recorded ? hold(() => outgoing.destroy()) : outgoing.destroy()));
       forwarded.end(body);
     });
   });
@@ -105,6 +113,7 @@ export async function captureProxy(engineEndpoint: string, quietMs = WAVE_QUIET_
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** The requests `run` sends through the proxy. */
     async record(run: () => Promise<void>): Promise<CapturedRequest[]> {
+      clearTimeout(quiet);
       captured.length = 0;
       wave = 1;
       recording = true;
