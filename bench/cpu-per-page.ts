@@ -113,7 +113,6 @@ export async function captureProxy(engineEndpoint: string, quietMs = WAVE_QUIET_
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     /** The requests `run` sends through the proxy. */
     async record(run: () => Promise<void>): Promise<CapturedRequest[]> {
-      clearTimeout(quiet);
       captured.length = 0;
       wave = 1;
       recording = true;
