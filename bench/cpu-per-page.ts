@@ -1,13 +1,15 @@
 /**
  * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
  * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
- * replayed from this process. A third side serves the same page from memory with Apollo Server
+ * replayed by processes of their own (bench/replay-process.ts). A third side serves the same page from memory with Apollo Server
  * (bench/apollo-floor-server.ts): the least any service on it spends besides its store calls. The three run in
  * rotating windows of the same run.
  */
 import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter } from './cpu.js';
 import { fetchPage, pageRequest } from './home-vs-floor.js';
@@ -193,35 +195,95 @@ export function replayRequest(
   };
 }
 
+/** Something measured in windows at one connection: a service's pages, or a replay process. */
+interface Measured {
+  window(seconds: number): Promise<Window>;
+}
+
+/** Pages sent from this process, the CPU of the processes `cpu` names read around each window. */
+export function measuredHere(run: () => Promise<void>, cpu: CpuMeter): Measured {
+  return { window: (seconds) => runLoops(1, seconds, run, cpu) };
+}
+
+/** What bench/replay-process.ts is told. */
+export type ReplayMessage =
+  | { kind: 'start'; endpoint: string; requests: readonly CapturedRequest[] }
+  | { kind: 'window'; seconds: number }
+  | { kind: 'stop' };
+
+/** What it answers a window with; its CPU is read from here. */
+export type ReplayWindow = Omit<Window, 'cpuMs'>;
+
+/** The replay of `requests` in a process of its own (bench/replay-process.ts), its CPU read from /proc as `client`. */
+export async function replayProcess(
+  engineEndpoint: string,
+  requests: readonly CapturedRequest[],
+): Promise<Measured & { close(): void }> {
+  const child = fork(join(import.meta.dirname, 'replay-process.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = <T>(kind: string) =>
+    new Promise<T>((resolve, reject) => {
+      const exited = (code: number | null) => reject(new Error(`the replay process exited (code ${code})`));
+      child.once('exit', exited);
+      child.once('message', (message: { kind: string }) => {
+        child.off('exit', exited);
+        if (message.kind === kind) resolve(message as T);
+        else reject(new Error(`the replay process answered ${message.kind}, not ${kind}`));
+      });
+    });
+  const ready = next('ready');
+  child.send({ kind: 'start', endpoint: engineEndpoint, requests } satisfies ReplayMessage);
+  await ready;
+  const cpu = new CpuMeter({ replay: child.pid });
+  return {
+    async window(seconds) {
+      const stopCpu = cpu.start();
+      const answer = next<{ window: ReplayWindow }>('window');
+      child.send({ kind: 'window', seconds } satisfies ReplayMessage);
+      const { window } = await answer;
+      // Named `client`, as the replay's CPU has always been reported.
+      return { ...window, cpuMs: new Map([['client', stopCpu().get('replay') ?? null]]) };
+    },
+    close: () => {
+      if (child.connected) child.send({ kind: 'stop' } satisfies ReplayMessage);
+    },
+  };
+}
+
 /**
  * Service CPU per page against the replay's client CPU and against the page served from memory by Apollo Server
- * (`floor`), one connection, in `rounds` windows each, the sides' order turning every round.
+ * (`floor`), one connection, in `rounds` windows each, the sides' order turning every round. The page and the replay
+ * are each measured in several processes, their windows pooled: identical processes can differ by a fifth.
  */
 export async function cpuPerPage(options: {
-  page: () => Promise<void>;
-  replay: () => Promise<void>;
-  serviceCpu: CpuMeter;
-  floor: { page: () => Promise<void>; cpu: CpuMeter };
+  pages: Measured[];
+  replays: Measured[];
+  floor: Measured;
   requests: readonly CapturedRequest[];
   plan: { warmupS: number; seconds: number; rounds: number };
 }) {
-  const sides = {
-    page: { run: options.page, cpu: options.serviceCpu, windows: [] as Window[] },
-    replay: { run: options.replay, cpu: new CpuMeter({}), windows: [] as Window[] },
-    floor: { run: options.floor.page, cpu: options.floor.cpu, windows: [] as Window[] },
-  };
-  const order = Object.values(sides);
-  for (const side of order) await runLoops(1, options.plan.warmupS, side.run, side.cpu);
-  for (let round = 0; round < options.plan.rounds; round++) {
-    const seconds = options.plan.seconds / options.plan.rounds;
-    for (let i = 0; i < order.length; i++) {
-      const side = order[(round + i) % order.length]!;
-      side.windows.push(await runLoops(1, seconds, side.run, side.cpu));
+  const sides = [
+    ...options.pages.map((measured) => ({ measured, kind: 'page' as const, windows: [] as Window[] })),
+    ...options.replays.map((measured) => ({ measured, kind: 'replay' as const, windows: [] as Window[] })),
+    { measured: options.floor, kind: 'floor' as const, windows: [] as Window[] },
+  ];
+  for (const side of sides) await side.measured.window(options.plan.warmupS);
+  const seconds = options.plan.seconds / options.plan.rounds;
+  for (let round = 0; round < options.plan.rounds; round++)
+    for (let i = 0; i < sides.length; i++) {
+      const side = sides[(round + i) % sides.length]!;
+      side.windows.push(await side.measured.window(seconds));
     }
-  }
-  const page: Summary = summarize(1, sides.page.windows);
-  const replay: Summary = summarize(1, sides.replay.windows);
-  const floor: Summary = summarize(1, sides.floor.windows);
+  const pooled = (kind: 'page' | 'replay' | 'floor'): Summary =>
+    summarize(
+      1,
+      sides.filter((side) => side.kind === kind).flatMap((side) => side.windows),
+    );
+  const page = pooled('page');
+  const replay = pooled('replay');
+  const floor = pooled('floor');
   const serviceMs = page.cpuMsPerOperation.service ?? null;
   const clientMs = replay.cpuMsPerOperation.client ?? null;
   const floorMs = floor.cpuMsPerOperation.floor ?? null;

@@ -21,7 +21,7 @@ import { seedNetwork } from '../src/seed/seed.js';
 import { placePost } from '../src/usecases/posts.js';
 import { type EmbeddedEngine, startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter, dynamoDbLocalPid } from './cpu.js';
-import { capturePage, cpuPerPage, replayRequest } from './cpu-per-page.js';
+import { capturePage, cpuPerPage, measuredHere, replayProcess } from './cpu-per-page.js';
 import { startApolloFloor } from './apollo-floor.js';
 import { fanOutAgainstWriteFloor } from './fan-out.js';
 import { SUGGESTIONS_GOAL_MS, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
@@ -37,6 +37,8 @@ import { type Results, table } from './table.js';
 const BULK_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42, days: 30 };
 const HOT_AUTHOR_FOLLOWERS = 1000;
+/** Services and replay processes the CPU per page is measured in, each side's windows pooled. */
+const CPU_PROCESSES = 3;
 
 const { values: flags } = parseArgs({
   options: { quick: { type: 'boolean', default: false }, seed: { type: 'string' }, 'write-api': { type: 'string' } },
@@ -349,24 +351,30 @@ async function measure(
  */
 async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: (service: Service) => Service) {
   const { requests, answer } = await capturePage(endpoint, token, {}, stoppedLater);
-  const measured = stoppedLater(
-    await startService(endpoint, {
-      NODE_ENV: 'production',
-      COST_EXTENSIONS: 'false',
-      BATCHING: 'true',
-      WORKER_ENABLED: 'false',
-      CACHE: 'off',
-    }),
+  const each = Array.from({ length: CPU_PROCESSES });
+  const measured = await Promise.all(
+    each.map(async () =>
+      stoppedLater(
+        await startService(endpoint, {
+          NODE_ENV: 'production',
+          COST_EXTENSIONS: 'false',
+          BATCHING: 'true',
+          WORKER_ENABLED: 'false',
+          CACHE: 'off',
+        }),
+      ),
+    ),
   );
-  const replay = replayRequest(endpoint, requests);
+  const replays = await Promise.all(each.map(() => replayProcess(endpoint, requests)));
   try {
     const floor = stoppedLater(await startApolloFloor(answer));
     try {
       return await cpuPerPage({
-        page: pageRequest(measured.url, token),
-        replay: replay.replay,
-        serviceCpu: new CpuMeter({ service: measured.child.pid }),
-        floor: { page: pageRequest(floor.url, token), cpu: new CpuMeter({ floor: floor.child.pid }) },
+        pages: measured.map((service) =>
+          measuredHere(pageRequest(service.url, token), new CpuMeter({ service: service.child.pid })),
+        ),
+        replays,
+        floor: measuredHere(pageRequest(floor.url, token), new CpuMeter({ floor: floor.child.pid })),
         requests,
         plan: plan.cpu,
       });
@@ -374,8 +382,8 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
       await stopService(floor);
     }
   } finally {
-    replay.close();
-    await stopService(measured);
+    for (const replay of replays) replay.close();
+    await Promise.all(measured.map(stopService));
   }
 }
 
