@@ -1,6 +1,6 @@
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { type CapturedRequest, byWave, captureProxy, describeWaves } from '../../bench/cpu-per-page.js';
+import { type CapturedRequest, byWave, captureProxy, describeWaves, replayProcess } from '../../bench/cpu-per-page.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../src/stores/dynamo/embedded-engine.js';
 
 // Long enough that the test's own 50 ms pause never ends a wave, even on a busy machine.
@@ -47,4 +47,25 @@ describe("the benchmark's capture of a page's waves", () => {
       [[1], [3, 2]],
     );
   });
+
+  it(
+    'replays captured requests in a process of its own, wave by wave, its CPU read from /proc',
+    { timeout: 60_000 },
+    async () => {
+      const requests: CapturedRequest[] = [
+        { operation: 'ListTables', input: { Limit: 1 }, wave: 1 },
+        { operation: 'ListTables', input: { Limit: 2 }, wave: 1 },
+        { operation: 'ListTables', input: { Limit: 3 }, wave: 2 },
+      ];
+      const replay = await replayProcess(inject('dynamodbEndpoint'), requests);
+      try {
+        const window = await replay.window(0.5);
+        expect(window.failures).toBe(0);
+        expect(window.latencies.length).toBeGreaterThan(0);
+        expect(window.cpuMs.get('client')).toBeGreaterThan(0);
+      } finally {
+        replay.close();
+      }
+    },
+  );
 });
