@@ -1,8 +1,8 @@
 /**
  * Issue 34's first goal: the CPU a home page costs the service, against the CPU a bare SDK client spends making
  * exactly that page's store requests. The requests are captured from a real page through a loopback proxy, then
- * replayed by processes of their own (bench/replay-process.ts). A third side serves the same page from memory with Apollo Server
- * (bench/apollo-floor-server.ts): the least any service on it spends besides its store calls. The three run in
+ * replayed by processes of their own (bench/replay-process.ts). A third side serves the same page from memory with
+ * Apollo Server (bench/apollo-floor-server.ts): the least any service on it spends besides its store calls. All run in
  * rotating windows of the same run.
  */
 import * as dynamodb from '@aws-sdk/client-dynamodb';

@@ -8,13 +8,14 @@ import { runLoops } from './loops.js';
 
 const send = (message: unknown) => process.send!(message);
 let replay: ReturnType<typeof replayRequest> | null = null;
-const idle = new CpuMeter({});
+// runLoops reads this process's CPU too; the parent reads it from /proc instead, as it reads the services'.
+const ownCpu = new CpuMeter({});
 process.on('message', async (message: ReplayMessage) => {
   if (message.kind === 'start') {
     replay = replayRequest(message.endpoint, message.requests);
     send({ kind: 'ready' });
   } else if (message.kind === 'window' && replay) {
-    const { latencies, failures, elapsedMs } = await runLoops(1, message.seconds, replay.replay, idle);
+    const { latencies, failures, elapsedMs } = await runLoops(1, message.seconds, replay.replay, ownCpu);
     send({ kind: 'window', window: { latencies, failures, elapsedMs } satisfies ReplayWindow });
   } else if (message.kind === 'stop') {
     replay?.close();
