@@ -10,6 +10,8 @@ const send = (message: unknown) => process.send!(message);
 let replay: ReturnType<typeof replayRequest> | null = null;
 // runLoops reads this process's CPU too; the parent reads it from /proc instead, as it reads the services'.
 const ownCpu = new CpuMeter({});
+// The parent is gone (it closed the channel, or died): close the client, so that nothing keeps this process up.
+process.on('disconnect', () => replay?.close());
 process.on('message', async (message: ReplayMessage) => {
   if (message.kind === 'start') {
     replay = replayRequest(message.endpoint, message.requests);
@@ -18,7 +20,6 @@ process.on('message', async (message: ReplayMessage) => {
     const { latencies, failures, elapsedMs } = await runLoops(1, message.seconds, replay.replay, ownCpu);
     send({ kind: 'window', window: { latencies, failures, elapsedMs } satisfies ReplayWindow });
   } else if (message.kind === 'stop') {
-    replay?.close();
     process.disconnect();
   }
 });

@@ -365,8 +365,10 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
       ),
     ),
   );
-  const replays = await Promise.all(each.map(() => replayProcess(endpoint, requests)));
+  const replays: Awaited<ReturnType<typeof replayProcess>>[] = [];
   try {
+    // Each is closed on the way out as soon as it is up, also when another fails to start.
+    await Promise.all(each.map(async () => replays.push(await replayProcess(endpoint, requests))));
     const floor = stoppedLater(await startApolloFloor(answer));
     try {
       return await cpuPerPage({
