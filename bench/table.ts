@@ -3,7 +3,7 @@ import type { cpuPerPage } from './cpu-per-page.js';
 import { type fanOutAgainstWriteFloor, fanOutRows } from './fan-out.js';
 import { type GraphQueryTiming, SUGGESTIONS_GOAL_MS } from './graph-queries.js';
 import { PAGE_SIZE, type homeAgainstFloor } from './home-vs-floor.js';
-import type { Summary } from './loops.js';
+import { type Summary, round } from './loops.js';
 import { type Cost, describeCost } from './service.js';
 import type { Flood, SignInFloodResult } from './sign-in-flood.js';
 import type { SearchResult } from './search.js';
@@ -140,9 +140,15 @@ function worstRow(worst: WorstAllowedResult): string {
 
 function attackRows(attack: UnderAttackResult): string[] {
   const { allowed, refused } = attack.underAttack.attacks;
+  const { opening, afterOpening } = attack.underAttack;
+  const lasted = opening.lastedMs
+    .map((ms) => (ms === null ? 'the whole window' : `${round(ms / 1000, 1)} s`))
+    .join(', ');
   return [
     `| cheap request (public page of 20), alone, 1 connection | | ${attack.alone.p50Ms} | | | ${attack.alone.runs} runs |`,
     `| same, while 3 anonymous clients loop on the heaviest allowed request | | ${attack.underAttack.p50Ms} | | | ${attack.underAttack.runs} runs; the attackers' ${allowed + refused} requests: ${allowed} answered, ${refused} refused (429); the heaviest estimated at ${attack.heaviest.estimated} points, ${attack.heaviest.requests} store requests |`,
     `| under attack ÷ alone | | ${attack.ratio}× | | | p50s; goal ${attack.goal}: ${attack.met ? 'met' : '**not met**'} |`,
+    `| of which in each attack's opening, until every attacker has had a 429 | | ${opening.p50Ms ?? '—'} | | | ${opening.runs} runs; the openings lasted ${lasted} |`,
+    `| of which after it | | ${afterOpening.p50Ms ?? '—'} | | | ${afterOpening.runs} runs${afterOpening.p50Ms === null ? '' : `; ${round(afterOpening.p50Ms / attack.alone.p50Ms, 2)}× alone`} |`,
   ];
 }

@@ -3,6 +3,9 @@
  * while three anonymous clients loop on the heaviest request the limits allow, in alternating
  * windows of one run. Each client sends from an address of its own on loopback (127.0.0.x), so
  * that each has its own rate bucket as distinct hosts would; the attackers ignore Retry-After.
+ * Each attack opens on the points its clients' buckets refilled while they paused, which a client
+ * looping without pause spends once: the cheap request's times are also split at the moment every
+ * attacker has had a 429, into the attack's opening and what follows.
  */
 import { request } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -72,43 +75,64 @@ export async function cheapUnderAttack(url: string, plan: UnderAttackPlan) {
   if (heavy.status !== 200 || heavy.body.errors)
     throw new Error(`the heaviest request was not allowed: ${JSON.stringify(heavy.body.errors)}`);
   const alone: number[] = [];
-  const attacked: number[] = [];
+  const opening: number[] = [];
+  const afterOpening: number[] = [];
+  /** Per attack window: ms from its start until every attacker had had a 429, or null if not within the window. */
+  const openingsMs: (number | null)[] = [];
   const outcomes = { allowed: 0, refused: 0 };
-  const timeCheap = async (into: number[], seconds: number) => {
+  /** Times the cheap request for `seconds`, each run into the list `into` names when it is sent. */
+  const timeCheap = async (into: () => number[], seconds: number) => {
     const end = performance.now() + seconds * 1000;
     while (performance.now() < end) {
+      const times = into();
       const t0 = performance.now();
       const answer = await post(url, CHEAP, '127.0.0.2');
       if (answer.status !== 200 || answer.body.errors)
         throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
       const ms = performance.now() - t0;
-      into.push(ms);
+      times.push(ms);
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, PACE_MS - ms)));
     }
   };
-  for (let round = 0; round < plan.rounds; round++) {
-    await timeCheap(alone, plan.windowSeconds);
+  const addresses = ['127.0.0.3', '127.0.0.4', '127.0.0.5'];
+  for (let attack = 0; attack < plan.rounds; attack++) {
+    await timeCheap(() => alone, plan.windowSeconds);
     let attacking = true;
+    const refusedOnce = new Set<string>();
+    const started = performance.now();
+    let openingMs: number | null = null;
     const attacker = async (from: string) => {
       while (attacking) {
         const answer = await post(url, HEAVIEST, from);
-        if (answer.status === 429) outcomes.refused += 1;
-        else if (answer.status === 200) outcomes.allowed += 1;
+        if (answer.status === 429) {
+          outcomes.refused += 1;
+          refusedOnce.add(from);
+          if (refusedOnce.size === addresses.length) openingMs ??= performance.now() - started;
+        } else if (answer.status === 200) outcomes.allowed += 1;
         else throw new Error(`the attack got ${answer.status}`);
       }
     };
-    const attackers = ['127.0.0.3', '127.0.0.4', '127.0.0.5'].map(attacker);
-    await timeCheap(attacked, plan.windowSeconds);
+    const attackers = addresses.map(attacker);
+    await timeCheap(() => (openingMs === null ? opening : afterOpening), plan.windowSeconds);
     attacking = false;
     await Promise.all(attackers);
+    openingsMs.push(openingMs === null ? null : round(openingMs));
   }
+  const attacked = [...opening, ...afterOpening];
   const aloneMs = median(alone);
   const attackedMs = median(attacked);
   const ratio = round(attackedMs / aloneMs, 2);
+  const p50 = (times: number[]) => (times.length > 0 ? round(median(times), 2) : null);
   return {
     heaviest: { estimated: heavy.body.extensions?.cost?.estimated, requests: heavy.body.extensions?.cost?.requests },
     alone: { runs: alone.length, p50Ms: round(aloneMs, 2) },
-    underAttack: { runs: attacked.length, p50Ms: round(attackedMs, 2), attacks: outcomes },
+    underAttack: {
+      runs: attacked.length,
+      p50Ms: round(attackedMs, 2),
+      attacks: outcomes,
+      opening: { runs: opening.length, p50Ms: p50(opening), lastedMs: openingsMs },
+      afterOpening: { runs: afterOpening.length, p50Ms: p50(afterOpening) },
+    },
     ratio,
     goal: `p50 under attack ≤ ${UNDER_ATTACK_GOAL}× alone`,
     met: ratio <= UNDER_ATTACK_GOAL,
