@@ -41,24 +41,32 @@ export class FairPool {
     return this.canStart(key) || (this.waiting.get(key)?.length ?? 0) < this.settings.maxQueuedPerKey;
   }
 
-  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+  /** Runs `task` when a slot is free to `key`; while it waits, `signal` aborting takes it out of the queue. */
+  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     // Tasks wait only while no slot is free to them, so the tasks waiting now are of other keys.
     if (this.canStart(key)) return this.start(key, task);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const queue = this.waiting.get(key) ?? [];
     if (queue.length >= this.settings.maxQueuedPerKey) return Promise.reject(new PoolRefused('queue full'));
     return new Promise<T>((resolve, reject) => {
+      const leave = (reason: unknown) => {
+        clearTimeout(entry.timer);
+        signal?.removeEventListener('abort', aborted);
+        queue.splice(queue.indexOf(entry), 1);
+        if (queue.length === 0) this.waiting.delete(key);
+        this.forgetIfIdle(key);
+        reject(reason);
+      };
+      const aborted = () => leave(signal!.reason);
       const entry: Waiting = {
         start: () => {
           clearTimeout(entry.timer);
+          signal?.removeEventListener('abort', aborted);
           this.start(key, task).then(resolve, reject);
         },
-        timer: setTimeout(() => {
-          queue.splice(queue.indexOf(entry), 1);
-          if (queue.length === 0) this.waiting.delete(key);
-          this.forgetIfIdle(key);
-          reject(new PoolRefused('timed out'));
-        }, this.settings.maxWaitMs),
+        timer: setTimeout(() => leave(new PoolRefused('timed out')), this.settings.maxWaitMs),
       };
+      signal?.addEventListener('abort', aborted, { once: true });
       queue.push(entry);
       this.waiting.set(key, queue);
     });

@@ -110,6 +110,22 @@ describe('the fair pool', () => {
     expect(await later).toBe('c1');
   });
 
+  it("takes a waiting task out of the queue when its signal aborts, with the signal's reason, and serves the others on", async () => {
+    const pool = new FairPool({ concurrency: 1, maxRunningPerKey: 1, maxQueuedPerKey: 2, maxWaitMs: 60_000 });
+    const { started, task, finish } = controlledTasks();
+    void pool.run('a', task('a1'));
+    const deadline = new AbortController();
+    const abandoned = pool.run('b', task('b1'), deadline.signal).catch((error: unknown) => error);
+    const later = pool.run('b', task('b2'));
+    deadline.abort(new Error('deadline passed'));
+    expect(await abandoned).toEqual(new Error('deadline passed'));
+    await expect(pool.run('c', task('c1'), deadline.signal)).rejects.toThrow('deadline passed');
+    await finish('a1');
+    expect(started).toEqual(['a1', 'b2']);
+    await finish('b2');
+    expect(await later).toBe('b2');
+  });
+
   it('frees the slot of a task that fails', async () => {
     const pool = new FairPool({ concurrency: 1, maxRunningPerKey: 1, maxQueuedPerKey: 1, maxWaitMs: 60_000 });
     const failing = pool.run('a', () => Promise.reject(new Error('scrypt failed')));
