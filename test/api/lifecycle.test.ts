@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -10,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { storeRequests } from '../../src/observability/metrics.js';
 import { startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
 import { TEST_PASSWORD, capturingLogger } from '../helpers/app.js';
+import { stallingProxy } from '../helpers/stalling-proxy.js';
 
 const logger = createLogger('silent');
 const dirs: string[] = [];
@@ -44,37 +44,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** A loopback TCP proxy to `target` that holds what its clients send while stalled, as a store that stops answering. */
-async function stallingProxy(target: string) {
-  const { hostname, port } = new URL(target);
-  let stalled = false;
-  const held: (() => void)[] = [];
-  const server = createServer((client) => {
-    const upstream = connect(Number(port), hostname);
-    client.on('data', (chunk) => (stalled ? held.push(() => upstream.write(chunk)) : upstream.write(chunk)));
-    upstream.pipe(client);
-    for (const [socket, other] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      socket.on('error', () => other.destroy());
-      socket.on('close', () => other.destroy());
-    }
-  });
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stall: () => {
-      stalled = true;
-    },
-    resume: () => {
-      stalled = false;
-      for (const send of held.splice(0)) send();
-    },
-    close: () => server.close(),
-  };
 }
 
 /** Pids of java processes whose command line names this data directory. */
