@@ -102,6 +102,13 @@ export const PLATFORM_SETTINGS = {
     600_000,
     'Longest time one DynamoDB call may take, retries included; past it the call is abandoned and its field fails with SERVICE_UNAVAILABLE.',
   ),
+  dynamodbRequestsAtOnce: int(
+    'DYNAMODB_REQUESTS_AT_ONCE',
+    16,
+    1,
+    10_000,
+    "DynamoDB requests of GraphQL operations in flight at once in this process, one operation at most three quarters of them; a free one goes to the operation with the fewest in flight, so that one operation's backlog does not hold up another's requests. Raise it where DynamoDB serves many requests at once (see Performance).",
+  ),
   bulkWriteApi: {
     name: 'BULK_WRITE_API',
     default: '`transactWrite` on DynamoDB Local, `batchWrite` otherwise',

@@ -21,6 +21,7 @@ import { DynamoRepostStore } from './dynamo/dynamo-repost-store.js';
 import { DynamoTaskQueue } from './dynamo/dynamo-task-queue.js';
 import { DynamoTimelineStore } from './dynamo/dynamo-timeline-store.js';
 import { DynamoUserStore } from './dynamo/dynamo-user-store.js';
+import { FairSends } from './dynamo/fair-sends.js';
 import { startEmbeddedEngine } from './dynamo/embedded-engine.js';
 import { DynamoGraphStore } from './dynamo/graph/dynamo-graph-store.js';
 import { tableName } from './dynamo/keys.js';
@@ -86,6 +87,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       tableName: table,
       timeouts: dynamoTimeoutsOf(config),
       state: new DependencyState('dynamodb', logger),
+      fairSends: new FairSends(config.dynamodbRequestsAtOnce),
     };
     const client = opened.add(createDocumentClient(dynamo), (created) => created.destroy());
     await ensureTable(client, table);

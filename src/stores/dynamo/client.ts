@@ -5,6 +5,7 @@ import { serviceUnavailable } from '../../domain/errors.js';
 import { currentDeadline, signalWithin } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
+import type { FairSends } from './fair-sends.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
 
 /** Settings DYNAMODB_CONNECT_TIMEOUT_MS, DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, DYNAMODB_TIMEOUT_MS. */
@@ -48,6 +49,8 @@ export interface DynamoTarget {
   timeouts?: DynamoTimeouts;
   /** Told whether each call answered, for health, metrics and the log. */
   state?: DependencyState;
+  /** Shares the requests in flight among GraphQL operations (DYNAMODB_REQUESTS_AT_ONCE). */
+  fairSends?: FairSends;
 }
 
 /** Node's errors for a connection that could not be made or was lost. */
@@ -106,6 +109,7 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   // to a logger, even the no-op one we leave in place: a few percent of the service's CPU per page, for nothing.
   client.middlewareStack.remove('loggerMiddleware');
   addCostMiddleware(client, target.countAs ?? 'dynamodb');
+  target.fairSends?.attach(client);
   const document = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -1,0 +1,74 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { AppError } from '../../src/domain/errors.js';
+import { emptyCost, withCostMeter } from '../../src/observability/cost.js';
+import { createDocumentClient } from '../../src/stores/dynamo/client.js';
+import { FairSends } from '../../src/stores/dynamo/fair-sends.js';
+import { stallingProxy } from '../helpers/stalling-proxy.js';
+
+/** Requests to a table that need not exist: the engine's answer (an error) is not what these tests look at. */
+const TABLE = 'fair_sends_none';
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+async function stalledClient(atOnce: number) {
+  const proxy = await stallingProxy(inject('dynamodbEndpoint'));
+  const client = createDocumentClient({ endpoint: proxy.endpoint, tableName: TABLE, fairSends: new FairSends(atOnce) });
+  cleanups.push(() => {
+    proxy.resume();
+    proxy.close();
+    client.destroy();
+  });
+  proxy.stall();
+  return { proxy, client };
+}
+
+const get = (id: number) => new GetCommand({ TableName: TABLE, Key: { pk: `P#${id}`, sk: 'S' } });
+const query = () =>
+  new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'P' } });
+const settled = (sent: Promise<unknown>) =>
+  sent.then(
+    () => 'answered',
+    (error: unknown) => (error instanceof AppError ? error.code : 'answered'),
+  );
+
+describe('DynamoDB requests of GraphQL operations', () => {
+  it("send a small operation's request while a large one's backlog waits, the large one holding three quarters of the slots", async () => {
+    const { proxy, client } = await stalledClient(8);
+    const large = withCostMeter(emptyCost(), () => Array.from({ length: 20 }, (_, i) => settled(client.send(get(i)))));
+    await expect.poll(() => proxy.targets.length).toBe(6);
+    const small = withCostMeter(emptyCost(), () => settled(client.send(query())));
+    await expect.poll(() => proxy.targets.includes('Query')).toBe(true);
+    // Unshared, all 20 of the large operation would have gone out before it, and its request would wait behind them.
+    expect(proxy.targets.filter((target) => target === 'GetItem')).toHaveLength(6);
+    proxy.resume();
+    expect(await small).toBe('answered');
+    expect(await Promise.all(large)).toEqual(Array(20).fill('answered'));
+    expect(proxy.targets).toHaveLength(21);
+  });
+
+  it('take a waiting request out of the queue when its call is abandoned, as SERVICE_UNAVAILABLE', async () => {
+    const { proxy, client } = await stalledClient(1);
+    const abandon = new AbortController();
+    const [first, waiting] = withCostMeter(emptyCost(), () => [
+      settled(client.send(get(1))),
+      settled(client.send(get(2), { abortSignal: abandon.signal })),
+    ]);
+    await expect.poll(() => proxy.targets.length).toBe(1);
+    abandon.abort();
+    expect(await waiting).toBe('SERVICE_UNAVAILABLE');
+    proxy.resume();
+    expect(await first).toBe('answered');
+    expect(proxy.targets).toEqual(['GetItem']);
+  });
+
+  it('are not held outside an operation (the worker, health checks, scripts)', async () => {
+    const { proxy, client } = await stalledClient(1);
+    const sent = Array.from({ length: 5 }, (_, i) => settled(client.send(get(i))));
+    await expect.poll(() => proxy.targets.length).toBe(5);
+    proxy.resume();
+    expect(await Promise.all(sent)).toEqual(Array(5).fill('answered'));
+  });
+});
