@@ -52,7 +52,7 @@ export const storeRequests = new Counter({
 
 export const storeRequestDuration = new Histogram({
   name: 'store_request_duration_seconds',
-  help: 'Time a store request took, retries included, by store and command.',
+  help: 'Time a store request took, retries and the wait for a slot (DYNAMODB_REQUESTS_AT_ONCE) included, by store and command.',
   labelNames: ['store', 'command'] as const,
   buckets: STORE_BUCKETS,
   registers: [registry],

@@ -1,6 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { AppError } from '../../src/domain/errors.js';
 import { emptyCost, withCostMeter } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { FairSends } from '../../src/stores/dynamo/fair-sends.js';
@@ -13,34 +12,49 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
+/** No retries and no timeout while a test holds the engine's answers, unless it asks for one. */
+const PATIENT = { connectMs: 10_000, attemptMs: 60_000, maxAttempts: 1, totalMs: 60_000 };
+const POLL = { timeout: 10_000, interval: 20 };
+
 async function stalledClient(atOnce: number) {
   const proxy = await stallingProxy(inject('dynamodbEndpoint'));
-  const client = createDocumentClient({ endpoint: proxy.endpoint, tableName: TABLE, fairSends: new FairSends(atOnce) });
+  const fairSends = new FairSends(atOnce);
+  const clientWith = (totalMs = PATIENT.totalMs) => {
+    const client = createDocumentClient({
+      endpoint: proxy.endpoint,
+      tableName: TABLE,
+      timeouts: { ...PATIENT, totalMs },
+      fairSends,
+    });
+    cleanups.push(() => client.destroy());
+    return client;
+  };
   cleanups.push(() => {
     proxy.resume();
     proxy.close();
-    client.destroy();
   });
   proxy.stall();
-  return { proxy, client };
+  return { proxy, client: clientWith(), clientWith };
 }
 
 const get = (id: number) => new GetCommand({ TableName: TABLE, Key: { pk: `P#${id}`, sk: 'S' } });
 const query = () =>
   new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': 'P' } });
+/** `answered` when the engine answered (it has no such table), else the error's code or name. */
 const settled = (sent: Promise<unknown>) =>
   sent.then(
     () => 'answered',
-    (error: unknown) => (error instanceof AppError ? error.code : 'answered'),
+    (error: { name?: string; code?: string }) =>
+      error.name === 'ResourceNotFoundException' ? 'answered' : (error.code ?? error.name),
   );
 
 describe('DynamoDB requests of GraphQL operations', () => {
   it("send a small operation's request while a large one's backlog waits, the large one holding three quarters of the slots", async () => {
     const { proxy, client } = await stalledClient(8);
     const large = withCostMeter(emptyCost(), () => Array.from({ length: 20 }, (_, i) => settled(client.send(get(i)))));
-    await expect.poll(() => proxy.targets.length).toBe(6);
+    await expect.poll(() => proxy.targets.length, POLL).toBe(6);
     const small = withCostMeter(emptyCost(), () => settled(client.send(query())));
-    await expect.poll(() => proxy.targets.includes('Query')).toBe(true);
+    await expect.poll(() => proxy.targets.includes('Query'), POLL).toBe(true);
     // Unshared, all 20 of the large operation would have gone out before it, and its request would wait behind them.
     expect(proxy.targets.filter((target) => target === 'GetItem')).toHaveLength(6);
     proxy.resume();
@@ -56,7 +70,7 @@ describe('DynamoDB requests of GraphQL operations', () => {
       settled(client.send(get(1))),
       settled(client.send(get(2), { abortSignal: abandon.signal })),
     ]);
-    await expect.poll(() => proxy.targets.length).toBe(1);
+    await expect.poll(() => proxy.targets.length, POLL).toBe(1);
     abandon.abort();
     expect(await waiting).toBe('SERVICE_UNAVAILABLE');
     proxy.resume();
@@ -64,10 +78,26 @@ describe('DynamoDB requests of GraphQL operations', () => {
     expect(proxy.targets).toEqual(['GetItem']);
   });
 
+  it('do not take a wait for a slot past the deadline for DynamoDB not answering', async () => {
+    const { proxy, client, clientWith } = await stalledClient(1);
+    const hurried = clientWith(300);
+    const holding = withCostMeter(emptyCost(), () => settled(client.send(get(0))));
+    await expect.poll(() => proxy.targets.length, POLL).toBe(1);
+    // Five in a row that DynamoDB let pass their deadline would open the client's circuit (it would fail fast).
+    const waited = withCostMeter(emptyCost(), () =>
+      Array.from({ length: 5 }, (_, i) => settled(hurried.send(get(i + 1)))),
+    );
+    expect(await Promise.all(waited)).toEqual(Array(5).fill('SERVICE_UNAVAILABLE'));
+    proxy.resume();
+    expect(await holding).toBe('answered');
+    expect(await withCostMeter(emptyCost(), () => settled(hurried.send(get(9))))).toBe('answered');
+    expect(proxy.targets).toEqual(['GetItem', 'GetItem']);
+  });
+
   it('are not held outside an operation (the worker, health checks, scripts)', async () => {
     const { proxy, client } = await stalledClient(1);
     const sent = Array.from({ length: 5 }, (_, i) => settled(client.send(get(i))));
-    await expect.poll(() => proxy.targets.length).toBe(5);
+    await expect.poll(() => proxy.targets.length, POLL).toBe(5);
     proxy.resume();
     expect(await Promise.all(sent)).toEqual(Array(5).fill('answered'));
   });

@@ -5,7 +5,7 @@ import { serviceUnavailable } from '../../domain/errors.js';
 import { currentDeadline, signalWithin } from '../../lib/deadline.js';
 import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
-import type { FairSends } from './fair-sends.js';
+import { type FairSends, endedWaitingForSlot } from './fair-sends.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
 
 /** Settings DYNAMODB_CONNECT_TIMEOUT_MS, DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, DYNAMODB_TIMEOUT_MS. */
@@ -173,6 +173,8 @@ function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state:
       state?.answered();
       return output;
     } catch (error) {
+      // It waited for a slot past its deadline: that says nothing of DynamoDB.
+      if (endedWaitingForSlot(abortSignal)) throw serviceUnavailable(error);
       if (!isUnavailability(error)) {
         circuit.answered();
         state?.answered();

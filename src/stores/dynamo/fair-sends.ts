@@ -2,12 +2,20 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { FairPool } from '../../lib/fair-pool.js';
 import { type Cost, currentCostMeter } from '../../observability/cost.js';
 
+/** The signals of calls abandoned (their deadline passed) while a request of theirs waited for a slot. */
+const abandonedWaiting = new WeakSet<AbortSignal>();
+
+/** Whether the call with this signal ended while waiting for a slot: its time was the queue's, not DynamoDB's. */
+export function endedWaitingForSlot(signal: AbortSignal): boolean {
+  return abandonedWaiting.has(signal);
+}
+
 /**
  * The DynamoDB requests of GraphQL operations, at most `atOnce` in flight for all the clients it is attached to,
  * each operation at most three quarters of them. A free slot goes to the operation with the fewest in flight, so that
  * a small operation's request does not wait behind a large one's backlog in the HTTP agent's first-come queue.
- * Work outside an operation (the worker, health checks, scripts) is not held. The budget bounds what one operation
- * can queue; the call's deadline takes a request out of the queue (see withDeadlines).
+ * Work outside an operation (the worker, health checks, scripts) is not held. An operation queues no more than it may
+ * send; the call's deadline takes a request out of the queue (see withDeadlines).
  */
 export class FairSends {
   private readonly pool: FairPool;
@@ -23,16 +31,30 @@ export class FairSends {
     });
   }
 
-  /** Holds `client`'s requests after its cost meter has counted them: a request's wave is the operation's, not the queue's. */
+  /**
+   * Holds each attempt of `client`'s requests (a retry's backoff holds no slot) after the cost meter has counted the
+   * request when the operation sent it: its wave is the operation's, not the queue's.
+   */
   attach(client: DynamoDBClient): void {
     client.middlewareStack.add(
       (next, context) => async (args) => {
         const meter = currentCostMeter();
         if (!meter) return next(args);
         const smithy = (context as { __smithy_context?: { abortSignal?: AbortSignal } }).__smithy_context;
-        return this.pool.run(this.keyOf(meter), () => next(args), smithy?.abortSignal);
+        let sent = false;
+        const send = () => {
+          sent = true;
+          return next(args);
+        };
+        try {
+          return await this.pool.run(this.keyOf(meter), send, smithy?.abortSignal);
+        } catch (error) {
+          // Marked on the signal: the retry step puts an abort error of its own in place of this one.
+          if (!sent && smithy?.abortSignal) abandonedWaiting.add(smithy.abortSignal);
+          throw error;
+        }
       },
-      { step: 'initialize', priority: 'low', name: 'fairSends' },
+      { step: 'finalizeRequest', priority: 'low', name: 'fairSends' },
     );
   }
 
