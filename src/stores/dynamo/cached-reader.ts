@@ -107,7 +107,22 @@ export class CachedReader implements ItemReader {
       return lookup?.hit ? lookup.item : undefined;
     });
     toRead.forEach((n, i) => (items[n] = read[i]));
-    for (const [n, item] of joined) items[n] = await item;
+    // A joined read that failed failed for the request that started it (its deadline, its budget): read those here.
+    const failed: number[] = [];
+    for (const [n, item] of joined) {
+      try {
+        items[n] = await item;
+      } catch {
+        failed.push(n);
+      }
+    }
+    if (failed.length > 0) {
+      const again = await this.reader.get(
+        failed.map((n) => keys[n]!),
+        options,
+      );
+      failed.forEach((n, i) => (items[n] = again[i]));
+    }
     return items;
   }
 
