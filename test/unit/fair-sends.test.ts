@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { emptyCost, withCostMeter } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { FairSends } from '../../src/stores/dynamo/fair-sends.js';
@@ -9,6 +9,7 @@ import { stallingProxy } from '../helpers/stalling-proxy.js';
 const TABLE = 'fair_sends_none';
 const cleanups: (() => void)[] = [];
 afterEach(() => {
+  vi.useRealTimers();
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
@@ -92,6 +93,25 @@ describe('DynamoDB requests of GraphQL operations', () => {
     expect(await holding).toBe('answered');
     expect(await withCostMeter(emptyCost(), () => settled(hurried.send(get(9))))).toBe('answered');
     expect(proxy.targets).toEqual(['GetItem', 'GetItem']);
+  });
+
+  it('leave the circuit able to probe again after a probe that waited for a slot past its deadline', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { proxy, client, clientWith } = await stalledClient(1);
+    const hurried = clientWith(200);
+    // Five calls that DynamoDB lets pass their deadline open the client's circuit: the next fails at once, unsent.
+    const silent = Array.from({ length: 5 }, (_, i) => settled(hurried.send(get(i))));
+    expect(await Promise.all(silent)).toEqual(Array(5).fill('SERVICE_UNAVAILABLE'));
+    expect(await settled(hurried.send(get(5)))).toBe('SERVICE_UNAVAILABLE');
+    expect(proxy.targets).toHaveLength(5);
+    vi.setSystemTime(Date.now() + 1_500);
+    // The probe waits for the slot another operation holds until its deadline: that says nothing of DynamoDB.
+    const holding = withCostMeter(emptyCost(), () => settled(client.send(get(6))));
+    await expect.poll(() => proxy.targets.length, POLL).toBe(6);
+    expect(await withCostMeter(emptyCost(), () => settled(hurried.send(get(7))))).toBe('SERVICE_UNAVAILABLE');
+    proxy.resume();
+    expect(await holding).toBe('answered');
+    expect(await settled(hurried.send(get(8)))).toBe('answered');
   });
 
   it('are not held outside an operation (the worker, health checks, scripts)', async () => {

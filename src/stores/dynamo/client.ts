@@ -130,11 +130,17 @@ class FailFast {
   private openUntil = 0;
   private probing = false;
 
-  allows(): boolean {
-    if (this.failures < FAILURES_TO_OPEN) return true;
-    if (this.probing || Date.now() < this.openUntil) return false;
+  /** Whether a call may go: as usual, as the one probe of an open circuit, or not at all. */
+  admits(): 'call' | 'probe' | null {
+    if (this.failures < FAILURES_TO_OPEN) return 'call';
+    if (this.probing || Date.now() < this.openUntil) return null;
     this.probing = true;
-    return true;
+    return 'probe';
+  }
+
+  /** A probe that ended saying nothing of DynamoDB (abandoned, or refused by it): the next call may probe. */
+  probeEnded(): void {
+    this.probing = false;
   }
 
   answered(): void {
@@ -161,7 +167,8 @@ function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state:
   ) => Promise<unknown>;
   const circuit = new FailFast();
   const guarded = async (command: unknown, options?: { abortSignal?: AbortSignal }) => {
-    if (!circuit.allows()) {
+    const admitted = circuit.admits();
+    if (!admitted) {
       state?.unavailable();
       throw serviceUnavailable(new Error('DynamoDB is not answering: failing fast'));
     }
@@ -189,6 +196,7 @@ function withDeadlines(document: DynamoDBDocumentClient, totalMs: number, state:
       throw serviceUnavailable(error);
     } finally {
       call.release();
+      if (admitted === 'probe') circuit.probeEnded();
     }
   };
   document.send = guarded as typeof document.send;
