@@ -88,19 +88,26 @@ export async function cheapUnderAttack(url: string, plan: UnderAttackPlan) {
   const timeCheap = async (into: () => number[], seconds: number) => {
     const start = performance.now();
     const sent: Promise<void>[] = [];
+    // Held until all have settled, so that a failure cannot end the process before its services are stopped.
+    let failure: unknown = null;
     for (let at = 0; at < seconds * 1000; at += PACE_MS) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, start + at - performance.now())));
       const times = into();
       const t0 = performance.now();
       sent.push(
-        post(url, CHEAP, '127.0.0.2').then((answer) => {
-          if (answer.status !== 200 || answer.body.errors)
-            throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
-          times.push(performance.now() - t0);
-        }),
+        post(url, CHEAP, '127.0.0.2')
+          .then((answer) => {
+            if (answer.status !== 200 || answer.body.errors)
+              throw new Error(`the cheap request failed: ${answer.status} ${JSON.stringify(answer.body.errors)}`);
+            times.push(performance.now() - t0);
+          })
+          .catch((error: unknown) => {
+            failure ??= error;
+          }),
       );
     }
     await Promise.all(sent);
+    if (failure !== null) throw failure;
   };
   const addresses = ['127.0.0.3', '127.0.0.4', '127.0.0.5'];
   for (let attack = 0; attack < plan.rounds; attack++) {
