@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * A value carried along the async calls of the work that set it. All of them share one AsyncLocalStorage:
- * on Node 22 each storage adds work to every promise created, so one is cheaper than one per value.
+ * A value carried along the async calls of the work that set it. All of them share one AsyncLocalStorage, so that
+ * work running under several values pays for one storage's bookkeeping.
  */
 const storage = new AsyncLocalStorage<Readonly<Record<symbol, unknown>>>();
 
