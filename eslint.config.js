@@ -9,6 +9,7 @@ export default tseslint.config(
   {
     ignores: [
       'node_modules/',
+      'dist/',
       'src/graphql/generated/',
       'examples/generated/',
       '.data/',

@@ -196,9 +196,13 @@ describe('npm start process', () => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
-  async function startService(dataDir: string, env: Record<string, string> = {}) {
+  async function startService(
+    dataDir: string,
+    env: Record<string, string> = {},
+    entry: string[] = ['--import', 'tsx', 'src/main.ts'],
+  ) {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, entry, {
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -227,6 +231,31 @@ describe('npm start process', () => {
     expect(await service.exited).toBe(0);
     expect(await javaPidsFor(dataDir)).toEqual([]);
   });
+
+  it(
+    'runs as `npm run build` compiles it, serving requests and draining on SIGTERM',
+    { timeout: 180_000 },
+    async () => {
+      const { execFileSync } = await import('node:child_process');
+      const { createRequire } = await import('node:module');
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'pipe' });
+      const dataDir = mkdtempSync(join(tmpdir(), 'social-built-'));
+      dirs.push(dataDir);
+      const service = await startService(dataDir, {}, ['dist/main.js']);
+      const created = await gql(
+        service.url,
+        'mutation($password: String!) { signUp(input: { handle: "compiled_user", password: $password }) { user { handle } } }',
+        { password: TEST_PASSWORD },
+      );
+      expect(created.errors).toBeUndefined();
+      expect(created.data).toEqual({ signUp: { user: { handle: 'compiled_user' } } });
+      expect(await (await fetch(`${service.url}/schema.graphql`)).text()).toContain('type Query');
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      expect(await javaPidsFor(dataDir)).toEqual([]);
+    },
+  );
 
   it('leaves no java process behind even when killed with SIGKILL', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-sigkill-'));
