@@ -8,7 +8,8 @@
  * - `{ __typename }`, whose one store request is the account check, from the service and that request from the bare
  *   client: what a request costs the service before any field;
  * - the page from the service.
- * The service runs as the benchmark measures it: as in production (`NODE_ENV=production`), without the worker.
+ * The service runs as the benchmark measures it: compiled and as in production (`NODE_ENV=production`), without the
+ * worker.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,6 @@
 /** The service processes a benchmark drives, on loopback, and the one GraphQL call they all use. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort } from '../src/stores/dynamo/embedded-engine.js';
 
@@ -15,10 +16,22 @@ export interface Service {
   child: ChildProcess;
 }
 
-/** Starts `src/main.ts` in its own process over the engine at `endpoint`, and waits until it is healthy. */
+let built = false;
+
+/** Compiles the service as `npm run build` does, once per benchmark process: it runs as deployed, without tsx. */
+function buildOnce(): void {
+  if (built) return;
+  log('compiling the service (npm run build)');
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+}
+
+/** Starts the compiled service (`dist/main.js`) in its own process over the engine at `endpoint`, and waits until it is healthy. */
 export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
+  buildOnce();
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,

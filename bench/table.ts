@@ -60,7 +60,7 @@ export function table(report: {
     row(
       'home page of 20, its service’s CPU, 1 connection',
       pageCpu.page,
-      `as in production (\`NODE_ENV=production\`), cache off; ${pageCpu.serviceCpuMsPerPage} ms of service CPU per page`,
+      `as in production (compiled, \`NODE_ENV=production\`), cache off; ${pageCpu.serviceCpuMsPerPage} ms of service CPU per page`,
     ),
     row(
       'the same page’s requests replayed by a bare SDK client, 1 connection',
