@@ -239,7 +239,8 @@ describe('npm start process', () => {
       const { execFileSync } = await import('node:child_process');
       const { createRequire } = await import('node:module');
       const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'pipe' });
+      // tsc writes its errors to stdout: shown, so that a failed build says why.
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
       const dataDir = mkdtempSync(join(tmpdir(), 'social-built-'));
       dirs.push(dataDir);
       const service = await startService(dataDir, {}, ['dist/main.js']);
