@@ -1,6 +1,7 @@
 /**
  * The page's CPU floor for any service built on Apollo Server and node:http: the same schema, the same HTTP request,
- * the same answer, served from memory by default resolvers. Started by bench/apollo-floor.ts, the page's answer on stdin.
+ * the same answer, served from memory by default resolvers. Started compiled by bench/apollo-floor.ts, the schema's path
+ * its argument and the page's answer on stdin.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -14,7 +15,7 @@ const input: Buffer[] = [];
 for await (const chunk of process.stdin) input.push(chunk as Buffer);
 const answer = JSON.parse(Buffer.concat(input).toString('utf8')) as { data: { viewer: unknown } };
 const apollo = new ApolloServer({
-  typeDefs: readFileSync(new URL('../schema.graphql', import.meta.url), 'utf8'),
+  typeDefs: readFileSync(process.argv[2]!, 'utf8'),
   resolvers: { Query: { viewer: () => answer.data.viewer } },
   csrfPrevention: true,
   allowBatchedHttpRequests: false,

@@ -1,13 +1,15 @@
 /** Starts bench/apollo-floor-server.ts in its own process, answering every request with `answer`. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, type Service } from './service.js';
+import { ROOT, type Service, buildOnce, builtBenchProcess } from './service.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** Stop it with stopService, as the services. */
 export async function startApolloFloor(answer: unknown): Promise<Service> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'bench/apollo-floor-server.ts')], {
+  buildOnce();
+  const schema = join(ROOT, 'schema.graphql');
+  const child = spawn(process.execPath, [builtBenchProcess('apollo-floor-server'), schema], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'inherit'],

@@ -9,12 +9,11 @@ import * as dynamodb from '@aws-sdk/client-dynamodb';
 import { type IncomingMessage, type ServerResponse, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fork } from 'node:child_process';
-import { join } from 'node:path';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-engine.js';
 import { CpuMeter } from './cpu.js';
 import { fetchPage, pageRequest } from './home-vs-floor.js';
 import { type Summary, round, runLoops, summarize, type Window } from './loops.js';
-import { type Answer, type Service, startService, stopService } from './service.js';
+import { type Answer, type Service, buildOnce, builtBenchProcess, startService, stopService } from './service.js';
 
 export const CPU_GOAL = 1.5;
 
@@ -219,8 +218,10 @@ export async function replayProcess(
   engineEndpoint: string,
   requests: readonly CapturedRequest[],
 ): Promise<Measured & { close(): void }> {
-  const child = fork(join(import.meta.dirname, 'replay-process.ts'), [], {
-    execArgv: ['--import', 'tsx'],
+  buildOnce();
+  // Compiled, as the service: no tsx loader (a fork would inherit this process's).
+  const child = fork(builtBenchProcess('replay-process'), [], {
+    execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const next = <T>(kind: string) =>

@@ -18,14 +18,21 @@ export interface Service {
 
 let built = false;
 
-/** Compiles the service as `npm run build` does, once per benchmark process: it runs as deployed, without tsx. */
-function buildOnce(): void {
+/**
+ * Compiles the service as `npm run build` does, and the benchmark's own processes (the replay, Apollo's floor) into
+ * `dist-bench/`, once per benchmark process: every measured side runs as deployed, without tsx.
+ */
+export function buildOnce(): void {
   if (built) return;
-  log('compiling the service (npm run build)');
+  log('compiling the service and the replay (npm run build)');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  for (const project of ['tsconfig.build.json', 'tsconfig.bench-build.json'])
+    execFileSync(process.execPath, [tsc, '-p', join(ROOT, project)], { cwd: ROOT, stdio: 'inherit' });
   built = true;
 }
+
+/** Where `buildOnce` put a benchmark process compiled from `bench/<name>.ts`. */
+export const builtBenchProcess = (name: string) => join(ROOT, 'dist-bench/bench', `${name}.js`);
 
 /** Starts the compiled service (`dist/main.js`) in its own process over the engine at `endpoint`, and waits until it is healthy. */
 export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
