@@ -7,6 +7,7 @@
  * the worst request the limits allow, and a sign-in alone and under another address's flood of
  * sign-ins, and the typeahead (searchUsers) against a single user(handle:) lookup. Prints one markdown table and writes the same figures to bench/results/<time>-<mode>.json.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -197,6 +198,7 @@ async function main(): Promise<void> {
           seededNow: !seeded,
           seedSeconds: round(manifest.seededInMs / 1000),
         },
+        code: codeMeasured(),
         plan,
         results,
         totalSeconds: round((Date.now() - started) / 1000),
@@ -386,6 +388,20 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
   } finally {
     for (const replay of replays) replay.close();
     await Promise.all(measured.map(stopService));
+  }
+}
+
+/** Which code a run measured: the commit, and whether tracked files differed from it; null outside a git clone. */
+function codeMeasured(): { commit: string; changedFromCommit: boolean; services: string } | null {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
+    return {
+      commit: git('rev-parse', 'HEAD'),
+      changedFromCommit: git('status', '--porcelain', '--untracked-files=no') !== '',
+      services: 'compiled (npm run build)',
+    };
+  } catch {
+    return null;
   }
 }
 
