@@ -1,13 +1,12 @@
 /** Starts bench/apollo-floor-server.ts in its own process, answering every request with `answer`. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ROOT, type Service, buildOnce, builtBenchProcess } from './service.js';
+import { ROOT, type Service, builtBenchProcess } from './service.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** Stop it with stopService, as the services. */
 export async function startApolloFloor(answer: unknown): Promise<Service> {
-  buildOnce();
   const schema = join(ROOT, 'schema.graphql');
   const child = spawn(process.execPath, [builtBenchProcess('apollo-floor-server'), schema], {
     cwd: ROOT,

@@ -13,7 +13,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../src/stores/dynamo/embedded-e
 import { CpuMeter } from './cpu.js';
 import { fetchPage, pageRequest } from './home-vs-floor.js';
 import { type Summary, round, runLoops, summarize, type Window } from './loops.js';
-import { type Answer, type Service, buildOnce, builtBenchProcess, startService, stopService } from './service.js';
+import { type Answer, type Service, builtBenchProcess, startService, stopService } from './service.js';
 
 export const CPU_GOAL = 1.5;
 
@@ -218,7 +218,6 @@ export async function replayProcess(
   engineEndpoint: string,
   requests: readonly CapturedRequest[],
 ): Promise<Measured & { close(): void }> {
-  buildOnce();
   // Compiled, as the service: no tsx loader (a fork would inherit this process's).
   const child = fork(builtBenchProcess('replay-process'), [], {
     execArgv: [],

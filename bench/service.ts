@@ -16,27 +16,30 @@ export interface Service {
   child: ChildProcess;
 }
 
-let built = false;
+const built = new Set<string>();
 
-/**
- * Compiles the service as `npm run build` does, and the benchmark's own processes (the replay, Apollo's floor) into
- * `dist-bench/`, once per benchmark process: every measured side runs as deployed, without tsx.
- */
-export function buildOnce(): void {
-  if (built) return;
-  log('compiling the service and the replay (npm run build)');
+/** Compiles a TypeScript project once per benchmark process. */
+function buildOnce(project: string, what: string): void {
+  if (built.has(project)) return;
+  log(`compiling ${what} (tsc -p ${project})`);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  for (const project of ['tsconfig.build.json', 'tsconfig.bench-build.json'])
-    execFileSync(process.execPath, [tsc, '-p', join(ROOT, project)], { cwd: ROOT, stdio: 'inherit' });
-  built = true;
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, project)], { cwd: ROOT, stdio: 'inherit' });
+  built.add(project);
 }
 
-/** Where `buildOnce` put a benchmark process compiled from `bench/<name>.ts`. */
-export const builtBenchProcess = (name: string) => join(ROOT, 'dist-bench/bench', `${name}.js`);
+/**
+ * A benchmark process of `bench/<name>.ts` (the replay, Apollo's floor), compiled into `dist-bench/` first, so that
+ * it runs as the service does: without tsx.
+ */
+export function builtBenchProcess(name: string): string {
+  buildOnce('tsconfig.bench-build.json', "the benchmark's measured processes");
+  return join(ROOT, 'dist-bench/bench', `${name}.js`);
+}
 
 /** Starts the compiled service (`dist/main.js`) in its own process over the engine at `endpoint`, and waits until it is healthy. */
 export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
-  buildOnce();
+  // As `npm run build` compiles it: it runs as deployed, without tsx.
+  buildOnce('tsconfig.build.json', 'the service');
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
