@@ -158,6 +158,8 @@ async function main(): Promise<void> {
   const manifestPath = join(dataDir, 'bench-manifest.json');
   const config = benchConfig();
   const started = Date.now();
+  // Read before the run: the tree may change while it runs.
+  const code = codeMeasured();
   const seeded =
     existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
   if (!seeded) rmSync(dataDir, { recursive: true, force: true });
@@ -198,7 +200,7 @@ async function main(): Promise<void> {
           seededNow: !seeded,
           seedSeconds: round(manifest.seededInMs / 1000),
         },
-        code: codeMeasured(),
+        code,
         plan,
         results,
         totalSeconds: round((Date.now() - started) / 1000),
