@@ -8,8 +8,10 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { storeRequests } from '../../src/observability/metrics.js';
 import { startEmbeddedEngine } from '../../src/stores/dynamo/embedded-engine.js';
-import { TEST_PASSWORD, capturingLogger } from '../helpers/app.js';
+import { TEST_PASSWORD, capturingLogger, startTestApp } from '../helpers/app.js';
+import { createPost, follow, homeIds } from '../helpers/posts.js';
 import { stallingProxy } from '../helpers/stalling-proxy.js';
+import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 const logger = createLogger('silent');
 const dirs: string[] = [];
@@ -196,6 +198,19 @@ describe('npm start process', () => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
+  let built: Promise<void> | null = null;
+  /** `npm run build`, once for the tests of the compiled service and worker. */
+  function buildOnce(): Promise<void> {
+    built ??= (async () => {
+      const { execFileSync } = await import('node:child_process');
+      const { createRequire } = await import('node:module');
+      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+      // tsc writes its errors to stdout: shown, so that a failed build says why.
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+    })();
+    return built;
+  }
+
   async function startService(
     dataDir: string,
     env: Record<string, string> = {},
@@ -236,14 +251,11 @@ describe('npm start process', () => {
     'runs as `npm run build` compiles it, serving requests and draining on SIGTERM',
     { timeout: 180_000 },
     async () => {
-      const { execFileSync } = await import('node:child_process');
-      const { createRequire } = await import('node:module');
-      const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-      // tsc writes its errors to stdout: shown, so that a failed build says why.
-      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+      await buildOnce();
       const dataDir = mkdtempSync(join(tmpdir(), 'social-built-'));
       dirs.push(dataDir);
       const service = await startService(dataDir, {}, ['dist/main.js']);
+      await expect.poll(async () => (await fetch(`${service.url}/healthz`)).status, { timeout: 10_000 }).toBe(200);
       const created = await gql(
         service.url,
         'mutation($password: String!) { signUp(input: { handle: "compiled_user", password: $password }) { user { handle } } }',
@@ -257,6 +269,24 @@ describe('npm start process', () => {
       expect(await javaPidsFor(dataDir)).toEqual([]);
     },
   );
+
+  it('runs the worker as `npm run worker:built` runs it, fanning a post out', { timeout: 180_000 }, async () => {
+    await buildOnce();
+    const app = await startTestApp({ WORKER_ENABLED: 'false' });
+    try {
+      const [author, reader] = await Promise.all([app.signUp(), app.signUp()]);
+      await follow(app, reader.token, author.id);
+      const postId = await createPost(app, author.token, 'fanned out by the compiled worker');
+      expect(await homeIds(app, reader)).toEqual([]);
+      const worker = startWorkerProcess(app, { QUEUE_POLL_MS: '50' }, 'dist/worker-main.js');
+      await expect.poll(() => homeIds(app, reader), { timeout: 60_000 }).toEqual([postId]);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+    } finally {
+      killWorkerProcesses();
+      await app.stop();
+    }
+  });
 
   it('leaves no java process behind even when killed with SIGKILL', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'social-sigkill-'));

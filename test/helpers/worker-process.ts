@@ -12,10 +12,17 @@ export interface WorkerProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Starts a worker process against the app's table, logging at debug so that tests can follow its steps. */
-export function startWorkerProcess(app: TestApp, env: Record<string, string>): WorkerProcess {
+/**
+ * Starts a worker process against the app's table, logging at debug so that tests can follow its steps; `entry`
+ * `dist/worker-main.js` runs the compiled worker (`npm run worker:built`) once `npm run build` has made it.
+ */
+export function startWorkerProcess(
+  app: TestApp,
+  env: Record<string, string>,
+  entry = 'src/worker-main.ts',
+): WorkerProcess {
   // Metrics on a free port: several workers may run at once.
-  return startProcess('src/worker-main.ts', app, { WORKER_METRICS_PORT: '0', ...env });
+  return startProcess(entry, app, { WORKER_METRICS_PORT: '0', ...env });
 }
 
 /** `npm start`'s entry point as its own process (another API instance) against the app's table, on a free port. */
@@ -32,7 +39,7 @@ export async function startApiProcess(
 }
 
 function startProcess(entry: string, app: TestApp, env: Record<string, string>): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, [...(entry.endsWith('.ts') ? ['--import', 'tsx'] : []), entry], {
     env: { ...process.env, DYNAMODB_ENDPOINT: app.endpoint, TABLE_PREFIX: app.tablePrefix, LOG_LEVEL: 'debug', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
