@@ -199,7 +199,7 @@ describe('npm start process', () => {
   });
 
   let built: Promise<void> | null = null;
-  /** `npm run build`, once for the tests of the compiled service and worker. */
+  /** Compiles as `npm run build` does (without emptying dist/ first), once for the compiled service and worker. */
   function buildOnce(): Promise<void> {
     built ??= (async () => {
       const { execFileSync } = await import('node:child_process');
@@ -278,8 +278,22 @@ describe('npm start process', () => {
       await follow(app, reader.token, author.id);
       const postId = await createPost(app, author.token, 'fanned out by the compiled worker');
       expect(await homeIds(app, reader)).toEqual([]);
-      const worker = startWorkerProcess(app, { QUEUE_POLL_MS: '50' }, 'dist/worker-main.js');
-      await expect.poll(() => homeIds(app, reader), { timeout: 60_000 }).toEqual([postId]);
+      // No follow backfill: the post must reach the reader through its fan-out task.
+      const worker = startWorkerProcess(
+        app,
+        { QUEUE_POLL_MS: '50', FOLLOW_BACKFILL_POSTS: '0' },
+        'dist/worker-main.js',
+      );
+      const fanOut = async () =>
+        (
+          await app.gql<{ post: { fanOut: { state: string } } }>(
+            'query($id: ID!) { post(id: $id) { fanOut { state } } }',
+            { id: postId },
+            author.token,
+          )
+        ).data?.post.fanOut.state;
+      await expect.poll(fanOut, { timeout: 60_000 }).toBe('DONE');
+      expect(await homeIds(app, reader)).toEqual([postId]);
       worker.child.kill('SIGTERM');
       expect(await worker.exited).toBe(0);
     } finally {
