@@ -28,7 +28,16 @@ import { fanOutAgainstWriteFloor } from './fan-out.js';
 import { SUGGESTIONS_GOAL_MS, measureGraphQueries, pickGraphViewers } from './graph-queries.js';
 import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } from './home-vs-floor.js';
 import { round } from './loops.js';
-import { BENCH_SECRET, ROOT, type Service, gql, log, startService, stopService } from './service.js';
+import {
+  BENCH_SECRET,
+  ROOT,
+  type Service,
+  buildMeasuredProcesses,
+  gql,
+  log,
+  startService,
+  stopService,
+} from './service.js';
 import { cheapUnderAttack } from './under-attack.js';
 import { signInUnderFlood } from './sign-in-flood.js';
 import { heaviestAllowed } from './worst-allowed.js';
@@ -160,6 +169,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   // Read before the run: the tree may change while it runs.
   const code = codeMeasured();
+  buildMeasuredProcesses();
   const seeded =
     existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
   if (!seeded) rmSync(dataDir, { recursive: true, force: true });
@@ -394,13 +404,14 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
 }
 
 /** Which code a run measured: the commit, and whether tracked files differed from it; null outside a git clone. */
-function codeMeasured(): { commit: string; changedFromCommit: boolean; services: string } | null {
+function codeMeasured(): { commit: string; changedFromCommit: boolean; build: string } | null {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
     return {
       commit: git('rev-parse', 'HEAD'),
-      changedFromCommit: git('status', '--porcelain', '--untracked-files=no') !== '',
-      services: 'compiled (npm run build)',
+      // Untracked files count (a new src/ file is compiled in); earlier result files do not.
+      changedFromCommit: git('status', '--porcelain', '--', '.', ':(exclude)bench/results') !== '',
+      build: 'tsc -p tsconfig.build.json; tsc -p tsconfig.bench-build.json',
     };
   } catch {
     return null;
