@@ -19,15 +19,23 @@ export interface IssuedToken {
 
 /** Short-lived HS256 JWTs: subject the user id, `gen` the account's token generation, `sid` the session. */
 export class Tokens {
-  private readonly key: Uint8Array<ArrayBuffer>;
-  /** Imported once: given the raw secret, jose imports it again on every verification (about 40% of its cost). */
-  private verifyingKey: Promise<CryptoKey> | null = null;
+  private readonly secret: Uint8Array<ArrayBuffer>;
+  /** Imported once: given the raw secret, jose imports it again on every call (about 40% of a verification's cost). */
+  private imported: Promise<CryptoKey> | null = null;
 
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    this.secret = new TextEncoder().encode(secret);
+  }
+
+  private key(): Promise<CryptoKey> {
+    this.imported ??= crypto.subtle.importKey('raw', this.secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
+    return this.imported;
   }
 
   /**
@@ -45,18 +53,14 @@ export class Tokens {
       .setSubject(claims.userId)
       .setIssuedAt()
       .setExpirationTime(expiresAtSeconds)
-      .sign(this.key);
+      .sign(await this.key());
     return { token, expiresAt: new Date(expiresAtSeconds * 1000).toISOString() };
   }
 
   /** The claims of a valid token; UNAUTHENTICATED for a bad, tampered or expired one, or one that never expires. */
   async verify(token: string): Promise<AccessClaims> {
     try {
-      this.verifyingKey ??= crypto.subtle.importKey('raw', this.key, { name: 'HMAC', hash: 'SHA-256' }, false, [
-        'verify',
-      ]);
-      const key = await this.verifyingKey;
-      const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], requiredClaims: ['exp'] });
+      const { payload } = await jwtVerify(token, await this.key(), { algorithms: ['HS256'], requiredClaims: ['exp'] });
       if (typeof payload.sub !== 'string' || payload.sub === '') throw unauthenticated('The token names no user');
       // An old token without a generation is at generation 0.
       const generation = payload.gen ?? 0;
