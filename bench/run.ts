@@ -403,15 +403,14 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
   }
 }
 
-/** Which code a run measured: the commit, and whether tracked files differed from it; null outside a git clone. */
-function codeMeasured(): { commit: string; changedFromCommit: boolean; build: string } | null {
+/** Which code a run measured: the commit, and whether the tree differed from it; null outside a git clone. */
+function codeMeasured(): { commit: string; changedFromCommit: boolean } | null {
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
     return {
       commit: git('rev-parse', 'HEAD'),
       // Untracked files count (a new src/ file is compiled in); earlier result files do not.
       changedFromCommit: git('status', '--porcelain', '--', '.', ':(exclude)bench/results') !== '',
-      build: 'tsc -p tsconfig.build.json; tsc -p tsconfig.bench-build.json',
     };
   } catch {
     return null;

@@ -27,13 +27,13 @@ function buildOnce(project: string, what: string): void {
   built.add(project);
 }
 
-const SERVICE_PROJECT = 'tsconfig.build.json';
-const BENCH_PROJECT = 'tsconfig.bench-build.json';
+const buildService = () => buildOnce('tsconfig.build.json', 'the service');
+const buildBenchProcesses = () => buildOnce('tsconfig.bench-build.json', "the benchmark's measured processes");
 
 /** Compiles every measured process now, before a run measures anything, from the tree its result file names. */
 export function buildMeasuredProcesses(): void {
-  buildOnce(SERVICE_PROJECT, 'the service');
-  buildOnce(BENCH_PROJECT, "the benchmark's measured processes");
+  buildService();
+  buildBenchProcesses();
 }
 
 /**
@@ -41,14 +41,14 @@ export function buildMeasuredProcesses(): void {
  * it runs as the service does: without tsx.
  */
 export function builtBenchProcess(name: string): string {
-  buildOnce(BENCH_PROJECT, "the benchmark's measured processes");
+  buildBenchProcesses();
   return join(ROOT, 'dist-bench/bench', `${name}.js`);
 }
 
 /** Starts the compiled service (`dist/main.js`) in its own process over the engine at `endpoint`, and waits until it is healthy. */
 export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
   // Compiled as `npm run build` compiles it: it runs as deployed, without tsx.
-  buildOnce(SERVICE_PROJECT, 'the service');
+  buildService();
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
     cwd: ROOT,
