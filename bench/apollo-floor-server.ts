@@ -1,7 +1,8 @@
 /**
  * The page's CPU floor for any service built on Apollo Server and node:http: the same schema, the same HTTP request,
- * the same answer, served from memory by default resolvers. Started compiled by bench/apollo-floor.ts, the schema's path
- * its argument and the page's answer on stdin.
+ * the same answer, served from memory by default resolvers. Given the page's captured requests too, its resolver first
+ * makes them as the bare replay does: the least a service on Apollo Server and the SDK spends on the page. Started
+ * compiled by bench/apollo-floor.ts, the schema's path its argument and what it serves (FloorInput) on stdin.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,13 +11,30 @@ import {
   ApolloServerPluginCacheControlDisabled,
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
+import { type CapturedRequest, replayRequest } from './cpu-per-page.js';
+
+export interface FloorInput {
+  answer: { data: { viewer: unknown } };
+  /** The page's store requests, made on every page before it is answered. */
+  calls?: { endpoint: string; requests: readonly CapturedRequest[] };
+}
 
 const input: Buffer[] = [];
 for await (const chunk of process.stdin) input.push(chunk as Buffer);
-const answer = JSON.parse(Buffer.concat(input).toString('utf8')) as { data: { viewer: unknown } };
+const { answer, calls } = JSON.parse(Buffer.concat(input).toString('utf8')) as FloorInput;
+const replay = calls ? replayRequest(calls.endpoint, calls.requests).replay : null;
 const apollo = new ApolloServer({
   typeDefs: readFileSync(process.argv[2]!, 'utf8'),
-  resolvers: { Query: { viewer: () => answer.data.viewer } },
+  resolvers: {
+    Query: {
+      viewer: replay
+        ? async () => {
+            await replay();
+            return answer.data.viewer;
+          }
+        : () => answer.data.viewer,
+    },
+  },
   csrfPrevention: true,
   allowBatchedHttpRequests: false,
   plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled()],

@@ -1,19 +1,20 @@
-/** Starts bench/apollo-floor-server.ts in its own process, answering every request with `answer`. */
+/** Starts bench/apollo-floor-server.ts in its own process, answering every request with `input.answer`. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { FloorInput } from './apollo-floor-server.js';
 import { ROOT, type Service, builtBenchProcess } from './service.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 
 /** Stop it with stopService, as the services. */
-export async function startApolloFloor(answer: unknown): Promise<Service> {
+export async function startApolloFloor(input: FloorInput): Promise<Service> {
   const schema = join(ROOT, 'schema.graphql');
   const child = spawn(process.execPath, [builtBenchProcess('apollo-floor-server'), schema], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  child.stdin!.end(JSON.stringify(answer));
+  child.stdin!.end(JSON.stringify(input));
   try {
     const port = await new Promise<string>((listening, failed) => {
       const timer = setTimeout(

@@ -253,14 +253,16 @@ export async function replayProcess(
 }
 
 /**
- * Service CPU per page against the replay's client CPU and against the page served from memory by Apollo Server
- * (`floor`), one connection, in `rounds` windows each, the sides' order turning every round. The page and the replay
- * are each measured in several processes, their windows pooled: identical processes can differ by a fifth.
+ * Service CPU per page against the replay's client CPU, against the page served from memory by Apollo Server (`floor`)
+ * and against Apollo Server making the page's requests before it answers from memory (`platform`), one connection, in
+ * `rounds` windows each, the sides' order turning every round. The page and the replay are each measured in several
+ * processes, their windows pooled: identical processes can differ by a fifth.
  */
 export async function cpuPerPage(options: {
   pages: Measured[];
   replays: Measured[];
   floor: Measured;
+  platform: Measured;
   requests: readonly CapturedRequest[];
   plan: { warmupS: number; seconds: number; rounds: number };
 }) {
@@ -268,6 +270,7 @@ export async function cpuPerPage(options: {
     ...options.pages.map((measured) => ({ measured, kind: 'page' as const, windows: [] as Window[] })),
     ...options.replays.map((measured) => ({ measured, kind: 'replay' as const, windows: [] as Window[] })),
     { measured: options.floor, kind: 'floor' as const, windows: [] as Window[] },
+    { measured: options.platform, kind: 'platform' as const, windows: [] as Window[] },
   ];
   for (const side of sides) await side.measured.window(options.plan.warmupS);
   const seconds = options.plan.seconds / options.plan.rounds;
@@ -276,7 +279,7 @@ export async function cpuPerPage(options: {
       const side = sides[(round + i) % sides.length]!;
       side.windows.push(await side.measured.window(seconds));
     }
-  const pooled = (kind: 'page' | 'replay' | 'floor'): Summary =>
+  const pooled = (kind: (typeof sides)[number]['kind']): Summary =>
     summarize(
       1,
       sides.filter((side) => side.kind === kind).flatMap((side) => side.windows),
@@ -284,14 +287,17 @@ export async function cpuPerPage(options: {
   const page = pooled('page');
   const replay = pooled('replay');
   const floor = pooled('floor');
+  const platform = pooled('platform');
   const serviceMs = page.cpuMsPerOperation.service ?? null;
   const clientMs = replay.cpuMsPerOperation.client ?? null;
   const floorMs = floor.cpuMsPerOperation.floor ?? null;
+  const platformMs = platform.cpuMsPerOperation.floor ?? null;
   const ratio = serviceMs === null || clientMs === null ? null : round(serviceMs / clientMs, 2);
   return {
     page,
     replay,
     floor,
+    platform,
     requests: describeWaves(options.requests),
     serviceCpuMsPerPage: serviceMs,
     clientCpuMsPerReplay: clientMs,
@@ -299,6 +305,15 @@ export async function cpuPerPage(options: {
     /** What the service spends beyond the store requests' client CPU and Apollo Server's floor. */
     remainderCpuMsPerPage:
       serviceMs === null || clientMs === null || floorMs === null ? null : round(serviceMs - clientMs - floorMs, 2),
+    /** Apollo Server making the page's requests with the bare client, its answer from memory. */
+    platformCpuMsPerPage: platformMs,
+    /** What any service on Apollo Server and the SDK spends on the page, against the replay. */
+    platformRatio: platformMs === null || clientMs === null ? null : round(platformMs / clientMs, 2),
+    /** What the service spends beyond that platform: its own code, against the replay. */
+    ownRatio:
+      serviceMs === null || platformMs === null || clientMs === null
+        ? null
+        : round((serviceMs - platformMs) / clientMs, 2),
     ratio,
     goal: `service CPU per page ≤ ${CPU_GOAL}× a bare client's CPU for the same requests`,
     met: ratio !== null && ratio <= CPU_GOAL,

@@ -360,8 +360,8 @@ async function measure(
 
 /**
  * Captures one page's store requests through a service of its own, then sets a service running as in production
- * (its API alone: no worker, no cost extension) against their replay and against the same page's answer served from
- * memory by Apollo Server.
+ * (its API alone: no worker, no cost extension) against their replay, against the same page's answer served from
+ * memory by Apollo Server, and against Apollo Server making the page's requests before it answers so.
  */
 async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: (service: Service) => Service) {
   const { requests, answer } = await capturePage(endpoint, token, {}, stoppedLater);
@@ -383,7 +383,8 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
   try {
     // Each is closed on the way out as soon as it is up, also when another fails to start.
     await Promise.all(each.map(async () => replays.push(await replayProcess(endpoint, requests))));
-    const floor = stoppedLater(await startApolloFloor(answer));
+    const floor = stoppedLater(await startApolloFloor({ answer }));
+    const platform = stoppedLater(await startApolloFloor({ answer, calls: { endpoint, requests } }));
     try {
       return await cpuPerPage({
         pages: measured.map((service) =>
@@ -391,11 +392,12 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
         ),
         replays,
         floor: measuredHere(pageRequest(floor.url, token), new CpuMeter({ floor: floor.child.pid })),
+        platform: measuredHere(pageRequest(platform.url, token), new CpuMeter({ floor: platform.child.pid })),
         requests,
         plan: plan.cpu,
       });
     } finally {
-      await stopService(floor);
+      await Promise.all([stopService(floor), stopService(platform)]);
     }
   } finally {
     for (const replay of replays) replay.close();

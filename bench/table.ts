@@ -72,6 +72,11 @@ export function table(report: {
       pageCpu.floor,
       `the same schema and request, default resolvers; ${pageCpu.apolloFloorCpuMsPerPage} ms of CPU per page`,
     ),
+    row(
+      'Apollo Server making the same page’s requests with the bare client, its answer from memory, 1 connection',
+      pageCpu.platform,
+      `the least a service on Apollo Server and the SDK spends; ${pageCpu.platformCpuMsPerPage} ms of CPU per page, ${pageCpu.platformRatio}× the replay; the service's own code ${pageCpu.ownRatio}× more`,
+    ),
     `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | rotating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)}; left beyond the replay and Apollo's floor: ${pageCpu.remainderCpuMsPerPage} ms |`,
     ...fanOutRows(fanOut),
     ...graph.timings.map(
