@@ -6,6 +6,7 @@ import {
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLInputType,
+  type GraphQLNamedType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   BREAK,
@@ -13,6 +14,7 @@ import {
   Kind,
   TypeInfo,
   getArgumentValues,
+  getNamedType,
   getVariableValues,
   isInputObjectType,
   isListType,
@@ -56,13 +58,38 @@ function overLongIdArgument(
   return null;
 }
 
-/** The first over-long ID argument of the operation or of a fragment it spreads (directly or not), or null. */
+const holdingId = new WeakMap<GraphQLNamedType, boolean>();
+
+/** Whether a value of `type` can hold an ID anywhere (in a list, or a field of an input object, at any depth). */
+function holdsId(type: GraphQLInputType): boolean {
+  const named = getNamedType(type);
+  const known = holdingId.get(named);
+  if (known !== undefined) return known;
+  // A recursive input type is counted as holding none while its own fields are asked.
+  holdingId.set(named, false);
+  const holds = isInputObjectType(named)
+    ? Object.values(named.getFields()).some((field) => holdsId(field.type))
+    : named.name === 'ID';
+  holdingId.set(named, holds);
+  return holds;
+}
+
+/**
+ * Operations without an ID argument anywhere, fragments included: their check always finds nothing. Apollo Server
+ * keeps a parsed document for each query it has seen, so the same operation comes back as the same node.
+ */
+const withoutIdArguments = new WeakSet<OperationDefinitionNode>();
+
+/**
+ * The first over-long ID argument of the operation or of a fragment it spreads (directly or not), or null; and
+ * whether any of its fields takes an ID at all.
+ */
 function firstOverLongId(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Record<string, unknown>,
-): string | null {
+): { found: string | null; idArguments: boolean } {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
@@ -70,11 +97,14 @@ function firstOverLongId(
   const pending: ASTNode[] = [operation];
   const spread = new Set<string>();
   let found: string | null = null;
+  let idArguments = false;
   const typeInfo = new TypeInfo(schema);
   const visitor = visitWithTypeInfo(typeInfo, {
     Field(node) {
       const field = typeInfo.getFieldDef();
-      found = field ? overLongIdArgument(field, node, variables) : null;
+      if (!field?.args.some((argument) => holdsId(argument.type))) return undefined;
+      idArguments = true;
+      found = overLongIdArgument(field, node, variables);
       return found ? BREAK : undefined;
     },
     FragmentSpread(node) {
@@ -86,7 +116,7 @@ function firstOverLongId(
     },
   });
   for (let next = pending.pop(); next && !found; next = pending.pop()) visit(next, visitor);
-  return found;
+  return { found, idArguments };
 }
 
 /** BAD_USER_INPUT naming the first over-long ID argument of the operation, or null (variables that do not coerce are execution's to refuse). */
@@ -96,9 +126,11 @@ export function overLongIdRefusal(
   operation: OperationDefinitionNode,
   requestVariables: Record<string, unknown> | undefined,
 ): GraphQLError | null {
+  if (withoutIdArguments.has(operation)) return null;
   const variables = getVariableValues(schema, operation.variableDefinitions ?? [], requestVariables ?? {});
   if (variables.errors) return null;
-  const found = firstOverLongId(schema, document, operation, variables.coerced);
+  const { found, idArguments } = firstOverLongId(schema, document, operation, variables.coerced);
+  if (!idArguments) withoutIdArguments.add(operation);
   if (!found) return null;
   return new GraphQLError(`${found}: is longer than any id (at most ${MAX_ID_LENGTH} characters)`, {
     extensions: { code: 'BAD_USER_INPUT', field: found, http: { status: 400 } },
