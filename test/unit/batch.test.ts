@@ -1,9 +1,6 @@
-import {
-  BatchGetCommand,
-  type BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  TransactWriteCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type AttributeValue, BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import { type BatchWriteCommand, type DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { batchGet, batchWrite, del, importItems, put, writeItems } from '../../src/stores/dynamo/batch.js';
 
@@ -14,7 +11,7 @@ import { batchGet, batchWrite, del, importItems, put, writeItems } from '../../s
 function throttlingClient(table: string, items: Map<string, Record<string, unknown>>) {
   const requests: { command: string; size: number }[] = [];
   const client = {
-    async send(command: BatchGetCommand | BatchWriteCommand | TransactWriteCommand) {
+    async send(command: BatchGetItemCommand | BatchWriteCommand | TransactWriteCommand) {
       if (command instanceof TransactWriteCommand) {
         const writes = command.input.TransactItems!;
         requests.push({ command: 'transact', size: writes.length });
@@ -24,12 +21,14 @@ function throttlingClient(table: string, items: Map<string, Record<string, unkno
         }
         return {};
       }
-      if (command instanceof BatchGetCommand) {
-        const keys = command.input.RequestItems![table]!.Keys as { pk: string; sk: string }[];
+      // batchGet sends the low-level command, in attribute values, as DynamoDB answers it.
+      if (command instanceof BatchGetItemCommand) {
+        const keys = command.input.RequestItems![table]!.Keys as Record<string, AttributeValue>[];
         requests.push({ command: 'get', size: keys.length });
         const [served, left] = [keys.slice(0, Math.ceil(keys.length / 2)), keys.slice(Math.ceil(keys.length / 2))];
+        const pk = (key: Record<string, AttributeValue>) => unmarshall(key).pk as string;
         return {
-          Responses: { [table]: served.flatMap((k) => (items.has(k.pk) ? [items.get(k.pk)!] : [])) },
+          Responses: { [table]: served.flatMap((k) => (items.has(pk(k)) ? [marshall(items.get(pk(k))!)] : [])) },
           UnprocessedKeys: left.length ? { [table]: { Keys: left } } : {},
         };
       }

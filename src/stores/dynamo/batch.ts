@@ -1,5 +1,4 @@
 import {
-  BatchGetCommand,
   BatchWriteCommand,
   QueryCommand,
   ScanCommand,
@@ -9,7 +8,13 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeValue,
+  BatchGetItemCommand,
+  type BatchGetItemCommandOutput,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { WriteApi } from '../../config.js';
 import { chunk, mapConcurrently } from '../../lib/collections.js';
 import type { Key } from './keys.js';
@@ -41,6 +46,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const keyOf = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
+const toAttributes = (k: Key): Record<string, AttributeValue> => ({ pk: { S: k.pk }, sk: { S: k.sk } });
+const fromAttributes = (k: Record<string, AttributeValue>): Key => ({ pk: k.pk!.S!, sk: k.sk!.S! });
+
 /**
  * BatchGetItem for any number of keys: chunks of 100, UnprocessedKeys retried with
  * backoff and jitter. Returns items aligned with `wanted` (undefined where missing).
@@ -59,20 +67,24 @@ export async function batchGet(
       if (round >= MAX_ROUNDS)
         throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
       if (round > 0) await sleep(backoffDelay(round));
-      const result = await client.send(
-        new BatchGetCommand({
-          RequestItems: {
-            [tableName]: {
-              Keys: pending,
-              ConsistentRead: options.consistent,
-              ProjectionExpression: options.projection,
-              ExpressionAttributeNames: options.names,
-            },
+      // The low-level command through the document client's middleware (deadlines, cost, fair sends): its keys and
+      // items converted here directly, without its generic walk over input and output (about 3% of a page's CPU).
+      const command = new BatchGetItemCommand({
+        RequestItems: {
+          [tableName]: {
+            Keys: pending.map(toAttributes),
+            ConsistentRead: options.consistent,
+            ProjectionExpression: options.projection,
+            ExpressionAttributeNames: options.names,
           },
-        }),
-      );
-      for (const item of result.Responses?.[tableName] ?? []) found.set(keyOf(item as Key), item);
-      pending = (result.UnprocessedKeys?.[tableName]?.Keys as Key[] | undefined) ?? [];
+        },
+      });
+      const result = (await client.send(command as never)) as BatchGetItemCommandOutput;
+      for (const attributes of result.Responses?.[tableName] ?? []) {
+        const item = unmarshall(attributes);
+        found.set(keyOf(item as Key), item);
+      }
+      pending = (result.UnprocessedKeys?.[tableName]?.Keys ?? []).map(fromAttributes);
     }
   });
   return wanted.map((k) => found.get(keyOf(k)));
