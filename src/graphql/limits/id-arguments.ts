@@ -63,15 +63,20 @@ const holdingId = new WeakMap<GraphQLNamedType, boolean>();
 /** Whether a value of `type` can hold an ID anywhere (in a list, or a field of an input object, at any depth). */
 function holdsId(type: GraphQLInputType): boolean {
   const named = getNamedType(type);
-  const known = holdingId.get(named);
-  if (known !== undefined) return known;
-  // A recursive input type is counted as holding none while its own fields are asked.
-  holdingId.set(named, false);
-  const holds = isInputObjectType(named)
-    ? Object.values(named.getFields()).some((field) => holdsId(field.type))
-    : named.name === 'ID';
-  holdingId.set(named, holds);
+  let holds = holdingId.get(named);
+  if (holds === undefined) {
+    holds = reachesId(named, new Set());
+    holdingId.set(named, holds);
+  }
   return holds;
+}
+
+/** Depth first over the input types `named` reaches, each once (input types may refer to themselves). */
+function reachesId(named: GraphQLNamedType, seen: Set<GraphQLNamedType>): boolean {
+  if (!isInputObjectType(named)) return named.name === 'ID';
+  if (seen.has(named)) return false;
+  seen.add(named);
+  return Object.values(named.getFields()).some((field) => reachesId(getNamedType(field.type), seen));
 }
 
 /**
