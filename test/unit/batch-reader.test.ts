@@ -1,9 +1,11 @@
-import type { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue, BatchGetItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { emptyCost, withCostMeter } from '../../src/observability/cost.js';
 import { BatchReader } from '../../src/stores/dynamo/batch-reader.js';
 
-/** A table in memory that records every BatchGetItem it answers. */
+/** A table in memory that records every BatchGetItem it answers, in attribute values as DynamoDB does. */
 function recordingClient(table: string) {
   const items = new Map<string, Record<string, unknown>>();
   const calls: {
@@ -13,16 +15,20 @@ function recordingClient(table: string) {
     names: Record<string, string> | undefined;
   }[] = [];
   const client = {
-    async send(command: BatchGetCommand) {
+    async send(command: BatchGetItemCommand) {
       const request = command.input.RequestItems![table]!;
-      const keys = request.Keys as { pk: string; sk: string }[];
+      const keys = request.Keys!.map(
+        (k: Record<string, AttributeValue>) => unmarshall(k) as { pk: string; sk: string },
+      );
       calls.push({
         keys: keys.length,
         consistent: request.ConsistentRead === true,
         projection: request.ProjectionExpression,
         names: request.ExpressionAttributeNames,
       });
-      return { Responses: { [table]: keys.flatMap((k) => items.get(`${k.pk}/${k.sk}`) ?? []) } };
+      return {
+        Responses: { [table]: keys.flatMap((k) => items.get(`${k.pk}/${k.sk}`) ?? []).map((i) => marshall(i)) },
+      };
     },
   };
   const put = (item: Record<string, unknown>) => items.set(`${item.pk}/${item.sk}`, item);
