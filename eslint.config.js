@@ -11,6 +11,7 @@ export default tseslint.config(
       'node_modules/',
       'dist/',
       'dist-bench/',
+      'dist-bench-service/',
       'src/graphql/generated/',
       'examples/generated/',
       '.data/',

@@ -1,5 +1,6 @@
 /** The service processes a benchmark drives, on loopback, and the one GraphQL call they all use. */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { freePort } from '../src/stores/dynamo/embedded-engine.js';
@@ -16,18 +17,29 @@ export interface Service {
   child: ChildProcess;
 }
 
+/**
+ * Where the benchmark compiles the service, as `npm run build` compiles it into dist/: a build or a test run meanwhile
+ * must not change the code a run measures. Beside dist/, so that the paths the service reads from its own folder
+ * (`../../schema.graphql`) hold.
+ */
+const SERVICE_DIR = join(ROOT, 'dist-bench-service');
+
 const built = new Set<string>();
 
-/** Compiles a TypeScript project once per benchmark process. */
-function buildOnce(project: string, what: string): void {
+/** Compiles a TypeScript project once per benchmark process, into `outDir` (emptied first) when given. */
+function buildOnce(project: string, what: string, outDir?: string): void {
   if (built.has(project)) return;
   log(`compiling ${what} (tsc -p ${project})`);
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, project)], { cwd: ROOT, stdio: 'inherit' });
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, project), ...(outDir ? ['--outDir', outDir] : [])], {
+    cwd: ROOT,
+    stdio: 'inherit',
+  });
   built.add(project);
 }
 
-const buildService = () => buildOnce('tsconfig.build.json', 'the service');
+const buildService = () => buildOnce('tsconfig.build.json', 'the service', SERVICE_DIR);
 const buildBenchProcesses = () => buildOnce('tsconfig.bench-build.json', "the benchmark's measured processes");
 
 /** Compiles every measured process now, before a run measures anything, from the tree its result file names. */
@@ -45,12 +57,12 @@ export function builtBenchProcess(name: string): string {
   return join(ROOT, 'dist-bench/bench', `${name}.js`);
 }
 
-/** Starts the compiled service (`dist/main.js`) in its own process over the engine at `endpoint`, and waits until it is healthy. */
+/** Starts the compiled service (SERVICE_DIR) in its own process over the engine at `endpoint`, and waits until it is healthy. */
 export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
   // Compiled as `npm run build` compiles it: it runs as deployed, without tsx.
   buildService();
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+  const child = spawn(process.execPath, [join(SERVICE_DIR, 'main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
