@@ -68,7 +68,7 @@ export async function batchGet(
         throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_ROUNDS} rounds`);
       if (round > 0) await sleep(backoffDelay(round));
       // The low-level command through the document client's middleware (deadlines, cost, fair sends): its keys and
-      // items converted here directly, without its generic walk over input and output (about 3% of a page's CPU).
+      // items converted here directly, without its generic walk over input and output (about 2% of a page's CPU).
       const command = new BatchGetItemCommand({
         RequestItems: {
           [tableName]: {
