@@ -1,7 +1,8 @@
 /**
  * The page's CPU floor for any service built on Apollo Server and node:http: the same schema, the same HTTP request,
  * the same answer, served from memory by default resolvers. Given the page's captured requests too, its resolver first
- * makes them as the bare replay does: the least a service on Apollo Server and the SDK spends on the page. Started
+ * makes them as the bare replay does: a service on Apollo Server and the SDK with no code of its own (its client keeps
+ * the SDK's logger step, which the service's removes). Started
  * compiled by bench/apollo-floor.ts, the schema's path its argument and what it serves (FloorInput) on stdin.
  */
 import { readFileSync } from 'node:fs';

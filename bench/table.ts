@@ -75,7 +75,7 @@ export function table(report: {
     row(
       'Apollo Server making the same page’s requests with the bare client, its answer from memory, 1 connection',
       pageCpu.platform,
-      `the least a service on Apollo Server and the SDK spends; ${pageCpu.platformCpuMsPerPage} ms of CPU per page, ${pageCpu.platformRatio}× the replay; the service's own code ${pageCpu.ownRatio}× more`,
+      `a service on Apollo Server and the SDK with no code of its own; ${pageCpu.platformCpuMsPerPage} ms of CPU per page, ${pageCpu.platformRatio}× the replay; the service's own code ${pageCpu.ownRatio}× the replay beyond it`,
     ),
     `| service CPU ÷ bare client CPU, per page | | ${pageCpu.ratio}× | | | rotating windows; goal ${pageCpu.goal}: ${met(pageCpu.met)}; left beyond the replay and Apollo's floor: ${pageCpu.remainderCpuMsPerPage} ms |`,
     ...fanOutRows(fanOut),

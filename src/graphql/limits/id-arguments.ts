@@ -81,7 +81,7 @@ function reachesId(named: GraphQLNamedType, seen: Set<GraphQLNamedType>): boolea
 
 /**
  * Operations without an ID argument anywhere, fragments included: their check always finds nothing. Apollo Server
- * keeps a parsed document for each query it has seen, so the same operation comes back as the same node.
+ * keeps recent queries' parsed documents (an LRU cache per schema), so a repeated operation comes back as the same node.
  */
 const withoutIdArguments = new WeakSet<OperationDefinitionNode>();
 
