@@ -15,6 +15,8 @@ function recordingClient(table: string) {
     names: Record<string, string> | undefined;
   }[] = [];
   const client = {
+    // No translateConfig: as createDocumentClient leaves unmarshalling.
+    config: {},
     async send(command: BatchGetItemCommand) {
       const request = command.input.RequestItems![table]!;
       const keys = request.Keys!.map(

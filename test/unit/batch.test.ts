@@ -11,6 +11,8 @@ import { batchGet, batchWrite, del, importItems, put, writeItems } from '../../s
 function throttlingClient(table: string, items: Map<string, Record<string, unknown>>) {
   const requests: { command: string; size: number }[] = [];
   const client = {
+    // No translateConfig: as createDocumentClient leaves unmarshalling.
+    config: {},
     async send(command: BatchGetItemCommand | BatchWriteCommand | TransactWriteCommand) {
       if (command instanceof TransactWriteCommand) {
         const writes = command.input.TransactItems!;

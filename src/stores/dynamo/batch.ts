@@ -61,8 +61,8 @@ export async function batchGet(
 ): Promise<(Item | undefined)[]> {
   const unique = [...new Map(wanted.map((k) => [keyOf(k), { pk: k.pk, sk: k.sk }])).values()];
   const found = new Map<string, Item>();
-  // The document client's own options, as its commands would convert items (absent in the tests' fake clients).
-  const unmarshallOptions = (client.config as typeof client.config | undefined)?.translateConfig?.unmarshallOptions;
+  // The document client's own options, as its commands would convert items.
+  const unmarshallOptions = client.config.translateConfig?.unmarshallOptions;
   await mapConcurrently(chunk(unique, BATCH_GET_LIMIT), BATCH_CONCURRENCY, async (keys) => {
     let pending: Key[] = keys;
     for (let round = 0; pending.length > 0; round++) {
