@@ -7,6 +7,7 @@ import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
 import { type FairSends, endedWaitingForSlot } from './fair-sends.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
+import { SigningSha256 } from './signing-hash.js';
 
 /** Settings DYNAMODB_CONNECT_TIMEOUT_MS, DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, DYNAMODB_TIMEOUT_MS. */
 export interface DynamoTimeouts {
@@ -95,6 +96,7 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
       logger: QUIET,
     },
     logger: QUIET,
+    sha256: SigningSha256,
   };
   if (target.endpoint) {
     config.endpoint = target.endpoint;

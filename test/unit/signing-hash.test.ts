@@ -1,0 +1,80 @@
+import { createHash, createHmac } from 'node:crypto';
+import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SigningSha256 } from '../../src/stores/dynamo/signing-hash.js';
+
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+
+async function digestOf(secret: string | Uint8Array | ArrayBuffer | undefined, ...parts: string[]) {
+  const hash = new SigningSha256(secret);
+  for (const part of parts) hash.update(Buffer.from(part));
+  return hex(await hash.digest());
+}
+
+/** The Authorization header a client signs a GetItem with, taken before it is sent. */
+async function authorization(config: Partial<DynamoDBClientConfig>): Promise<string> {
+  let seen = '';
+  const client = new DynamoDBClient({
+    region: 'eu-west-1',
+    endpoint: 'http://127.0.0.1:9',
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+    maxAttempts: 1,
+    requestHandler: {
+      handle: async (request: { headers: Record<string, string> }) => {
+        seen = request.headers.authorization ?? '';
+        throw new Error('not sent');
+      },
+    },
+    ...config,
+  });
+  await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } })).catch(() => {});
+  client.destroy();
+  return seen;
+}
+
+describe('the SHA-256 the DynamoDB client signs with', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('hashes and keys HMACs as node:crypto does, whatever form the key takes, key after key', async () => {
+    const key = new Uint8Array([1, 2, 3, 4]);
+    const expected = createHmac('sha256', Buffer.from(key)).update('ab').digest('hex');
+    expect(await digestOf(key, 'a', 'b')).toBe(expected);
+    expect(await digestOf(key, 'ab')).toBe(expected);
+    expect(await digestOf(key.buffer, 'ab')).toBe(expected);
+    expect(await digestOf(new Uint8Array([9]), 'ab')).toBe(
+      createHmac('sha256', Buffer.from([9]))
+        .update('ab')
+        .digest('hex'),
+    );
+    expect(await digestOf('secret', 'ab')).toBe(createHmac('sha256', 'secret').update('ab').digest('hex'));
+    expect(await digestOf(undefined, 'ab')).toBe(createHash('sha256').update('ab').digest('hex'));
+    expect(await digestOf('', 'ab')).toBe(createHash('sha256').update('ab').digest('hex'));
+  });
+
+  it('starts again after reset, and refuses more data once an HMAC is digested', async () => {
+    const hash = new SigningSha256('secret');
+    hash.update(Buffer.from('x'));
+    await hash.digest();
+    expect(() => hash.update(Buffer.from('y'))).toThrow(/finished/);
+    hash.reset();
+    hash.update(Buffer.from('ab'));
+    expect(hex(await hash.digest())).toBe(createHmac('sha256', 'secret').update('ab').digest('hex'));
+  });
+
+  it('makes the signature the SDK makes with its own', async () => {
+    // The date and the invocation id are signed too.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-29T01:02:03Z') });
+    vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000');
+    const own = await authorization({});
+    const ours = await authorization({ sha256: SigningSha256 });
+    expect(own).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/20261129\/eu-west-1\/dynamodb\/aws4_request, .*Signature=[0-9a-f]{64}$/,
+    );
+    expect(ours).toBe(own);
+    // Signed again with the signing key the signer keeps.
+    expect(await authorization({ sha256: SigningSha256 })).toBe(own);
+  });
+});
