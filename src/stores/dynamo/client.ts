@@ -7,7 +7,7 @@ import type { DependencyState } from '../../observability/dependencies.js';
 import { addCostMiddleware } from './cost-middleware.js';
 import { type FairSends, endedWaitingForSlot } from './fair-sends.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './embedded-engine.js';
-import { SigningSha256 } from './signing-hash.js';
+import { SigningSha256, reuseSigner } from './signing.js';
 
 /** Settings DYNAMODB_CONNECT_TIMEOUT_MS, DYNAMODB_ATTEMPT_TIMEOUT_MS, DYNAMODB_MAX_ATTEMPTS, DYNAMODB_TIMEOUT_MS. */
 export interface DynamoTimeouts {
@@ -110,6 +110,7 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   // The SDK's logger step copies every input and output through its sensitive-field filter to hand it
   // to a logger, even the no-op one we leave in place: a few percent of the service's CPU per page, for nothing.
   client.middlewareStack.remove('loggerMiddleware');
+  reuseSigner(client);
   addCostMiddleware(client, target.countAs ?? 'dynamodb');
   target.fairSends?.attach(client);
   const document = DynamoDBDocumentClient.from(client, {

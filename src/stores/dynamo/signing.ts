@@ -1,4 +1,5 @@
 import { type Hash, type Hmac, type KeyObject, createHash, createHmac, createSecretKey } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** What the SDK hashes or keys an HMAC with. */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
@@ -59,4 +60,27 @@ export class SigningSha256 {
   private start(): Hash | Hmac {
     return this.key === null ? createHash('sha256') : createHmac('sha256', this.key);
   }
+}
+
+type SignerFactory = DynamoDBClient['config']['signer'];
+
+/**
+ * Makes the client's signer once per auth scheme instead of once per request: the SDK's factory copies the whole
+ * client configuration into a new signer each time. The signer asks the client's credentials provider at every
+ * signature, so credentials that rotate still do.
+ */
+export function reuseSigner(client: DynamoDBClient): void {
+  const build: SignerFactory = client.config.signer;
+  const signers = new Map<string, ReturnType<SignerFactory>>();
+  client.config.signer = (authScheme) => {
+    const key = JSON.stringify(authScheme ?? null);
+    let signer = signers.get(key);
+    if (!signer) {
+      signer = build(authScheme);
+      signers.set(key, signer);
+      // A factory that failed (a region provider that threw) is asked again next time.
+      signer.catch(() => signers.delete(key));
+    }
+    return signer;
+  };
 }

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SigningSha256 } from '../../src/stores/dynamo/signing-hash.js';
+import { SigningSha256, reuseSigner } from '../../src/stores/dynamo/signing.js';
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -11,25 +11,40 @@ async function digestOf(secret: string | Uint8Array | ArrayBuffer | undefined, .
   return hex(await hash.digest());
 }
 
-/** The Authorization header a client signs a GetItem with, taken before it is sent. */
-async function authorization(config: Partial<DynamoDBClientConfig>): Promise<string> {
-  let seen = '';
+const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+
+/** The Authorization headers a client signs `requests` GetItems with, taken before they are sent. */
+async function authorizations(
+  config: Partial<DynamoDBClientConfig>,
+  { reused = false, requests = 1 } = {},
+): Promise<string[]> {
+  const seen: string[] = [];
   const client = new DynamoDBClient({
     region: 'eu-west-1',
     endpoint: 'http://127.0.0.1:9',
-    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' },
+    credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: SECRET },
     maxAttempts: 1,
     requestHandler: {
       handle: async (request: { headers: Record<string, string> }) => {
-        seen = request.headers.authorization ?? '';
+        seen.push(request.headers.authorization ?? '');
         throw new Error('not sent');
       },
     },
     ...config,
   });
-  await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } })).catch(() => {});
+  if (reused) reuseSigner(client);
+  for (let i = 0; i < requests; i++)
+    await client.send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'a' } } })).catch(() => {});
   client.destroy();
   return seen;
+}
+
+const authorization = async (config: Partial<DynamoDBClientConfig>) => (await authorizations(config))[0];
+
+/** The date and the invocation id are signed too: both fixed, so that two clients' signatures compare. */
+function fixSignedValues() {
+  vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-29T01:02:03Z') });
+  vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000');
 }
 
 describe('the SHA-256 the DynamoDB client signs with', () => {
@@ -65,9 +80,7 @@ describe('the SHA-256 the DynamoDB client signs with', () => {
   });
 
   it('makes the signature the SDK makes with its own', async () => {
-    // The date and the invocation id are signed too.
-    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-29T01:02:03Z') });
-    vi.spyOn(globalThis.crypto, 'randomUUID').mockReturnValue('00000000-0000-4000-8000-000000000000');
+    fixSignedValues();
     const own = await authorization({});
     const ours = await authorization({ sha256: SigningSha256 });
     expect(own).toMatch(
@@ -76,5 +89,37 @@ describe('the SHA-256 the DynamoDB client signs with', () => {
     expect(ours).toBe(own);
     // Signed again with the signing key the signer keeps.
     expect(await authorization({ sha256: SigningSha256 })).toBe(own);
+  });
+});
+
+describe('a signer reused from request to request', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('signs each request as a signer made for it would', async () => {
+    fixSignedValues();
+    const own = await authorizations({}, { requests: 3 });
+    expect(new Set(own).size).toBe(1);
+    expect(await authorizations({ sha256: SigningSha256 }, { reused: true, requests: 3 })).toEqual(own);
+  });
+
+  it('signs with the credentials the provider gives at each request', async () => {
+    fixSignedValues();
+    const signedWith = async (reused: boolean) => {
+      let served = 0;
+      // Expiring within the SDK's five-minute margin: asked for again at every request.
+      const rotating = async () => ({
+        accessKeyId: `AKID${++served}`,
+        secretAccessKey: SECRET,
+        expiration: new Date(Date.now() + 60_000),
+      });
+      const signed = await authorizations({ credentials: rotating }, { reused, requests: 2 });
+      return signed.map((header) => /Credential=(\w+)\//.exec(header)?.[1]);
+    };
+    const own = await signedWith(false);
+    expect(own[0]).not.toBe(own[1]);
+    expect(await signedWith(true)).toEqual(own);
   });
 });
