@@ -1,10 +1,21 @@
-import { type Hash, type Hmac, type KeyObject, createHash, createHmac, createSecretKey } from 'node:crypto';
+import {
+  type BinaryLike,
+  type Hash,
+  type Hmac,
+  type KeyObject,
+  createHash,
+  createHmac,
+  createSecretKey,
+} from 'node:crypto';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 /** What the SDK hashes or keys an HMAC with. */
 type SourceData = string | ArrayBuffer | ArrayBufferView;
 
-/** Keys as KeyObjects, by the key the signer holds: it reuses one signing key for a day (its own cache). */
+/**
+ * Keys as KeyObjects, by the bytes object the SDK holds: its signers share one signing key a day (a module-wide cache),
+ * a fresh digest it never writes to. A string key goes as it is: Node's slow check is for objects only.
+ */
 const keyObjects = new WeakMap<object, KeyObject>();
 
 function keyOf(secret: SourceData): string | KeyObject {
@@ -25,6 +36,7 @@ function keyOf(secret: SourceData): string | KeyObject {
  * checking whether a key given as bytes is a KeyObject; the signer makes an HMAC of each request with its signing key.
  */
 export class SigningSha256 {
+  readonly digestLength = 32;
   /** As the SDK's own: an empty secret makes a plain hash. */
   private readonly key: string | KeyObject | null;
   private hash: Hash | Hmac;
@@ -35,7 +47,7 @@ export class SigningSha256 {
     this.hash = this.start();
   }
 
-  update(data: Uint8Array): void {
+  update(data: BinaryLike): void {
     if (this.finished) throw new Error('Attempted to update an already finished hash.');
     this.hash.update(data);
   }
@@ -65,8 +77,8 @@ export class SigningSha256 {
 type SignerFactory = DynamoDBClient['config']['signer'];
 
 /**
- * Makes the client's signer once per auth scheme instead of once per request: the SDK's factory copies the whole
- * client configuration into a new signer each time. The signer asks the client's credentials provider at every
+ * Makes the client's signer once per auth scheme instead of once per request: the SDK's factory spreads the whole
+ * client configuration and builds a new signer each time. The signer asks the client's credentials provider at every
  * signature, so credentials that rotate still do.
  */
 export function reuseSigner(client: DynamoDBClient): void {
@@ -79,7 +91,9 @@ export function reuseSigner(client: DynamoDBClient): void {
       signer = build(authScheme);
       signers.set(key, signer);
       // A factory that failed (a region provider that threw) is asked again next time.
-      signer.catch(() => signers.delete(key));
+      signer.catch(() => {
+        if (signers.get(key) === signer) signers.delete(key);
+      });
     }
     return signer;
   };
