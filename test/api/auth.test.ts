@@ -136,16 +136,13 @@ describe('stored items: a validly signed token whose account does not exist', ()
 describe('the account check', () => {
   it('answers a signed-in request whose operationName the document lacks with a client error, not an internal one', async () => {
     const user = await t.signUp();
-    const response = await fetch(`${t.url}/graphql`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${user.token}` },
-      body: JSON.stringify({
-        query: 'mutation CreatePost { createPost(input: { text: "x" }) { post { id } } }',
-        operationName: 'SignUp',
-      }),
-    });
-    const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
-    expect(body.errors.map((e) => e.extensions.code)).toEqual(['OPERATION_RESOLUTION_FAILURE']);
+    const body = await t.gql(
+      'mutation CreatePost { createPost(input: { text: "x" }) { post { id } } }',
+      undefined,
+      user.token,
+      'SignUp',
+    );
+    expect(errorCodes(body)).toEqual(['OPERATION_RESOLUTION_FAILURE']);
   });
 
   it('finds an account created a moment ago that an eventually consistent read does not see yet', async () => {

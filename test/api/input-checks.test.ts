@@ -108,16 +108,9 @@ describe('ids', () => {
     expect(refusal(spread)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
     // One document, two operations: the one without ids, chosen first, does not exempt the other.
     const twoOperations = 'query Plain { viewer { id } } query ById($id: ID!) { post(id: $id) { id } }';
-    const send = (operationName: string, variables: Record<string, unknown>) =>
-      fetch(`${t.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: twoOperations, operationName, variables }),
-      }).then(
-        async (response) => ({ status: response.status, ...((await response.json()) as object) }) as GraphQLResponse,
-      );
-    expect((await send('Plain', {})).errors).toBeUndefined();
-    expect(refusal(await send('ById', { id: HUGE_ID }))).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
+    expect((await t.gql(twoOperations, {}, undefined, 'Plain')).errors).toBeUndefined();
+    const byId = await t.gql(twoOperations, { id: HUGE_ID }, undefined, 'ById');
+    expect(refusal(byId)).toEqual({ code: 'BAD_USER_INPUT', field: 'id' });
   });
 
   it('answers a short id of another shape as naming nothing, without a lookup', async () => {

@@ -19,11 +19,12 @@ export interface TestApp {
   url: string;
   endpoint: string;
   tablePrefix: string;
-  /** Sends one operation over HTTP, as `token`'s user when given. */
+  /** Sends one operation over HTTP, as `token`'s user when given; `operationName` picks one of the document's. */
   gql<T = Record<string, any>>(
     query: string,
     variables?: Record<string, unknown>,
     token?: string,
+    operationName?: string,
   ): Promise<GraphQLResponse<T>>;
   /** Sends one operation that must succeed and returns its data; throws with its errors otherwise. */
   gqlData<T = Record<string, any>>(query: string, variables?: Record<string, unknown>, token?: string): Promise<T>;
@@ -101,13 +102,14 @@ export async function startTestApp(
     query: string,
     variables?: Record<string, unknown>,
     token?: string,
+    operationName?: string,
   ): Promise<GraphQLResponse<T>> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     const response = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ query, variables }),
+      body: JSON.stringify({ query, variables, operationName }),
     });
     const body = (await response.json()) as Omit<GraphQLResponse<T>, 'status'>;
     return { status: response.status, ...body };
