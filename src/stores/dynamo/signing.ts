@@ -36,7 +36,6 @@ function keyOf(secret: SourceData): string | KeyObject {
  * checking whether a key given as bytes is a KeyObject; the signer makes an HMAC of each request with its signing key.
  */
 export class SigningSha256 {
-  readonly digestLength = 32;
   /** As the SDK's own: an empty secret makes a plain hash. */
   private readonly key: string | KeyObject | null;
   private hash: Hash | Hmac;
