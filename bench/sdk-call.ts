@@ -4,8 +4,10 @@
  * - the SDK's defaults, as the benchmark's replay runs them;
  * - with the service's `sha256` (HMAC keys as KeyObjects, see src/stores/dynamo/signing.ts);
  * - with that and one signer a client (`reuseSigner`).
- * Each call carries an abort signal, as the service's do. The three alternate in rounds; medians of the rounds.
+ * Each call carries an abort signal, as the service's do. The three alternate in rounds; medians of the rounds. First,
+ * what one HMAC costs Node keyed with bytes, as the SDK keys it, and with a KeyObject.
  */
+import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { SigningSha256, reuseSigner } from '../src/stores/dynamo/signing.js';
 
@@ -52,6 +54,23 @@ async function calls(target: DynamoDBClient, count: number): Promise<number> {
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** CPU µs one HMAC of a string to sign takes with `key`, median of the rounds. */
+function hmacUs(key: Uint8Array | ReturnType<typeof createSecretKey>): number {
+  const rounds: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = process.cpuUsage();
+    for (let i = 0; i < CALLS * 5; i++) createHmac('sha256', key).update('AWS4-HMAC-SHA256\n20261129T000000Z').digest();
+    const used = process.cpuUsage(started);
+    rounds.push((used.user + used.system) / (CALLS * 5));
+  }
+  return median(rounds);
+}
+const signingKey = new Uint8Array(randomBytes(32));
+console.log(
+  `one HMAC, Node ${process.versions.node}: ${hmacUs(signingKey).toFixed(1)} µs keyed with bytes, ` +
+    `${hmacUs(createSecretKey(signingKey)).toFixed(1)} µs with a KeyObject`,
+);
 
 for (const side of sides) await calls(side.client, CALLS);
 for (let round = 0; round < ROUNDS; round++)
