@@ -14,8 +14,12 @@ const TICKS_PER_SECOND = (() => {
 
 /** User + system CPU milliseconds the process (all its threads) has used so far; null when it is gone or /proc is missing. */
 export function processCpuMs(pid: number): number | null {
+  return cpuMsOf(`/proc/${pid}/stat`);
+}
+
+function cpuMsOf(statFile: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(statFile, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces: count fields after its closing one.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const userTicks = Number(fields[11]);
@@ -24,6 +28,19 @@ export function processCpuMs(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/** User + system CPU milliseconds of the process's first thread whose name starts with `prefix` (Linux names hold 15 characters); null if none. */
+export function threadCpuMs(pid: number, prefix: string): number | null {
+  try {
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      if (!readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').startsWith(prefix.slice(0, 15))) continue;
+      return cpuMsOf(`/proc/${pid}/task/${task}/stat`);
+    }
+  } catch {
+    // The process is gone, or there is no /proc.
+  }
+  return null;
 }
 
 /** The pid of the DynamoDB Local java process answering on `endpoint`'s port, if it runs on this machine. */

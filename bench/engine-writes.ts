@@ -1,0 +1,115 @@
+/**
+ * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 3]` (alone; not part of `npm run bench`): what one written
+ * item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed). It starts the
+ * engine on a new data directory, as the service creates one, and writes home timeline entries through the seed's
+ * `importItems`, 16 calls in flight, in three ways that alternate in rounds:
+ * - TransactWriteItems of 100 into one table, in key order (the seed's way on DynamoDB Local);
+ * - BatchWriteItem of 25 into one table;
+ * - TransactWriteItems of 100, half of the items into each of two tables at once.
+ * It prints, medians of the rounds, the wall time and the engine's CPU per item, and how busy the engine's one
+ * SQLite thread was.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { WriteApi } from '../src/config.js';
+import { idFrom } from '../src/domain/ids.js';
+import { createLogger } from '../src/logger.js';
+import { Random } from '../src/seed/random.js';
+import { importItems } from '../src/stores/dynamo/batch.js';
+import { createDocumentClient } from '../src/stores/dynamo/client.js';
+import { homeEntryItem } from '../src/stores/dynamo/dynamo-home-entries.js';
+import { startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
+import { ensureTable } from '../src/stores/dynamo/tables.js';
+import { dynamoDbLocalPid, processCpuMs, threadCpuMs } from './cpu.js';
+
+const { values: flags } = parseArgs({
+  options: { items: { type: 'string', default: '30000' }, rounds: { type: 'string', default: '3' } },
+});
+const ITEMS = Number(flags.items);
+const ROUNDS = Number(flags.rounds);
+const READERS = 2_000;
+const TABLES = ['engine-writes-a', 'engine-writes-b'];
+
+const dataDir = mkdtempSync(join(tmpdir(), 'engine-writes-'));
+const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
+const pid = dynamoDbLocalPid(engine.endpoint);
+if (pid === null) throw new Error('no DynamoDB Local process found: this benchmark reads its CPU from /proc');
+const clients = TABLES.map((tableName) => createDocumentClient({ endpoint: engine.endpoint, tableName }));
+for (const [i, tableName] of TABLES.entries()) await ensureTable(clients[i]!, tableName);
+
+const random = new Random(42);
+const readers = Array.from({ length: READERS }, () => idFrom('usr', Date.now(), () => random.next()));
+const startMs = Date.now() - 30 * 86_400_000;
+/** `count` home entries of random readers, as the seed writes them. */
+function entries(count: number) {
+  return Array.from({ length: count }, () => {
+    const atMs = startMs + random.below(30 * 86_400_000);
+    return homeEntryItem({
+      userId: random.pick(readers),
+      postId: idFrom('pst', atMs, () => random.next()),
+      authorId: random.pick(readers),
+      counterShards: null,
+      expiresAt: Math.floor(atMs / 1000) + 30 * 86_400,
+    });
+  });
+}
+
+const write = (table: number, api: WriteApi, items: object[]) =>
+  importItems(clients[table]!, TABLES[table]!, items, (item) => [item as Record<string, unknown>], { api });
+
+const ways = [
+  { name: 'TransactWriteItems of 100, one table', run: () => write(0, 'transactWrite', entries(ITEMS)) },
+  { name: 'BatchWriteItem of 25, one table', run: () => write(0, 'batchWrite', entries(ITEMS)) },
+  {
+    name: 'TransactWriteItems of 100, two tables at once',
+    run: () => Promise.all([0, 1].map((t) => write(t, 'transactWrite', entries(ITEMS / 2)))),
+  },
+];
+
+interface Round {
+  wallUs: number;
+  engineUs: number;
+  sqliteUs: number;
+}
+const rounds = ways.map(() => [] as Round[]);
+// A first round warms the engine's JIT; it is not counted.
+await write(0, 'transactWrite', entries(ITEMS));
+for (let r = 0; r < ROUNDS; r++) {
+  for (let k = 0; k < ways.length; k++) {
+    const i = (k + r) % ways.length;
+    const [engineBefore, sqliteBefore, started] = [processCpuMs(pid)!, sqliteCpuMs(), performance.now()];
+    await ways[i]!.run();
+    const wallMs = performance.now() - started;
+    const perItem = (ms: number) => (ms * 1000) / ITEMS;
+    rounds[i]!.push({
+      wallUs: perItem(wallMs),
+      engineUs: perItem(processCpuMs(pid)! - engineBefore),
+      sqliteUs: perItem(sqliteCpuMs() - sqliteBefore),
+    });
+  }
+}
+await engine.stop();
+rmSync(dataDir, { recursive: true, force: true });
+
+function sqliteCpuMs(): number {
+  return threadCpuMs(pid!, 'SQLiteQueue') ?? Number.NaN;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const base = median(rounds[0]!.map((r) => r.wallUs));
+console.log(`${ITEMS} home entries a round, ${ROUNDS} rounds, medians (µs an item):`);
+console.log(
+  '| way | wall | engine CPU | SQLite thread CPU | SQLite thread busy | engine cores | wall against the first |',
+);
+console.log('|---|---:|---:|---:|---:|---:|---:|');
+for (const [i, way] of ways.entries()) {
+  const [wall, cpu, sqlite] = (['wallUs', 'engineUs', 'sqliteUs'] as const).map((k) =>
+    median(rounds[i]!.map((r) => r[k])),
+  );
+  const share = (x: number) => `${Math.round((x / wall!) * 100)}%`;
+  console.log(
+    `| ${way.name} | ${wall!.toFixed(0)} | ${cpu!.toFixed(0)} | ${sqlite!.toFixed(0)} | ${share(sqlite!)} | ${(cpu! / wall!).toFixed(2)} | ${(wall! / base).toFixed(2)}× |`,
+  );
+}
