@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 3]` (alone; not part of `npm run bench`): what one written
+ * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5]` (alone; not part of `npm run bench`): what one written
  * item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed). It starts the
  * engine on a new data directory, as the service creates one, and writes home timeline entries through the seed's
  * `importItems`, 16 calls in flight, in three ways that alternate in rounds:
@@ -25,10 +25,12 @@ import { ensureTable } from '../src/stores/dynamo/tables.js';
 import { dynamoDbLocalPid, processCpuMs, threadCpuMs } from './cpu.js';
 
 const { values: flags } = parseArgs({
-  options: { items: { type: 'string', default: '30000' }, rounds: { type: 'string', default: '3' } },
+  options: { items: { type: 'string', default: '30000' }, rounds: { type: 'string', default: '5' } },
 });
 const ITEMS = Number(flags.items);
 const ROUNDS = Number(flags.rounds);
+if (!(Number.isInteger(ITEMS) && ITEMS >= 2 && Number.isInteger(ROUNDS) && ROUNDS >= 1))
+  throw new Error('--items takes a whole number of at least 2, --rounds one of at least 1');
 const READERS = 2_000;
 const TABLES = ['engine-writes-a', 'engine-writes-b'];
 
@@ -60,11 +62,15 @@ const write = (table: number, api: WriteApi, items: object[]) =>
   importItems(clients[table]!, TABLES[table]!, items, (item) => [item as Record<string, unknown>], { api });
 
 const ways = [
-  { name: 'TransactWriteItems of 100, one table', run: () => write(0, 'transactWrite', entries(ITEMS)) },
-  { name: 'BatchWriteItem of 25, one table', run: () => write(0, 'batchWrite', entries(ITEMS)) },
+  { name: 'TransactWriteItems of 100, one table', run: (items: object[]) => write(0, 'transactWrite', items) },
+  { name: 'BatchWriteItem of 25, one table', run: (items: object[]) => write(0, 'batchWrite', items) },
   {
     name: 'TransactWriteItems of 100, two tables at once',
-    run: () => Promise.all([0, 1].map((t) => write(t, 'transactWrite', entries(ITEMS / 2)))),
+    run: (items: object[]) =>
+      Promise.all([
+        write(0, 'transactWrite', items.slice(0, items.length / 2)),
+        write(1, 'transactWrite', items.slice(items.length / 2)),
+      ]),
   },
 ];
 
@@ -79,8 +85,9 @@ await write(0, 'transactWrite', entries(ITEMS));
 for (let r = 0; r < ROUNDS; r++) {
   for (let k = 0; k < ways.length; k++) {
     const i = (k + r) % ways.length;
+    const items = entries(ITEMS);
     const [engineBefore, sqliteBefore, started] = [processCpuMs(pid)!, sqliteCpuMs(), performance.now()];
-    await ways[i]!.run();
+    await ways[i]!.run(items);
     const wallMs = performance.now() - started;
     const perItem = (ms: number) => (ms * 1000) / ITEMS;
     rounds[i]!.push({
