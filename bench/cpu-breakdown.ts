@@ -31,7 +31,7 @@ import { type CapturedRequest, byWave, capturePage, describeWaves, replayRequest
 import { CpuMeter } from './cpu.js';
 import { pageRequest } from './home-vs-floor.js';
 import { type Window, round, runLoops, summarize } from './loops.js';
-import { BENCH_SECRET, ROOT, gql, log, startService, stopService } from './service.js';
+import { BENCH_SECRET, MEASURED_AS_IN_PRODUCTION, ROOT, gql, log, startService, stopService } from './service.js';
 
 const { values: flags } = parseArgs({
   options: { 'data-dir': { type: 'string', default: '.data/bench-u1100-f10000-p1000-l1000-s42-d30' } },
@@ -73,13 +73,7 @@ const typename = async (url: string) => {
 const captured = await capturePage(engine.endpoint, token, { typename });
 const pageRequests = captured.requests;
 const typenameRequests = captured.others.typename;
-const service = await startService(engine.endpoint, {
-  NODE_ENV: 'production',
-  COST_EXTENSIONS: 'false',
-  BATCHING: 'true',
-  WORKER_ENABLED: 'false',
-  CACHE: 'off',
-});
+const service = await startService(engine.endpoint, MEASURED_AS_IN_PRODUCTION);
 const document = createDocumentClient({ endpoint: engine.endpoint, tableName: 'unused' });
 const bare = replayRequest(engine.endpoint, pageRequests);
 const bareAtOnce = replayRequest(

@@ -30,6 +30,7 @@ import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } fr
 import { round } from './loops.js';
 import {
   BENCH_SECRET,
+  MEASURED_AS_IN_PRODUCTION,
   ROOT,
   type Service,
   buildMeasuredProcesses,
@@ -367,17 +368,7 @@ async function serviceCpuPerPage(endpoint: string, token: string, stoppedLater: 
   const { requests, answer } = await capturePage(endpoint, token, {}, stoppedLater);
   const each = Array.from({ length: CPU_PROCESSES });
   const measured = await Promise.all(
-    each.map(async () =>
-      stoppedLater(
-        await startService(endpoint, {
-          NODE_ENV: 'production',
-          COST_EXTENSIONS: 'false',
-          BATCHING: 'true',
-          WORKER_ENABLED: 'false',
-          CACHE: 'off',
-        }),
-      ),
-    ),
+    each.map(async () => stoppedLater(await startService(endpoint, MEASURED_AS_IN_PRODUCTION))),
   );
   const replays: Awaited<ReturnType<typeof replayProcess>>[] = [];
   try {

@@ -57,13 +57,29 @@ export function builtBenchProcess(name: string): string {
   return join(ROOT, 'dist-bench/bench', `${name}.js`);
 }
 
-/** Starts the compiled service (SERVICE_DIR) in its own process over the engine at `endpoint`, and waits until it is healthy. */
-export async function startService(endpoint: string, env: Record<string, string>): Promise<Service> {
+/** The settings of a service whose CPU a page is measured on: as in production, its API alone, no cache. */
+export const MEASURED_AS_IN_PRODUCTION = {
+  NODE_ENV: 'production',
+  COST_EXTENSIONS: 'false',
+  BATCHING: 'true',
+  WORKER_ENABLED: 'false',
+  CACHE: 'off',
+};
+
+/**
+ * Starts the compiled service (SERVICE_DIR, or `build`: another tree's compiled `main.js` and that tree) in its own
+ * process over the engine at `endpoint`, and waits until it is healthy.
+ */
+export async function startService(
+  endpoint: string,
+  env: Record<string, string>,
+  build?: { main: string; root: string },
+): Promise<Service> {
   // Compiled as `npm run build` compiles it: it runs as deployed, without tsx.
-  buildService();
+  if (!build) buildService();
   const port = await freePort();
-  const child = spawn(process.execPath, [join(SERVICE_DIR, 'main.js')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [build?.main ?? join(SERVICE_DIR, 'main.js')], {
+    cwd: build?.root ?? ROOT,
     env: {
       ...process.env,
       PORT: String(port),
