@@ -11,9 +11,8 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Tokens } from '../src/auth/tokens.js';
 import { createLogger } from '../src/logger.js';
@@ -26,6 +25,7 @@ import {
   MEASURED_AS_IN_PRODUCTION,
   ROOT,
   type Service,
+  compile,
   log,
   startService,
   stopService,
@@ -47,32 +47,46 @@ const [processes, rounds, windowS] = [flags.processes, flags.rounds, flags.windo
 ];
 if (!flags.base || ![processes, rounds, windowS].every((n) => Number.isInteger(n) && n >= 1))
   throw new Error('usage: bench/ab.ts --base <revision> [--processes n] [--rounds n] [--window seconds]');
-const dataDir = join(ROOT, flags['data-dir']);
+const dataDir = resolve(ROOT, flags['data-dir']);
 if (!existsSync(join(dataDir, 'bench-manifest.json')))
   throw new Error(`no benchmark data set in ${dataDir}: run \`npm run bench -- --quick\` once first`);
 const manifest = JSON.parse(readFileSync(join(dataDir, 'bench-manifest.json'), 'utf8')) as { viewerId: string };
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
 const commit = git('rev-parse', '--verify', `${flags.base}^{commit}`);
-const worktree = mkdtempSync(join(tmpdir(), 'ab-base-'));
+const baseLock = spawnSync('git', ['show', `${commit}:package-lock.json`], { cwd: ROOT, encoding: 'utf8' }).stdout;
+if (baseLock.trim() !== readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim())
+  log(`warning: ${commit.slice(0, 7)} locks other packages; the base runs on this tree's node_modules`);
 
-/** The base revision, checked out and compiled into its own tree's dist/, so that it reads its own schema.graphql. */
-function buildBase(): { main: string; root: string } {
+/** The base revision, checked out in `worktree` and compiled into its dist/, so that it reads its own schema.graphql. */
+function buildBase(worktree: string): { main: string; root: string } {
   log(`compiling the base ${commit.slice(0, 7)} in ${worktree}`);
   git('worktree', 'add', '--detach', '--force', worktree, commit);
   symlinkSync(join(ROOT, 'node_modules'), join(worktree, 'node_modules'), 'dir');
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(worktree, 'tsconfig.build.json')], {
-    cwd: worktree,
-    stdio: 'inherit',
-  });
+  compile(worktree, 'tsconfig.build.json');
   return { main: join(worktree, 'dist/main.js'), root: worktree };
 }
 
 const services: Service[] = [];
-const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
+const worktree = mkdtempSync(join(tmpdir(), 'ab-base-'));
+const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') }).catch((error: unknown) => {
+  rmSync(worktree, { recursive: true, force: true });
+  throw error;
+});
+let stopping: Promise<void> | undefined;
+/** Stops the services and the engine and removes the worktree, once (on Ctrl-C and at the end). */
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    await Promise.all(services.map(stopService));
+    await engine.stop();
+    spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT, stdio: 'ignore' });
+    rmSync(worktree, { recursive: true, force: true });
+  })();
+  return stopping;
+}
+process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
 try {
-  const base = buildBase();
+  const base = buildBase(worktree);
   const token = await new Tokens(BENCH_SECRET, 3600).issue(manifest.viewerId);
   const sides: { name: 'base' | 'working tree'; page: () => Promise<void>; cpu: CpuMeter; windows: Window[] }[] = [];
   for (let i = 0; i < processes; i++)
@@ -100,6 +114,8 @@ try {
   const result = (['base', 'working tree'] as const).map((name) => {
     const windows = sides.filter((side) => side.name === name).flatMap((side) => side.windows);
     const summary = summarize(1, windows);
+    // A page that failed spent CPU that no page is counted for: the figure would be too high.
+    if (summary.failures > 0) throw new Error(`the ${name} failed ${summary.failures} pages`);
     return {
       name,
       pooled: summary.cpuMsPerOperation.service ?? Number.NaN,
@@ -120,8 +136,5 @@ try {
     `working tree ÷ base: ${round(after.pooled / before.pooled, 3)}× pooled, ${round(after.byWindow / before.byWindow, 3)}× by median window`,
   );
 } finally {
-  await Promise.all(services.map(stopService));
-  await engine.stop();
-  spawnSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT, stdio: 'ignore' });
-  rmSync(worktree, { recursive: true, force: true });
+  await stopAll();
 }

@@ -10,6 +10,9 @@ export const ROOT = resolve(import.meta.dirname, '..');
 export const BENCH_SECRET = 'benchmark-only-secret-benchmark-only-secret';
 
 export const log = (message: string) => process.stderr.write(`bench: ${message}\n`);
+/** A bulk write (a seed, a write floor) may queue behind others on one engine: a request's deadline is a minute. */
+export const BULK_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface Service {
@@ -26,16 +29,21 @@ const SERVICE_DIR = join(ROOT, 'dist-bench-service');
 
 const built = new Set<string>();
 
-/** Compiles a TypeScript project once per benchmark process, into `outDir` (emptied first) when given. */
+/** Compiles the TypeScript project `project` of the tree at `root`, into `outDir` (emptied first) when given. */
+export function compile(root: string, project: string, outDir?: string): void {
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  execFileSync(process.execPath, [tsc, '-p', join(root, project), ...(outDir ? ['--outDir', outDir] : [])], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+}
+
+/** Compiles a project of this tree once per benchmark process. */
 function buildOnce(project: string, what: string, outDir?: string): void {
   if (built.has(project)) return;
   log(`compiling ${what} (tsc -p ${project})`);
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, project), ...(outDir ? ['--outDir', outDir] : [])], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  compile(ROOT, project, outDir);
   built.add(project);
 }
 
