@@ -6,23 +6,25 @@
  * - TransactWriteItems of 100 into one table, in key order (the seed's way on DynamoDB Local);
  * - BatchWriteItem of 25 into one table;
  * - TransactWriteItems of 100, half of the items into each of two tables at once.
- * It prints, medians of the rounds, the wall time and the engine's CPU per item, and how busy the engine's one
- * SQLite thread was.
+ * A round of each way warms the engine first. It prints, medians of the rounds, the wall time and the engine's CPU
+ * per item, and how busy the engine's one SQLite thread was.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { WriteApi } from '../src/config.js';
+import { type WriteApi, loadConfig } from '../src/config.js';
 import { idFrom } from '../src/domain/ids.js';
 import { createLogger } from '../src/logger.js';
 import { Random } from '../src/seed/random.js';
 import { importItems } from '../src/stores/dynamo/batch.js';
-import { createDocumentClient } from '../src/stores/dynamo/client.js';
+import { createDocumentClient, dynamoTimeoutsOf } from '../src/stores/dynamo/client.js';
 import { homeEntryItem } from '../src/stores/dynamo/dynamo-home-entries.js';
 import { startEmbeddedEngine } from '../src/stores/dynamo/embedded-engine.js';
 import { ensureTable } from '../src/stores/dynamo/tables.js';
 import { dynamoDbLocalPid, processCpuMs, threadCpuMs } from './cpu.js';
+import { median } from './loops.js';
+import { BULK_TIMEOUTS } from './service.js';
 
 const { values: flags } = parseArgs({
   options: { items: { type: 'string', default: '30000' }, rounds: { type: 'string', default: '5' } },
@@ -35,11 +37,12 @@ const READERS = 2_000;
 const TABLES = ['engine-writes-a', 'engine-writes-b'];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'engine-writes-'));
-const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
-const pid = dynamoDbLocalPid(engine.endpoint);
-if (pid === null) throw new Error('no DynamoDB Local process found: this benchmark reads its CPU from /proc');
-const clients = TABLES.map((tableName) => createDocumentClient({ endpoint: engine.endpoint, tableName }));
-for (const [i, tableName] of TABLES.entries()) await ensureTable(clients[i]!, tableName);
+const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') }).catch((error: unknown) => {
+  rmSync(dataDir, { recursive: true, force: true });
+  throw error;
+});
+const timeouts = dynamoTimeoutsOf(loadConfig(BULK_TIMEOUTS));
+const clients = TABLES.map((tableName) => createDocumentClient({ endpoint: engine.endpoint, tableName, timeouts }));
 
 const random = new Random(42);
 const readers = Array.from({ length: READERS }, () => idFrom('usr', Date.now(), () => random.next()));
@@ -79,32 +82,42 @@ interface Round {
   engineUs: number;
   sqliteUs: number;
 }
-const rounds = ways.map(() => [] as Round[]);
-// A first round warms the engine's JIT; it is not counted.
-await write(0, 'transactWrite', entries(ITEMS));
-for (let r = 0; r < ROUNDS; r++) {
-  for (let k = 0; k < ways.length; k++) {
-    const i = (k + r) % ways.length;
-    const items = entries(ITEMS);
-    const [engineBefore, sqliteBefore, started] = [processCpuMs(pid)!, sqliteCpuMs(), performance.now()];
-    await ways[i]!.run(items);
-    const wallMs = performance.now() - started;
-    const perItem = (ms: number) => (ms * 1000) / ITEMS;
-    rounds[i]!.push({
-      wallUs: perItem(wallMs),
-      engineUs: perItem(processCpuMs(pid)! - engineBefore),
-      sqliteUs: perItem(sqliteCpuMs() - sqliteBefore),
-    });
+
+/** The rounds of each way, after a round of each that warms the engine's JIT and is not counted. */
+async function measure(pid: number): Promise<Round[][]> {
+  const sqliteCpuMs = () => threadCpuMs(pid, 'SQLiteQueue') ?? Number.NaN;
+  for (const way of ways) await way.run(entries(ITEMS));
+  const rounds = ways.map(() => [] as Round[]);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let k = 0; k < ways.length; k++) {
+      const i = (k + r) % ways.length;
+      const items = entries(ITEMS);
+      const [engineBefore, sqliteBefore, started] = [processCpuMs(pid)!, sqliteCpuMs(), performance.now()];
+      await ways[i]!.run(items);
+      const wallMs = performance.now() - started;
+      const perItem = (ms: number) => (ms * 1000) / ITEMS;
+      rounds[i]!.push({
+        wallUs: perItem(wallMs),
+        engineUs: perItem(processCpuMs(pid)! - engineBefore),
+        sqliteUs: perItem(sqliteCpuMs() - sqliteBefore),
+      });
+    }
   }
-}
-await engine.stop();
-rmSync(dataDir, { recursive: true, force: true });
-
-function sqliteCpuMs(): number {
-  return threadCpuMs(pid!, 'SQLiteQueue') ?? Number.NaN;
+  return rounds;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+let rounds: Round[][];
+try {
+  const pid = dynamoDbLocalPid(engine.endpoint);
+  if (pid === null) throw new Error('no DynamoDB Local process found: this benchmark reads its CPU from /proc');
+  for (const [i, tableName] of TABLES.entries()) await ensureTable(clients[i]!, tableName);
+  rounds = await measure(pid);
+} finally {
+  for (const client of clients) client.destroy();
+  await engine.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
 const base = median(rounds[0]!.map((r) => r.wallUs));
 console.log(`${ITEMS} home entries a round, ${ROUNDS} rounds, medians (µs an item):`);
 console.log(

@@ -30,6 +30,7 @@ import { HOME_QUERY, PAGE_SIZE, floorRequest, homeAgainstFloor, pageRequest } fr
 import { round } from './loops.js';
 import {
   BENCH_SECRET,
+  BULK_TIMEOUTS,
   MEASURED_AS_IN_PRODUCTION,
   ROOT,
   type Service,
@@ -45,7 +46,6 @@ import { heaviestAllowed } from './worst-allowed.js';
 import { searchAgainstLookup } from './search.js';
 import { type Results, table } from './table.js';
 
-const BULK_TIMEOUTS = { DYNAMODB_ATTEMPT_TIMEOUT_MS: '60000', DYNAMODB_TIMEOUT_MS: '180000' };
 const QUICK_SIZE = { users: 1100, follows: 10_000, posts: 1000, likes: 1000, seed: 42, days: 30 };
 const HOT_AUTHOR_FOLLOWERS = 1000;
 /** Services and replay processes the CPU per page is measured in, each side's windows pooled. */
