@@ -10,6 +10,7 @@
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { SigningSha256, reuseSigner } from '../src/stores/dynamo/signing.js';
+import { median } from './loops.js';
 
 const ROUNDS = 7;
 const CALLS = 4_000;
@@ -52,8 +53,6 @@ async function calls(target: DynamoDBClient, count: number): Promise<number> {
   const used = process.cpuUsage(started);
   return (used.user + used.system) / count;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** CPU µs one HMAC of a string to sign takes with `key`, median of the rounds. */
 function hmacUs(key: Uint8Array | ReturnType<typeof createSecretKey>): number {
