@@ -45,7 +45,11 @@ const [processes, rounds, windowS] = [flags.processes, flags.rounds, flags.windo
   number,
   number,
 ];
-if (!flags.base || ![processes, rounds, windowS].every((n) => Number.isInteger(n) && n >= 1))
+if (
+  !flags.base ||
+  flags.base.startsWith('-') ||
+  ![processes, rounds, windowS].every((n) => Number.isInteger(n) && n >= 1)
+)
   throw new Error('usage: bench/ab.ts --base <revision> [--processes n] [--rounds n] [--window seconds]');
 const dataDir = resolve(ROOT, flags['data-dir']);
 if (!existsSync(join(dataDir, 'bench-manifest.json')))
