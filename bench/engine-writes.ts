@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5]` (alone; not part of `npm run bench`): what one written
+ * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5] [--one-core]` (alone; not part of `npm run bench`): what one written
  * item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed). It starts the
  * engine on a new data directory, as the service creates one, and writes home timeline entries through the seed's
  * `importItems` (16 calls in flight a table written), in three ways that alternate in rounds:
@@ -7,7 +7,7 @@
  * - BatchWriteItem of 25 into one table;
  * - TransactWriteItems of 100, half of the items into each of two tables at once.
  * A round of each way warms the engine first. It prints, medians of the rounds, the wall time and the engine's CPU
- * per item, and how busy the engine's one SQLite thread was.
+ * per item, and how busy the engine's one SQLite thread was. `--one-core` runs the engine as the seed does (`oneCore`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,11 @@ import { median } from './loops.js';
 import { BULK_TIMEOUTS } from './service.js';
 
 const { values: flags } = parseArgs({
-  options: { items: { type: 'string', default: '30000' }, rounds: { type: 'string', default: '5' } },
+  options: {
+    items: { type: 'string', default: '30000' },
+    rounds: { type: 'string', default: '5' },
+    'one-core': { type: 'boolean', default: false },
+  },
 });
 const ITEMS = Number(flags.items);
 const ROUNDS = Number(flags.rounds);
@@ -37,7 +41,11 @@ const READERS = 2_000;
 const TABLES = ['engine-writes-a', 'engine-writes-b'];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'engine-writes-'));
-const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') }).catch((error: unknown) => {
+const engine = await startEmbeddedEngine({
+  dataDir,
+  logger: createLogger('warn'),
+  oneCore: flags['one-core'],
+}).catch((error: unknown) => {
   rmSync(dataDir, { recursive: true, force: true });
   throw error;
 });

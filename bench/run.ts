@@ -113,6 +113,21 @@ function benchConfig(): Config {
   });
 }
 
+/** Seeds on an engine of its own, on one core as `npm run seed` runs it, stopped before the measured engine starts. */
+async function seedOnItsOwnEngine(dataDir: string, config: Config): Promise<Manifest> {
+  const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn'), oneCore: true });
+  try {
+    const opened = await openStores({ config, logger: createLogger('warn'), dynamodbEndpoint: engine.endpoint });
+    try {
+      return await seedDataSet(opened, config);
+    } finally {
+      await opened.close();
+    }
+  } finally {
+    await engine.stop();
+  }
+}
+
 /** Seeds the data set and picks the users the measurements act as. */
 async function seedDataSet(opened: OpenStores, config: Config): Promise<Manifest> {
   const network = generateNetwork({ ...size, endMs: Date.now() });
@@ -173,8 +188,12 @@ async function main(): Promise<void> {
   buildMeasuredProcesses();
   const seeded =
     existsSync(manifestPath) && (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest).format === MANIFEST_FORMAT;
-  if (!seeded) rmSync(dataDir, { recursive: true, force: true });
-  log(seeded ? `reusing the data set in ${dataDir}` : `seeding ${JSON.stringify(size)} into ${dataDir}`);
+  if (seeded) log(`reusing the data set in ${dataDir}`);
+  else {
+    rmSync(dataDir, { recursive: true, force: true });
+    log(`seeding ${JSON.stringify(size)} into ${dataDir}`);
+    writeFileSync(manifestPath, JSON.stringify(await seedOnItsOwnEngine(dataDir, config), null, 2));
+  }
   const engine: EmbeddedEngine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn') });
   const services: Service[] = [];
   const stopAll = async () => {
@@ -184,12 +203,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
   try {
     const opened = await openStores({ config, logger: createLogger('warn'), dynamodbEndpoint: engine.endpoint });
-    let manifest: Manifest;
     try {
-      manifest = seeded
-        ? (JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest)
-        : await seedDataSet(opened, config);
-      if (!seeded) writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+      const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
       const loadBefore = loadavg()[0]!;
       const results = await measure(engine.endpoint, opened, manifest, services, config);
       const report = {

@@ -151,7 +151,7 @@ async function main(): Promise<void> {
     }
   })();
   const logger = createLogger('warn');
-  const opened = await openStores({ config, logger });
+  const opened = await openStores({ config, logger, bulkWrites: !throughService });
   const resumeHint = () =>
     checkpoint
       ? `"npm run seed -- --resume" goes on from the last checkpoint (${checkpointPath}); or ${startAgain(config, checkpointPath)}.`

@@ -45,6 +45,8 @@ export interface OpenStoresOptions {
   onStoreFailure?: (error: Error) => void;
   /** The time the stores and the use cases take as now: Date.now unless a test moves it. */
   clock?: () => number;
+  /** Starts the embedded engine for bulk writes, on one core (EngineOptions.oneCore): the seed. */
+  bulkWrites?: boolean;
 }
 
 /** The stores of the configured engines: the embedded DynamoDB unless one is configured, and the table. */
@@ -75,6 +77,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
               logger,
               restarts: config.dynamodbLocalRestarts,
               onFailed: options.onStoreFailure,
+              oneCore: options.bulkWrites,
             }),
             (started) => started.stop(),
           )

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -65,6 +65,10 @@ async function javaPidsFor(dataDir: string): Promise<number[]> {
   return pids;
 }
 
+/** The CPUs a process may run on, as Linux lists them ("0-3,6"). */
+const cpusAllowed = (pid: number | 'self') =>
+  /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+
 describe('embedded default', () => {
   // Starts java twice, which takes long on a loaded machine.
   it('keeps users across a restart and leaves no java process behind', { timeout: 180_000 }, async () => {
@@ -75,6 +79,7 @@ describe('embedded default', () => {
     const first = await startApp({ config, logger });
     const [enginePid] = await javaPidsFor(dataDir);
     expect(enginePid).toBeDefined();
+    expect(cpusAllowed(enginePid!)).toBe(cpusAllowed('self'));
     const created = await gql(
       first.url,
       'mutation($password: String!) { signUp(input: { handle: "persisted_user", password: $password }) { user { id } } }',
@@ -92,6 +97,19 @@ describe('embedded default', () => {
       expect(found.data.user).toEqual({ id });
     } finally {
       await second.stop();
+    }
+    expect(await javaPidsFor(dataDir)).toEqual([]);
+  });
+
+  it('runs java on the last core this process may use when started for bulk writes', { timeout: 120_000 }, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'social-one-core-'));
+    dirs.push(dataDir);
+    const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('silent'), oneCore: true });
+    try {
+      const [enginePid] = await javaPidsFor(dataDir);
+      expect(cpusAllowed(enginePid!)).toBe(/(\d+)$/.exec(cpusAllowed('self'))![1]);
+    } finally {
+      await engine.stop();
     }
     expect(await javaPidsFor(dataDir)).toEqual([]);
   });
