@@ -113,7 +113,10 @@ function benchConfig(): Config {
   });
 }
 
-/** Seeds on an engine of its own, on one core as `npm run seed` runs it, stopped before the measured engine starts. */
+/**
+ * Seeds on an engine of its own, on one core as `npm run seed` runs it: the measured engine runs on every core, as the
+ * service's own does. A Ctrl-C here leaves no manifest, and the watchdog stops java with this process.
+ */
 async function seedOnItsOwnEngine(dataDir: string, config: Config): Promise<Manifest> {
   const engine = await startEmbeddedEngine({ dataDir, logger: createLogger('warn'), oneCore: true });
   try {

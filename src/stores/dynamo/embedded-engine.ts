@@ -153,7 +153,7 @@ function lastCorePrefix(): string[] {
   return spawnSync('taskset', ['-c', last, 'true']).status === 0 ? ['taskset', '-c', last] : [];
 }
 
-async function launch(port: number, dataDir: string | undefined, oneCore: boolean): Promise<Launched> {
+async function launch(port: number, dataDir: string | undefined, pin: readonly string[]): Promise<Launched> {
   const dir = emulatorDir();
   const storage = dataDir ? ['-dbPath', resolve(dataDir)] : ['-inMemory'];
   if (dataDir) {
@@ -161,7 +161,7 @@ async function launch(port: number, dataDir: string | undefined, oneCore: boolea
     createDatabase(resolve(dataDir));
   }
   const args = [
-    ...(oneCore ? lastCorePrefix() : []),
+    ...pin,
     'java',
     '-Xms64m',
     `-Djava.library.path=${join(dir, 'DynamoDBLocal_lib')}`,
@@ -212,8 +212,10 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Embed
   const maxRestarts = options.restarts ?? DEFAULT_RESTARTS;
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const oneCore = options.oneCore ?? false;
-  let current: Launched | null = await launch(port, dataDir, oneCore);
+  const pin = options.oneCore ? lastCorePrefix() : [];
+  if (options.oneCore && pin.length === 0)
+    logger.warn('embedded DynamoDB Local runs on every core: taskset could not pin it');
+  let current: Launched | null = await launch(port, dataDir, pin);
   logger.info('embedded DynamoDB Local started', { endpoint, storage: dataDir ?? 'memory', pid: current.child.pid });
 
   let state: EngineState = 'running';
@@ -258,7 +260,7 @@ export async function startEmbeddedEngine(options: EngineOptions): Promise<Embed
       wakeFromBackoff = null;
       if (stopping) return;
       try {
-        current = await launch(port, dataDir, oneCore);
+        current = await launch(port, dataDir, pin);
       } catch (error) {
         lastError = error;
         logger.warn('embedded DynamoDB Local did not start again', { attempt: attempts, error });
