@@ -1,8 +1,8 @@
 /**
- * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5] [--one-core]` (alone; not part of `npm run bench`): what one written
- * item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed). It starts the
- * engine on a new data directory, as the service creates one, and writes home timeline entries through the seed's
- * `importItems` (16 calls in flight a table written), in three ways that alternate in rounds:
+ * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5] [--one-core]` (alone; not part of `npm run bench`):
+ * what one written item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed).
+ * It starts the engine on a new data directory, as the service creates one, and writes home timeline entries through
+ * the seed's `importItems` (16 calls in flight a table written), in three ways that alternate in rounds:
  * - TransactWriteItems of 100 into one table, in key order (the seed's way on DynamoDB Local);
  * - BatchWriteItem of 25 into one table;
  * - TransactWriteItems of 100, half of the items into each of two tables at once.
