@@ -232,7 +232,7 @@ export async function seedNetwork(
         {
           units: posts.length,
           write: async (tick) => {
-            await stores.posts.importTagCounts(posts);
+            await stores.posts.importTagCounts(posts, network.endMs);
             tick(posts.length);
           },
         },

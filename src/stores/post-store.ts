@@ -69,8 +69,11 @@ export interface PostStore {
    * postCount and the home timelines whole.
    */
   importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void>;
-  /** The tag counts of all these posts, written whole once: counts of a part of them would replace those of the others. */
-  importTagCounts(posts: readonly PostRecord[]): Promise<void>;
+  /**
+   * The tag counts of all these posts as they stand at `nowMs`, written whole once: counts of a part of them would
+   * replace those of the others.
+   */
+  importTagCounts(posts: readonly PostRecord[], nowMs: number): Promise<void>;
   /** Deletes the post and its author-side entries, enqueueing `cleanup` in the same transaction; false when it was already gone. */
   delete(post: PostRecord, cleanup: Task): Promise<boolean>;
   /** Aligned with `ids`; null for unknown ids. */

@@ -208,8 +208,8 @@ export class DynamoPostStore implements PostStore {
     await importItems(this.client, this.tableName, posts, itemsOf, { api: this.importApi, onWritten });
   }
 
-  async importTagCounts(posts: readonly PostRecord[]): Promise<void> {
-    const tagCounts = importedTagCounts(posts, this.trendShards);
+  async importTagCounts(posts: readonly PostRecord[], nowMs: number): Promise<void> {
+    const tagCounts = importedTagCounts(posts, this.trendShards, nowMs);
     await importItems(this.client, this.tableName, tagCounts, (item) => [item], { api: this.importApi });
   }
 

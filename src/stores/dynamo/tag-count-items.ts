@@ -49,8 +49,15 @@ export function tagCountItems(tableName: string, post: PostRecord, shards: numbe
   ]);
 }
 
-/** The tag counts of posts imported in bulk into a store that holds none (seeding): whole items, as the transactions would have left them. */
-export function importedTagCounts(posts: readonly PostRecord[], shards: number): Record<string, unknown>[] {
+/**
+ * The tag counts of posts imported in bulk into a store that holds none (seeding): whole items, as the transactions
+ * would have left them at `nowMs`, without the hours whose counts have expired by then (TTL deletes them).
+ */
+export function importedTagCounts(
+  posts: readonly PostRecord[],
+  shards: number,
+  nowMs: number,
+): Record<string, unknown>[] {
   const items = new Map<string, Record<string, unknown>>();
   const itemAt = (key: { pk: string; sk: string }, fields: Record<string, unknown>) => {
     const id = `${key.pk}\n${key.sk}`;
@@ -62,12 +69,14 @@ export function importedTagCounts(posts: readonly PostRecord[], shards: number):
     const shard = shardOf(post.id, shards);
     const atMs = Date.parse(post.createdAt);
     const hour = hourOf(atMs);
+    const expired = trendExpiresAt(hour) * 1000 <= nowMs;
     for (const tag of post.tags) {
+      const total = itemAt(keys.tagTotal(tag, shard), { tag, count: 0 });
+      total.count = Number(total.count) + 1;
+      if (expired) continue;
       const counted = itemAt(keys.trendCount(hour, shard, tag), { count: 0, expiresAt: trendExpiresAt(hour) });
       counted.count = Number(counted.count) + 1;
       counted.lastUsedMs = Math.max(Number(counted.lastUsedMs ?? 0), atMs);
-      const total = itemAt(keys.tagTotal(tag, shard), { tag, count: 0 });
-      total.count = Number(total.count) + 1;
     }
   }
   return [...items.values()];
