@@ -188,8 +188,10 @@ export async function seedNetwork(
   const homeEntries = timelines.reduce((sum, t) => sum + t.length, 0);
 
   const importedPosts = posts.map((post, i) => ({ post, outbox: !placements[i]!.fanOut, likeCount: likeCounts[i]! }));
+  // A post's counts are on its item unless it has separate shards (counterShardItems).
+  const shardItems = (shards: number) => (shards > 1 ? shards : 0);
   const postItems = importedPosts.reduce(
-    (sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + p.post.counterShards,
+    (sum, p) => sum + 3 + p.post.tags.length + (p.outbox ? 1 : 0) + shardItems(p.post.counterShards),
     0,
   );
   // A user is its handle claim, its profile and an entry per prefix of each search term.
