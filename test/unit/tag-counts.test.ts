@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PostRecord } from '../../src/domain/models.js';
-import { HOUR_MS, hourOf, importedTagCounts, trendExpiresAt } from '../../src/stores/dynamo/tag-count-items.js';
+import { HOUR_MS, hourOf, importedTagCounts } from '../../src/stores/dynamo/tag-count-items.js';
 import { keys } from '../../src/stores/dynamo/keys.js';
 
 const NOW_MS = Date.UTC(2026, 10, 29, 12);
@@ -18,8 +18,9 @@ const post = (id: string, hoursAgo: number, tags: string[]): PostRecord => ({
 describe('importedTagCounts', () => {
   it('counts every post in the totals, and only the hours that have not expired at nowMs in the trends', () => {
     const hour = hourOf(NOW_MS);
-    // The oldest hour still counted is the one that expires just after now.
-    const oldest = [...Array(400).keys()].map((h) => hour - h).find((h) => trendExpiresAt(h - 1) * 1000 <= NOW_MS)!;
+    // An hour's counts live 169 hours, one more than the longest window (168): the window's oldest hour is kept, and
+    // the hour before it, which expires exactly at NOW_MS (on the hour), is not.
+    const oldest = hour - 168;
     const posts = [
       post('pst_a', 1, ['ts', 'go']),
       post('pst_b', hour - oldest, ['ts']),
