@@ -107,7 +107,7 @@ export const PLATFORM_SETTINGS = {
     16,
     1,
     10_000,
-    "DynamoDB requests of GraphQL operations in flight at once in this process, one operation at most three quarters of them; a free one goes to the operation with the fewest in flight, so that one operation's backlog does not hold up another's requests. Raise it where DynamoDB serves many requests at once (see Performance).",
+    "DynamoDB requests of GraphQL operations in flight at once in this process, one client (account, else address) at most three quarters of them; a free one goes to the client with the fewest in flight, then to its operation with the fewest, so that one operation's backlog does not hold up another's requests. Raise it where DynamoDB serves many requests at once (see Performance).",
   ),
   bulkWriteApi: {
     name: 'BULK_WRITE_API',

@@ -8,6 +8,7 @@ import type { Credential } from '../domain/models.js';
 import { bearerToken, clientAddress } from '../http/request.js';
 import type { Cost } from '../observability/cost.js';
 import type { Stores } from '../stores/stores.js';
+import { rateSubjectKey } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { GraphQLContext } from './context.js';
 import { toHttpGraphQLError } from './errors.js';
@@ -39,6 +40,9 @@ export function createOperationContexts({
 }: OperationContextOptions): OperationContexts {
   const of = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
     const viewerId = proven.credential?.userId ?? null;
+    const address = clientAddress(request, settings.trustedProxyHops);
+    // The store's request slots are shared by client, as the rate limit charges them.
+    cost.client = rateSubjectKey({ viewerId, clientAddress: address });
     const reads = { strong: false };
     const graphBudget = useCases.graphQueries.budget();
     const loaders = createLoaders(stores, viewerId, reads, { batching: settings.batching, graphBudget });
@@ -46,7 +50,7 @@ export function createOperationContexts({
       viewerId,
       credential: proven.credential,
       identity: proven.identity,
-      clientAddress: clientAddress(request, settings.trustedProxyHops),
+      clientAddress: address,
       loaders,
       reads,
       useCases,

@@ -18,17 +18,20 @@ export class PoolRefused extends Error {
 }
 
 interface Waiting {
+  group: string;
   start(): void;
   timer: NodeJS.Timeout;
 }
 
 /**
  * Runs at most `concurrency` tasks, at most `maxRunningPerKey` of one key; a free slot goes to the key with the
- * fewest running, then round-robin, so one key's backlog never stands in front of another's task.
+ * fewest running, then round-robin, so one key's backlog never stands in front of another's task. Within a key, it
+ * goes to the task whose group (the key itself unless given) has the fewest running, then the first to come.
  */
 export class FairPool {
   private running = 0;
   private readonly runningByKey = new Map<string, number>();
+  private readonly runningByGroup = new Map<string, number>();
   /** When each key last had a task started (a sequence number); keys not served yet count as 0. */
   private readonly lastServed = new Map<string, number>();
   private served = 0;
@@ -41,10 +44,13 @@ export class FairPool {
     return this.canStart(key) || (this.waiting.get(key)?.length ?? 0) < this.settings.maxQueuedPerKey;
   }
 
-  /** Runs `task` when a slot is free to `key`; while it waits, `signal` aborting takes it out of the queue. */
-  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `task` when a slot is free to `key`; while it waits, `signal` aborting takes it out of the queue. `group`
+   * orders the key's waiting tasks; a group's tasks are counted together whatever their key, so give it one key.
+   */
+  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal, group = key): Promise<T> {
     // Tasks wait only while no slot is free to them, so the tasks waiting now are of other keys.
-    if (this.canStart(key)) return this.start(key, task);
+    if (this.canStart(key)) return this.start(key, group, task);
     if (signal?.aborted) return Promise.reject(signal.reason);
     const queue = this.waiting.get(key) ?? [];
     if (queue.length >= this.settings.maxQueuedPerKey) return Promise.reject(new PoolRefused('queue full'));
@@ -59,10 +65,11 @@ export class FairPool {
       };
       const aborted = () => leave(signal!.reason);
       const entry: Waiting = {
+        group,
         start: () => {
           clearTimeout(entry.timer);
           signal?.removeEventListener('abort', aborted);
-          this.start(key, task).then(resolve, reject);
+          this.start(key, group, task).then(resolve, reject);
         },
         timer: setTimeout(() => leave(new PoolRefused('timed out')), this.settings.maxWaitMs),
       };
@@ -72,17 +79,17 @@ export class FairPool {
     });
   }
 
-  private async start<T>(key: string, task: () => Promise<T>): Promise<T> {
+  private async start<T>(key: string, group: string, task: () => Promise<T>): Promise<T> {
     this.running += 1;
-    this.runningByKey.set(key, (this.runningByKey.get(key) ?? 0) + 1);
+    count(this.runningByKey, key, 1);
+    count(this.runningByGroup, group, 1);
     this.lastServed.set(key, ++this.served);
     try {
       return await task();
     } finally {
       this.running -= 1;
-      const left = this.runningByKey.get(key)! - 1;
-      if (left === 0) this.runningByKey.delete(key);
-      else this.runningByKey.set(key, left);
+      count(this.runningByKey, key, -1);
+      count(this.runningByGroup, group, -1);
       this.forgetIfIdle(key);
       this.startWaiting();
     }
@@ -107,10 +114,21 @@ export class FairPool {
       }
       if (next === undefined) return;
       const queue = this.waiting.get(next)!;
-      const entry = queue.shift()!;
+      const [entry] = queue.splice(this.firstOfLeastRunningGroup(queue), 1);
       if (queue.length === 0) this.waiting.delete(next);
-      entry.start();
+      entry!.start();
     }
+  }
+
+  private firstOfLeastRunningGroup(queue: readonly Waiting[]): number {
+    let best = 0;
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const [i, entry] of queue.entries()) {
+      const running = this.runningByGroup.get(entry.group) ?? 0;
+      if (running < fewest) [best, fewest] = [i, running];
+      if (running === 0) break;
+    }
+    return best;
   }
 
   /** Whether `a` is to be served before `b`: fewer tasks running, then served less recently. */
@@ -118,4 +136,11 @@ export class FairPool {
     const running = (this.runningByKey.get(a) ?? 0) - (this.runningByKey.get(b) ?? 0);
     return running !== 0 ? running < 0 : (this.lastServed.get(a) ?? 0) < (this.lastServed.get(b) ?? 0);
   }
+}
+
+/** Adds `by` to `key`'s count, keeping only counts above zero. */
+function count(counts: Map<string, number>, key: string, by: 1 | -1): void {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
 }

@@ -16,6 +16,8 @@ export interface Cost {
   sent: number;
   /** The most store requests (DynamoDB and graph) the operation may send (MAX_STORE_REQUESTS); null: unlimited. */
   maxRequests: number | null;
+  /** Who sent the operation, as its rate limit names them: DynamoDB request slots are shared among them. Null: unknown yet. */
+  client: string | null;
 }
 
 export function emptyCost(maxRequests: number | null = null): Cost {
@@ -26,6 +28,7 @@ export function emptyCost(maxRequests: number | null = null): Cost {
     cache: { hits: 0, misses: 0 },
     sent: 0,
     maxRequests,
+    client: null,
   };
 }
 

@@ -6,6 +6,11 @@ export interface RateSubject {
   clientAddress: string;
 }
 
+/** The client a subject names: its bucket's key, and whose share of the store's request slots an operation takes. */
+export function rateSubjectKey(subject: RateSubject): string {
+  return subject.viewerId !== null ? `user:${subject.viewerId}` : `addr:${subject.clientAddress}`;
+}
+
 /** A bucket after an operation's charge, as clients see it (`extensions.cost.rateLimit`, `Query.rateLimit`). */
 export interface RateStatus {
   /** The points asked for: the operation's estimate. */
@@ -29,7 +34,7 @@ export class RateLimits {
   ) {}
 
   async charge(subject: RateSubject, points: number): Promise<RateStatus> {
-    const key = subject.viewerId !== null ? `user:${subject.viewerId}` : `addr:${subject.clientAddress}`;
+    const key = rateSubjectKey(subject);
     const { taken, remaining, atMs } = await this.buckets.take(key, points, this.rule);
     const { size, perSecond } = this.rule;
     return {

@@ -79,6 +79,39 @@ describe('the fair pool', () => {
     expect(started).toEqual(['a1', 'a2', 'b1', 'ada1', 'b2', 'a3']);
   });
 
+  it("serves a key's waiting tasks by group, the group with the fewest running first, within the key's slots", async () => {
+    const pool = new FairPool({ concurrency: 3, maxRunningPerKey: 2, maxQueuedPerKey: 10, maxWaitMs: 60_000 });
+    const { started, task, finish } = controlledTasks();
+    for (const name of ['big1', 'big2', 'big3', 'big4']) void pool.run('ada', task(name), undefined, 'big');
+    for (const name of ['small1', 'small2']) void pool.run('ada', task(name), undefined, 'small');
+    // Groups share their key's slots: the third stays free for another key.
+    expect(started).toEqual(['big1', 'big2']);
+    void pool.run('bob', task('bob1'));
+    expect(started).toEqual(['big1', 'big2', 'bob1']);
+    // ada's small group, none running, goes before the big group's backlog, queued first.
+    for (const [done, next] of [
+      ['big1', 'small1'],
+      ['small1', 'small2'],
+      ['big2', 'big3'],
+      ['small2', 'big4'],
+    ]) {
+      await finish(done!);
+      expect(started.at(-1)).toBe(next);
+    }
+  });
+
+  it('serves groups running as many in the order their tasks came', async () => {
+    const pool = new FairPool({ concurrency: 3, maxRunningPerKey: 3, maxQueuedPerKey: 10, maxWaitMs: 60_000 });
+    const { started, task, finish } = controlledTasks();
+    void pool.run('ada', task('big1'), undefined, 'big');
+    void pool.run('ada', task('small1'), undefined, 'small');
+    void pool.run('bob', task('bob1'));
+    void pool.run('ada', task('big2'), undefined, 'big');
+    void pool.run('ada', task('small2'), undefined, 'small');
+    await finish('bob1');
+    expect(started).toEqual(['big1', 'small1', 'bob1', 'big2']);
+  });
+
   it('refuses a task past the waiting tasks one key may keep, and says so before it is sent', async () => {
     const pool = new FairPool({ concurrency: 1, maxRunningPerKey: 1, maxQueuedPerKey: 2, maxWaitMs: 60_000 });
     const { task, finish } = controlledTasks();

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { emptyCost, withCostMeter } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
@@ -62,6 +62,27 @@ describe('DynamoDB requests of GraphQL operations', () => {
     expect(await small).toBe('answered');
     expect(await Promise.all(large)).toEqual(Array(20).fill('answered'));
     expect(proxy.targets).toHaveLength(21);
+  });
+
+  it("share three quarters of the slots among one client's operations, and serve its newer operation before its backlog", async () => {
+    const { proxy, client } = await stalledClient(8);
+    const ofClient = (name: string) => ({ ...emptyCost(), client: name });
+    const backlog = withCostMeter(ofClient('user:ada'), () =>
+      Array.from({ length: 20 }, (_, i) => settled(client.send(get(i)))),
+    );
+    await expect.poll(() => proxy.targets.length, POLL).toBe(6);
+    const newer = withCostMeter(ofClient('user:ada'), () => settled(client.send(query())));
+    const other = withCostMeter(ofClient('addr:192.0.2.1'), () =>
+      settled(client.send(new ScanCommand({ TableName: TABLE }))),
+    );
+    await expect.poll(() => proxy.targets.includes('Scan'), POLL).toBe(true);
+    // Sent before the other client's Scan, ada's second operation waits: ada has its six.
+    expect(proxy.targets.includes('Query')).toBe(false);
+    proxy.resume();
+    expect(await Promise.all([newer, other, ...backlog])).toEqual(Array(22).fill('answered'));
+    // ada's first slot to come free went to its newer operation, not to the rest of its backlog (14 GetItems); two
+    // requests sent in one tick may reach the proxy in either order.
+    expect(proxy.targets.indexOf('Query')).toBeLessThanOrEqual(8);
   });
 
   it('take a waiting request out of the queue when its call is abandoned, as SERVICE_UNAVAILABLE', async () => {

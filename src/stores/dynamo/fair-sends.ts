@@ -12,15 +12,17 @@ export function endedWaitingForSlot(signal: AbortSignal): boolean {
 
 /**
  * The DynamoDB requests of GraphQL operations, at most `atOnce` in flight for all the clients it is attached to,
- * each operation at most three quarters of them. A free slot goes to the operation with the fewest in flight, so that
- * a small operation's request does not wait behind a large one's backlog in the HTTP agent's first-come queue.
- * Work outside an operation (the worker, health checks, scripts) is not held. An operation queues no more than it may
- * send; the call's deadline takes a request out of the queue (see withDeadlines).
+ * each client (the operation's `Cost.client`, else the operation) at most three quarters of them. A free slot goes to
+ * the client with the fewest in flight, and among its operations to the one with the fewest, so that a small
+ * operation's request does not wait behind a large one's backlog in the HTTP agent's first-come queue, and a client
+ * running many operations at once shares as one. Work outside an operation (the worker, health checks, scripts) is
+ * not held. An operation queues no more than it may send; the call's deadline takes a request out of the queue (see
+ * withDeadlines).
  */
 export class FairSends {
   private readonly pool: FairPool;
-  private readonly keys = new WeakMap<Cost, string>();
-  private operations = 0;
+  private readonly operations = new WeakMap<Cost, string>();
+  private operationCount = 0;
 
   constructor(atOnce: number) {
     this.pool = new FairPool({
@@ -47,7 +49,8 @@ export class FairSends {
           return next(args);
         };
         try {
-          return await this.pool.run(this.keyOf(meter), send, smithy?.abortSignal);
+          const operation = this.operationOf(meter);
+          return await this.pool.run(meter.client ?? operation, send, smithy?.abortSignal, operation);
         } catch (error) {
           // Marked on the signal: the retry step puts an abort error of its own in place of this one.
           if (!sent && smithy?.abortSignal) abandonedWaiting.add(smithy.abortSignal);
@@ -58,9 +61,9 @@ export class FairSends {
     );
   }
 
-  private keyOf(meter: Cost): string {
-    let key = this.keys.get(meter);
-    if (key === undefined) this.keys.set(meter, (key = String(++this.operations)));
+  private operationOf(meter: Cost): string {
+    let key = this.operations.get(meter);
+    if (key === undefined) this.operations.set(meter, (key = `operation:${++this.operationCount}`));
     return key;
   }
 }
