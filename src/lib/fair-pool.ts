@@ -18,9 +18,16 @@ export class PoolRefused extends Error {
 }
 
 interface Waiting {
-  group: string;
+  /** Its place in the order tasks came in. */
+  seq: number;
   start(): void;
   timer: NodeJS.Timeout;
+}
+
+/** A key's waiting tasks, a queue per group. */
+interface KeyQueue {
+  groups: Map<string, Waiting[]>;
+  size: number;
 }
 
 /**
@@ -35,13 +42,14 @@ export class FairPool {
   /** When each key last had a task started (a sequence number); keys not served yet count as 0. */
   private readonly lastServed = new Map<string, number>();
   private served = 0;
-  private readonly waiting = new Map<string, Waiting[]>();
+  private queued = 0;
+  private readonly waiting = new Map<string, KeyQueue>();
 
   constructor(private readonly settings: FairPoolSettings) {}
 
   /** Whether a task of `key` would be run or queued now rather than refused. */
   hasRoom(key: string): boolean {
-    return this.canStart(key) || (this.waiting.get(key)?.length ?? 0) < this.settings.maxQueuedPerKey;
+    return this.canStart(key) || (this.waiting.get(key)?.size ?? 0) < this.settings.maxQueuedPerKey;
   }
 
   /**
@@ -52,20 +60,21 @@ export class FairPool {
     // Tasks wait only while no slot is free to them, so the tasks waiting now are of other keys.
     if (this.canStart(key)) return this.start(key, group, task);
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const queue = this.waiting.get(key) ?? [];
-    if (queue.length >= this.settings.maxQueuedPerKey) return Promise.reject(new PoolRefused('queue full'));
+    const queue = this.waiting.get(key) ?? { groups: new Map<string, Waiting[]>(), size: 0 };
+    if (queue.size >= this.settings.maxQueuedPerKey) return Promise.reject(new PoolRefused('queue full'));
     return new Promise<T>((resolve, reject) => {
       const leave = (reason: unknown) => {
         clearTimeout(entry.timer);
         signal?.removeEventListener('abort', aborted);
-        queue.splice(queue.indexOf(entry), 1);
-        if (queue.length === 0) this.waiting.delete(key);
+        const tasks = queue.groups.get(group)!;
+        tasks.splice(tasks.indexOf(entry), 1);
+        this.dequeued(key, queue, group, tasks);
         this.forgetIfIdle(key);
         reject(reason);
       };
       const aborted = () => leave(signal!.reason);
       const entry: Waiting = {
-        group,
+        seq: ++this.queued,
         start: () => {
           clearTimeout(entry.timer);
           signal?.removeEventListener('abort', aborted);
@@ -74,7 +83,10 @@ export class FairPool {
         timer: setTimeout(() => leave(new PoolRefused('timed out')), this.settings.maxWaitMs),
       };
       signal?.addEventListener('abort', aborted, { once: true });
-      queue.push(entry);
+      const tasks = queue.groups.get(group) ?? [];
+      tasks.push(entry);
+      queue.groups.set(group, tasks);
+      queue.size += 1;
       this.waiting.set(key, queue);
     });
   }
@@ -114,21 +126,34 @@ export class FairPool {
       }
       if (next === undefined) return;
       const queue = this.waiting.get(next)!;
-      const [entry] = queue.splice(this.firstOfLeastRunningGroup(queue), 1);
-      if (queue.length === 0) this.waiting.delete(next);
-      entry!.start();
+      const group = this.nextGroup(queue);
+      const tasks = queue.groups.get(group)!;
+      const entry = tasks.shift()!;
+      this.dequeued(next, queue, group, tasks);
+      entry.start();
     }
   }
 
-  private firstOfLeastRunningGroup(queue: readonly Waiting[]): number {
-    let best = 0;
-    let fewest = Number.POSITIVE_INFINITY;
-    for (const [i, entry] of queue.entries()) {
-      const running = this.runningByGroup.get(entry.group) ?? 0;
-      if (running < fewest) [best, fewest] = [i, running];
-      if (running === 0) break;
+  /** The group of a key's queue with the fewest tasks running, then the one whose next task came first. */
+  private nextGroup(queue: KeyQueue): string {
+    let next: string | undefined;
+    let nextRunning = 0;
+    for (const [group, tasks] of queue.groups) {
+      const running = this.runningByGroup.get(group) ?? 0;
+      if (
+        next === undefined ||
+        running < nextRunning ||
+        (running === nextRunning && tasks[0]!.seq < queue.groups.get(next)![0]!.seq)
+      )
+        [next, nextRunning] = [group, running];
     }
-    return best;
+    return next!;
+  }
+
+  private dequeued(key: string, queue: KeyQueue, group: string, tasks: readonly Waiting[]): void {
+    queue.size -= 1;
+    if (tasks.length === 0) queue.groups.delete(group);
+    if (queue.size === 0) this.waiting.delete(key);
   }
 
   /** Whether `a` is to be served before `b`: fewer tasks running, then served less recently. */
