@@ -63,6 +63,11 @@ export function createOperationContexts({
   return {
     of,
     async ofRequest(request, cost) {
+      // A provider token's account is read before the viewer is known: that read is the address's.
+      cost.client = rateSubjectKey({
+        viewerId: null,
+        clientAddress: clientAddress(request, settings.trustedProxyHops),
+      });
       let proven: RequestCredential;
       try {
         proven = await credentials.of(bearerToken(request));
