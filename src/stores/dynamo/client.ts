@@ -50,7 +50,7 @@ export interface DynamoTarget {
   timeouts?: DynamoTimeouts;
   /** Told whether each call answered, for health, metrics and the log. */
   state?: DependencyState;
-  /** Shares the requests in flight among GraphQL operations (DYNAMODB_REQUESTS_AT_ONCE). */
+  /** Shares the requests in flight among the clients of GraphQL operations (DYNAMODB_REQUESTS_AT_ONCE). */
   fairSends?: FairSends;
 }
 
