@@ -1,5 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type TestApp, startTestApp } from '../helpers/app.js';
+import { stallingProxy } from '../helpers/stalling-proxy.js';
+
+const POLL = { timeout: 10_000, interval: 20 };
 
 /** Three lists a post: a page of 12 is 36 list reads at once, past any slot count below. */
 const LISTS = `query($first: Int!) { publicTimeline(first: $first) { edges { node {
@@ -52,5 +55,42 @@ describe('DYNAMODB_REQUESTS_AT_ONCE', () => {
     const shape = (cost: any) => ({ dynamodb: cost.dynamodb.requests, graph: cost.graph.requests, waves: cost.waves });
     expect(shape(oneAnswer!.extensions!.cost)).toEqual(shape(sharedAnswer!.extensions!.cost));
     expect(sharedAnswer!.extensions!.cost.dynamodb.requests).toBeGreaterThan(36);
+  });
+
+  it("shares them among clients: one client's operations together hold at most three quarters", async () => {
+    const proxy = await stallingProxy(inject('dynamodbEndpoint'));
+    const quarter = await startTestApp(
+      {
+        WORKER_ENABLED: 'false',
+        TABLE_PREFIX: shared.tablePrefix,
+        DYNAMODB_REQUESTS_AT_ONCE: '4',
+        CACHE: 'off',
+        // The held requests outlast the test rather than time out and free their slots.
+        DYNAMODB_ATTEMPT_TIMEOUT_MS: '30000',
+        DYNAMODB_TIMEOUT_MS: '30000',
+        OPERATION_TIMEOUT_MS: '30000',
+      },
+      { dynamodbEndpoint: proxy.endpoint },
+    );
+    try {
+      const reader = await quarter.signUp();
+      proxy.stall();
+      const sent = proxy.targets.length;
+      const held = () => proxy.targets.slice(sent);
+      const page = '{ publicTimeline(first: 5) { edges { node { id } } } }';
+      // Two anonymous pages from one address: each queries the public timeline's shards at once, four in all.
+      const anonymous = [quarter.gql(page), quarter.gql(page)];
+      await expect.poll(() => held().length, POLL).toBe(3);
+      // Another client (the account) gets the fourth slot; the address's fourth Query still waits.
+      const signedIn = quarter.gql('{ viewer { id } }', {}, reader.token);
+      await expect.poll(() => held().length, POLL).toBe(4);
+      expect(held()).toEqual(['Query', 'Query', 'Query', 'BatchGetItem']);
+      proxy.resume();
+      for (const answer of await Promise.all([...anonymous, signedIn])) expect(answer.errors).toBeUndefined();
+    } finally {
+      proxy.resume();
+      await quarter.stop();
+      proxy.close();
+    }
   });
 });
