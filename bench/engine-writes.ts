@@ -1,6 +1,6 @@
 /**
- * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5] [--one-core]` (alone; not part of `npm run bench`):
- * what one written item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed).
+ * `npx tsx bench/engine-writes.ts [--items 30000] [--rounds 5] [--one-core] [--shapes]` (alone; not part of
+ * `npm run bench`): what one written item costs the embedded DynamoDB Local, the bound on the seed's speed (docs/running.md, Speed).
  * It starts the engine on a new data directory, as the service creates one, and writes home timeline entries through
  * the seed's `importItems` (16 calls in flight a table written), in three ways that alternate in rounds:
  * - TransactWriteItems of 100 into one table, in key order (the seed's way on DynamoDB Local);
@@ -8,6 +8,8 @@
  * - TransactWriteItems of 100, half of the items into each of two tables at once.
  * A round of each way warms the engine first. It prints, medians of the rounds, the wall time and the engine's CPU
  * per item, and how busy the engine's one SQLite thread was. `--one-core` runs the engine as the seed does (`oneCore`).
+ * `--shapes` compares items instead, all written the seed's way: whole home entries (6 attributes), their keys only,
+ * and their keys with a 300-byte string.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,6 +33,7 @@ const { values: flags } = parseArgs({
     items: { type: 'string', default: '30000' },
     rounds: { type: 'string', default: '5' },
     'one-core': { type: 'boolean', default: false },
+    shapes: { type: 'boolean', default: false },
   },
 });
 const ITEMS = Number(flags.items);
@@ -72,7 +75,24 @@ function entries(count: number) {
 const write = (table: number, api: WriteApi, items: object[]) =>
   importItems(clients[table]!, TABLES[table]!, items, (item) => [item as Record<string, unknown>], { api });
 
-const ways = [
+const keysOf = (item: object) => {
+  const { pk, sk } = item as { pk: string; sk: string };
+  return { pk, sk };
+};
+const shapes = [
+  { name: 'whole home entries', run: (items: object[]) => write(0, 'transactWrite', items) },
+  { name: 'their keys only', run: (items: object[]) => write(0, 'transactWrite', items.map(keysOf)) },
+  {
+    name: 'their keys and a 300-byte string',
+    run: (items: object[]) =>
+      write(
+        0,
+        'transactWrite',
+        items.map((i) => ({ ...keysOf(i), text: 'x'.repeat(300) })),
+      ),
+  },
+];
+const apis = [
   { name: 'TransactWriteItems of 100, one table', run: (items: object[]) => write(0, 'transactWrite', items) },
   { name: 'BatchWriteItem of 25, one table', run: (items: object[]) => write(0, 'batchWrite', items) },
   {
@@ -84,6 +104,7 @@ const ways = [
       ]),
   },
 ];
+const ways = flags.shapes ? shapes : apis;
 
 interface Round {
   wallUs: number;
