@@ -12,6 +12,8 @@ export interface UserRecord {
    * issued at an older generation no longer works (checked per request by authenticate).
    */
   tokenGeneration: number;
+  /** When deleteAccount closed it: its profile stays readable until the deletion task's last steps. */
+  closedAt?: string;
 }
 
 /** An account at an identity provider: its issuer and the subject its tokens name. */

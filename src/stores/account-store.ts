@@ -60,7 +60,7 @@ export interface AccountStore {
    * Starts deleting an account in one transaction: ends every token, removes its ways in, and enqueues `task`
    * for the rest. False when the account is no longer at `user.tokenGeneration`.
    */
-  closeAccount(user: UserRecord, task: Task): Promise<boolean>;
+  closeAccount(user: UserRecord, task: Task, closedAt: string): Promise<boolean>;
   /** Removes one bounded batch of what a closed account keeps (home timeline, notifications, sessions, idempotency claims); true while more remains. */
   removeRemnants(userId: string): Promise<boolean>;
   /** Removes a closed account's profile and frees its handle, in one transaction. Idempotent. */

@@ -43,7 +43,7 @@ export class AccountDeletion {
       id: newId('tsk'),
       payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle },
     };
-    if (!(await this.accounts.closeAccount(user, task)))
+    if (!(await this.accounts.closeAccount(user, task, new Date().toISOString())))
       throw unauthenticated('The token was signed out: sign in again');
     this.enqueuer.written([task]);
     return user.id;

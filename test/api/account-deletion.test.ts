@@ -128,6 +128,42 @@ async function neighbourhood(app: TestApp) {
   return { others, posts };
 }
 
+/**
+ * The deletion's own handler on the app's stores, run outside its queue and held when it checkpoints its profile
+ * step: by then the account's notifications, as recipient and as actor, are gone.
+ */
+async function deletionHeldAtProfile(app: TestApp, doomed: Account) {
+  const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
+  let reachedProfile!: () => void;
+  let resume!: () => void;
+  const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
+  const resumed = new Promise<void>((resolve) => (resume = resolve));
+  const steps: string[] = [];
+  const deletion = tasks.run(
+    {
+      id: 'tsk_held_deletion',
+      payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
+      checkpoint: null,
+      attempts: 1,
+      failures: 0,
+      shard: 0,
+      leaseToken: 'held',
+    },
+    async (step) => {
+      steps.push(step);
+      if (step === 'profile') {
+        reachedProfile();
+        await resumed;
+      }
+      return true;
+    },
+    () => false,
+  );
+  deletion.catch(() => {});
+  await atProfile;
+  return { deletion, resume, steps };
+}
+
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
 async function expectGone(
   app: TestApp,
@@ -326,35 +362,7 @@ describe('stored items: what reaches an account while it is being deleted', () =
     async () => {
       const doomed = await t.signUp(uniqueHandle('closing'));
       const late = await t.signUp(uniqueHandle('late'));
-      // The deletion's own handler on the service's stores, held when it checkpoints its profile step: its remnants are gone by then.
-      const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
-      let reachedProfile!: () => void;
-      let resume!: () => void;
-      const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
-      const resumed = new Promise<void>((resolve) => (resume = resolve));
-      const steps: string[] = [];
-      const deletion = tasks.run(
-        {
-          id: 'tsk_held_deletion',
-          payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
-          checkpoint: null,
-          attempts: 1,
-          failures: 0,
-          shard: 0,
-          leaseToken: 'held',
-        },
-        async (step) => {
-          steps.push(step);
-          if (step === 'profile') {
-            reachedProfile();
-            await resumed;
-          }
-          return true;
-        },
-        () => false,
-      );
-      deletion.catch(() => {});
-      await atProfile;
+      const { deletion, resume, steps } = await deletionHeldAtProfile(t, doomed);
 
       // The profile is still there, so a follow reaches the account; the service's worker gives it a notification group.
       await follow(t, late.token, doomed.id);
@@ -424,6 +432,70 @@ describe('stored items: what reaches an account while it is being deleted', () =
       expect(left.filter((item) => !String(item.pk).startsWith('REFRESH#') && item.pk !== `POST#${postId}`)).toEqual(
         [],
       );
+    },
+  );
+  it(
+    "a comment's notification task delivered while the deletion is past its notifications leaves the account out",
+    { timeout: 60_000 },
+    async () => {
+      // No worker: the comment's task and the deletion run when the test says.
+      const app = await startTestApp({ WORKER_ENABLED: 'false' });
+      try {
+        const doomed = await app.signUp(uniqueHandle('leaving'));
+        const author = await app.signUp(uniqueHandle('author'));
+        const postId = await createPost(app, author.token, 'comments welcome');
+        await mutate(
+          app,
+          doomed.token,
+          'mutation($id: ID!) { addComment(postId: $id, text: "bye") { comment { id } } }',
+          {
+            id: postId,
+          },
+        );
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+          deleteAccount: { deletedUserId: doomed.id },
+        });
+        const { deletion, resume } = await deletionHeldAtProfile(app, doomed);
+
+        // The closed account's profile is still there, and so is the post its deleted comment was on.
+        const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
+        const comment = {
+          id: 'tsk_late_comment',
+          payload: {
+            kind: 'notify' as const,
+            cause: { kind: 'COMMENT' as const, recipientId: author.id, actorId: doomed.id, postId },
+            atMs: Date.now(),
+          },
+          checkpoint: null,
+          attempts: 1,
+          failures: 0,
+          shard: 0,
+          leaseToken: 'late',
+        };
+        expect(
+          await tasks.run(
+            comment,
+            async () => true,
+            () => false,
+          ),
+        ).toBe('done');
+        resume();
+        expect(await deletion).toBe('done');
+
+        const seen = await app.gql(
+          '{ viewer { unreadNotificationCount notifications(first: 10) { edges { node { id } } } } }',
+          {},
+          author.token,
+        );
+        expect(seen.data!.viewer).toEqual({ unreadNotificationCount: 0, notifications: { edges: [] } });
+        const left = (await scanTable(app)).filter((item) => JSON.stringify(item).includes(doomed.id));
+        // The task that closing the account enqueued, which this test ran itself, is left in the queue.
+        expect(
+          left.filter((item) => !String(item.pk).startsWith('REFRESH#') && !String(item.pk).startsWith('QUEUE#')),
+        ).toEqual([]);
+      } finally {
+        await app.stop();
+      }
     },
   );
 });

@@ -283,7 +283,7 @@ export class DynamoAccountStore implements AccountStore {
     return Number(result.Attributes?.tokenGeneration);
   }
 
-  async closeAccount(user: UserRecord, task: Task): Promise<boolean> {
+  async closeAccount(user: UserRecord, task: Task, closedAt: string): Promise<boolean> {
     const login = await this.get(keys.login(user.id));
     try {
       await transactWrite(this.client, {
@@ -292,9 +292,13 @@ export class DynamoAccountStore implements AccountStore {
             Update: {
               TableName: this.tableName,
               Key: keys.user(user.id),
-              UpdateExpression: 'SET tokenGeneration = :next',
+              UpdateExpression: 'SET tokenGeneration = :next, closedAt = :closedAt',
               ConditionExpression: atGeneration(user.tokenGeneration),
-              ExpressionAttributeValues: { ':generation': user.tokenGeneration, ':next': user.tokenGeneration + 1 },
+              ExpressionAttributeValues: {
+                ':generation': user.tokenGeneration,
+                ':next': user.tokenGeneration + 1,
+                ':closedAt': closedAt,
+              },
             },
           },
           { Delete: { TableName: this.tableName, Key: keys.login(user.id) } },

@@ -27,6 +27,7 @@ export function toUserRecord(item: Item): UserRecord {
     createdAt: item.createdAt as string,
     postCount: Number(item.postCount ?? 0),
     tokenGeneration: Number(item.tokenGeneration ?? 0),
+    ...(typeof item.closedAt === 'string' ? { closedAt: item.closedAt } : {}),
   };
 }
 
@@ -40,6 +41,7 @@ const USER_ATTRIBUTES = Object.keys({
   createdAt: true,
   postCount: true,
   tokenGeneration: true,
+  closedAt: true,
 } satisfies Record<keyof UserRecord, true>);
 
 /** The items a user is stored as, written by create and importUsers alike: the handle claim, the profile, then its search entries. */

@@ -11,7 +11,7 @@ export interface KeyDesignRow {
  */
 export const KEY_DESIGN: readonly KeyDesignRow[] = [
   {
-    item: 'user profile (with `tokenGeneration`, `postCount`; on the embedded graph backend `followerCount`, `followingCount`)',
+    item: 'user profile (with `tokenGeneration`, `postCount`, `closedAt` once closed; on the embedded graph backend `followerCount`, `followingCount`)',
     pk: 'USER#<userId>',
     sk: 'PROFILE',
   },

@@ -19,8 +19,8 @@ export interface NotificationCheckStores {
 }
 
 /**
- * Whether an actor belongs in the recipient's group: what they did is still there, both accounts exist, and no block
- * or mute stands between them (see docs/design/notifications.md).
+ * Whether an actor belongs in the recipient's group: what they did is still there, both accounts exist and are open,
+ * and no block or mute stands between them (see docs/design/notifications.md).
  */
 export class NotificationCheck {
   constructor(
@@ -37,13 +37,18 @@ export class NotificationCheck {
     const { recipientId, actorId } = cause;
     const [done, accounts, blocked, [muted]] = await Promise.all([
       this.done(cause),
-      // A task that runs after an account's deletion swept its notifications (a mention, whose post
-      // outlives the account it names) must not leave a group in the gone account's partition.
+      // A task that runs after an account's deletion swept its notifications (a mention, whose post outlives the
+      // account it names; a comment, whose post is another's) must not put the account back: closed is gone.
       this.stores.users.getMany([recipientId, actorId], { consistent: true }),
       this.blocks.blockedAmong(actorId, [recipientId]),
       this.stores.graph.relations([{ kind: 'mutes', from: recipientId, to: actorId }], UNMETERED),
     ]);
-    return done && accounts.every((account) => account !== null) && blocked.size === 0 && muted !== true;
+    return (
+      done &&
+      accounts.every((account) => account !== null && account.closedAt === undefined) &&
+      blocked.size === 0 &&
+      muted !== true
+    );
   }
 
   /** Whether what the actor did is still there. */
