@@ -38,9 +38,8 @@ export function createOperationContexts({
   tokens,
   credentials,
 }: OperationContextOptions): OperationContexts {
-  const of = (proven: RequestCredential, request: IncomingMessage, cost: Cost): GraphQLContext => {
+  const ofAddress = (proven: RequestCredential, address: string, cost: Cost): GraphQLContext => {
     const viewerId = proven.credential?.userId ?? null;
-    const address = clientAddress(request, settings.trustedProxyHops);
     // The store's request slots are shared by client, as the rate limit charges them.
     cost.client = rateSubjectKey({ viewerId, clientAddress: address });
     const reads = { strong: false };
@@ -61,13 +60,11 @@ export function createOperationContexts({
     };
   };
   return {
-    of,
+    of: (proven, request, cost) => ofAddress(proven, clientAddress(request, settings.trustedProxyHops), cost),
     async ofRequest(request, cost) {
+      const address = clientAddress(request, settings.trustedProxyHops);
       // A provider token's account is read before the viewer is known: that read is the address's.
-      cost.client = rateSubjectKey({
-        viewerId: null,
-        clientAddress: clientAddress(request, settings.trustedProxyHops),
-      });
+      cost.client = rateSubjectKey({ viewerId: null, clientAddress: address });
       let proven: RequestCredential;
       try {
         proven = await credentials.of(bearerToken(request));
@@ -75,7 +72,7 @@ export function createOperationContexts({
         if (error instanceof AppError) throw toHttpGraphQLError(error, 401);
         throw error;
       }
-      return of(proven, request, cost);
+      return ofAddress(proven, address, cost);
     },
     async checkSignedIn(credential) {
       const loaders = createLoaders(
