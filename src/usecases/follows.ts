@@ -25,7 +25,7 @@ export class FollowUseCases {
    * account deletion is caught by the checks after the write (see docs/design/blocks-and-mutes.md, account-deletion.md).
    */
   async follow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await checkPair(this.users, viewerId, userId, 'follow');
+    const followerId = await checkPair(this.users, viewerId, userId, 'follow', true);
     await this.blocks.assertNotBlocked(followerId, [userId]);
     const notify = this.notifications.follow(followerId, userId);
     const added = await this.graph.follow(followerId, userId, new Date().toISOString(), notify);
@@ -49,7 +49,7 @@ export class FollowUseCases {
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await checkPair(this.users, viewerId, userId, 'follow');
+    const followerId = await checkPair(this.users, viewerId, userId, 'unfollow', false);
     await this.removeFollow(followerId, userId);
     this.followsChanged(followerId);
     await this.events.unfollowed(followerId, userId);

@@ -5,20 +5,22 @@ import type { UserStore } from '../stores/user-store.js';
 
 /**
  * The viewer and another existing user, checked for a change of the relationship between them
- * (`verb`: follow, block, mute...): signed in, not the viewer itself, an account that exists.
+ * (`verb`: follow, block, mute...): signed in, not the viewer itself, an account that exists; for a new one
+ * (`making`), also not closed: an account being deleted takes no new follows, blocks or mutes, but can be let go.
  */
 export async function checkPair(
   users: UserStore,
   viewerId: string | null,
   userId: string,
   verb: string,
+  making: boolean,
 ): Promise<string> {
   if (!viewerId) throw unauthenticated();
   if (userId === viewerId) throw badInput('userId', `you cannot ${verb} yourself`);
   requireIdOf('usr', userId, 'userId');
   // Strongly consistent: an account created a moment ago must be followable.
   const [user] = await users.getMany([userId], { consistent: true });
-  if (!user) throw notFound('User', userId);
+  if (!user || (making && user.closedAt !== undefined)) throw notFound('User', userId);
   return viewerId;
 }
 

@@ -498,6 +498,55 @@ describe('stored items: what reaches an account while it is being deleted', () =
       }
     },
   );
+  it(
+    'a closed account takes no new follow, block or mute, and can still be unfollowed',
+    { timeout: 60_000 },
+    async () => {
+      // No worker: the account stays closed, its deletion not yet run.
+      const app = await startTestApp({ WORKER_ENABLED: 'false' });
+      try {
+        const doomed = await app.signUp(uniqueHandle('closed'));
+        const fan = await app.signUp(uniqueHandle('fan'));
+        const late = await app.signUp(uniqueHandle('late'));
+        await follow(app, fan.token, doomed.id);
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+          deleteAccount: { deletedUserId: doomed.id },
+        });
+
+        for (const verb of ['follow', 'block', 'mute'])
+          expect(
+            errorCodes(
+              await app.gql(
+                `mutation($id: ID!) { ${verb}(userId: $id) { viewer { id } } }`,
+                { id: doomed.id },
+                late.token,
+              ),
+            ),
+          ).toEqual(['NOT_FOUND']);
+        const unfollowed = await app.gql(
+          'mutation($id: ID!) { unfollow(userId: $id) { user { id viewerFollows } viewer { followingCount } } }',
+          { id: doomed.id },
+          fan.token,
+        );
+        expect(unfollowed.data).toEqual({
+          unfollow: { user: { id: doomed.id, viewerFollows: false }, viewer: { followingCount: 0 } },
+        });
+        const seen = await app.gql(
+          'query($id: ID!) { user(id: $id) { followerCount viewerBlocks viewerMutes viewerFollows } }',
+          { id: doomed.id },
+          late.token,
+        );
+        expect(seen.data!.user).toEqual({
+          followerCount: 0,
+          viewerBlocks: false,
+          viewerMutes: false,
+          viewerFollows: false,
+        });
+      } finally {
+        await app.stop();
+      }
+    },
+  );
 });
 
 describe('stored items: deleteAccount with its worker killed mid-way', () => {
