@@ -4,8 +4,8 @@ import type { Credential, UserRecord } from '../domain/models.js';
 import type { UserStore } from '../stores/user-store.js';
 
 /**
- * The account a signed-in request acts as. A valid token is not enough: its account must exist and be at the
- * token's generation, so signing out everywhere ends every token at once (see docs/design/authentication.md).
+ * The account a signed-in request acts as. A valid token is not enough: its account must exist, not be closed, and
+ * be at the token's generation, so signing out everywhere ends every token at once (see docs/design/authentication.md).
  */
 export async function authenticate(
   credential: Credential,
@@ -21,6 +21,8 @@ export async function authenticate(
     if (viewer) userLoader.clear(subject).prime(subject, viewer);
   }
   if (!viewer) throw unauthenticated('The account of this token does not exist');
+  // A provider's token carries no generation: its account's closing is what ends it.
+  if (viewer.closedAt !== undefined) throw unauthenticated('The account of this token was deleted');
   if (credential.generation !== null && credential.generation !== viewer.tokenGeneration)
     throw unauthenticated('The token was signed out: sign in again');
   return viewer;

@@ -1,8 +1,18 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  TEST_PASSWORD,
+  capturingLogger,
+  errorCodes,
+  startTestApp,
+  uniqueHandle,
+  type TestApp,
+} from '../helpers/app.js';
+import { connectLive } from '../helpers/live.js';
+import { createPost, follow } from '../helpers/posts.js';
+import { createUseCases } from '../../src/usecases/use-cases.js';
 
 /** A signing key of the test's identity provider, published in its JWKS under `kid`. */
 interface ProviderKey {
@@ -42,13 +52,17 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => jwksServer.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(jwksServer.address() as AddressInfo).port}/`;
-  t = await startTestApp({
+  t = await startTestApp(providerSettings());
+});
+
+function providerSettings(): Record<string, string> {
+  return {
     OIDC_ISSUER: issuer,
     OIDC_AUDIENCE: AUDIENCE,
     OIDC_JWKS_URI: `${issuer}.well-known/jwks.json`,
     OIDC_JWKS_COOLDOWN_SECONDS: '0',
-  });
-});
+  };
+}
 afterAll(async () => {
   await t.stop();
   await new Promise((resolve) => jwksServer.close(resolve));
@@ -214,6 +228,50 @@ describe('a provider token', () => {
       token,
     );
     expect((await viewer(token)).id).toBe(again.data!.signUp.user.id);
+  });
+
+  it("of a deleted account ends its subscriptions at their next event, while the account's deletion has yet to run", async () => {
+    // No worker: the closed account's profile stays, and the test delivers each post itself.
+    const app = await startTestApp({ ...providerSettings(), WORKER_ENABLED: 'false' });
+    const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
+    const token = await providerToken(ec, `auth0|${uniqueHandle('live')}`);
+    const live = connectLive(app.url, token);
+    try {
+      expect(errorCodes(await app.gql(SIGN_UP, { input: { handle: uniqueHandle('live') } }, token))).toEqual([]);
+      const star = await app.signUp(uniqueHandle('star'));
+      await follow(app, token, star.id);
+      const delivered = async (text: string) => {
+        const postId = await createPost(app, star.token, text);
+        const fanOut = { kind: 'fanOut' as const, postId, authorId: star.id };
+        const run = { id: `tsk_${postId}`, payload: fanOut, checkpoint: null, attempts: 1, failures: 0, shard: 0 };
+        expect(
+          await tasks.run(
+            { ...run, leaseToken: 'test' },
+            async () => true,
+            () => false,
+          ),
+        ).toBe('done');
+        return postId;
+      };
+      const posts = live.subscribe('subscription { timelinePostAdded { node { id } } }');
+      // graphql-ws does not say when a subscription listens: posts until one arrives.
+      await vi.waitFor(
+        async () => {
+          if (posts.data.length === 0) await delivered('while open');
+          expect(posts.data.length).toBeGreaterThan(0);
+        },
+        { timeout: 20_000, interval: 500 },
+      );
+
+      expect((await app.gql('mutation { deleteAccount { deletedUserId } }', {}, token)).errors).toBeUndefined();
+      const after = await delivered('after the account was closed');
+      await vi.waitFor(() => expect(posts.ended).toBe(true), { timeout: 10_000 });
+      expect(posts.errors.map((error) => error.extensions?.code)).toEqual(['UNAUTHENTICATED']);
+      expect(posts.data.map((event) => event.timelinePostAdded.node.id)).not.toContain(after);
+    } finally {
+      await live.dispose();
+      await app.stop();
+    }
   });
 
   it('is checked only with the algorithms of a provider: a token of the service signed with a public key is refused', async () => {
