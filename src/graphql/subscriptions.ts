@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { unauthenticated } from '../domain/errors.js';
 import { type SubscriptionServer, createSubscriptionServer } from '../http/subscriptions.js';
 import type { Logger } from '../logger.js';
-import { emptyCost, withCostMeter } from '../observability/cost.js';
+import { emptyCost, withCostMeter, withoutBudget } from '../observability/cost.js';
 import type { Stores } from '../stores/stores.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { OperationContexts } from './operation-context.js';
@@ -66,8 +66,11 @@ export function createSubscriptions({
           emptyCost(settings.maxStoreRequests),
         );
         // The account is checked again with each event, in the same wave as its hydration: an account signed
-        // out everywhere or deleted since the connection began hears no more.
-        const accountCheck = withCostMeter(cost, () => authenticate(signedIn.credential, loaders.user, stores.users));
+        // out everywhere or closed since the connection began hears no more. As a request's check, the
+        // service's own read: counted, never refused by the event's budget.
+        const accountCheck = withCostMeter(cost, () =>
+          withoutBudget(() => authenticate(signedIn.credential, loaders.user, stores.users)),
+        );
         accountCheck.catch(() => {});
         Object.assign(subscription, { loaders, reads, graphBudget, cost, feeds, accountCheck });
       };
