@@ -4,7 +4,7 @@ import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
 import { type TwoWayArgs, pageArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
-import { checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
+import { checkNewPair, checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
 import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
 /** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
@@ -25,7 +25,7 @@ export class FollowUseCases {
    * account deletion is caught by the checks after the write (see docs/design/blocks-and-mutes.md, account-deletion.md).
    */
   async follow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await checkPair(this.users, viewerId, userId, 'follow', true);
+    const followerId = await checkNewPair(this.users, viewerId, userId, 'follow');
     await this.blocks.assertNotBlocked(followerId, [userId]);
     const notify = this.notifications.follow(followerId, userId);
     const added = await this.graph.follow(followerId, userId, new Date().toISOString(), notify);
@@ -49,7 +49,7 @@ export class FollowUseCases {
   }
 
   async unfollow(viewerId: string | null, userId: string): Promise<void> {
-    const followerId = await checkPair(this.users, viewerId, userId, 'unfollow', false);
+    const followerId = await checkPair(this.users, viewerId, userId, 'unfollow');
     await this.removeFollow(followerId, userId);
     this.followsChanged(followerId);
     await this.events.unfollowed(followerId, userId);

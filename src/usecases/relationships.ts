@@ -5,7 +5,7 @@ import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
 import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
-import { checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
+import { checkNewPair, checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
 
 /**
  * What every interaction with another account checks before it writes, and what the graph
@@ -49,7 +49,7 @@ export class RelationshipUseCases implements BlockCheck {
    * Unfollow events go out even without a follow, so a retry after a crash still purges the timelines.
    */
   async block(viewerId: string | null, userId: string): Promise<void> {
-    const blockerId = await checkPair(this.users, viewerId, userId, 'block', true);
+    const blockerId = await checkNewPair(this.users, viewerId, userId, 'block');
     // Each is taken out of the other's notifications, in the block's own write.
     const reconcile = [this.notifications.relation(blockerId, userId), this.notifications.relation(userId, blockerId)];
     const related = await this.graph.relate(
@@ -80,12 +80,12 @@ export class RelationshipUseCases implements BlockCheck {
 
   /** Idempotent; ends only the viewer's own block, and follows the block ended stay ended. */
   async unblock(viewerId: string | null, userId: string): Promise<void> {
-    const blockerId = await checkPair(this.users, viewerId, userId, 'unblock', false);
+    const blockerId = await checkPair(this.users, viewerId, userId, 'unblock');
     await this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId });
   }
 
   async mute(viewerId: string | null, userId: string): Promise<void> {
-    const muterId = await checkPair(this.users, viewerId, userId, 'mute', true);
+    const muterId = await checkNewPair(this.users, viewerId, userId, 'mute');
     // The muted account is taken out of the muter's notifications, in the mute's own write.
     const reconcile = [this.notifications.relation(muterId, userId)];
     if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
@@ -97,7 +97,7 @@ export class RelationshipUseCases implements BlockCheck {
   }
 
   async unmute(viewerId: string | null, userId: string): Promise<void> {
-    const muterId = await checkPair(this.users, viewerId, userId, 'unmute', false);
+    const muterId = await checkPair(this.users, viewerId, userId, 'unmute');
     await this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId });
   }
 

@@ -164,6 +164,45 @@ async function deletionHeldAtProfile(app: TestApp, doomed: Account) {
   return { deletion, resume, steps };
 }
 
+/**
+ * `verb` from `viewer` to `other` through the service's use cases on the app's own stores, but the first profile read
+ * (the check before the write) waits after answering: a request held up between its check and its write.
+ */
+async function heldBetweenCheckAndWrite(
+  app: TestApp,
+  verb: 'follow' | 'block' | 'mute',
+  viewer: Account,
+  other: Account,
+) {
+  let checked!: () => void;
+  let release!: () => void;
+  const checkAnswered = new Promise<void>((resolve) => (checked = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  const stores = app.app.stores;
+  const heldUsers: UserStore = Object.assign(Object.create(stores.users) as UserStore, {
+    getMany: async (ids: readonly string[], options?: { consistent?: boolean }) => {
+      const found = await stores.users.getMany(ids, options);
+      if (first) {
+        first = false;
+        checked();
+        await released;
+      }
+      return found;
+    },
+  });
+  const useCases = createUseCases({ ...stores, users: heldUsers }, app.app.config, capturingLogger());
+  const write =
+    verb === 'follow'
+      ? useCases.follows.follow(viewer.id, other.id)
+      : verb === 'block'
+        ? useCases.relationships.block(viewer.id, other.id)
+        : useCases.relationships.mute(viewer.id, other.id);
+  write.catch(() => {});
+  await checkAnswered;
+  return { write, release };
+}
+
 /** The account is gone and every trace with it; everything of the others is as it was before it existed. */
 async function expectGone(
   app: TestApp,
@@ -284,34 +323,7 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
       const viewer = await t.signUp(uniqueHandle('racer'));
       const other = await t.signUp(uniqueHandle('other'));
       const [doomed, stays] = deleted === 'the other' ? [other, viewer] : [viewer, other];
-      // The service's use cases on its own stores, but the first profile read (the check before the write)
-      // waits after answering: a request held up between its check and its write while the account is deleted.
-      let checked!: () => void;
-      let release!: () => void;
-      const checkAnswered = new Promise<void>((resolve) => (checked = resolve));
-      const released = new Promise<void>((resolve) => (release = resolve));
-      let first = true;
-      const stores = t.app.stores;
-      const heldUsers: UserStore = Object.assign(Object.create(stores.users) as UserStore, {
-        getMany: async (ids: readonly string[], options?: { consistent?: boolean }) => {
-          const found = await stores.users.getMany(ids, options);
-          if (first) {
-            first = false;
-            checked();
-            await released;
-          }
-          return found;
-        },
-      });
-      const useCases = createUseCases({ ...stores, users: heldUsers }, t.app.config, capturingLogger());
-      const write =
-        verb === 'follow'
-          ? useCases.follows.follow(viewer.id, other.id)
-          : verb === 'block'
-            ? useCases.relationships.block(viewer.id, other.id)
-            : useCases.relationships.mute(viewer.id, other.id);
-      write.catch(() => {});
-      await checkAnswered;
+      const { write, release } = await heldBetweenCheckAndWrite(t, verb, viewer, other);
 
       expect((await t.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
         deleteAccount: { deletedUserId: doomed.id },
@@ -346,10 +358,56 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
       const client = createDocumentClient({ endpoint: t.endpoint, tableName: tableName(t.tablePrefix) });
       try {
         expect(
-          await auditCounters(client, tableName(t.tablePrefix), { includeGraph: stores.graph.backend === 'dynamodb' }),
+          await auditCounters(client, tableName(t.tablePrefix), {
+            includeGraph: t.app.stores.graph.backend === 'dynamodb',
+          }),
         ).toEqual({ drift: [], mismatches: [] });
       } finally {
         client.destroy();
+      }
+    },
+  );
+});
+
+describe('a follow, block or mute racing the closing of an account it is about', () => {
+  it.each([
+    ['follow', 'the other', 'NOT_FOUND'],
+    ['block', 'the other', 'NOT_FOUND'],
+    ['mute', 'the other', 'NOT_FOUND'],
+    ['follow', "the viewer's own", 'UNAUTHENTICATED'],
+  ] as const)(
+    'a %s checked before %s account was closed and written after it, its deletion yet to run: %s, and taken back',
+    { timeout: 60_000 },
+    async (verb, closed, code) => {
+      // No worker: the closed account's deletion does not run.
+      const app = await startTestApp({ WORKER_ENABLED: 'false' });
+      try {
+        const viewer = await app.signUp(uniqueHandle('racer'));
+        const other = await app.signUp(uniqueHandle('other'));
+        const [leaving, stays] = closed === 'the other' ? [other, viewer] : [viewer, other];
+        const { write, release } = await heldBetweenCheckAndWrite(app, verb, viewer, other);
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, leaving.token)).data).toEqual({
+          deleteAccount: { deletedUserId: leaving.id },
+        });
+        release();
+        await expect(write).rejects.toMatchObject({ code });
+
+        const seen = await app.gql(
+          'query($id: ID!) { user(id: $id) { followerCount followingCount viewerFollows followsViewer viewerBlocks blocksViewer viewerMutes } }',
+          { id: leaving.id },
+          stays.token,
+        );
+        expect(seen.data!.user).toEqual({
+          followerCount: 0,
+          followingCount: 0,
+          viewerFollows: false,
+          followsViewer: false,
+          viewerBlocks: false,
+          blocksViewer: false,
+          viewerMutes: false,
+        });
+      } finally {
+        await app.stop();
       }
     },
   );
@@ -364,7 +422,8 @@ describe('stored items: what reaches an account while it is being deleted', () =
       const late = await t.signUp(uniqueHandle('late'));
       const { deletion, resume, steps } = await deletionHeldAtProfile(t, doomed);
 
-      // The profile is still there, so a follow reaches the account; the service's worker gives it a notification group.
+      // The account was never closed here: it stands for one whose follow's tasks ran after the remnants went (the
+      // follow checked before the closing, or its process dead before taking it back). The worker gives it a group.
       await follow(t, late.token, doomed.id);
       const notifications = async () => (await scanTable(t)).filter((item) => item.pk === `NOTIFS#${doomed.id}`);
       await expect.poll(async () => (await notifications()).length, { timeout: 20_000 }).toBeGreaterThan(0);
@@ -499,7 +558,7 @@ describe('stored items: what reaches an account while it is being deleted', () =
     },
   );
   it(
-    'a closed account takes no new follow, block or mute, and can still be unfollowed',
+    'a closed account takes no new follow, block or mute, and can still be unfollowed, unblocked and unmuted',
     { timeout: 60_000 },
     async () => {
       // No worker: the account stays closed, its deletion not yet run.
@@ -508,7 +567,12 @@ describe('stored items: what reaches an account while it is being deleted', () =
         const doomed = await app.signUp(uniqueHandle('closed'));
         const fan = await app.signUp(uniqueHandle('fan'));
         const late = await app.signUp(uniqueHandle('late'));
+        const wary = await app.signUp(uniqueHandle('wary'));
         await follow(app, fan.token, doomed.id);
+        for (const verb of ['block', 'mute'])
+          await mutate(app, wary.token, `mutation($id: ID!) { ${verb}(userId: $id) { viewer { id } } }`, {
+            id: doomed.id,
+          });
         expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
           deleteAccount: { deletedUserId: doomed.id },
         });
@@ -531,17 +595,23 @@ describe('stored items: what reaches an account while it is being deleted', () =
         expect(unfollowed.data).toEqual({
           unfollow: { user: { id: doomed.id, viewerFollows: false }, viewer: { followingCount: 0 } },
         });
-        const seen = await app.gql(
-          'query($id: ID!) { user(id: $id) { followerCount viewerBlocks viewerMutes viewerFollows } }',
-          { id: doomed.id },
-          late.token,
-        );
-        expect(seen.data!.user).toEqual({
-          followerCount: 0,
-          viewerBlocks: false,
-          viewerMutes: false,
-          viewerFollows: false,
-        });
+        for (const verb of ['unblock', 'unmute'])
+          await mutate(app, wary.token, `mutation($id: ID!) { ${verb}(userId: $id) { viewer { id } } }`, {
+            id: doomed.id,
+          });
+        for (const viewer of [late, wary]) {
+          const seen = await app.gql(
+            'query($id: ID!) { user(id: $id) { followerCount viewerBlocks viewerMutes viewerFollows } }',
+            { id: doomed.id },
+            viewer.token,
+          );
+          expect(seen.data!.user).toEqual({
+            followerCount: 0,
+            viewerBlocks: false,
+            viewerMutes: false,
+            viewerFollows: false,
+          });
+        }
       } finally {
         await app.stop();
       }
