@@ -7,15 +7,15 @@
 import { toUserRecord } from '../src/stores/dynamo/dynamo-user-store.js';
 import { batchWrite, put, scanPages } from '../src/stores/dynamo/batch.js';
 import { searchKeys } from '../src/stores/dynamo/search-items.js';
-import { PROFILE_EXISTS } from '../src/stores/dynamo/keys.js';
+import { PROFILE_OPEN } from '../src/stores/dynamo/keys.js';
 import { openConfiguredStores } from './configured-stores.js';
 
 const opened = await openConfiguredStores();
 try {
   let users = 0;
   const pages = scanPages(opened.client, opened.table, {
-    // A profile has a handle; follow counts an account's deletion left on its key have none.
-    FilterExpression: `sk = :profile AND begins_with(pk, :user) AND ${PROFILE_EXISTS}`,
+    // A profile has a handle (follow counts an account's deletion left on its key have none); a closed one has left search.
+    FilterExpression: `sk = :profile AND begins_with(pk, :user) AND ${PROFILE_OPEN}`,
     ExpressionAttributeValues: { ':profile': 'PROFILE', ':user': 'USER#' },
   });
   for await (const items of pages) {

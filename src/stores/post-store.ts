@@ -52,7 +52,8 @@ export interface PostStore {
   /**
    * Creates the post. With an idempotency key that this author already used, creates nothing
    * and returns what the key's claim recorded. `ownEntryExpiresAt`: when the author's own home
-   * entry expires (epoch seconds). `tasks` (its notifications) are enqueued in the same transaction.
+   * entry expires (epoch seconds). `tasks` (its notifications) are enqueued in the same transaction. Nothing, when
+   * the author's account was closed (or is gone) since the request's check.
    */
   create(
     post: PostRecord,
@@ -60,7 +61,7 @@ export interface PostStore {
     claim: IdempotencyClaim | null,
     ownEntryExpiresAt: number,
     tasks?: readonly Task[],
-  ): Promise<Claimed>;
+  ): Promise<Claimed | 'authorClosed'>;
   /**
    * Writes many posts at once, for a store that holds none of them yet (seeding): each post
    * with what create writes — author entry, tag and public entries, outbox entry and

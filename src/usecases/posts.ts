@@ -93,13 +93,15 @@ export class PostUseCases {
       ? { id: newId('tsk'), payload: { kind: 'fanOut', postId: post.id, authorId: viewerId } }
       : null;
     const notify = this.notifications.post('MENTION', viewerId, post.id, mentionIds);
-    const { createdId, fingerprint } = await this.posts.create(
+    const created = await this.posts.create(
       post,
       fanOutTask ? { kind: 'fanOut', task: fanOutTask, followers: counts?.followers ?? 0 } : { kind: 'outbox' },
       claim,
       this.homeRetention.expiresAt(post.id),
       notify,
     );
+    if (created === 'authorClosed') throw unauthenticated('The account of this token was deleted');
+    const { createdId, fingerprint } = created;
     // A retry: the key already created a post, and that post is the answer (if it is the same post).
     if (createdId !== post.id) {
       refuseReusedKey(claim, fingerprint, 'input.idempotencyKey', 'another post');

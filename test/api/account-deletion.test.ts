@@ -13,6 +13,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { scanTable } from '../helpers/table.js';
+import { runScript } from '../helpers/scripts.js';
 import { createPost, follow, homeIds, publicIds, tagIds } from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
@@ -406,6 +407,52 @@ describe('a follow, block or mute racing the closing of an account it is about',
           blocksViewer: false,
           viewerMutes: false,
         });
+      } finally {
+        await app.stop();
+      }
+    },
+  );
+});
+
+describe("an account's own write racing its closing", () => {
+  it(
+    'a post or a profile edit checked before the closing and written after it is refused, and search stays without it',
+    { timeout: 60_000 },
+    async () => {
+      // No worker: the closed account's deletion does not run.
+      const app = await startTestApp({ WORKER_ENABLED: 'false' });
+      try {
+        const doomed = await app.signUp(uniqueHandle('quitter'));
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+          deleteAccount: { deletedUserId: doomed.id },
+        });
+        // Requests whose account check passed before the closing: the service's use cases, past that check.
+        const { posts, users } = createUseCases(app.app.stores, app.app.config, capturingLogger());
+        await expect(posts.create(doomed.id, { text: 'one last word' })).rejects.toMatchObject({
+          code: 'UNAUTHENTICATED',
+        });
+        await expect(users.updateProfile(doomed.id, { displayName: 'Renamed Quitter' })).rejects.toMatchObject({
+          code: 'NOT_FOUND',
+        });
+        // The migration that writes search entries from profiles passes over a closed one.
+        expect((await runScript(app, 'search-index')).code).toBe(0);
+
+        const seen = await app.gql(
+          'query($id: ID!) { user(id: $id) { postCount displayName posts(first: 5) { edges { node { id } } } } }',
+          { id: doomed.id },
+        );
+        expect(seen.data!.user).toEqual({ postCount: 0, displayName: null, posts: { edges: [] } });
+        for (const query of [doomed.handle, 'renamed'])
+          expect(
+            (await app.gql('query($q: String!) { searchUsers(query: $q) { edges { node { id } } } }', { q: query }))
+              .data,
+          ).toEqual({
+            searchUsers: { edges: [] },
+          });
+        const left = (await scanTable(app)).filter((item) => JSON.stringify(item).includes(doomed.id));
+        expect(
+          left.map((item) => String(item.pk).split('#')[0]).filter((kind) => kind === 'SEARCH' || kind === 'POST'),
+        ).toEqual([]);
       } finally {
         await app.stop();
       }

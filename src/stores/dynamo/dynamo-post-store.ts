@@ -38,7 +38,7 @@ import {
 import { activityItem } from './activity-items.js';
 import { homeEntryItem, timelineEntryFields } from './dynamo-timeline-store.js';
 import type { DynamoTaskQueue } from './dynamo-task-queue.js';
-import { type Key, PROFILE_EXISTS, keys, partitions } from './keys.js';
+import { type Key, PROFILE_EXISTS, PROFILE_OPEN, keys, partitions } from './keys.js';
 import { shardOf } from './shards.js';
 import { importedTagCounts, tagCountItems } from './tag-count-items.js';
 
@@ -143,7 +143,8 @@ export class DynamoPostStore implements PostStore {
         TableName: this.tableName,
         Key: keys.user(authorId),
         UpdateExpression: 'ADD postCount :delta',
-        ConditionExpression: PROFILE_EXISTS,
+        // A closed account posts no more; its deletion still takes its posts away.
+        ConditionExpression: delta > 0 ? PROFILE_OPEN : PROFILE_EXISTS,
         ExpressionAttributeValues: { ':delta': delta },
       },
     };
@@ -155,8 +156,9 @@ export class DynamoPostStore implements PostStore {
     claim: IdempotencyClaim | null,
     ownEntryExpiresAt: number,
     tasks: readonly Task[] = [],
-  ): Promise<Claimed> {
+  ): Promise<Claimed | 'authorClosed'> {
     const [record, ...entries] = postItems(post, this.timelineShards, delivery.kind === 'outbox');
+    const postCount = this.addPostCount(post.authorId, 1);
     const items: TransactItem[] = [
       this.put(record!, 'attribute_not_exists(pk)'),
       ...entries.map((item) => this.put(item)),
@@ -179,16 +181,21 @@ export class DynamoPostStore implements PostStore {
           delivery.kind === 'fanOut' ? { fanOut: true, followers: delivery.followers } : { fanOut: false },
         ),
       ),
-      this.addPostCount(post.authorId, 1),
+      postCount,
       ...counterShardPuts(this.tableName, post.id, post.counterShards),
       ...tagCountItems(this.tableName, post, this.trendShards, 1),
       ...tasks.map((task) => this.tasks.enqueueItem(task)),
     ];
-    return this.writeOnce(
-      items,
-      claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint },
-      post.id,
-    );
+    try {
+      return await this.writeOnce(
+        items,
+        claim && { key: keys.idempotencyClaim(post.authorId, 'createPost', claim.key), fingerprint: claim.fingerprint },
+        post.id,
+      );
+    } catch (error) {
+      if (cancellationReasons(error)?.[items.indexOf(postCount)] === 'ConditionalCheckFailed') return 'authorClosed';
+      throw error;
+    }
   }
 
   async importPosts(posts: readonly ImportedPost[], onWritten?: (posts: number) => void): Promise<void> {

@@ -9,7 +9,7 @@ import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { loginItems } from './dynamo-account-store.js';
-import { PROFILE_EXISTS, keys, partitions } from './keys.js';
+import { PROFILE_EXISTS, PROFILE_OPEN, keys, partitions } from './keys.js';
 import { searchIndexChanges, searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
@@ -148,7 +148,7 @@ export class DynamoUserStore implements UserStore {
       const read = await this.client.send(
         new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }),
       );
-      if (!isProfile(read.Item)) return null;
+      if (!isProfile(read.Item) || read.Item.closedAt !== undefined) return null;
       const before = toUserRecord(read.Item);
       const after = {
         ...before,
@@ -167,8 +167,8 @@ export class DynamoUserStore implements UserStore {
                 // A user without a name has a NULL displayName (sign-up) or none (cleared).
                 ConditionExpression:
                   before.displayName === null
-                    ? `${PROFILE_EXISTS} AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))`
-                    : `${PROFILE_EXISTS} AND #displayName = :readName`,
+                    ? `${PROFILE_OPEN} AND (attribute_not_exists(#displayName) OR attribute_type(#displayName, :nullType))`
+                    : `${PROFILE_OPEN} AND #displayName = :readName`,
                 ExpressionAttributeNames: { ...update.names, '#displayName': 'displayName' },
                 ExpressionAttributeValues: {
                   ...update.values,
@@ -196,7 +196,7 @@ export class DynamoUserStore implements UserStore {
           TableName: this.tableName,
           Key: keys.user(id),
           UpdateExpression: expression,
-          ConditionExpression: PROFILE_EXISTS,
+          ConditionExpression: PROFILE_OPEN,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: orUndefined(values),
           ReturnValues: 'ALL_NEW',

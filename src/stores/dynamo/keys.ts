@@ -15,6 +15,8 @@ export interface Key {
  */
 export const PROFILE_EXISTS = 'attribute_exists(handle)';
 export const PROFILE_ABSENT = 'attribute_not_exists(handle)';
+/** A profile that deleteAccount has not closed: what the account's own writes need (a profile edit, a new post). */
+export const PROFILE_OPEN = `${PROFILE_EXISTS} AND attribute_not_exists(closedAt)`;
 
 export const keys = {
   /** The profile, with its follow counts (written by the graph store, see docs/design/graph.md#follow-counts). */
