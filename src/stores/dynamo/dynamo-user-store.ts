@@ -9,7 +9,7 @@ import { cancellationReasons, importItems, transactWrite } from './batch.js';
 import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { loginItems } from './dynamo-account-store.js';
-import { PROFILE_EXISTS, PROFILE_OPEN, keys, partitions } from './keys.js';
+import { PROFILE_OPEN, keys, partitions } from './keys.js';
 import { searchIndexChanges, searchKeys } from './search-items.js';
 
 type Item = Record<string, unknown>;
