@@ -15,7 +15,7 @@ import {
 import { scanTable } from '../helpers/table.js';
 import { runScript } from '../helpers/scripts.js';
 import { createPost, follow, homeIds, publicIds, tagIds } from '../helpers/posts.js';
-import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
+import { runTaskNow, waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 import { killWorkerProcesses, startWorkerProcess } from '../helpers/worker-process.js';
 
 let t: TestApp;
@@ -134,22 +134,14 @@ async function neighbourhood(app: TestApp) {
  * step: by then the account's notifications, as recipient and as actor, are gone.
  */
 async function deletionHeldAtProfile(app: TestApp, doomed: Account) {
-  const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
   let reachedProfile!: () => void;
   let resume!: () => void;
   const atProfile = new Promise<void>((resolve) => (reachedProfile = resolve));
   const resumed = new Promise<void>((resolve) => (resume = resolve));
   const steps: string[] = [];
-  const deletion = tasks.run(
-    {
-      id: 'tsk_held_deletion',
-      payload: { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
-      checkpoint: null,
-      attempts: 1,
-      failures: 0,
-      shard: 0,
-      leaseToken: 'held',
-    },
+  const deletion = runTaskNow(
+    app,
+    { kind: 'deleteAccount', userId: doomed.id, handle: doomed.handle },
     async (step) => {
       steps.push(step);
       if (step === 'profile') {
@@ -158,11 +150,20 @@ async function deletionHeldAtProfile(app: TestApp, doomed: Account) {
       }
       return true;
     },
-    () => false,
   );
   deletion.catch(() => {});
   await atProfile;
   return { deletion, resume, steps };
+}
+
+/** `body` against an app of its own with no worker, so that tasks run only when the test runs them: a closed account stays closed. */
+async function withoutWorker(body: (app: TestApp) => Promise<void>): Promise<void> {
+  const app = await startTestApp({ WORKER_ENABLED: 'false' });
+  try {
+    await body(app);
+  } finally {
+    await app.stop();
+  }
 }
 
 /**
@@ -311,13 +312,16 @@ describe('stored items: deleteAccount', () => {
   );
 });
 
+/** Who makes the relationship racing the account's end, whose account it is, and how the write then fails. */
+const RACES = [
+  ['follow', 'the other', 'NOT_FOUND'],
+  ['block', 'the other', 'NOT_FOUND'],
+  ['mute', 'the other', 'NOT_FOUND'],
+  ['follow', "the viewer's own", 'UNAUTHENTICATED'],
+] as const;
+
 describe('stored items: a follow, block or mute racing the deletion of an account it is about', () => {
-  it.each([
-    ['follow', 'the other', 'NOT_FOUND'],
-    ['block', 'the other', 'NOT_FOUND'],
-    ['mute', 'the other', 'NOT_FOUND'],
-    ['follow', "the viewer's own", 'UNAUTHENTICATED'],
-  ] as const)(
+  it.each(RACES)(
     'a %s checked before the deletion of %s account and written after it: %s, and nothing of the account is left behind',
     { timeout: 60_000 },
     async (verb, deleted, code) => {
@@ -371,18 +375,11 @@ describe('stored items: a follow, block or mute racing the deletion of an accoun
 });
 
 describe('a follow, block or mute racing the closing of an account it is about', () => {
-  it.each([
-    ['follow', 'the other', 'NOT_FOUND'],
-    ['block', 'the other', 'NOT_FOUND'],
-    ['mute', 'the other', 'NOT_FOUND'],
-    ['follow', "the viewer's own", 'UNAUTHENTICATED'],
-  ] as const)(
+  it.each(RACES)(
     'a %s checked before %s account was closed and written after it, its deletion yet to run: %s, and taken back',
     { timeout: 60_000 },
     async (verb, closed, code) => {
-      // No worker: the closed account's deletion does not run.
-      const app = await startTestApp({ WORKER_ENABLED: 'false' });
-      try {
+      await withoutWorker(async (app) => {
         const viewer = await app.signUp(uniqueHandle('racer'));
         const other = await app.signUp(uniqueHandle('other'));
         const [leaving, stays] = closed === 'the other' ? [other, viewer] : [viewer, other];
@@ -407,9 +404,7 @@ describe('a follow, block or mute racing the closing of an account it is about',
           blocksViewer: false,
           viewerMutes: false,
         });
-      } finally {
-        await app.stop();
-      }
+      });
     },
   );
 });
@@ -419,9 +414,7 @@ describe("an account's own write racing its closing", () => {
     'a post or a profile edit checked before the closing and written after it is refused, and search stays without it',
     { timeout: 60_000 },
     async () => {
-      // No worker: the closed account's deletion does not run.
-      const app = await startTestApp({ WORKER_ENABLED: 'false' });
-      try {
+      await withoutWorker(async (app) => {
         const doomed = await app.signUp(uniqueHandle('quitter'));
         expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
           deleteAccount: { deletedUserId: doomed.id },
@@ -453,9 +446,7 @@ describe("an account's own write racing its closing", () => {
         expect(
           left.map((item) => String(item.pk).split('#')[0]).filter((kind) => kind === 'SEARCH' || kind === 'POST'),
         ).toEqual([]);
-      } finally {
-        await app.stop();
-      }
+      });
     },
   );
 });
@@ -508,27 +499,8 @@ describe('stored items: what reaches an account while it is being deleted', () =
       expect(await notifications()).toEqual([]);
 
       // The mention's task delivered late (a retry, a backlog): the post is still there, its recipient is not.
-      const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
-      const late = {
-        id: 'tsk_late_mention',
-        payload: {
-          kind: 'notify' as const,
-          cause: { kind: 'MENTION' as const, recipientId: doomed.id, actorId: author.id, postId },
-          atMs: Date.now(),
-        },
-        checkpoint: null,
-        attempts: 1,
-        failures: 0,
-        shard: 0,
-        leaseToken: 'late',
-      };
-      expect(
-        await tasks.run(
-          late,
-          async () => true,
-          () => false,
-        ),
-      ).toBe('done');
+      const mention = { kind: 'MENTION' as const, recipientId: doomed.id, actorId: author.id, postId };
+      expect(await runTaskNow(t, { kind: 'notify', cause: mention, atMs: Date.now() })).toBe('done');
       expect(
         (await t.gql('query($id: ID!) { post(id: $id) { id mentions { id } } }', { id: postId })).data!.post,
       ).toEqual({ id: postId, mentions: [] });
@@ -544,9 +516,7 @@ describe('stored items: what reaches an account while it is being deleted', () =
     "a comment's notification task delivered while the deletion is past its notifications leaves the account out",
     { timeout: 60_000 },
     async () => {
-      // No worker: the comment's task and the deletion run when the test says.
-      const app = await startTestApp({ WORKER_ENABLED: 'false' });
-      try {
+      await withoutWorker(async (app) => {
         const doomed = await app.signUp(uniqueHandle('leaving'));
         const author = await app.signUp(uniqueHandle('author'));
         const postId = await createPost(app, author.token, 'comments welcome');
@@ -564,27 +534,8 @@ describe('stored items: what reaches an account while it is being deleted', () =
         const { deletion, resume } = await deletionHeldAtProfile(app, doomed);
 
         // The closed account's profile is still there, and so is the post its deleted comment was on.
-        const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
-        const comment = {
-          id: 'tsk_late_comment',
-          payload: {
-            kind: 'notify' as const,
-            cause: { kind: 'COMMENT' as const, recipientId: author.id, actorId: doomed.id, postId },
-            atMs: Date.now(),
-          },
-          checkpoint: null,
-          attempts: 1,
-          failures: 0,
-          shard: 0,
-          leaseToken: 'late',
-        };
-        expect(
-          await tasks.run(
-            comment,
-            async () => true,
-            () => false,
-          ),
-        ).toBe('done');
+        const comment = { kind: 'COMMENT' as const, recipientId: author.id, actorId: doomed.id, postId };
+        expect(await runTaskNow(app, { kind: 'notify', cause: comment, atMs: Date.now() })).toBe('done');
         resume();
         expect(await deletion).toBe('done');
 
@@ -599,18 +550,14 @@ describe('stored items: what reaches an account while it is being deleted', () =
         expect(
           left.filter((item) => !String(item.pk).startsWith('REFRESH#') && !String(item.pk).startsWith('QUEUE#')),
         ).toEqual([]);
-      } finally {
-        await app.stop();
-      }
+      });
     },
   );
   it(
     'a closed account takes no new follow, block or mute, and can still be unfollowed, unblocked and unmuted',
     { timeout: 60_000 },
     async () => {
-      // No worker: the account stays closed, its deletion not yet run.
-      const app = await startTestApp({ WORKER_ENABLED: 'false' });
-      try {
+      await withoutWorker(async (app) => {
         const doomed = await app.signUp(uniqueHandle('closed'));
         const fan = await app.signUp(uniqueHandle('fan'));
         const late = await app.signUp(uniqueHandle('late'));
@@ -659,9 +606,7 @@ describe('stored items: what reaches an account while it is being deleted', () =
             viewerFollows: false,
           });
         }
-      } finally {
-        await app.stop();
-      }
+      });
     },
   );
 });

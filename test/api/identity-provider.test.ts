@@ -2,17 +2,10 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type CryptoKey, type JWK, SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  TEST_PASSWORD,
-  capturingLogger,
-  errorCodes,
-  startTestApp,
-  uniqueHandle,
-  type TestApp,
-} from '../helpers/app.js';
+import { TEST_PASSWORD, errorCodes, startTestApp, uniqueHandle, type TestApp } from '../helpers/app.js';
 import { connectLive } from '../helpers/live.js';
 import { createPost, follow } from '../helpers/posts.js';
-import { createUseCases } from '../../src/usecases/use-cases.js';
+import { runTaskNow } from '../helpers/queue.js';
 
 /** A signing key of the test's identity provider, published in its JWKS under `kid`. */
 interface ProviderKey {
@@ -233,7 +226,6 @@ describe('a provider token', () => {
   it("of a deleted account ends its subscriptions at their next event, while the account's deletion has yet to run", async () => {
     // No worker: the closed account's profile stays, and the test delivers each post itself.
     const app = await startTestApp({ ...providerSettings(), WORKER_ENABLED: 'false' });
-    const { tasks } = createUseCases(app.app.stores, app.app.config, capturingLogger());
     const token = await providerToken(ec, `auth0|${uniqueHandle('live')}`);
     const live = connectLive(app.url, token);
     try {
@@ -242,15 +234,7 @@ describe('a provider token', () => {
       await follow(app, token, star.id);
       const delivered = async (text: string) => {
         const postId = await createPost(app, star.token, text);
-        const fanOut = { kind: 'fanOut' as const, postId, authorId: star.id };
-        const run = { id: `tsk_${postId}`, payload: fanOut, checkpoint: null, attempts: 1, failures: 0, shard: 0 };
-        expect(
-          await tasks.run(
-            { ...run, leaseToken: 'test' },
-            async () => true,
-            () => false,
-          ),
-        ).toBe('done');
+        expect(await runTaskNow(app, { kind: 'fanOut', postId, authorId: star.id })).toBe('done');
         return postId;
       };
       const posts = live.subscribe('subscription { timelinePostAdded { node { id } } }');

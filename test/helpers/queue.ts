@@ -2,7 +2,11 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, vi } from 'vitest';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { partitions, tableName } from '../../src/stores/dynamo/keys.js';
-import type { TestApp } from './app.js';
+import { newId } from '../../src/domain/ids.js';
+import type { TaskPayload } from '../../src/domain/tasks.js';
+import type { RunOutcome, SaveCheckpoint } from '../../src/usecases/tasks/task-handler.js';
+import { createUseCases } from '../../src/usecases/use-cases.js';
+import { type TestApp, capturingLogger } from './app.js';
 
 /** How long a test waits for the worker's background work (fan-out, backfills, clean-ups) on a loaded two-core machine. */
 export const WORKER_WAIT = { timeout: 45_000, interval: 100 } as const;
@@ -33,4 +37,18 @@ export async function waitForQueueToDrain(t: TestApp): Promise<void> {
   } finally {
     client.destroy();
   }
+}
+
+/**
+ * `payload` run at once by the service's own handler for its kind, outside the queue: a task delivered late (a retry,
+ * a backlog), or, with a `save` that waits, one held at a checkpoint. Resolves to its outcome.
+ */
+export function runTaskNow(
+  t: TestApp,
+  payload: TaskPayload,
+  save: SaveCheckpoint = async () => true,
+): Promise<RunOutcome> {
+  const { tasks } = createUseCases(t.app.stores, t.app.config, capturingLogger());
+  const task = { id: newId('tsk'), payload, checkpoint: null, attempts: 1, failures: 0, shard: 0, leaseToken: 'test' };
+  return tasks.run(task, save, () => false);
 }
