@@ -2,6 +2,7 @@ import { badInput, notFound, unauthenticated } from '../domain/errors.js';
 import { requireIdOf } from '../domain/ids.js';
 import { normalizeWord, pageSize } from '../domain/validation.js';
 import { settleAll } from '../lib/collections.js';
+import type { UserRecord } from '../domain/models.js';
 import type { CountedPage, Excluded, GraphStore, ReadBudget, SuggestedUser } from '../stores/graph/graph-store.js';
 import type { UserStore } from '../stores/user-store.js';
 import { type GraphLimits, GraphBudget } from '../stores/graph/traversal.js';
@@ -42,18 +43,25 @@ export class GraphQueryUseCases {
     return new GraphBudget(this.limits);
   }
 
+  /** `profiles`: users' profiles as the page's fields read them, so that they are read once. */
   async suggestedFollows(
     viewerId: string | null,
     first: number | null | undefined,
     budget: ReadBudget,
     blocked: BlockedAccounts,
+    profiles: (ids: readonly string[]) => Promise<(UserRecord | null)[]>,
   ): Promise<SuggestedUser[]> {
     if (!viewerId) throw unauthenticated();
     const size = pageSize(first);
     // The viewer's blocks are read beside the first hops: only the candidates need them.
     const excluding = blocked();
     excluding.catch(() => {});
-    return this.graph.suggestions(viewerId, size, budget, excluding);
+    const suggestions = await this.graph.suggestions(viewerId, size, budget, excluding);
+    // A closed account is being deleted: following it is refused, so it is not suggested either. The accounts
+    // shown as `via` are read in the same batch, as the page's fields would read them.
+    const ids = suggestions.map((suggestion) => suggestion.userId);
+    const found = await profiles([...ids, ...suggestions.flatMap((suggestion) => suggestion.viaIds)]);
+    return suggestions.filter((_suggestion, i) => found[i] && found[i].closedAt === undefined);
   }
 
   async degreesOfSeparation(

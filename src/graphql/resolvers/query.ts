@@ -89,6 +89,7 @@ export const Query: QueryResolvers = {
       first,
       context.graphBudget,
       blockedAccounts(context),
+      (ids) => loadAll(context.loaders.user, ids),
     ),
   degreesOfSeparation: (_parent, { from, to, maxDepth }, context) =>
     context.useCases.graphQueries.degreesOfSeparation(
