@@ -33,7 +33,7 @@ describe("a subscription event's requests", () => {
       WORKER_ENABLED: 'false',
       DYNAMODB_ENDPOINT: proxy.endpoint,
       CACHE: 'off',
-      // Read once: a refresh of the authors who are not fanned out would be an event's Query.
+      // Read at most once in the test: a refresh of the authors who are not fanned out is an event's Query.
       OUTBOX_AUTHORS_TTL_MS: '3600000',
     });
   }, 120_000);
@@ -62,7 +62,10 @@ describe("a subscription event's requests", () => {
       { timeout: 10_000 },
     );
 
-    for (const n of [1, 2]) {
+    // The first event may find the instance reading its registry of outbox authors (once an hour): not counted.
+    await createPost(a, ada.token, 'first');
+    await vi.waitFor(() => expect(events.data).toHaveLength(1), { timeout: 20_000 });
+    for (const n of [2, 3]) {
       const before = proxy.targets.length;
       await createPost(a, ada.token, `post ${n}`);
       await vi.waitFor(() => expect(events.data).toHaveLength(n), { timeout: 20_000 });
