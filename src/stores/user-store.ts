@@ -29,6 +29,9 @@ export interface UserStore {
   search(word: string, limit: number): Promise<string[]>;
   /** Whether each user is in the search index under this term (a closed account is not, at once); aligned with `entries`. */
   indexed(entries: readonly { term: string; userId: string }[]): Promise<boolean[]>;
-  /** Applies the patch (moving the user's search entries with it) and returns the updated user, or null when there is no such user. */
+  /**
+   * Applies the patch (moving the user's search entries with it) and returns the updated user, or null when there is
+   * no such user or it was closed: the write is conditioned on an open profile, so that it cannot land after the close.
+   */
   updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null>;
 }

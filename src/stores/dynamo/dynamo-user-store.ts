@@ -144,11 +144,13 @@ export class DynamoUserStore implements UserStore {
    */
   async updateProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
     if (patch.displayName === undefined) return this.patchProfile(id, patch);
-    for (let attempt = 1; ; attempt++) {
+    // One read more than the writes: a write that failed its condition on the last try reads why.
+    for (let attempt = 1; attempt <= PROFILE_WRITE_TRIES + 1; attempt++) {
       const read = await this.client.send(
         new GetCommand({ TableName: this.tableName, Key: keys.user(id), ConsistentRead: true }),
       );
       if (!isProfile(read.Item) || read.Item.closedAt !== undefined) return null;
+      if (attempt > PROFILE_WRITE_TRIES) break;
       const before = toUserRecord(read.Item);
       const after = {
         ...before,
@@ -182,10 +184,10 @@ export class DynamoUserStore implements UserStore {
         });
         return after;
       } catch (error) {
-        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed' || attempt === PROFILE_WRITE_TRIES)
-          throw error;
+        if (cancellationReasons(error)?.[0] !== 'ConditionalCheckFailed') throw error;
       }
     }
+    throw new Error(`the display name of ${id} changed during each of ${PROFILE_WRITE_TRIES} attempts to write it`);
   }
 
   private async patchProfile(id: string, patch: ProfilePatch): Promise<UserRecord | null> {
