@@ -4,7 +4,7 @@ import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
 import { type TwoWayArgs, pageArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
-import { checkNewPair, checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
+import { checkNewPair, checkPair, failIfClosedMeanwhile } from './pair-checks.js';
 import type { BlockCheck, BlockedAccounts } from './relationships.js';
 
 /** Follow and unfollow, and the one-hop lists: followers, following, known followers, mutuals. */
@@ -35,7 +35,7 @@ export class FollowUseCases {
     notBlocked.catch(() => {});
     try {
       if (added)
-        await failIfDeletedMeanwhile(this.users, this.graph, followerId, userId, () =>
+        await failIfClosedMeanwhile(this.users, this.graph, followerId, userId, () =>
           this.removeFollow(followerId, userId),
         );
       await notBlocked;

@@ -41,7 +41,7 @@ async function checkUsers(
  * removes the node the write recreated for an account whose deletion has removed it (see
  * docs/design/account-deletion.md). Fails as `checkNewPair` would.
  */
-export async function failIfDeletedMeanwhile(
+export async function failIfClosedMeanwhile(
   users: UserStore,
   graph: GraphStore,
   viewerId: string,
@@ -56,5 +56,6 @@ export async function failIfDeletedMeanwhile(
     // A closed account's node is its deletion's to remove.
     await Promise.all([viewer ? null : graph.removeNode(viewerId), user ? null : graph.removeNode(userId)]);
   }
-  throw open(viewer ?? null) ? notFound('User', userId) : unauthenticated('The account of this token does not exist');
+  if (open(viewer ?? null)) throw notFound('User', userId);
+  throw unauthenticated(viewer ? 'The account of this token was deleted' : 'The account of this token does not exist');
 }

@@ -5,7 +5,7 @@ import type { UserStore } from '../stores/user-store.js';
 import type { FollowEvents } from './follow-events.js';
 import type { NotificationEvents } from './notifications.js';
 import { type TwoWayArgs, twoWayPageArgs, withOpaqueCursors } from './paging.js';
-import { checkNewPair, checkPair, failIfDeletedMeanwhile } from './pair-checks.js';
+import { checkNewPair, checkPair, failIfClosedMeanwhile } from './pair-checks.js';
 
 /**
  * What every interaction with another account checks before it writes, and what the graph
@@ -72,7 +72,7 @@ export class RelationshipUseCases implements BlockCheck {
       // After the unfollows, so that a failed check leaves no follow beside the block; and also when they
       // failed. The reconcile tasks only ever take notifications out: nothing of them to take back.
       if (related)
-        await failIfDeletedMeanwhile(this.users, this.graph, blockerId, userId, () =>
+        await failIfClosedMeanwhile(this.users, this.graph, blockerId, userId, () =>
           this.graph.unrelate({ kind: 'blocks', from: blockerId, to: userId }),
         );
     }
@@ -90,7 +90,7 @@ export class RelationshipUseCases implements BlockCheck {
     const reconcile = [this.notifications.relation(muterId, userId)];
     if (await this.graph.relate({ kind: 'mutes', from: muterId, to: userId }, new Date().toISOString(), reconcile)) {
       this.notifications.written(reconcile);
-      await failIfDeletedMeanwhile(this.users, this.graph, muterId, userId, () =>
+      await failIfClosedMeanwhile(this.users, this.graph, muterId, userId, () =>
         this.graph.unrelate({ kind: 'mutes', from: muterId, to: userId }),
       );
     }
