@@ -40,6 +40,23 @@ export function int(name: string, fallback: number, min: number, max: number, de
   };
 }
 
+/** A whole number worked out from other settings of the same environment when unset; the docs show `shownDefault`. */
+export function derivedInt(
+  name: string,
+  shownDefault: string,
+  fallback: (env: Env) => number,
+  min: number,
+  max: number,
+  description: string,
+): Setting<number> {
+  const given = int(name, 0, min, max, description);
+  return {
+    ...given,
+    default: shownDefault,
+    parse: (raw, env) => (raw === undefined || raw === '' ? fallback(env) : given.parse(raw, env)),
+  };
+}
+
 export function bool(
   name: string,
   fallback: (env: Env) => boolean,

@@ -1,4 +1,5 @@
-import { type Env, type Setting, bool, fail, int, isProduction, text } from './setting-kinds.js';
+import { type Env, type Setting, bool, derivedInt, fail, int, isProduction, text } from './setting-kinds.js';
+import { PLATFORM_SETTINGS } from './settings-platform.js';
 
 const CACHE_MODES = ['memory', 'redis', 'off'] as const;
 export type CacheMode = (typeof CACHE_MODES)[number];
@@ -9,6 +10,14 @@ const MAX_REACTION_KINDS = 20;
 const DEFAULT_REACTION_KINDS = 'like,love,laugh,wow,sad,clap';
 /** The Queries one computation of trendingTags may send: what its `@cost` in schema.graphql declares (20 points each). */
 export const TRENDS_READ_MAX_QUERIES = 40;
+
+const OPERATION_TIMEOUT = int(
+  'OPERATION_TIMEOUT_MS',
+  10_000,
+  100,
+  600_000,
+  'Longest an operation over HTTP may run; past it the request answers 503 SERVICE_UNAVAILABLE with Retry-After and its store calls still running are abandoned.',
+);
 
 /** What the service does and how much it allows: content, background work, cache, API limits, Redis, observability. */
 export const BEHAVIOUR_SETTINGS = {
@@ -163,6 +172,16 @@ export const BEHAVIOUR_SETTINGS = {
     1,
     1000,
     'Failed runs after which a task is moved to the dead-letter list (DEADLETTER) instead of retried.',
+  ),
+  accountDeletionWaitMs: derivedInt(
+    'ACCOUNT_DELETION_WAIT_MS',
+    'OPERATION_TIMEOUT_MS + DYNAMODB_ATTEMPT_TIMEOUT_MS',
+    (env) =>
+      OPERATION_TIMEOUT.parse(env.OPERATION_TIMEOUT_MS, env) +
+      PLATFORM_SETTINGS.dynamodbAttemptTimeoutMs.parse(env.DYNAMODB_ATTEMPT_TIMEOUT_MS, env),
+    0,
+    3_600_000,
+    "How long after an account is closed its deletion waits before it removes the account's likes, views, reactions, comments and reposts, so that a request of the account checked just before the closing has written or been abandoned by then; shorter leaves such a write behind (see Account deletion).",
   ),
   fanoutPageSize: int(
     'FANOUT_PAGE_SIZE',
@@ -339,13 +358,7 @@ export const BEHAVIOUR_SETTINGS = {
     1_000_000_000,
     'How fast a bucket refills, in points a second.',
   ),
-  operationTimeoutMs: int(
-    'OPERATION_TIMEOUT_MS',
-    10_000,
-    100,
-    600_000,
-    'Longest an operation over HTTP may run; past it the request answers 503 SERVICE_UNAVAILABLE with Retry-After and its store calls still running are abandoned.',
-  ),
+  operationTimeoutMs: OPERATION_TIMEOUT,
   logLevel: text('LOG_LEVEL', 'info', 'debug, info, warn, error or silent.', (v) =>
     LOG_LEVELS.includes(v) ? null : `must be one of ${LOG_LEVELS.join(', ')}`,
   ),

@@ -22,7 +22,13 @@ export type TaskPayload =
   /** After a block or a mute: take the actor out of each of the recipient's groups it no longer stands in. */
   | { kind: 'reconcileActor'; recipientId: string; actorId: string }
   /** Remove a closed account and everything it wrote. */
-  | { kind: 'deleteAccount'; userId: string; handle: string };
+  | {
+      kind: 'deleteAccount';
+      userId: string;
+      handle: string;
+      /** When the account was closed (ISO 8601), which its `activity` step waits on; absent in tasks of older versions. */
+      closedAt?: string;
+    };
 
 export type TaskKind = TaskPayload['kind'];
 export type PayloadOf<K extends TaskKind> = Extract<TaskPayload, { kind: K }>;

@@ -101,7 +101,7 @@ export const counterShardRaises = new Counter({
 
 export const tasksRun = new Counter({
   name: 'worker_tasks_total',
-  help: 'Task runs by kind and outcome: done, stopped (handed back at shutdown), lost (lease taken over), failed (to be retried), dead_lettered.',
+  help: 'Task runs by kind and outcome: done, stopped (handed back at shutdown), lost (lease taken over), deferred (not due yet, handed back to run later), failed (to be retried), dead_lettered.',
   labelNames: ['kind', 'outcome'] as const,
   registers: [registry],
 });

@@ -12,7 +12,7 @@ export interface ObservedTask {
 }
 
 /** How a run of a task ended, as the worker saw it. */
-export type TaskRunOutcome = 'done' | 'stopped' | 'lost' | 'failed' | 'dead_lettered';
+export type TaskRunOutcome = 'done' | 'stopped' | 'lost' | 'deferred' | 'failed' | 'dead_lettered';
 
 export interface ObservedTaskRun {
   /** Runs the task's work in its span (a trace of its own) when tracing is on. */

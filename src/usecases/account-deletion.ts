@@ -17,6 +17,8 @@ export class AccountDeletion {
     private readonly accounts: Pick<AccountStore, 'login' | 'closeAccount'>,
     private readonly sessions: SessionUseCases,
     private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
+    /** The clock the deletion's handler waits by. */
+    private readonly clock: () => number,
   ) {}
 
   /**
@@ -39,11 +41,12 @@ export class AccountDeletion {
     } else if (password !== null && password !== undefined) {
       throw badInput('password', 'must be left out: this account has no password');
     }
+    const closedAt = new Date(this.clock()).toISOString();
     const task = {
       id: newId('tsk'),
-      payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle },
+      payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle, closedAt },
     };
-    if (!(await this.accounts.closeAccount(user, task, new Date().toISOString())))
+    if (!(await this.accounts.closeAccount(user, task, closedAt)))
       throw unauthenticated('The token was signed out: sign in again');
     this.enqueuer.written([task]);
     return user.id;

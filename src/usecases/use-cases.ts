@@ -110,7 +110,7 @@ export function createUseCases(
     { refreshTtlSeconds: config.refreshTtlSeconds },
     logger,
   );
-  const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer);
+  const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer, stores.clock);
   const useCases = {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,

@@ -141,9 +141,10 @@ export class Worker {
           () => this.stopping,
         ),
       );
-      observed.ended(outcome);
+      observed.ended(typeof outcome === 'object' ? 'deferred' : outcome);
       if (outcome === 'done') await this.queue.complete(task);
       if (outcome === 'stopped') await this.queue.release(task, 0, false);
+      if (typeof outcome === 'object') await this.queue.release(task, outcome.laterMs, false);
       log.debug('task ended', { outcome });
     } catch (error) {
       const failures = task.failures + 1;

@@ -451,6 +451,66 @@ describe("an account's own write racing its closing", () => {
   );
 });
 
+describe("stored items: an account's own activity racing its closing", () => {
+  it(
+    'a like, view, reaction, comment and repost checked before the closing and written after it go with the account',
+    { timeout: 120_000 },
+    async () => {
+      // Long enough for the writes below to land after the posts step, well within the wait.
+      const app = await startTestApp({ ACCOUNT_DELETION_WAIT_MS: '8000' });
+      try {
+        const { others, posts } = await neighbourhood(app);
+        await waitForQueueToDrain(app);
+        const before = await observe(app, others, posts);
+        const tag = `late_${Date.now()}`;
+        const doomed = await app.signUp(uniqueHandle('late'));
+        const own = [await createPost(app, doomed.token, 'soon gone', [tag])];
+        await waitForQueueToDrain(app);
+
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+          deleteAccount: { deletedUserId: doomed.id },
+        });
+        // The deletion takes its posts at once, then waits before its activity step.
+        await expect
+          .poll(
+            async () => (await app.gql('query($id: ID!) { post(id: $id) { id } }', { id: own[0] })).data!.post,
+            WORKER_WAIT,
+          )
+          .toBeNull();
+        // Requests whose account check passed before the closing, writing only now: the use cases, past that check.
+        const { counters, comments, reposts } = createUseCases(app.app.stores, app.app.config, capturingLogger());
+        const target = posts[0]!;
+        await counters.likePost(doomed.id, target);
+        await counters.viewPost(doomed.id, target);
+        await counters.react(doomed.id, target, 'wow');
+        await comments.add(doomed.id, target, 'just in time');
+        await reposts.repost(doomed.id, target);
+        const was = before.posts[0]!;
+        await expect
+          .poll(
+            async () =>
+              (
+                await app.gql('query($id: ID!) { post(id: $id) { likeCount viewCount commentCount repostCount } }', {
+                  id: target,
+                })
+              ).data!.post,
+            WORKER_WAIT,
+          )
+          .toEqual({
+            likeCount: was.likeCount + 1,
+            viewCount: was.viewCount + 1,
+            commentCount: was.commentCount + 1,
+            repostCount: 1,
+          });
+
+        await expectGone(app, doomed, own, before, others, posts, tag);
+      } finally {
+        await app.stop();
+      }
+    },
+  );
+});
+
 describe('stored items: what reaches an account while it is being deleted', () => {
   it(
     "a follow's notification that arrives after the account's remnants went is swept once its graph node is gone",
@@ -675,5 +735,10 @@ describe('stored items: deleteAccount with its worker killed mid-way', () => {
 
 /** `npm run worker`'s entry point as its own process against the app's table, with small batches and a short lease. */
 function startWorker(app: TestApp) {
-  return startWorkerProcess(app, { FANOUT_PAGE_SIZE: '2', QUEUE_LEASE_MS: '1000', QUEUE_POLL_MS: '50' });
+  return startWorkerProcess(app, {
+    FANOUT_PAGE_SIZE: '2',
+    QUEUE_LEASE_MS: '1000',
+    QUEUE_POLL_MS: '50',
+    ACCOUNT_DELETION_WAIT_MS: '0',
+  });
 }

@@ -67,6 +67,9 @@ const TEST_RATE_LIMIT_POINTS = '1000000000';
  */
 const PER_ADDRESS_LIMITS = { PASSWORD_CHECKS_PER_ADDRESS: '1000000', PASSWORD_HASH_QUEUE_PER_ADDRESS: '1000' };
 
+/** An account's deletion starts on its activity at once: only the tests of that wait hold a request across a closing. */
+const ACCOUNT_DELETION_WAIT_MS = '0';
+
 /**
  * Starts the service in-process on a free loopback port against the run's DynamoDB Local, with a
  * table of its own unless `env` names one (TABLE_PREFIX), as a restarted service would.
@@ -88,6 +91,7 @@ export async function startTestApp(
     RATE_LIMIT_POINTS: TEST_RATE_LIMIT_POINTS,
     RATE_LIMIT_POINTS_PER_SECOND: TEST_RATE_LIMIT_POINTS,
     ...PER_ADDRESS_LIMITS,
+    ACCOUNT_DELETION_WAIT_MS,
     ...env,
   });
   const app = await startApp({

@@ -93,6 +93,15 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(variable);
   });
 
+  it("waits out a request's deadline and one DynamoDB answer before an account's deletion removes its activity", () => {
+    expect(loadConfig({}).accountDeletionWaitMs).toBe(13_000);
+    expect(loadConfig({ OPERATION_TIMEOUT_MS: '2000', DYNAMODB_ATTEMPT_TIMEOUT_MS: '500' }).accountDeletionWaitMs).toBe(
+      2_500,
+    );
+    expect(loadConfig({ OPERATION_TIMEOUT_MS: '2000', ACCOUNT_DELETION_WAIT_MS: '0' }).accountDeletionWaitMs).toBe(0);
+    expect(() => loadConfig({ ACCOUNT_DELETION_WAIT_MS: 'soon' })).toThrow('ACCOUNT_DELETION_WAIT_MS');
+  });
+
   it('allows a trending window whose partitions (days spanned × shards) one computation can read', () => {
     expect(loadConfig({ TRENDS_WINDOW_HOURS: '168', TRENDS_SHARDS: '5' })).toMatchObject({ trendsShards: 5 });
     expect(loadConfig({ TRENDS_SHARDS: '16' })).toMatchObject({ trendsWindowHours: 24, trendsShards: 16 });

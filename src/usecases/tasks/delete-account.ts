@@ -43,6 +43,8 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
     private readonly useCases: DeleteAccountUseCases,
     /** Posts, activities or follows handled per batch (FANOUT_PAGE_SIZE). */
     private readonly pageSize: number,
+    /** How long the `activity` step waits after the closing (ACCOUNT_DELETION_WAIT_MS), and what time it is. */
+    private readonly wait: { ms: number; clock: () => number },
   ) {}
 
   /** The steps from the checkpoint on. */
@@ -51,12 +53,22 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
     if (from < 0) throw new Error(`unknown deleteAccount checkpoint ${JSON.stringify(checkpoint)}`);
     for (const step of STEPS.slice(from)) {
       if (step !== STEPS[from] && !(await save(step))) return 'lost';
+      if (step === 'activity') {
+        // A like, comment or repost whose request was checked before the closing may land until then.
+        const laterMs = this.activitySettlesAt(payload) - this.wait.clock();
+        if (laterMs > 0) return { laterMs };
+      }
       while (await this.batch(step, payload)) {
         if (!(await save(step))) return 'lost';
         if (stopping()) return 'stopped';
       }
     }
     return 'done';
+  }
+
+  /** When no request of the account checked before its closing can still write: past its deadline and last answer. */
+  private activitySettlesAt({ closedAt }: PayloadOf<'deleteAccount'>): number {
+    return closedAt === undefined ? 0 : Date.parse(closedAt) + this.wait.ms;
   }
 
   /** One batch of a step; true while the step has more to do. */

@@ -4,8 +4,11 @@ import type { ClaimedTask } from '../../stores/task-queue.js';
 /** Saves the task's position and renews its lease; false when another worker has taken the task over. */
 export type SaveCheckpoint = (checkpoint: string) => Promise<boolean>;
 
-/** How a run ended: finished, interrupted by a stopping worker (resumable), or the lease was lost. */
-export type RunOutcome = 'done' | 'stopped' | 'lost';
+/**
+ * How a run ended: finished, interrupted by a stopping worker (resumable), the lease was lost, or not due yet: to run
+ * again from its saved checkpoint `laterMs` from now.
+ */
+export type RunOutcome = 'done' | 'stopped' | 'lost' | { laterMs: number };
 
 /** One run of a claimed task: where it stopped last, how to save progress, and whether the worker is stopping. */
 export interface TaskRun<K extends TaskKind = TaskKind> {
