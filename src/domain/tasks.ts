@@ -26,8 +26,8 @@ export type TaskPayload =
       kind: 'deleteAccount';
       userId: string;
       handle: string;
-      /** When the account was closed (ISO 8601), which its `activity` step waits on; absent in tasks of older versions. */
-      closedAt?: string;
+      /** When its `activity` step may start (ISO 8601): requests checked before the closing are over; absent in older tasks. */
+      activityAfter?: string;
     };
 
 export type TaskKind = TaskPayload['kind'];

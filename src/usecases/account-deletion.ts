@@ -17,6 +17,8 @@ export class AccountDeletion {
     private readonly accounts: Pick<AccountStore, 'login' | 'closeAccount'>,
     private readonly sessions: SessionUseCases,
     private readonly enqueuer: Pick<TaskEnqueuer, 'written'>,
+    /** ACCOUNT_DELETION_WAIT_MS, of the instance whose requests it waits for (a worker process may lack their settings). */
+    private readonly waitMs: number,
     /** The clock the deletion's handler waits by. */
     private readonly clock: () => number,
   ) {}
@@ -41,12 +43,13 @@ export class AccountDeletion {
     } else if (password !== null && password !== undefined) {
       throw badInput('password', 'must be left out: this account has no password');
     }
-    const closedAt = new Date(this.clock()).toISOString();
+    const now = this.clock();
+    const activityAfter = new Date(now + this.waitMs).toISOString();
     const task = {
       id: newId('tsk'),
-      payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle, closedAt },
+      payload: { kind: 'deleteAccount' as const, userId: user.id, handle: user.handle, activityAfter },
     };
-    if (!(await this.accounts.closeAccount(user, task, closedAt)))
+    if (!(await this.accounts.closeAccount(user, task, new Date(now).toISOString())))
       throw unauthenticated('The token was signed out: sign in again');
     this.enqueuer.written([task]);
     return user.id;

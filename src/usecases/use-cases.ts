@@ -110,7 +110,14 @@ export function createUseCases(
     { refreshTtlSeconds: config.refreshTtlSeconds },
     logger,
   );
-  const accountDeletion = new AccountDeletion(stores.users, stores.accounts, sessions, enqueuer, stores.clock);
+  const accountDeletion = new AccountDeletion(
+    stores.users,
+    stores.accounts,
+    sessions,
+    enqueuer,
+    config.accountDeletionWaitMs,
+    stores.clock,
+  );
   const useCases = {
     users: new UserUseCases(stores.users, stores.graph, passwords, signInLimits, logger),
     sessions,

@@ -735,10 +735,5 @@ describe('stored items: deleteAccount with its worker killed mid-way', () => {
 
 /** `npm run worker`'s entry point as its own process against the app's table, with small batches and a short lease. */
 function startWorker(app: TestApp) {
-  return startWorkerProcess(app, {
-    FANOUT_PAGE_SIZE: '2',
-    QUEUE_LEASE_MS: '1000',
-    QUEUE_POLL_MS: '50',
-    ACCOUNT_DELETION_WAIT_MS: '0',
-  });
+  return startWorkerProcess(app, { FANOUT_PAGE_SIZE: '2', QUEUE_LEASE_MS: '1000', QUEUE_POLL_MS: '50' });
 }

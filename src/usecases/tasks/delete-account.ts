@@ -43,8 +43,8 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
     private readonly useCases: DeleteAccountUseCases,
     /** Posts, activities or follows handled per batch (FANOUT_PAGE_SIZE). */
     private readonly pageSize: number,
-    /** How long the `activity` step waits after the closing (ACCOUNT_DELETION_WAIT_MS), and what time it is. */
-    private readonly wait: { ms: number; clock: () => number },
+    /** What time it is (ms since the epoch). */
+    private readonly clock: () => number,
   ) {}
 
   /** The steps from the checkpoint on. */
@@ -53,9 +53,9 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
     if (from < 0) throw new Error(`unknown deleteAccount checkpoint ${JSON.stringify(checkpoint)}`);
     for (const step of STEPS.slice(from)) {
       if (step !== STEPS[from] && !(await save(step))) return 'lost';
-      if (step === 'activity') {
+      if (step === 'activity' && payload.activityAfter !== undefined) {
         // A like, comment or repost whose request was checked before the closing may land until then.
-        const laterMs = this.activitySettlesAt(payload) - this.wait.clock();
+        const laterMs = Date.parse(payload.activityAfter) - this.clock();
         if (laterMs > 0) return { laterMs };
       }
       while (await this.batch(step, payload)) {
@@ -64,11 +64,6 @@ export class DeleteAccountHandler implements TaskHandler<'deleteAccount'> {
       }
     }
     return 'done';
-  }
-
-  /** When no request of the account checked before its closing can still write: past its deadline and last answer. */
-  private activitySettlesAt({ closedAt }: PayloadOf<'deleteAccount'>): number {
-    return closedAt === undefined ? 0 : Date.parse(closedAt) + this.wait.ms;
   }
 
   /** One batch of a step; true while the step has more to do. */

@@ -40,8 +40,6 @@ export interface TaskSettings {
   homeRetentionDays: number;
   /** Notification groups a user keeps (NOTIFICATIONS_MAX). */
   notificationsMax: number;
-  /** How long after the closing an account's deletion starts on its activity (ACCOUNT_DELETION_WAIT_MS). */
-  accountDeletionWaitMs: number;
 }
 
 export interface TaskHandlerStores {
@@ -118,10 +116,7 @@ export function createTaskHandlers(
     unfollow: new UnfollowHandler(stores.timelines, stores.graph, backfill),
     repost,
     unrepost: new UnrepostHandler(stores.reposts, followers, homes, repost),
-    deleteAccount: new DeleteAccountHandler(stores, useCases, settings.fanoutPageSize, {
-      ms: settings.accountDeletionWaitMs,
-      clock: stores.clock,
-    }),
+    deleteAccount: new DeleteAccountHandler(stores, useCases, settings.fanoutPageSize, stores.clock),
     notify: new NotifyHandler(stores.notifications, check, settings.notificationsMax, listeners.notified),
     reconcileActor: new ReconcileActorHandler(stores.notifications, check, settings.fanoutPageSize),
   });
