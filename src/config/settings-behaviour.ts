@@ -175,13 +175,14 @@ export const BEHAVIOUR_SETTINGS = {
   ),
   accountDeletionWaitMs: derivedInt(
     'ACCOUNT_DELETION_WAIT_MS',
-    'OPERATION_TIMEOUT_MS + DYNAMODB_ATTEMPT_TIMEOUT_MS',
+    '2 × (OPERATION_TIMEOUT_MS + DYNAMODB_ATTEMPT_TIMEOUT_MS)',
     (env) =>
-      OPERATION_TIMEOUT.parse(env.OPERATION_TIMEOUT_MS, env) +
-      PLATFORM_SETTINGS.dynamodbAttemptTimeoutMs.parse(env.DYNAMODB_ATTEMPT_TIMEOUT_MS, env),
+      2 *
+      (OPERATION_TIMEOUT.parse(env.OPERATION_TIMEOUT_MS, env) +
+        PLATFORM_SETTINGS.dynamodbAttemptTimeoutMs.parse(env.DYNAMODB_ATTEMPT_TIMEOUT_MS, env)),
     0,
     3_600_000,
-    "How long after an account is closed its deletion waits before it removes the account's likes, views, reactions, comments and reposts, so that a request of the account checked just before the closing has written or been abandoned by then; shorter leaves such a write behind (see Account deletion).",
+    "How long after the closing request starts an account's deletion waits before it removes the account's likes, views, reactions, comments and reposts: the closing commits within that request's deadline, and a request of the account checked just before it has written or been abandoned within its own. Read by the instance that closes the account; shorter leaves such a write behind (see Account deletion).",
   ),
   fanoutPageSize: int(
     'FANOUT_PAGE_SIZE',

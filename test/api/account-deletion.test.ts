@@ -456,8 +456,8 @@ describe("stored items: an account's own activity racing its closing", () => {
     'a like, view, reaction, comment and repost checked before the closing and written after it go with the account',
     { timeout: 120_000 },
     async () => {
-      // Long enough for the writes below to land after the posts step, well within the wait.
-      const app = await startTestApp({ ACCOUNT_DELETION_WAIT_MS: '8000' });
+      // Long enough for the writes below to land after the posts step, well within the wait, on a loaded machine.
+      const app = await startTestApp({ ACCOUNT_DELETION_WAIT_MS: '15000' });
       try {
         const { others, posts } = await neighbourhood(app);
         await waitForQueueToDrain(app);

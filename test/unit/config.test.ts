@@ -93,10 +93,10 @@ describe('configuration', () => {
     expect(() => loadConfig(env)).toThrow(variable);
   });
 
-  it("waits out a request's deadline and one DynamoDB answer before an account's deletion removes its activity", () => {
-    expect(loadConfig({}).accountDeletionWaitMs).toBe(13_000);
+  it("waits out two requests' deadlines and answers (the closing's, then one checked before it) before removing activity", () => {
+    expect(loadConfig({}).accountDeletionWaitMs).toBe(26_000);
     expect(loadConfig({ OPERATION_TIMEOUT_MS: '2000', DYNAMODB_ATTEMPT_TIMEOUT_MS: '500' }).accountDeletionWaitMs).toBe(
-      2_500,
+      5_000,
     );
     expect(loadConfig({ OPERATION_TIMEOUT_MS: '2000', ACCOUNT_DELETION_WAIT_MS: '0' }).accountDeletionWaitMs).toBe(0);
     expect(() => loadConfig({ ACCOUNT_DELETION_WAIT_MS: 'soon' })).toThrow('ACCOUNT_DELETION_WAIT_MS');

@@ -192,7 +192,7 @@ export type Mutation = {
   /**
    * Deletes the viewer's account and everything it wrote: every token and session of it ends at once, and a durable
    * task removes its posts (from every timeline), then, once requests of it begun before have ended
-   * (ACCOUNT_DELETION_WAIT_MS, 13 s by default), its likes, views, reactions, comments and reposts (the counts of other
+   * (ACCOUNT_DELETION_WAIT_MS, 26 s by default), its likes, views, reactions, comments and reposts (the counts of other
    * people's posts go down), its follows in both directions (the others' counts go down), its sessions, and last its profile and
    * handle, which is then free. Until that task has finished, the profile can still be read, but no one can follow,
    * block or mute it (NOT_FOUND).
