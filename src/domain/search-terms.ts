@@ -6,6 +6,12 @@ import type { UserRecord } from './models.js';
  * display name, folded the same way as a query, so that `Zoë` and `ZOE` both find `zoe`.
  */
 
+/**
+ * A folded word's most UTF-8 bytes: an index entry's sort key, `<term>#<userId>` (an id is 30 bytes), and a query's
+ * key condition stay within DynamoDB's 1,024. NFKD can make a word of 64 characters 18 times as long (`㌖`: `キロメートル`).
+ */
+export const MAX_TERM_BYTES = 1024 - 31;
+
 /** Letters lose their accents (NFKD, then combining marks go), then lower-case; only letters, digits and _ stay. */
 export function foldWords(text: string): string[] {
   return text
@@ -13,7 +19,21 @@ export function foldWords(text: string): string[] {
     .replace(/\p{M}/gu, '')
     .toLowerCase()
     .split(/[^\p{L}\p{N}_]+/u)
-    .filter((word) => word.length > 0);
+    .filter((word) => word.length > 0)
+    .map(clipped);
+}
+
+/** The word's first whole characters that fit in MAX_TERM_BYTES, the same for a term and a query. */
+function clipped(word: string): string {
+  if (Buffer.byteLength(word) <= MAX_TERM_BYTES) return word;
+  let bytes = 0;
+  let end = 0;
+  for (const char of word) {
+    bytes += Buffer.byteLength(char);
+    if (bytes > MAX_TERM_BYTES) break;
+    end += char.length;
+  }
+  return word.slice(0, end);
 }
 
 /** At most this many words of a display name are indexed, so that a profile write stays well inside one transaction. */

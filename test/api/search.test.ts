@@ -174,6 +174,24 @@ describe('searchUsers', () => {
     expect(await ids(`named ${nameless.handle.slice(0, 4)}`)).toEqual([nameless.id]);
   });
 
+  it('indexes and finds a word that folding makes longer than a key can hold (㌖ folds to キロメートル)', async () => {
+    const w = word();
+    // 63 characters, 998 bytes once folded: a sort key of it and an id would be past DynamoDB's 1,024.
+    const user = await t.signUp(`h${word()}`, { displayName: `${w}${'㌖'.repeat(55)}` });
+    expect(await ids(w)).toEqual([user.id]);
+    expect(await ids(`${w}${'㌖'.repeat(56)}`)).toEqual([user.id]);
+    const renamed = await t.gql(
+      'mutation($n: String) { updateProfile(input: { displayName: $n }) { displayName } }',
+      { n: `${w} ${'㌖'.repeat(55)}` },
+      user.token,
+    );
+    expect(renamed.errors).toBeUndefined();
+    expect(await ids(`${w} ${'㌖'.repeat(55)}`)).toEqual([user.id]);
+    expect(await ids('㌖'.repeat(20))).toContain(user.id);
+    // Longer, once folded, than any term: it finds nobody, and says so without an error.
+    expect(await ids('㌖'.repeat(64))).toEqual([]);
+  });
+
   it('refuses an empty, blank, symbol-only or too long query with BAD_USER_INPUT', async () => {
     for (const query of ['', '   ', '!!', 'a'.repeat(65)]) {
       const result = await t.gql(SEARCH, { q: query });
