@@ -113,7 +113,8 @@ export class CommentUseCases {
     refuseReusedKey(claim, fingerprint, 'idempotencyKey', 'another comment');
     const [earlier] = await this.posts.getComments([createdId], { consistent: true });
     if (!earlier) throw notFound('Comment', createdId);
-    return { comment: earlier, post: await this.postUseCases.require(earlier.postId, 'postId') };
+    // The key's fingerprint holds the post id: the post this request read, after that comment was added.
+    return { comment: earlier, post };
   }
 
   /** The comment a reply to `target` goes under: the target, or past COMMENT_MAX_DEPTH its ancestor at the deepest depth a parent may have. */

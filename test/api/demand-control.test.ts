@@ -12,7 +12,7 @@ import {
   type TestApp,
 } from '../helpers/app.js';
 import { connectLive } from '../helpers/live.js';
-import { createPost } from '../helpers/posts.js';
+import { createPost, follow } from '../helpers/posts.js';
 import { waitForQueueToDrain } from '../helpers/queue.js';
 import { startRedis } from '../helpers/redis.js';
 
@@ -293,6 +293,9 @@ describe('declared costs, calibrated', () => {
     await run('unfollow', 'mutation($id: ID!) { unfollow(userId: $id) { user { id } } }', idArg);
     await run('mute', 'mutation($id: ID!) { mute(userId: $id) { user { id } } }', idArg);
     await run('unmute', 'mutation($id: ID!) { unmute(userId: $id) { user { id } } }', idArg);
+    // A block between accounts that follow each other ends both follows: its dearest case.
+    await follow(t, me.token, other.id);
+    await follow(t, other.token, me.id);
     await run('block', 'mutation($id: ID!) { block(userId: $id) { user { id } } }', idArg);
     await run('unblock', 'mutation($id: ID!) { unblock(userId: $id) { user { id } } }', idArg);
     const mine = await run(
@@ -315,6 +318,21 @@ describe('declared costs, calibrated', () => {
         to: added.addComment.comment.id,
       },
     );
+    // The dearest comments: a retry with its key, which reads the first one back, and a reply at COMMENT_MAX_DEPTH (8).
+    const ADD_REPLY =
+      'mutation($id: ID!, $to: ID!, $k: String) { addComment(postId: $id, replyTo: $to, text: "re", idempotencyKey: $k) { comment { id } } }';
+    let deepest = reply.addComment.comment.id as string;
+    for (let depth = 2; depth <= 8; depth++)
+      deepest = (await t.gql(ADD_REPLY, { id: post, to: deepest }, me.token)).data!.addComment.comment.id;
+    for (const to of [added.addComment.comment.id, deepest])
+      for (let attempt = 0; attempt < 2; attempt++)
+        await run('addComment', ADD_REPLY, { id: post, to, k: `calibrate-${to}` });
+    for (let attempt = 0; attempt < 2; attempt++)
+      await run(
+        'addComment',
+        'mutation($id: ID!, $k: String) { addComment(postId: $id, text: "again", idempotencyKey: $k) { comment { id } } }',
+        { id: post, k: 'calibrate-top' },
+      );
     await run(
       'deleteComment',
       'mutation($id: ID!) { deleteComment(commentId: $id) { deletedCommentId post { id commentCount } } }',
