@@ -118,8 +118,7 @@ export class PostUseCases {
 
   async delete(viewerId: string | null, postId: string): Promise<string> {
     if (!viewerId) throw unauthenticated();
-    const post = await this.get(postId, { consistent: true });
-    if (!post) throw notFound('Post', postId);
+    const post = await this.require(postId, 'id');
     if (post.authorId !== viewerId) throw forbidden('Only the author may delete a post');
     const cleanup = {
       id: newId('tsk'),

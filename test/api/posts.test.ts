@@ -126,7 +126,7 @@ describe('deletePost', () => {
     expect(errorCodes(await t.gql(mutation, { id: postId }, author.token))).toEqual(['NOT_FOUND']);
   });
 
-  it('is NOT_FOUND for an unknown post', async () => {
+  it('is NOT_FOUND for an unknown post, and BAD_USER_INPUT for an id of another kind', async () => {
     const author = await t.signUp();
     const result = await t.gql(
       'mutation { deletePost(id: "pst_01HZZZZZZZZZZZZZZZZZZZZZZZ") { deletedPostId } }',
@@ -134,6 +134,13 @@ describe('deletePost', () => {
       author.token,
     );
     expect(errorCodes(result)).toEqual(['NOT_FOUND']);
+    for (const id of [author.id, 'cmt_01HZZZZZZZZZZZZZZZZZZZZZZZ', 'junk']) {
+      const wrong = await t.gql('mutation($id: ID!) { deletePost(id: $id) { deletedPostId } }', { id }, author.token);
+      expect({ codes: errorCodes(wrong), field: wrong.errors![0]!.extensions!.field }).toEqual({
+        codes: ['BAD_USER_INPUT'],
+        field: 'id',
+      });
+    }
   });
 });
 
