@@ -365,6 +365,8 @@ describe('notifications', () => {
     const tooMany = await t.gql(NODES, { ids: Array.from({ length: 101 }, () => author!.id) }, author!.token);
     expect(errorCodes(tooMany)).toEqual(['BAD_USER_INPUT']);
     expect(tooMany.errors![0]!.extensions!.field).toBe('ids');
+    // The list is non-null (the public contract's): its error reaches the root.
+    expect(tooMany.data).toBeNull();
 
     // A group whose only actor the recipient blocks is left out of the page, and so of node.
     await t.gqlData('mutation($id: ID!) { block(userId: $id) { user { id } } }', { id: liker!.id }, author!.token);

@@ -694,7 +694,10 @@ export type PostPayload = {
   post: Post;
 };
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type Query = {
   __typename?: 'Query';
   /**
@@ -713,7 +716,8 @@ export type Query = {
   node: Maybe<Node>;
   /**
    * Nodes in the order asked, as `node` answers each: null for an id that names nothing the viewer may see (another user's
-   * notification, a notification the viewer's blocks and mutes leave out). At most 100 ids, read in one batch.
+   * notification, a notification the viewer's blocks and mutes leave out). At most 100 ids, read in one batch: more is
+   * BAD_USER_INPUT, and since the list is non-null, `data` is then null.
    */
   nodes: Array<Maybe<Node>>;
   /** A post by its id; null when there is none. */
@@ -750,13 +754,19 @@ export type Query = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryCommentArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryDegreesOfSeparationArgs = {
   from: Scalars['ID']['input'];
   maxDepth?: InputMaybe<Scalars['Int']['input']>;
@@ -764,7 +774,10 @@ export type QueryDegreesOfSeparationArgs = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryNetworkArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -774,25 +787,37 @@ export type QueryNetworkArgs = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryNodesArgs = {
   ids: Array<Scalars['ID']['input']>;
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryPostArgs = {
   id: Scalars['ID']['input'];
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryPublicTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -801,14 +826,20 @@ export type QueryPublicTimelineArgs = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QuerySearchTagsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
   prefix: Scalars['String']['input'];
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QuerySearchUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -816,13 +847,19 @@ export type QuerySearchUsersArgs = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QuerySuggestedFollowsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryTagTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   before?: InputMaybe<Scalars['String']['input']>;
@@ -832,20 +869,29 @@ export type QueryTagTimelineArgs = {
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryTrendingTagsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryUserArgs = {
   handle?: InputMaybe<Scalars['String']['input']>;
   id?: InputMaybe<Scalars['ID']['input']>;
 };
 
 
-/** What can be read. Every field is nullable: one that fails is null with its error, and the others still answer. */
+/**
+ * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
+ * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ */
 export type QueryUsersArgs = {
   ids: Array<Scalars['ID']['input']>;
 };
