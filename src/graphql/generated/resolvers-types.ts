@@ -579,13 +579,19 @@ export type NotificationKind =
 /** Relay-style page information. Cursors are opaque: pass `endCursor` as `after` to get the next page. */
 export type PageInfo = {
   __typename?: 'PageInfo';
-  /** The cursor of the last item of this page, to pass as `after`; null when the page is empty. */
+  /**
+   * The cursor of the last item of this page, to pass as `after`; past entries the page read and left out, as for
+   * `startCursor`. Null when the page read nothing.
+   */
   endCursor: Maybe<Scalars['String']['output']>;
   /** Whether a page follows this one. */
   hasNextPage: Scalars['Boolean']['output'];
   /** Paging backwards (`last`/`before`): whether newer items remain beyond this page. Always false paging forwards. */
   hasPreviousPage: Scalars['Boolean']['output'];
-  /** The cursor of the first item of this page; null when the page is empty. */
+  /**
+   * The cursor of the first item of this page, to pass as `before`; where blocks, mutes or deletions left out entries the
+   * page read, it may be that of an entry before it, so that paging on skips them too. Null when the page read nothing.
+   */
   startCursor: Maybe<Scalars['String']['output']>;
 };
 
