@@ -19,7 +19,13 @@ import type { Credential } from '../domain/models.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { overLongIdRefusal } from '../graphql/limits/id-arguments.js';
 import { measureOperation } from '../graphql/limits/measure.js';
-import { type QueryLimits, limitRefusal, rateRefusal, tokenLimitError } from '../graphql/limits/query-limits.js';
+import {
+  type QueryLimits,
+  limitRefusal,
+  rateRefusal,
+  tokenLimitError,
+  withAccountCheck,
+} from '../graphql/limits/query-limits.js';
 import type { Logger } from '../logger.js';
 import type { RateStatus } from '../usecases/rate-limits.js';
 import { bearerOf } from './request.js';
@@ -148,7 +154,8 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST'),
       ];
     const variables = payload.variables ?? undefined;
-    const measure = measureOperation(schema, document, operation, variables);
+    // Every subscriber is signed in, and its account is checked before the subscription starts.
+    const measure = withAccountCheck(measureOperation(schema, document, operation, variables), true);
     const refused = limitRefusal(measure, options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
     if (refused) return [refused];
     const paid = await options.charge(signedIn.credential.userId, measure.cost);

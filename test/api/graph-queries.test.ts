@@ -488,8 +488,8 @@ describe('the graph budget of a request', () => {
         graph: { requests: 0 },
         waves: 0,
       });
-      // `mutuals` and `knownFollowers` declare 100 points each: user (2) + followers (20) + 20 × (a user (1) + 2 × (100 + totalCount (1))).
-      expect(refused.extensions!.cost.estimated).toBe(2 + 20 + 100 * (1 + 2 * 101));
+      // `mutuals` and `knownFollowers` declare 100 points each: the account check (20) + user (2) + followers (20) + 20 × (a user (1) + 2 × (100 + totalCount (1))).
+      expect(refused.extensions!.cost.estimated).toBe(20 + 2 + 20 + 100 * (1 + 2 * 101));
       const allowed = await app.gql(query(20), { id: hub.id }, hub.token);
       expect(allowed.errors).toBeUndefined();
       expect(allowed.data!.user.followers.edges).toHaveLength(6);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_CHECK_COST } from '../../src/graphql/limits/query-limits.js';
 import { totals } from '../../src/observability/cost.js';
 import { createDocumentClient } from '../../src/stores/dynamo/client.js';
 import { tableName } from '../../src/stores/dynamo/keys.js';
@@ -151,6 +152,8 @@ describe('tokens', () => {
 });
 
 describe('cost', () => {
+  /** Each request here is signed in: its account check is 20 points of every estimate. */
+  const CHECK = ACCOUNT_CHECK_COST;
   const followersOfFollowers = (first: string) =>
     `query($handle: String!${first === '$n' ? ', $n: Int' : ''}) { user(handle: $handle) { followers(first: ${first}) { edges { node { followers(first: ${first}) { edges { node { followers(first: ${first}) { totalCount } } } } } } } } }`;
   /** user(handle:) (1: the handle) + the user (1) + followers (20) + n × (a user (1) + followers (20) + n × (a user (1) + followers (20) + totalCount (1))). */
@@ -159,7 +162,7 @@ describe('cost', () => {
   it('refuses nested followers(first: 100) up front with QUERY_TOO_EXPENSIVE', async () => {
     const result = await refused(followersOfFollowers('100'), { handle });
     expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
-    expect(result.errors![0]!.extensions).toMatchObject({ cost: nestedCost(100), maxCost: 10_000 });
+    expect(result.errors![0]!.extensions).toMatchObject({ cost: nestedCost(100) + CHECK, maxCost: 10_000 });
   });
 
   it('reads `first` from the variables', async () => {
@@ -167,44 +170,44 @@ describe('cost', () => {
     expect(errorCodes(tooMuch)).toEqual(['QUERY_TOO_EXPENSIVE']);
     const cheap = await t.gql(followersOfFollowers('$n'), { handle, n: 2 }, token);
     expect(cheap.errors).toBeUndefined();
-    expect(cheap.extensions!.cost.estimated).toBe(nestedCost(2));
+    expect(cheap.extensions!.cost.estimated).toBe(nestedCost(2) + CHECK);
   });
 
   it('measures a variable sent as null as null: `first: null` runs, and is counted, at the default page size', async () => {
     const withDefault = followersOfFollowers('$n').replace('$n: Int', '$n: Int = 1');
     const atDefaultPageSize = await t.gql(withDefault, { handle, n: 20 }, token);
-    expect(atDefaultPageSize.extensions!.cost.estimated).toBe(nestedCost(20));
+    expect(atDefaultPageSize.extensions!.cost.estimated).toBe(nestedCost(20) + CHECK);
     const sentNull = await t.gql(withDefault, { handle, n: null }, token);
-    expect(sentNull.extensions!.cost.estimated).toBe(nestedCost(20));
+    expect(sentNull.extensions!.cost.estimated).toBe(nestedCost(20) + CHECK);
     const literalNull = await t.gql(followersOfFollowers('null').replace(', $n: Int', ''), { handle }, token);
-    expect(literalNull.extensions!.cost.estimated).toBe(nestedCost(20));
+    expect(literalNull.extensions!.cost.estimated).toBe(nestedCost(20) + CHECK);
     // Left out, the variable takes its declared default of 1, and so does the measure.
     const leftOut = await t.gql(withDefault, { handle }, token);
     expect(leftOut.errors).toBeUndefined();
-    expect(leftOut.extensions!.cost.estimated).toBe(nestedCost(1));
+    expect(leftOut.extensions!.cost.estimated).toBe(nestedCost(1) + CHECK);
   });
 
   it('reads a variable named like a member of every object (constructor) as any other, default included', async () => {
     const query = `query($handle: String!, $constructor: Int = 100) { user(handle: $handle) { followers(first: $constructor) { edges { node { followers(first: $constructor) { edges { node { followers(first: $constructor) { totalCount } } } } } } } } }`;
     const result = await refused(query, { handle });
     expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
-    expect(result.errors![0]!.extensions!.cost).toBe(nestedCost(100));
+    expect(result.errors![0]!.extensions!.cost).toBe(nestedCost(100) + CHECK);
   });
 
   it('counts lists at their assumed size of 20 when `first` is left out, and every alias', async () => {
     const once = '{ viewer { followers { edges { node { handle followerCount } } } } }';
     // The viewer (1) + followers (20) + 20 × (a user (1) + followerCount (1)).
-    expect((await t.gql(once, {}, token)).extensions!.cost.estimated).toBe(1 + 20 + 20 * 2);
+    expect((await t.gql(once, {}, token)).extensions!.cost.estimated).toBe(CHECK + 1 + 20 + 20 * 2);
     const twice =
       '{ viewer { a: followers { edges { node { handle followerCount } } } b: followers { edges { node { handle followerCount } } } } }';
-    expect((await t.gql(twice, {}, token)).extensions!.cost.estimated).toBe(1 + 2 * (20 + 20 * 2));
+    expect((await t.gql(twice, {}, token)).extensions!.cost.estimated).toBe(CHECK + 1 + 2 * (20 + 20 * 2));
   });
 
   it('leaves out what @skip or @include leaves out, with the variables', async () => {
     const query =
       'query($s: Boolean!) { viewer { followers(first: 100) @skip(if: $s) { edges { node { id } } } ... @include(if: $s) { id } } }';
-    expect((await t.gql(query, { s: true }, token)).extensions!.cost.estimated).toBe(1);
-    expect((await t.gql(query, { s: false }, token)).extensions!.cost.estimated).toBe(1 + 20 + 100);
+    expect((await t.gql(query, { s: true }, token)).extensions!.cost.estimated).toBe(CHECK + 1);
+    expect((await t.gql(query, { s: false }, token)).extensions!.cost.estimated).toBe(CHECK + 1 + 20 + 100);
   });
 
   it('counts a separation path at its longest (7 users), `via` at 3 and mentions at 20', async () => {
@@ -215,13 +218,13 @@ describe('cost', () => {
       a: 'usr_00000000000000000000000000',
     });
     expect(errorCodes(result)).toEqual(['QUERY_TOO_EXPENSIVE']);
-    expect(result.errors![0]!.extensions!.cost).toBe(400 + 7 * (1 + under));
+    expect(result.errors![0]!.extensions!.cost).toBe(CHECK + 400 + 7 * (1 + under));
     const via = await refused(`{ suggestedFollows(first: 100) { via { ${underPath} } } }`);
-    expect(via.errors![0]!.extensions!.cost).toBe(200 + 100 * (3 * (1 + under)));
+    expect(via.errors![0]!.extensions!.cost).toBe(CHECK + 200 + 100 * (3 * (1 + under)));
     const mentions = await refused(`query($p: ID!) { post(id: $p) { mentions { ${underPath} } } }`, {
       p: 'pst_00000000000000000000000000',
     });
-    expect(mentions.errors![0]!.extensions!.cost).toBe(1 + 20 * (1 + under));
+    expect(mentions.errors![0]!.extensions!.cost).toBe(CHECK + 1 + 20 * (1 + under));
   });
 
   it('leaves GraphiQL’s introspection query alone, and holds introspection to the alias limit', async () => {

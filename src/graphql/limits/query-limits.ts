@@ -28,6 +28,17 @@ export const LIMIT_CODES = [
  */
 export const MAX_PASSWORD_CHECKS = 1;
 
+/**
+ * A signed-in operation's account check: a strongly consistent read of its own, 20 points like any request, on top of
+ * what its fields declare. Without it a flood of `{ __typename }` with a token would read the store for nothing.
+ */
+export const ACCOUNT_CHECK_COST = 20;
+
+/** The operation's measure with its account check, when it has a credential to check. */
+export function withAccountCheck(measure: OperationMeasure, signedIn: boolean): OperationMeasure {
+  return signedIn ? { ...measure, cost: measure.cost + ACCOUNT_CHECK_COST } : measure;
+}
+
 function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: Record<string, number>): GraphQLError {
   return new GraphQLError(message, { extensions: { code, ...details, http: { status: 400 } } });
 }
@@ -89,7 +100,8 @@ export function rateRefusal(status: RateStatus): GraphQLError {
 
 /**
  * Refuses an operation past the depth, alias, password-check or cost limits before execution, so it reaches no
- * store; then charges its estimate to the client's bucket (RATE_LIMITED when short). Tokens are limited by the parser.
+ * store; then charges its estimate, its account check included, to the client's bucket (RATE_LIMITED when short).
+ * Tokens are limited by the parser.
  */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -98,7 +110,10 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<Graph
         async didResolveOperation({ schema, document, operation, request, contextValue }) {
           // Without an operation nothing executes; Apollo answers with the resolution error.
           if (!operation) return;
-          const measure = measureOperation(schema, document, operation, request.variables);
+          const measure = withAccountCheck(
+            measureOperation(schema, document, operation, request.variables),
+            contextValue.credential !== null,
+          );
           const demand: Demand = { estimated: measure.cost, maxCost: limits.maxCost, rate: null };
           contextValue.demand = demand;
           const refused = limitRefusal(measure, limits);
