@@ -84,11 +84,6 @@ export interface TimelineStore {
     read: ListRead,
     since: string,
   ): Promise<TimelineEntry[][]>;
-  /**
-   * Whether the user's home partition holds each post, as an original entry or a repost's (its marker), placed at or
-   * after `since`: what a page merged with outboxes shows the post as.
-   */
-  homeHolds(userId: string, postIds: readonly string[], since: string): Promise<boolean[]>;
   /** As homeLists, of the author's posts and, `withReposts`, of the author's reposts (entries with the author as their reason). */
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of each shard of the tag's timeline. */

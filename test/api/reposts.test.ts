@@ -376,44 +376,6 @@ describe('reposts at the time they are made', () => {
   });
 });
 
-describe('a post in the home partition that an outbox reposter reposts', () => {
-  it('shows once on every walk, where the home partition has it, whatever the page size, either way', async () => {
-    const [author, hot] = await signUps(2);
-    const reader = await t.signUp();
-    await follow(t, reader.token, author!.id);
-    // Five followers, past FANOUT_MAX_FOLLOWERS (4): the repost stays in the reposter's outbox, merged at read time.
-    for (const u of [reader, ...(await signUps(4))]) await follow(t, u.token, hot!.id);
-    const original = await createPost(t, author!.token, 'in the home partition first');
-    const later: string[] = [];
-    for (let i = 0; i < 3; i++) later.push(await createPost(t, author!.token, `later ${i}`));
-    await waitForQueueToDrain(t);
-    await repost(hot!, original);
-
-    const expected = [...later.reverse(), original].map((id) => ({ id, repostedBy: null }));
-    for (const first of [1, 2, 3, 5]) {
-      const walked: { id: string; repostedBy: string | null }[] = [];
-      let after: string | null = null;
-      do {
-        const page = await homePage(reader, { first, after });
-        walked.push(...shown(page.entries));
-        after = page.hasNextPage ? page.endCursor : null;
-      } while (after);
-      expect(walked, `first: ${first}`).toEqual(expected);
-    }
-    // Backwards from the oldest, a post at a time (pull-to-refresh).
-    const oldest = await homePage(reader, { first: 4 });
-    const back: { id: string; repostedBy: string | null }[] = [];
-    let before = oldest.entries.at(-1)!.cursor;
-    for (;;) {
-      const page = await homePage(reader, { last: 1, before });
-      back.unshift(...shown(page.entries));
-      if (!page.hasPreviousPage) break;
-      before = page.startCursor;
-    }
-    expect(back).toEqual(expected.slice(0, -1));
-  });
-});
-
 describe('an author page', () => {
   it('shows the author’s reposts with their reason unless includeReposts is false', async () => {
     const [author, other] = await signUps(2);

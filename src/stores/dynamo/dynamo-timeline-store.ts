@@ -10,7 +10,6 @@ import type {
   TimelineStore,
 } from '../timeline-store.js';
 import { batchWrite, del, importItems, queryItems } from './batch.js';
-import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -24,8 +23,6 @@ export interface DynamoTimelineStoreOptions extends TableOptions {
   shards: number;
   /** How home timeline entries are written and removed (BULK_WRITE_API). */
   writeApi: WriteApi;
-  /** Coalesces a tick's lookups; a reader of its own unless given. */
-  reader?: ItemReader;
 }
 
 function toTimelineEntry(item: Item): TimelineEntry {
@@ -52,7 +49,6 @@ export class DynamoTimelineStore implements TimelineStore {
   private readonly shards: number;
   private readonly writeApi: WriteApi;
   private readonly homeEntries: DynamoHomeEntries;
-  private readonly reader: ItemReader;
 
   constructor(options: DynamoTimelineStoreOptions) {
     this.client = options.client;
@@ -60,7 +56,6 @@ export class DynamoTimelineStore implements TimelineStore {
     this.shards = options.shards;
     this.writeApi = options.writeApi;
     this.homeEntries = new DynamoHomeEntries(options);
-    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
   }
 
   /** The newest `limit` entries older than `before`, none older than `since`. */
@@ -142,18 +137,6 @@ export class DynamoTimelineStore implements TimelineStore {
     since: string,
   ): Promise<TimelineEntry[][]> {
     return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], read, since);
-  }
-
-  async homeHolds(userId: string, postIds: readonly string[], since: string): Promise<boolean[]> {
-    const items = await this.reader.get(
-      postIds.flatMap((postId) => [keys.homeEntry(userId, postId), keys.homeMarker(userId, postId)]),
-      { attributes: ['position'] },
-    );
-    // An entry or marker placed before `since` waits for TTL to delete it: the page does not show it.
-    return postIds.map((postId, i) => {
-      const [entry, marker] = [items[2 * i], items[2 * i + 1]];
-      return (entry !== undefined && postId >= since) || (marker !== undefined && String(marker.position) >= since);
-    });
   }
 
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]> {

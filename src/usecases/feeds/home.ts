@@ -43,7 +43,7 @@ export const OUTBOXES_READ_BEFORE_CHECK = 8;
  */
 export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, PostPage> {
   constructor(
-    private readonly timelines: Pick<TimelineStore, 'homeLists' | 'homeHolds'>,
+    private readonly timelines: Pick<TimelineStore, 'homeLists'>,
     private readonly graph: Pick<GraphStore, 'followsAmong'>,
     private readonly outboxAuthors: OutboxAuthors,
     private readonly retention: HomeRetention,
@@ -83,25 +83,12 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
   }
 
   private async read(viewerId: string | null, userId: string, read: ListRead): Promise<TimelineSkeleton> {
-    const since = this.retention.horizon();
-    const [home, ...outboxes] = await this.lists(viewerId, userId, (authorIds) =>
-      this.timelines.homeLists(userId, authorIds, read, since),
+    return mergedSkeleton(
+      await this.lists(viewerId, userId, (authorIds) =>
+        this.timelines.homeLists(userId, authorIds, read, this.retention.horizon()),
+      ),
+      read,
     );
-    const held = await this.heldReposts(userId, outboxes, since);
-    return mergedSkeleton([home!, ...outboxes], read, (entry) => !held.has(entry));
-  }
-
-  /**
-   * The outboxes' reposts of posts the home partition holds, which are shown where the partition has them: one page
-   * merges the two into one entry, but two pages would show the post twice. A read (a wave) only when an outbox has a repost.
-   */
-  private async heldReposts(userId: string, outboxes: TimelineEntry[][], since: string): Promise<Set<TimelineEntry>> {
-    const reposts = outboxes.flat().filter((entry) => entry.repostedBy !== null);
-    if (reposts.length === 0) return new Set();
-    const postIds = [...new Set(reposts.map((entry) => entry.postId))];
-    const holds = await this.timelines.homeHolds(userId, postIds, since);
-    const held = new Set(postIds.filter((_, i) => holds[i]));
-    return new Set(reposts.filter((entry) => held.has(entry.postId)));
   }
 
   /** The home partition's list and those of the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */

@@ -4,7 +4,7 @@ import type { Page, PostRecord } from '../../domain/models.js';
 import type { EntryPage, ListRead, TimelineEntry } from '../../stores/timeline-store.js';
 import type { FeedContext, Hydrated, Hydrator, Shown, ShownPage, SkeletonPage } from './pipeline.js';
 import { type TwoWayArgs, twoWayPageArgs } from '../paging.js';
-import { type EntryFilter, mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
+import { mergeNewestFirst, mergeOldestFirst } from './timeline-merge.js';
 import { type UserNeeds, hydrateUserRelations, settled } from './user-steps.js';
 import { hiddenUsers } from './visibility.js';
 
@@ -35,13 +35,9 @@ export const listRead = (args: PostPageArguments, isCursor: (value: unknown) => 
   twoWayPageArgs(args, isCursor);
 
 /** A page of merged lists (see mergeNewestFirst): backwards, the `last` entries nearest the cursor, newest first, and whether newer remain. */
-export function mergedSkeleton(
-  lists: readonly TimelineEntry[][],
-  read: ListRead,
-  keep?: EntryFilter,
-): TimelineSkeleton {
-  if (!('last' in read)) return toSkeleton(mergeNewestFirst(lists, read.first, keep));
-  const page = mergeOldestFirst(lists, read.last, keep);
+export function mergedSkeleton(lists: readonly TimelineEntry[][], read: ListRead): TimelineSkeleton {
+  if (!('last' in read)) return toSkeleton(mergeNewestFirst(lists, read.first));
+  const page = mergeOldestFirst(lists, read.last);
   return { ...toSkeleton({ entries: page.entries, hasNextPage: false }), hasPreviousPage: page.hasMore };
 }
 

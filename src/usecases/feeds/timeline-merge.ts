@@ -22,18 +22,12 @@ function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
 const newestFirst = (a: TimelineEntry, b: TimelineEntry) =>
   a.position < b.position ? 1 : a.position > b.position ? -1 : 0;
 
-/** Entries a page leaves out before it picks one per post; a list's length still tells whether it holds more. */
-export type EntryFilter = (entry: TimelineEntry) => boolean;
-
-const keptOf = (lists: readonly TimelineEntry[][], keep?: EntryFilter) =>
-  keep ? lists.map((list) => list.filter(keep)) : lists;
-
 /**
  * Merges newest-first lists, each read with first + 1 entries, into a page: a list that came back
  * full may hold more even when the entries left after oncePerPost fit the page.
  */
-export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number, keep?: EntryFilter): EntryPage {
-  const merged = oncePerPost(keptOf(lists, keep)).sort(newestFirst);
+export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
+  const merged = oncePerPost(lists).sort(newestFirst);
   return {
     entries: merged.slice(0, first),
     hasNextPage: merged.length > first || lists.some((list) => list.length > first),
@@ -44,9 +38,8 @@ export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: numbe
 export function mergeOldestFirst(
   lists: readonly TimelineEntry[][],
   last: number,
-  keep?: EntryFilter,
 ): { entries: TimelineEntry[]; hasMore: boolean } {
-  const merged = oncePerPost(keptOf(lists, keep)).sort((a, b) => newestFirst(b, a));
+  const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
   return {
     entries: merged.slice(0, last).reverse(),
     hasMore: merged.length > last || lists.some((list) => list.length > last),
