@@ -154,8 +154,12 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         clientError('Only subscriptions run over WebSocket; send queries and mutations over HTTP', 'BAD_REQUEST'),
       ];
     const variables = payload.variables ?? undefined;
-    // Every subscriber is signed in, and its account is checked before the subscription starts.
-    const measure = withAccountCheck(measureOperation(schema, document, operation, variables), true);
+    // Every subscriber is signed in, and its account is checked before the subscription starts (its token's identity,
+    // if a provider's, was looked up once, when the connection began).
+    const measure = withAccountCheck(measureOperation(schema, document, operation, variables), {
+      checked: true,
+      lookedUp: false,
+    });
     const refused = limitRefusal(measure, options.limits) ?? overLongIdRefusal(schema, document, operation, variables);
     if (refused) return [refused];
     const paid = await options.charge(signedIn.credential.userId, measure.cost);

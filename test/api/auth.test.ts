@@ -143,6 +143,8 @@ describe('the account check', () => {
       'SignUp',
     );
     expect(errorCodes(body)).toEqual(['OPERATION_RESOLUTION_FAILURE']);
+    // Nothing runs, so nothing is read: not even the account check, which no estimate paid for.
+    expect(body.extensions?.cost?.requests ?? 0).toBe(0);
   });
 
   it('finds an account created a moment ago that an eventually consistent read does not see yet', async () => {

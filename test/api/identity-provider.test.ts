@@ -104,6 +104,18 @@ describe('a provider token', () => {
     expect(created.errors).toBeUndefined();
     const userId = created.data!.signUp.user.id;
     expect((await viewer(token)).id).toBe(userId);
+    // Its reads before any field are paid for: the account's lookup by identity, and, linked, the account check.
+    const estimated = async (bearer: string) => {
+      const { estimated: points, requests } = (await t.gql('{ __typename }', {}, bearer)).extensions!.cost as {
+        estimated: number;
+        requests: number;
+      };
+      expect(requests).toBeLessThanOrEqual(points / 20);
+      return points;
+    };
+    expect(await estimated(token)).toBe(40);
+    expect(await estimated(await providerToken(rsa, `auth0|${uniqueHandle('none')}`))).toBe(20);
+    expect(await estimated(created.data!.signUp.token)).toBe(20);
     // A later token of the same subject, with the other key, acts as it too; and so does the session signUp started.
     expect((await viewer(await providerToken(ec, subject))).id).toBe(userId);
     expect((await viewer(created.data!.signUp.token)).id).toBe(userId);

@@ -702,7 +702,8 @@ export type PostPayload = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type Query = {
   __typename?: 'Query';
@@ -723,7 +724,7 @@ export type Query = {
   /**
    * Nodes in the order asked, as `node` answers each: null for an id that names nothing the viewer may see (another user's
    * notification, a notification the viewer's blocks and mutes leave out). At most 100 ids, read in one batch: more is
-   * BAD_USER_INPUT, and since the list is non-null, `data` is then null.
+   * BAD_USER_INPUT, and since the list is non-null, `data` is then null (as on any error of this field).
    */
   nodes: Array<Maybe<Node>>;
   /** A post by its id; null when there is none. */
@@ -762,7 +763,8 @@ export type Query = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryCommentArgs = {
   id: Scalars['ID']['input'];
@@ -771,7 +773,8 @@ export type QueryCommentArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryDegreesOfSeparationArgs = {
   from: Scalars['ID']['input'];
@@ -782,7 +785,8 @@ export type QueryDegreesOfSeparationArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryNetworkArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -795,7 +799,8 @@ export type QueryNetworkArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
@@ -804,7 +809,8 @@ export type QueryNodeArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryNodesArgs = {
   ids: Array<Scalars['ID']['input']>;
@@ -813,7 +819,8 @@ export type QueryNodesArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryPostArgs = {
   id: Scalars['ID']['input'];
@@ -822,7 +829,8 @@ export type QueryPostArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryPublicTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -834,7 +842,8 @@ export type QueryPublicTimelineArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QuerySearchTagsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -844,7 +853,8 @@ export type QuerySearchTagsArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QuerySearchUsersArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -855,7 +865,8 @@ export type QuerySearchUsersArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QuerySuggestedFollowsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -864,7 +875,8 @@ export type QuerySuggestedFollowsArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryTagTimelineArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
@@ -877,7 +889,8 @@ export type QueryTagTimelineArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryTrendingTagsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -886,7 +899,8 @@ export type QueryTrendingTagsArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryUserArgs = {
   handle?: InputMaybe<Scalars['String']['input']>;
@@ -896,7 +910,8 @@ export type QueryUserArgs = {
 
 /**
  * What can be read. Every field but `nodes` is nullable: one that fails is null with its error, and the others still
- * answer. `nodes` fails only for more than 100 ids, and then, its list being non-null, nulls the whole answer.
+ * answer. When `nodes` fails (more than 100 ids, or a store that did not answer), its list being non-null, the whole
+ * answer is null.
  */
 export type QueryUsersArgs = {
   ids: Array<Scalars['ID']['input']>;

@@ -29,14 +29,24 @@ export const LIMIT_CODES = [
 export const MAX_PASSWORD_CHECKS = 1;
 
 /**
- * A signed-in operation's account check: a strongly consistent read of its own, 20 points like any request, on top of
- * what its fields declare. Without it a flood of `{ __typename }` with a token would read the store for nothing.
+ * A read of the account a token names, 20 points like any request, on top of what the fields declare: the account
+ * check of a signed-in operation, and before it a provider token's lookup of its account by identity. Without them a
+ * flood of `{ __typename }` with a token would read the store for nothing.
  */
 export const ACCOUNT_CHECK_COST = 20;
 
-/** The operation's measure with its account check, when it has a credential to check. */
-export function withAccountCheck(measure: OperationMeasure, signedIn: boolean): OperationMeasure {
-  return signedIn ? { ...measure, cost: measure.cost + ACCOUNT_CHECK_COST } : measure;
+/** What a request's token made it read before its fields: its account check, and a provider token's account lookup. */
+export interface TokenReads {
+  /** The account the token names, checked before the operation's answer. */
+  checked: boolean;
+  /** The token is an identity provider's, whose account was looked up by identity. */
+  lookedUp: boolean;
+}
+
+/** The operation's measure with the reads its token made it send. */
+export function withAccountCheck(measure: OperationMeasure, reads: TokenReads): OperationMeasure {
+  const extra = ACCOUNT_CHECK_COST * (Number(reads.checked) + Number(reads.lookedUp));
+  return extra === 0 ? measure : { ...measure, cost: measure.cost + extra };
 }
 
 function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: Record<string, number>): GraphQLError {
@@ -110,10 +120,10 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<Graph
         async didResolveOperation({ schema, document, operation, request, contextValue }) {
           // Without an operation nothing executes; Apollo answers with the resolution error.
           if (!operation) return;
-          const measure = withAccountCheck(
-            measureOperation(schema, document, operation, request.variables),
-            contextValue.credential !== null,
-          );
+          const measure = withAccountCheck(measureOperation(schema, document, operation, request.variables), {
+            checked: contextValue.credential !== null,
+            lookedUp: contextValue.identity !== null,
+          });
           const demand: Demand = { estimated: measure.cost, maxCost: limits.maxCost, rate: null };
           contextValue.demand = demand;
           const refused = limitRefusal(measure, limits);

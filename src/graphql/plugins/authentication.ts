@@ -29,11 +29,11 @@ export function authenticationPlugin(users: UserStore): ApolloServerPlugin<Graph
         // Runs after every plugin's didResolveOperation (the limits, the read consistency); a response ends the request.
         async responseForOperation(requestContext) {
           const { contextValue } = requestContext;
-          if (!contextValue.credential) return null;
+          // Without an operation (an operationName the document lacks) nothing runs, and nothing was charged for a check.
+          if (!contextValue.credential || !requestContext.operation) return null;
           // The service's own read, not the client's: counted, never refused by the operation's budget.
           const check = withoutBudget(() => authenticate(contextValue.credential!, contextValue.loaders.user, users));
-          // No operation when operationName names none of the document's: not a query, so checked before anything runs.
-          if (requestContext.operation?.operation === 'query') {
+          if (requestContext.operation.operation === 'query') {
             contextValue.accountCheck = check;
             // Awaited when execution ends; until then a failure must not count as unhandled.
             check.catch(() => {});
