@@ -169,7 +169,12 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       }),
       tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards }),
       reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader, activityRanges }),
-      timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
+      timelines: new DynamoTimelineStore({
+        ...onTable,
+        shards: config.timelineShards,
+        writeApi: config.bulkWriteApi,
+        reader: batchReader,
+      }),
       notifications: new DynamoNotificationStore(onTable),
       tasks,
       fanOutProgress: new DynamoFanOutProgressStore({ ...onTable, reader: batchReader }),
