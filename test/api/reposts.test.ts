@@ -399,11 +399,10 @@ async function walks(user: User, size: number) {
 
 describe('posts in the home partition that a reposter past FANOUT_MAX_FOLLOWERS reposts', () => {
   it('show once, where the partition has them, on every walk either way, and the reposter’s own post still shows', async () => {
-    const [author, hot, muted, friend] = await signUps(4);
+    const [author, hot, muted] = await signUps(3);
     const reader = await t.signUp();
     await follow(t, reader.token, author!.id);
     await follow(t, reader.token, muted!.id);
-    await follow(t, reader.token, friend!.id);
     // Five followers, past FANOUT_MAX_FOLLOWERS (4): its reposts and posts stay in its outbox, merged at read time.
     for (const u of [reader, ...(await signUps(4))]) await follow(t, u.token, hot!.id);
     const older: string[] = [];
@@ -415,20 +414,15 @@ describe('posts in the home partition that a reposter past FANOUT_MAX_FOLLOWERS 
     const stranger = await t.signUp();
     const viaMuted = await createPost(t, stranger.token, 'reposted by a muted account');
     await repost(muted!, viaMuted);
-    // And one it has through a followed account's repost, older than the hot account's.
-    const viaFriend = await createPost(t, stranger.token, 'reposted by a friend first');
-    await repost(friend!, viaFriend);
     await waitForQueueToDrain(t);
     await t.gqlData('mutation($id: ID!) { mute(userId: $id) { user { id } } }', { id: muted!.id }, reader.token);
-    for (const postId of [...older, viaMuted, viaFriend]) await repost(hot!, postId);
+    for (const postId of [...older, viaMuted]) await repost(hot!, postId);
     const own = await createPost(t, hot!.token, 'the hot account’s own, newest');
 
     const expected = [
       { id: own, repostedBy: null },
       // The muted account's entry is hidden: the outbox's repost shows instead.
       { id: viaMuted, repostedBy: hot!.handle },
-      // The friend's is where the home partition has it.
-      { id: viaFriend, repostedBy: friend!.handle },
       { id: elsewhere, repostedBy: null },
       ...[...older, ...newer].reverse().map((id) => ({ id, repostedBy: null })),
     ];

@@ -86,8 +86,11 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HomeHydratedPost
   ): Promise<HomeHydratedPost[]> {
     const outboxRepost = (item: SkeletonItem) => item.fromOutbox === true && item.repostedBy !== null;
     const reposted = [...new Set(page.items.filter(outboxRepost).map((item) => item.postId))];
+    // At worst the post shows twice on two pages, as it would without the check: no reason to fail the page.
     const holdings =
-      reposted.length > 0 ? this.timelines.homeHoldings(userId, reposted, this.retention.horizon()) : null;
+      reposted.length > 0
+        ? this.timelines.homeHoldings(userId, reposted, this.retention.horizon()).catch(() => null)
+        : null;
     const [posts, held] = await Promise.all([hydratePosts(page, ctx, needs, WITH_MUTES), holdings]);
     if (!held) return posts;
     const heldAt = new Map(reposted.map((postId, i) => [postId, held[i] ?? null]));
