@@ -169,12 +169,7 @@ export async function openStores(options: OpenStoresOptions): Promise<OpenStores
       }),
       tags: new DynamoTagStore({ ...onTable, shards: config.trendsShards }),
       reposts: new DynamoRepostStore({ ...onTable, tasks, reader: batchReader, activityRanges }),
-      timelines: new DynamoTimelineStore({
-        ...onTable,
-        shards: config.timelineShards,
-        writeApi: config.bulkWriteApi,
-        reader: batchReader,
-      }),
+      timelines: new DynamoTimelineStore({ ...onTable, shards: config.timelineShards, writeApi: config.bulkWriteApi }),
       notifications: new DynamoNotificationStore(onTable),
       tasks,
       fanOutProgress: new DynamoFanOutProgressStore({ ...onTable, reader: batchReader }),

@@ -14,12 +14,6 @@ export interface TimelineEntry {
   repostedBy: string | null;
 }
 
-/** Where a home timeline holds a post (its entry's position) and the reason the entry shows (null: the original). */
-export interface HomeHolding {
-  position: string;
-  shownBy: string | null;
-}
-
 export interface EntryPage {
   entries: TimelineEntry[];
   hasNextPage: boolean;
@@ -90,11 +84,6 @@ export interface TimelineStore {
     read: ListRead,
     since: string,
   ): Promise<TimelineEntry[][]>;
-  /**
-   * Where the user's home partition holds each post, as an original entry or a repost's (found by its marker), placed
-   * at or after `since`; null where it does not. Eventually consistent, in the tick's batch of lookups.
-   */
-  homeHoldings(userId: string, postIds: readonly string[], since: string): Promise<(HomeHolding | null)[]>;
   /** As homeLists, of the author's posts and, `withReposts`, of the author's reposts (entries with the author as their reason). */
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]>;
   /** As homeLists, of each shard of the tag's timeline. */

@@ -3,7 +3,6 @@ import type { WriteApi } from '../../config.js';
 import type {
   EntryPage,
   HomeEntry,
-  HomeHolding,
   HomeReason,
   ListRead,
   RepostEntry,
@@ -11,7 +10,6 @@ import type {
   TimelineStore,
 } from '../timeline-store.js';
 import { batchWrite, del, importItems, queryItems } from './batch.js';
-import { BatchReader, type ItemReader } from './batch-reader.js';
 import type { TableOptions } from './client.js';
 import { DynamoHomeEntries, homeEntryItem } from './dynamo-home-entries.js';
 import { type Key, keys, partitions } from './keys.js';
@@ -25,8 +23,6 @@ export interface DynamoTimelineStoreOptions extends TableOptions {
   shards: number;
   /** How home timeline entries are written and removed (BULK_WRITE_API). */
   writeApi: WriteApi;
-  /** Coalesces a tick's lookups; a reader of its own unless given. */
-  reader?: ItemReader;
 }
 
 function toTimelineEntry(item: Item): TimelineEntry {
@@ -53,7 +49,6 @@ export class DynamoTimelineStore implements TimelineStore {
   private readonly shards: number;
   private readonly writeApi: WriteApi;
   private readonly homeEntries: DynamoHomeEntries;
-  private readonly reader: ItemReader;
 
   constructor(options: DynamoTimelineStoreOptions) {
     this.client = options.client;
@@ -61,7 +56,6 @@ export class DynamoTimelineStore implements TimelineStore {
     this.shards = options.shards;
     this.writeApi = options.writeApi;
     this.homeEntries = new DynamoHomeEntries(options);
-    this.reader = options.reader ?? new BatchReader(options.client, options.tableName, false);
   }
 
   /** The newest `limit` entries older than `before`, none older than `since`. */
@@ -143,21 +137,6 @@ export class DynamoTimelineStore implements TimelineStore {
     since: string,
   ): Promise<TimelineEntry[][]> {
     return this.lists([partitions.home(userId), ...outboxAuthorIds.map(partitions.outbox)], read, since);
-  }
-
-  async homeHoldings(userId: string, postIds: readonly string[], since: string): Promise<(HomeHolding | null)[]> {
-    const items = await this.reader.get(
-      postIds.flatMap((postId) => [keys.homeEntry(userId, postId), keys.homeMarker(userId, postId)]),
-      { attributes: ['position', 'repostedBy'] },
-    );
-    const shownBy = (item: Item) => (item.repostedBy as string | undefined) ?? null;
-    // An entry or marker placed before `since` waits for TTL to delete it: no page shows it.
-    return postIds.map((postId, i) => {
-      const [entry, marker] = [items[2 * i], items[2 * i + 1]];
-      if (entry && postId >= since) return { position: postId, shownBy: shownBy(entry) };
-      const position = marker?.position as string | undefined;
-      return marker && position !== undefined && position >= since ? { position, shownBy: shownBy(marker) } : null;
-    });
   }
 
   authorLists(authorId: string, withReposts: boolean, read: ListRead): Promise<TimelineEntry[][]> {

@@ -2,13 +2,7 @@ import { forbidden, unauthenticated } from '../../domain/errors.js';
 import { pageSize } from '../../domain/validation.js';
 import type { GraphStore } from '../../stores/graph/graph-store.js';
 import { UNMETERED } from '../../stores/graph/traversal.js';
-import {
-  type HomeHolding,
-  type ListRead,
-  type TimelineEntry,
-  type TimelineStore,
-  isFeedPosition,
-} from '../../stores/timeline-store.js';
+import { type ListRead, type TimelineEntry, type TimelineStore, isFeedPosition } from '../../stores/timeline-store.js';
 import type { HomeRetention } from '../home-retention.js';
 import type { OutboxAuthors } from '../outbox-authors.js';
 import type { Feed, FeedContext, ReadOn, ShownPage } from './pipeline.js';
@@ -27,12 +21,6 @@ import {
   postRules,
 } from './post-steps.js';
 import { isBackward } from '../paging.js';
-import { hiddenUsers } from './visibility.js';
-
-/** A home entry hydrated, with where the home partition holds its post when it came from an outbox's repost. */
-export interface HomeHydratedPost extends HydratedPost {
-  heldAt?: HomeHolding;
-}
 
 export interface HomeParams {
   userId: string;
@@ -53,9 +41,9 @@ export const OUTBOXES_READ_BEFORE_CHECK = 8;
  * fanned out are merged from their outboxes at read time. Only the user may read it, and it shows posts from the
  * last HOME_RETENTION_DAYS: every list is read down to the retention's horizon, whatever TTL has not deleted yet.
  */
-export class HomeFeed implements Feed<HomeParams, SkeletonItem, HomeHydratedPost, PostPage> {
+export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, PostPage> {
   constructor(
-    private readonly timelines: Pick<TimelineStore, 'homeLists' | 'homeHoldings'>,
+    private readonly timelines: Pick<TimelineStore, 'homeLists'>,
     private readonly graph: Pick<GraphStore, 'followsAmong'>,
     private readonly outboxAuthors: OutboxAuthors,
     private readonly retention: HomeRetention,
@@ -75,48 +63,13 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HomeHydratedPost
     return { size: pageSize(args.first), after };
   }
 
-  /**
-   * The posts, and where the home partition holds those that outboxes brought as reposts: asked in the tick of the
-   * posts' lookups, so that they join the same BatchGetItem.
-   */
-  async hydration(
-    page: TimelineSkeleton,
-    { userId, needs }: HomeParams,
-    ctx: FeedContext,
-  ): Promise<HomeHydratedPost[]> {
-    const outboxRepost = (item: SkeletonItem) => item.fromOutbox === true && item.repostedBy !== null;
-    const reposted = [...new Set(page.items.filter(outboxRepost).map((item) => item.postId))];
-    // At worst the post shows twice on two pages, as it would without the check: no reason to fail the page.
-    const holdings =
-      reposted.length > 0
-        ? this.timelines.homeHoldings(userId, reposted, this.retention.horizon()).catch(() => null)
-        : null;
-    const [posts, held] = await Promise.all([hydratePosts(page, ctx, needs, WITH_MUTES), holdings]);
-    if (!held) return posts;
-    const heldAt = new Map(reposted.map((postId, i) => [postId, held[i] ?? null]));
-    return posts.map((entry, i) => {
-      const item = page.items[i]!;
-      const at = outboxRepost(item) ? heldAt.get(item.postId) : null;
-      return at ? { ...entry, heldAt: at } : entry;
-    });
+  hydration(page: TimelineSkeleton, { needs }: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return hydratePosts(page, ctx, needs, WITH_MUTES);
   }
 
-  /**
-   * No deleted post, and none whose author or reposter is in a block with the viewer or muted by it. Nor an outbox's
-   * repost of a post the home partition shows elsewhere: a post is in a home timeline once, and two pages would show
-   * it twice. Where the partition's entry is hidden (its reposter muted), the outbox's shows.
-   */
-  async rules(entries: HomeHydratedPost[], _params: HomeParams, ctx: FeedContext): Promise<HomeHydratedPost[]> {
-    const reasons = [...new Set(entries.flatMap(({ heldAt }) => (heldAt?.shownBy ? [heldAt.shownBy] : [])))];
-    const [kept, hidden] = await Promise.all([
-      postRules(entries, ctx, WITH_MUTES),
-      reasons.length > 0 ? hiddenUsers(ctx.viewerId, reasons, true, ctx.hydrator) : new Set<string>(),
-    ]);
-    return kept.map((entry, i) => {
-      const { heldAt } = entries[i]!;
-      const shownThere = heldAt !== undefined && (heldAt.shownBy === null || !hidden.has(heldAt.shownBy));
-      return shownThere && entry.node !== null ? { ...entry, node: null } : entry;
-    });
+  /** No deleted post, and none whose author or reposter is in a block with the viewer or muted by it. */
+  rules(entries: HydratedPost[], _params: HomeParams, ctx: FeedContext): Promise<HydratedPost[]> {
+    return postRules(entries, ctx, WITH_MUTES);
   }
 
   presentation(page: ShownPage<SkeletonItem, HydratedPost>): PostPage {
@@ -130,11 +83,12 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HomeHydratedPost
   }
 
   private async read(viewerId: string | null, userId: string, read: ListRead): Promise<TimelineSkeleton> {
-    const [home, ...outboxes] = await this.lists(viewerId, userId, (authorIds) =>
-      this.timelines.homeLists(userId, authorIds, read, this.retention.horizon()),
+    return mergedSkeleton(
+      await this.lists(viewerId, userId, (authorIds) =>
+        this.timelines.homeLists(userId, authorIds, read, this.retention.horizon()),
+      ),
+      read,
     );
-    const marked = outboxes.map((list) => list.map((entry) => ({ ...entry, fromOutbox: true })));
-    return mergedSkeleton([home!, ...marked], read);
   }
 
   /** The home partition's list and those of the outboxes the reader follows, read with the follow check in one wave (see OUTBOXES_READ_BEFORE_CHECK). */

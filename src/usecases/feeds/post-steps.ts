@@ -16,8 +16,6 @@ import { hiddenUsers } from './visibility.js';
 /** One entry of a post feed's skeleton: its cursor, its post, and what hydrating the post needs (null: look it up). */
 export interface SkeletonItem extends TimelineEntry {
   cursor: string;
-  /** The home feed's mark on an entry merged from an outbox rather than read from the home partition. */
-  fromOutbox?: boolean;
 }
 
 export type TimelineSkeleton = SkeletonPage<SkeletonItem>;
