@@ -34,4 +34,41 @@ describe('merging timeline lists into a page', () => {
     const newer = [original('pst_2'), original('pst_3'), repost('pst_2', 'pst_9#usr_r')];
     expect(mergeOldestFirst([newer], 2)).toMatchObject({ hasMore: true });
   });
+
+  it('never ends a page past entries a list has not read, so a walk of any page size misses no post', () => {
+    // A followed account reposted an outbox author's two posts (newest in the home partition); two fanned-out posts sit
+    // between those reposts and the originals in the author's outbox. Swapping a repost for its original must not
+    // carry the page past the fanned-out posts.
+    const home = [repost('pst_2', 'pst_6'), repost('pst_1', 'pst_5'), original('pst_4'), original('pst_3')];
+    const outbox = [original('pst_2'), original('pst_1')];
+    const lists = [home, outbox];
+    for (const size of [1, 2, 3, 10]) {
+      const seen = new Set<string>();
+      let cursor: string | null = null;
+      for (let pages = 0; pages < 20; pages++) {
+        const read = lists.map((list) => list.filter((e) => cursor === null || e.position < cursor).slice(0, size + 1));
+        const page = mergeNewestFirst(read, size);
+        for (const entry of page.entries) seen.add(entry.postId);
+        if (!page.hasNextPage) break;
+        cursor = page.entries.at(-1)!.position;
+      }
+      expect([...seen].sort(), `first: ${size}`).toEqual(['pst_1', 'pst_2', 'pst_3', 'pst_4']);
+
+      const older = new Set<string>();
+      let before = '';
+      for (let pages = 0; pages < 20; pages++) {
+        const read = lists.map((list) =>
+          list
+            .filter((e) => e.position > before)
+            .reverse()
+            .slice(0, size + 1),
+        );
+        const page = mergeOldestFirst(read, size);
+        for (const entry of page.entries) older.add(entry.postId);
+        if (!page.hasMore) break;
+        before = page.entries[0]!.position;
+      }
+      expect([...older].sort(), `last: ${size}`).toEqual(['pst_1', 'pst_2', 'pst_3', 'pst_4']);
+    }
+  });
 });

@@ -23,11 +23,26 @@ const newestFirst = (a: TimelineEntry, b: TimelineEntry) =>
   a.position < b.position ? 1 : a.position > b.position ? -1 : 0;
 
 /**
+ * The entries of each list as far as every list was read: a list that came back full (more than `size`) may hold
+ * unread entries past its last, so nothing beyond that point is placed yet. Without this, oncePerPost could swap a
+ * post's entry for one further on (a followed account's repost for the outbox author's older original), and the page
+ * would end past entries still unread, which no later page would reach.
+ */
+function withinRead(lists: readonly TimelineEntry[][], size: number, beyond: (a: string, b: string) => boolean) {
+  let edge: string | null = null;
+  for (const list of lists) {
+    const last = list.length > size ? list.at(-1)!.position : null;
+    if (last !== null && (edge === null || beyond(edge, last))) edge = last;
+  }
+  return edge === null ? lists : lists.map((list) => list.filter((entry) => !beyond(entry.position, edge)));
+}
+
+/**
  * Merges newest-first lists, each read with first + 1 entries, into a page: a list that came back
  * full may hold more even when the entries left after oncePerPost fit the page.
  */
 export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
-  const merged = oncePerPost(lists).sort(newestFirst);
+  const merged = oncePerPost(withinRead(lists, first, (a, b) => a < b)).sort(newestFirst);
   return {
     entries: merged.slice(0, first),
     hasNextPage: merged.length > first || lists.some((list) => list.length > first),
@@ -39,7 +54,7 @@ export function mergeOldestFirst(
   lists: readonly TimelineEntry[][],
   last: number,
 ): { entries: TimelineEntry[]; hasMore: boolean } {
-  const merged = oncePerPost(lists).sort((a, b) => newestFirst(b, a));
+  const merged = oncePerPost(withinRead(lists, last, (a, b) => a > b)).sort((a, b) => newestFirst(b, a));
   return {
     entries: merged.slice(0, last).reverse(),
     hasMore: merged.length > last || lists.some((list) => list.length > last),
