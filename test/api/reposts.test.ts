@@ -376,6 +376,32 @@ describe('reposts at the time they are made', () => {
   });
 });
 
+describe('a followed account’s reposts of an outbox author’s posts', () => {
+  it('leave no post of the home partition behind on a walk of any page size', async () => {
+    const [outboxAuthor, friend, fanned] = await signUps(3);
+    const reader = await t.signUp();
+    // Five followers, past FANOUT_MAX_FOLLOWERS (4): the author's posts stay in its outbox, merged at read time.
+    for (const u of [reader, ...(await signUps(4))]) await follow(t, u.token, outboxAuthor!.id);
+    for (const u of [friend!, fanned!]) await follow(t, reader.token, u.id);
+    const originals = [await createPost(t, outboxAuthor!.token, 'y1'), await createPost(t, outboxAuthor!.token, 'y2')];
+    const between = [await createPost(t, fanned!.token, 'b1'), await createPost(t, fanned!.token, 'b2')];
+    await waitForQueueToDrain(t);
+    // The friend's reposts come first in the home partition; showing each post once swaps them for the originals.
+    for (const postId of originals) await repost(friend!, postId);
+    await waitForQueueToDrain(t);
+    for (const first of [1, 2, 3]) {
+      const seen = new Set<string>();
+      for (let after: string | null = null; ;) {
+        const page = await homePage(reader, { first, after });
+        for (const entry of page.entries) seen.add(entry.id);
+        if (!page.hasNextPage) break;
+        after = page.endCursor;
+      }
+      expect([...seen].sort(), `first: ${first}`).toEqual([...originals, ...between].sort());
+    }
+  });
+});
+
 describe('an author page', () => {
   it('shows the author’s reposts with their reason unless includeReposts is false', async () => {
     const [author, other] = await signUps(2);
