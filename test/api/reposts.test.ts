@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_PASSWORD, errorCodes, startTestApp, type TestApp } from '../helpers/app.js';
-import { createPost, follow, unfollow, idsOfEveryPage } from '../helpers/posts.js';
+import {
+  createPost,
+  follow,
+  unfollow,
+  idsOfEveryPage,
+  repostAs,
+  homeEntries as homeEntriesOf,
+} from '../helpers/posts.js';
 import { waitForQueueToDrain, WORKER_WAIT } from '../helpers/queue.js';
 
 /** Reposters with more than 4 followers are not fanned out here (FANOUT_MAX_FOLLOWERS), so the hybrid rule is reachable. */
@@ -14,34 +21,9 @@ afterAll(async () => {
 
 type User = Awaited<ReturnType<TestApp['signUp']>>;
 
-const POST_STATE = 'id repostCount viewerHasReposted likeCount';
-
-async function repost(user: User, postId: string, mutation: 'repost' | 'unrepost' = 'repost') {
-  const result = await t.gql(
-    `mutation($id: ID!) { ${mutation}(postId: $id) { post { ${POST_STATE} } } }`,
-    { id: postId },
-    user.token,
-  );
-  if (result.errors) throw new Error(JSON.stringify(result.errors));
-  return result.data![mutation].post as { id: string; repostCount: number; viewerHasReposted: boolean };
-}
-
-/** Every entry of the user's home timeline: the post and the handle of the reposter that put it there. */
-function homeEntries(user: User): Promise<{ id: string; repostedBy: string | null }[]> {
-  const entries: { id: string; repostedBy: string | null }[] = [];
-  return idsOfEveryPage(async (after) => {
-    const result = await t.gql(
-      'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
-      { id: user.id, after },
-      user.token,
-    );
-    if (result.errors) throw new Error(JSON.stringify(result.errors));
-    const page = result.data!.user.timeline;
-    entries.push(...page.edges.map((e: any) => ({ id: e.node.id, repostedBy: e.repostedBy?.handle ?? null })));
-    return page;
-  }).then(() => entries);
-}
-
+const repost = (user: User, postId: string, mutation: 'repost' | 'unrepost' = 'repost') =>
+  repostAs(t, user, postId, mutation);
+const homeEntries = (user: User) => homeEntriesOf(t, user);
 const entriesOf = async (user: User, postId: string) => (await homeEntries(user)).filter((e) => e.id === postId);
 
 async function signUps(n: number): Promise<User[]> {

@@ -20,6 +20,42 @@ export async function unfollow(t: TestApp, token: string, userId: string): Promi
   if (result.errors) throw new Error(`unfollow failed: ${JSON.stringify(result.errors)}`);
 }
 
+/** Reposts (or unreposts) the post as the user: the post's repost state after it. */
+export async function repostAs(
+  t: TestApp,
+  user: { token: string },
+  postId: string,
+  mutation: 'repost' | 'unrepost' = 'repost',
+): Promise<{ id: string; repostCount: number; viewerHasReposted: boolean }> {
+  const result = await t.gql(
+    `mutation($id: ID!) { ${mutation}(postId: $id) { post { id repostCount viewerHasReposted likeCount } } }`,
+    { id: postId },
+    user.token,
+  );
+  if (result.errors) throw new Error(JSON.stringify(result.errors));
+  return result.data![mutation].post;
+}
+
+/** Every entry of the user's home timeline, pages of 3: the post and the handle of the reposter it shows. */
+export async function homeEntries(
+  t: TestApp,
+  user: { id: string; token: string },
+): Promise<{ id: string; repostedBy: string | null }[]> {
+  const entries: { id: string; repostedBy: string | null }[] = [];
+  await idsOfEveryPage(async (after) => {
+    const result = await t.gql(
+      'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
+      { id: user.id, after },
+      user.token,
+    );
+    if (result.errors) throw new Error(JSON.stringify(result.errors));
+    const page = result.data!.user.timeline;
+    entries.push(...page.edges.map((e: any) => ({ id: e.node.id, repostedBy: e.repostedBy?.handle ?? null })));
+    return page;
+  });
+  return entries;
+}
+
 /** A connection field's post ids, walked page by page to the end. */
 export async function idsOfEveryPage(
   fetchPage: (after: string | null) => Promise<{
