@@ -12,6 +12,11 @@ export interface TimelineEntry {
   counterShards: number | null;
   /** The account whose repost put the post in this timeline; null for an original entry. */
   repostedBy: string | null;
+  /**
+   * The post's other reasons to be here, null for its author's post (a home entry that several brought): what a page
+   * shows when the viewer hides `repostedBy`. Absent when there are none.
+   */
+  alsoBy?: readonly (string | null)[];
 }
 
 export interface EntryPage {

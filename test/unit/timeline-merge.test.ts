@@ -9,12 +9,12 @@ const original = (postId: string): TimelineEntry => ({
   counterShards: 1,
   repostedBy: null,
 });
-const repost = (postId: string, position: string): TimelineEntry => ({
+const repost = (postId: string, position: string, repostedBy = 'usr_r'): TimelineEntry => ({
   position,
   postId,
   authorId: 'usr_a',
   counterShards: 1,
-  repostedBy: 'usr_r',
+  repostedBy,
 });
 
 describe('merging timeline lists into a page', () => {
@@ -70,5 +70,20 @@ describe('merging timeline lists into a page', () => {
       }
       expect([...older].sort(), `last: ${size}`).toEqual(['pst_1', 'pst_2', 'pst_3', 'pst_4']);
     }
+  });
+
+  it('keeps the reasons of the entries it leaves out on the one it shows, for the rules to fall back on', () => {
+    // The home partition's entry (usr_f's repost, which usr_g's also reached) and two outbox reposters' newer ones.
+    const home = [{ ...repost('pst_1', 'pst_5#usr_f', 'usr_f'), alsoBy: ['usr_g'] }];
+    const outboxes = [[repost('pst_1', 'pst_8#usr_m', 'usr_m')], [repost('pst_1', 'pst_7#usr_n', 'usr_n')]];
+    const [entry] = mergeNewestFirst([home, ...outboxes], 5).entries;
+    expect(entry).toMatchObject({ position: 'pst_8#usr_m', repostedBy: 'usr_m' });
+    expect(entry!.alsoBy).toEqual(['usr_f', 'usr_g', 'usr_n']);
+
+    // The original reason comes first; an original entry needs none (it is hidden only with its author).
+    const held = [{ ...repost('pst_2', 'pst_6#usr_m', 'usr_m'), alsoBy: ['usr_f', null] }];
+    expect(mergeOldestFirst([held], 5).entries[0]!.alsoBy).toEqual([null, 'usr_f']);
+    const [shown] = mergeNewestFirst([[{ ...original('pst_3'), alsoBy: ['usr_f'] }]], 5).entries;
+    expect(shown).toEqual(original('pst_3'));
   });
 });

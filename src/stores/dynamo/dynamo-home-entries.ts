@@ -335,29 +335,15 @@ export class DynamoHomeEntries {
       ]);
     }
     const shown = shownReason(reasons, holding.shown);
-    const set = ['original = :original', 'version = :next'];
-    const remove: string[] = [];
-    const values: Item = { ':original': reasons.original, ':next': (holding.version ?? 0) + 1 };
-    if (reasons.reposters.size > 0) {
-      set.push('reposters = :reposters');
-      values[':reposters'] = reasons.reposters;
-    } else remove.push('reposters');
-    if (shown !== null) {
-      set.push('repostedBy = :shown');
-      values[':shown'] = shown;
-    } else remove.push('repostedBy');
+    const { UpdateExpression, ExpressionAttributeValues } = reasonsUpdate(reasons, shown, 'version = :next');
     const update = {
       TableName: this.tableName,
       Key: holding.key,
-      UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
-      ...conditioned(values),
+      UpdateExpression,
+      ...conditioned({ ...ExpressionAttributeValues, ':next': (holding.version ?? 0) + 1 }),
     };
-    // The entry itself, or a marker whose entry shows the same reason as before: one conditional update.
-    if (!holding.isMarker || shown === holding.shown) return conditionally(this.client.send(new UpdateCommand(update)));
-    const showing =
-      shown === null
-        ? { UpdateExpression: 'REMOVE repostedBy' }
-        : { UpdateExpression: 'SET repostedBy = :shown', ExpressionAttributeValues: { ':shown': shown } };
+    if (!holding.isMarker) return conditionally(this.client.send(new UpdateCommand(update)));
+    // A repost's entry carries the reasons too, so that a page can show another when the viewer hides the one shown.
     const failed = await this.failedConditions([
       { Update: update },
       {
@@ -365,7 +351,7 @@ export class DynamoHomeEntries {
           TableName: this.tableName,
           Key: holding.entryKey,
           ConditionExpression: 'attribute_exists(pk)',
-          ...showing,
+          ...reasonsUpdate(reasons, shown),
         },
       },
     ]);
@@ -392,6 +378,25 @@ export class DynamoHomeEntries {
       throw error;
     }
   }
+}
+
+/** SET (or REMOVE) an item's reasons and the reason it shows, with `extra` set too. */
+function reasonsUpdate(reasons: Reasons, shown: string | null, extra?: string) {
+  const set = ['original = :original', ...(extra ? [extra] : [])];
+  const remove: string[] = [];
+  const values: Item = { ':original': reasons.original };
+  if (reasons.reposters.size > 0) {
+    set.push('reposters = :reposters');
+    values[':reposters'] = reasons.reposters;
+  } else remove.push('reposters');
+  if (shown !== null) {
+    set.push('repostedBy = :shown');
+    values[':shown'] = shown;
+  } else remove.push('repostedBy');
+  return {
+    UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+    ExpressionAttributeValues: values,
+  };
 }
 
 function ignoreFailedCondition(error: unknown): void {

@@ -26,15 +26,26 @@ export interface DynamoTimelineStoreOptions extends TableOptions {
 }
 
 function toTimelineEntry(item: Item): TimelineEntry {
+  const repostedBy = (item.repostedBy as string | undefined) ?? null;
+  const alsoBy = otherReasons(item, repostedBy);
   return {
     position: item.sk as string,
     // Old entries may lack postId: they are at their post id.
     postId: (item.postId as string | undefined) ?? (item.sk as string),
     authorId: (item.authorId as string | undefined) ?? null,
     counterShards: item.counterShards === undefined ? null : Number(item.counterShards),
-    repostedBy: (item.repostedBy as string | undefined) ?? null,
+    repostedBy,
+    ...(alsoBy.length > 0 ? { alsoBy } : {}),
   };
 }
+
+/** A home entry's reasons besides the one it shows (see dynamo-home-entries.ts), the original first. */
+function otherReasons(item: Item, shown: string | null): (string | null)[] {
+  const reposters = [...((item.reposters as Set<string> | undefined) ?? [])].filter((id) => id !== shown);
+  return [...(item.original === true && shown !== null ? [null] : []), ...reposters];
+}
+
+const ENTRY_PROJECTION = 'sk, postId, authorId, counterShards, repostedBy, original, reposters';
 
 /** Records of a deleted post removed per call of removePostTraces (and so per checkpoint of its task). */
 const TRACES_PER_CALL = 500;
@@ -84,7 +95,7 @@ export class DynamoTimelineStore implements TimelineStore {
           ...(before === null ? {} : { ':before': before }),
           ...(since === null ? {} : { ':since': since }),
         },
-        ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
+        ProjectionExpression: ENTRY_PROJECTION,
         ScanIndexForward: false,
         Limit: before !== null && since !== null ? limit + 1 : limit,
       }),
@@ -108,7 +119,7 @@ export class DynamoTimelineStore implements TimelineStore {
         TableName: this.tableName,
         KeyConditionExpression: fromSince ? 'pk = :pk AND sk >= :bound' : 'pk = :pk AND sk > :bound',
         ExpressionAttributeValues: { ':pk': pk, ':bound': fromSince ? since : after },
-        ProjectionExpression: 'sk, postId, authorId, counterShards, repostedBy',
+        ProjectionExpression: ENTRY_PROJECTION,
         ScanIndexForward: true,
         Limit: limit,
       }),

@@ -102,7 +102,7 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: "author's posts entry", pk: 'POSTS#<authorId>', sk: '<postId>' },
   { item: "user's repost entry (merged into `User.posts`)", pk: 'REPOSTS#<userId>', sk: '<repost position>' },
   {
-    item: 'home timeline entry (`postId`, `authorId`, `counterShards`, `repostedBy`; an original entry also its reasons: `original`, `reposters`, `version`); expires by TTL at its position + HOME_RETENTION_DAYS',
+    item: 'home timeline entry (`postId`, `authorId`, `counterShards`, `repostedBy`; once a second reason arrives, the reasons: `original`, `reposters`, and on an original entry `version`); expires by TTL at its position + HOME_RETENTION_DAYS',
     pk: 'HOME#<userId>',
     sk: '<feed position>',
   },

@@ -73,7 +73,13 @@ const NO_POST_NEEDS: PostNeeds = {
 /** A post timeline's entry: its reason too, the account whose repost put it there (null for an original). */
 export interface HydratedPost extends Hydrated<PostRecord> {
   repostedBy: string | null;
+  /** The post's other reasons (see TimelineEntry.alsoBy): the rules show one of them when `repostedBy` is hidden. */
+  alsoBy: readonly (string | null)[];
 }
+
+/** Every reposter an entry may show: the one it shows, then those the rules fall back on. */
+const reposterIdsOf = (entry: { repostedBy: string | null; alsoBy?: readonly (string | null)[] }) =>
+  [entry.repostedBy, ...(entry.alsoBy ?? [])].filter((id): id is string => id !== null);
 
 /**
  * The posts and, from what the entries carry, everything `needs` shows of them and the relations
@@ -99,9 +105,7 @@ export async function hydratePosts(
     hydrator,
     prefetched,
   );
-  const reposterIds = [
-    ...new Set(skeleton.items.flatMap((item) => (item.repostedBy === null ? [] : [item.repostedBy]))),
-  ];
+  const reposterIds = [...new Set(skeleton.items.flatMap(reposterIdsOf))];
   const reposters =
     shows.repostedBy && reposterIds.length > 0
       ? settled([hydrator.users(reposterIds), hydrateUserRelations(reposterIds, viewerId, shows.repostedBy, hydrator)])
@@ -126,6 +130,7 @@ export async function hydratePosts(
     cursor: item.cursor,
     node: posts[i] ?? null,
     repostedBy: item.repostedBy,
+    alsoBy: item.alsoBy ?? [],
   }));
 }
 
@@ -150,17 +155,20 @@ function hydratePostRelations(
   ]);
 }
 
-/** No post that is gone, and none whose author, or the reposter that put it there, `rules` hide from the viewer. */
+/**
+ * No post that is gone, and none whose author `rules` hide from the viewer. A repost entry whose reposter they hide
+ * shows another of the post's reasons (the original first) if one is left, and is hidden when none is.
+ */
 export async function postRules(page: HydratedPost[], ctx: FeedContext, rules: PostRules): Promise<HydratedPost[]> {
-  const userIds = page.flatMap((entry) =>
-    entry.node ? [entry.node.authorId, ...(entry.repostedBy === null ? [] : [entry.repostedBy])] : [],
-  );
+  const userIds = page.flatMap((entry) => (entry.node ? [entry.node.authorId, ...reposterIdsOf(entry)] : []));
   const hidden = await hiddenUsers(ctx.viewerId, userIds, rules.hidesMuted, ctx.hydrator);
-  const shown = (entry: HydratedPost) =>
-    entry.node !== null &&
-    !hidden.has(entry.node.authorId) &&
-    (entry.repostedBy === null || !hidden.has(entry.repostedBy));
-  return page.map((entry) => ({ ...entry, node: shown(entry) ? entry.node : null }));
+  return page.map((entry) => {
+    const reason =
+      entry.node === null || hidden.has(entry.node.authorId)
+        ? undefined
+        : [entry.repostedBy, ...entry.alsoBy].find((id) => id === null || !hidden.has(id));
+    return reason === undefined ? { ...entry, node: null } : { ...entry, repostedBy: reason };
+  });
 }
 
 /** A post feed's page: the entries the rules kept, each with its reason. */

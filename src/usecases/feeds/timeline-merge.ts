@@ -1,22 +1,37 @@
 import type { EntryPage, TimelineEntry } from '../../stores/timeline-store.js';
 
+/** Reposters a merged entry keeps besides the one it shows, for the rules to fall back on (the original is always kept). */
+export const MAX_OTHER_REPOSTERS = 3;
+
 /**
  * Which entry of a post a page shows (an outbox author's post can also be in the home partition through
- * a repost; an author may repost their own post): the original if any list has it, else the newest.
+ * a repost; an author may repost their own post): the original if any list has it, else the newest. It keeps the
+ * post's other reasons on the page (`alsoBy`), since only the rules know which of them the viewer hides.
  */
 function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
   const byPost = new Map<string, TimelineEntry>();
+  const reasons = new Map<string, Set<string | null>>();
+  const original = (e: TimelineEntry) => e.repostedBy === null;
   for (const entry of lists.flat()) {
     const kept = byPost.get(entry.postId);
-    const original = (e: TimelineEntry) => e.repostedBy === null;
     if (
       !kept ||
       (original(entry) && !original(kept)) ||
       (original(entry) === original(kept) && entry.position > kept.position)
     )
       byPost.set(entry.postId, entry);
+    const known = reasons.get(entry.postId) ?? new Set();
+    for (const reason of [entry.repostedBy, ...(entry.alsoBy ?? [])]) known.add(reason);
+    reasons.set(entry.postId, known);
   }
-  return [...byPost.values()];
+  return [...byPost.values()].map(({ alsoBy: _, ...entry }) => {
+    // An original is hidden only with its author, which hides every other reason too.
+    if (entry.repostedBy === null) return entry;
+    const others = [...reasons.get(entry.postId)!].filter((reason) => reason !== entry.repostedBy);
+    if (others.length === 0) return entry;
+    const reposters = others.filter((reason) => reason !== null).slice(0, MAX_OTHER_REPOSTERS);
+    return { ...entry, alsoBy: others.includes(null) ? [null, ...reposters] : reposters };
+  });
 }
 
 const newestFirst = (a: TimelineEntry, b: TimelineEntry) =>
