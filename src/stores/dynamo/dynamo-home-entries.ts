@@ -355,10 +355,19 @@ export class DynamoHomeEntries {
         },
       },
     ]);
-    // The entry went meanwhile (expired before its marker, by a removal not yet finished): the marker goes too.
+    // The entry went meanwhile (expired before its marker, by a removal not yet finished): the marker goes too,
+    // unless it is another marker by now (the post placed again).
     if (failed?.[1] === 'ConditionalCheckFailed')
       await this.client
-        .send(new DeleteCommand({ TableName: this.tableName, Key: holding.key }))
+        .send(
+          new DeleteCommand({
+            TableName: this.tableName,
+            Key: holding.key,
+            ConditionExpression: '#position = :position',
+            ExpressionAttributeNames: { '#position': 'position' },
+            ExpressionAttributeValues: { ':position': holding.entryKey.sk },
+          }),
+        )
         .catch(ignoreFailedCondition);
     return failed === null;
   }
