@@ -86,4 +86,19 @@ describe('merging timeline lists into a page', () => {
     const [shown] = mergeNewestFirst([[{ ...original('pst_3'), alsoBy: ['usr_f'] }]], 5).entries;
     expect(shown).toEqual(original('pst_3'));
   });
+
+  it('lends no reason of an entry past the page, which the next page reads again, and keeps at most three reposters', () => {
+    // usr_f's repost of pst_1 is past a page of 2 that ends at pst_3: the next page shows it for its own reason.
+    const home = [original('pst_4'), original('pst_3'), repost('pst_1', 'pst_2#usr_f', 'usr_f')];
+    const outbox = [repost('pst_1', 'pst_5#usr_m', 'usr_m')];
+    const page = mergeNewestFirst([home, outbox], 2);
+    expect(page.entries.map((e) => [e.position, e.alsoBy])).toEqual([
+      ['pst_5#usr_m', undefined],
+      ['pst_4', undefined],
+    ]);
+    expect(mergeNewestFirst([home, outbox], 5).entries[0]!.alsoBy).toEqual(['usr_f']);
+
+    const many = [{ ...repost('pst_9', 'pst_9#usr_1', 'usr_1'), alsoBy: ['usr_2', 'usr_3', 'usr_4', 'usr_5', null] }];
+    expect(mergeNewestFirst([many], 5).entries[0]!.alsoBy).toEqual([null, 'usr_2', 'usr_3', 'usr_4']);
+  });
 });

@@ -5,14 +5,12 @@ export const MAX_OTHER_REPOSTERS = 3;
 
 /**
  * Which entry of a post a page shows (an outbox author's post can also be in the home partition through
- * a repost; an author may repost their own post): the original if any list has it, else the newest. It keeps the
- * post's other reasons on the page (`alsoBy`), since only the rules know which of them the viewer hides.
+ * a repost; an author may repost their own post): the original if any list has it, else the newest.
  */
-function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
+function oncePerPost(entries: readonly TimelineEntry[]): TimelineEntry[] {
   const byPost = new Map<string, TimelineEntry>();
-  const reasons = new Map<string, Set<string | null>>();
   const original = (e: TimelineEntry) => e.repostedBy === null;
-  for (const entry of lists.flat()) {
+  for (const entry of entries) {
     const kept = byPost.get(entry.postId);
     if (
       !kept ||
@@ -20,11 +18,27 @@ function oncePerPost(lists: readonly TimelineEntry[][]): TimelineEntry[] {
       (original(entry) === original(kept) && entry.position > kept.position)
     )
       byPost.set(entry.postId, entry);
+  }
+  return [...byPost.values()];
+}
+
+/**
+ * The page's repost entries with the post's other reasons (`alsoBy`), since only the rules know which of them the
+ * viewer hides: those of the entries read at positions the page covers. An entry past the page is read again by the
+ * next one, which shows it for its own reason.
+ */
+function withOtherReasons(
+  page: readonly TimelineEntry[],
+  read: readonly TimelineEntry[],
+  covers: (position: string) => boolean,
+): TimelineEntry[] {
+  const reasons = new Map<string, Set<string | null>>();
+  for (const entry of read.filter((e) => covers(e.position))) {
     const known = reasons.get(entry.postId) ?? new Set();
     for (const reason of [entry.repostedBy, ...(entry.alsoBy ?? [])]) known.add(reason);
     reasons.set(entry.postId, known);
   }
-  return [...byPost.values()].map(({ alsoBy: _, ...entry }) => {
+  return page.map(({ alsoBy: _, ...entry }) => {
     // An original is hidden only with its author, which hides every other reason too.
     if (entry.repostedBy === null) return entry;
     const others = [...reasons.get(entry.postId)!].filter((reason) => reason !== entry.repostedBy);
@@ -57,11 +71,12 @@ function withinRead(lists: readonly TimelineEntry[][], size: number, beyond: (a:
  * full may hold more even when the entries left after oncePerPost fit the page.
  */
 export function mergeNewestFirst(lists: readonly TimelineEntry[][], first: number): EntryPage {
-  const merged = oncePerPost(withinRead(lists, first, (a, b) => a < b)).sort(newestFirst);
-  return {
-    entries: merged.slice(0, first),
-    hasNextPage: merged.length > first || lists.some((list) => list.length > first),
-  };
+  const read = withinRead(lists, first, (a, b) => a < b).flat();
+  const merged = oncePerPost(read).sort(newestFirst);
+  const entries = merged.slice(0, first);
+  const hasNextPage = merged.length > first || lists.some((list) => list.length > first);
+  const end = entries.at(-1)?.position ?? '';
+  return { entries: withOtherReasons(entries, read, (position) => !hasNextPage || position >= end), hasNextPage };
 }
 
 /** Merges oldest-first lists (each last + 1 entries newer than a cursor) into the `last` nearest it, newest first. */
@@ -69,9 +84,11 @@ export function mergeOldestFirst(
   lists: readonly TimelineEntry[][],
   last: number,
 ): { entries: TimelineEntry[]; hasMore: boolean } {
-  const merged = oncePerPost(withinRead(lists, last, (a, b) => a > b)).sort((a, b) => newestFirst(b, a));
+  const read = withinRead(lists, last, (a, b) => a > b).flat();
+  const merged = oncePerPost(read).sort((a, b) => newestFirst(b, a));
+  // A kept repost is its post's newest entry: those left out are older, so on the page too.
   return {
-    entries: merged.slice(0, last).reverse(),
+    entries: withOtherReasons(merged.slice(0, last), read, () => true).reverse(),
     hasMore: merged.length > last || lists.some((list) => list.length > last),
   };
 }
