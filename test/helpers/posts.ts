@@ -36,17 +36,16 @@ export async function repostAs(
   return result.data![mutation].post;
 }
 
-/** Every entry of the user's home timeline, in pages of `first`: the post and the handle of the reposter it shows. */
+/** Every entry of the user's home timeline, pages of 3: the post and the handle of the reposter it shows. */
 export async function homeEntries(
   t: TestApp,
   user: { id: string; token: string },
-  first = 3,
 ): Promise<{ id: string; repostedBy: string | null }[]> {
   const entries: { id: string; repostedBy: string | null }[] = [];
   await idsOfEveryPage(async (after) => {
     const result = await t.gql(
-      'query($id: ID!, $first: Int, $after: String) { user(id: $id) { timeline(first: $first, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
-      { id: user.id, first, after },
+      'query($id: ID!, $after: String) { user(id: $id) { timeline(first: 3, after: $after) { edges { cursor node { id } repostedBy { handle } } pageInfo { hasNextPage endCursor } } } }',
+      { id: user.id, after },
       user.token,
     );
     if (result.errors) throw new Error(JSON.stringify(result.errors));

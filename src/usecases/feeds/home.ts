@@ -54,15 +54,12 @@ export class HomeFeed implements Feed<HomeParams, SkeletonItem, HydratedPost, Po
     return this.read(viewerId, userId, listRead(args, isFeedPosition));
   }
 
-  /**
-   * A backward page is what it read: the client asks again from its start. Reading on, only what the page still
-   * needs: the merge lends a post the reasons of entries down to its read's end, so the page must end there too.
-   */
+  /** A backward page is what it read: the client asks again from its start. */
   readOn({ userId, args }: HomeParams, { viewerId }: FeedContext): ReadOn<SkeletonItem> | null {
     if (isBackward(args)) return null;
     // A page's cursors are encoded: read on as a client's next page would.
-    const after = (cursor: string, wanted: number) =>
-      this.read(viewerId, userId, listRead({ first: wanted, after: cursor }, isFeedPosition));
+    const after = (cursor: string) =>
+      this.read(viewerId, userId, listRead({ first: args.first, after: cursor }, isFeedPosition));
     return { size: pageSize(args.first), after };
   }
 

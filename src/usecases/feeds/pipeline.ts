@@ -56,13 +56,10 @@ export interface SkeletonPage<S extends { cursor: string }> {
   hasPreviousPage?: boolean;
 }
 
-/**
- * How a page the rules leave short reads on: to `size` entries, reading `after` the last entry read. `wanted` is
- * how many the page still needs; a feed that reads that many never has a read cut short by a full page.
- */
+/** How a page the rules leave short reads on: to `size` entries, reading `after` the last entry read. */
 export interface ReadOn<S extends { cursor: string }> {
   size: number;
-  after: (cursor: string, wanted: number) => Promise<SkeletonPage<S>>;
+  after: (cursor: string) => Promise<SkeletonPage<S>>;
 }
 
 /** What the rules kept of one or more reads; `endCursor` is the last entry read or skipped. */
@@ -125,7 +122,7 @@ const EXTRA_SKELETON_READS = 3;
 export async function fillPage<S extends { cursor: string }, E extends Hydrated<unknown>>(
   size: number,
   firstPage: SkeletonPage<S>,
-  readAfter: ((cursor: string, wanted: number) => Promise<SkeletonPage<S>>) | null,
+  readAfter: ((cursor: string) => Promise<SkeletonPage<S>>) | null,
   shown: (page: SkeletonPage<S>) => Promise<E[]>,
 ): Promise<FilledPage<E>> {
   const items: Shown<E>[] = [];
@@ -150,6 +147,6 @@ export async function fillPage<S extends { cursor: string }, E extends Hydrated<
     ) {
       return { items, hasNextPage: page.hasNextPage, endCursor };
     }
-    page = await readAfter(endCursor, size - items.length);
+    page = await readAfter(endCursor);
   }
 }
