@@ -13,8 +13,8 @@ export interface TimelineEntry {
   /** The account whose repost put the post in this timeline; null for an original entry. */
   repostedBy: string | null;
   /**
-   * The post's other reasons to be here, null for its author's post (a home entry that several brought): what a page
-   * shows when the viewer hides `repostedBy`. Absent when there are none.
+   * The post's other reasons to be in this timeline when several brought it (a home entry): a reposter, or null for
+   * its author's post. What a page shows when the viewer hides `repostedBy`; absent when there are none.
    */
   alsoBy?: readonly (string | null)[];
 }
