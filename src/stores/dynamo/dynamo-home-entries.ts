@@ -356,16 +356,16 @@ export class DynamoHomeEntries {
       },
     ]);
     // The entry went meanwhile (expired before its marker, by a removal not yet finished): the marker goes too,
-    // unless it is another marker by now (the post placed again).
+    // unless it changed since it was read (the post placed again, a reason changed).
     if (failed?.[1] === 'ConditionalCheckFailed')
       await this.client
         .send(
           new DeleteCommand({
             TableName: this.tableName,
             Key: holding.key,
-            ConditionExpression: '#position = :position',
+            ConditionExpression: `(${condition.ConditionExpression}) AND #position = :position`,
             ExpressionAttributeNames: { '#position': 'position' },
-            ExpressionAttributeValues: { ':position': holding.entryKey.sk },
+            ExpressionAttributeValues: { ...condition.values, ':position': holding.entryKey.sk },
           }),
         )
         .catch(ignoreFailedCondition);
