@@ -73,7 +73,8 @@ describe('a post in a home timeline for more than one reason', () => {
     const others = await Promise.all(Array.from({ length: 4 }, () => t.signUp()));
     for (const u of [reader!, ...others]) await follow(t, u.token, hot!.id);
     await follow(t, reader!.token, friend!.id);
-    // An older post on the same page: a page that hid the post and read past it would leave it behind.
+    // An older post in the same read: had the page hidden the post at the outbox's entry, it would end past the
+    // friend's entry, and no page would show the post.
     const older = await createPost(t, friend!.token, 'older');
     const postId = await createPost(t, author!.token, 'reposted by a hot account');
     await repostAs(t, friend!, postId);

@@ -688,8 +688,9 @@ export type PostEdge = {
   /**
    * The account whose repost put this post in this timeline (or on this author's page); null for an original post.
    * A post is in a home timeline once: an original entry wins over reposts, and among reposts the first one stays
-   * while it lasts. When the viewer mutes or blocks that account, the post shows another reason it is there (null if
-   * the viewer follows its author, else another followed account that reposted it) if one is left.
+   * while it lasts. In a home timeline, when the viewer mutes that account or a block stands between them, the edge
+   * shows another reason the entry knows, if any: null if the viewer follows the author, else another followed
+   * account that reposted it.
    */
   repostedBy: Maybe<User>;
 };

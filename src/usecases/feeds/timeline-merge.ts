@@ -23,9 +23,8 @@ function oncePerPost(entries: readonly TimelineEntry[]): TimelineEntry[] {
 }
 
 /**
- * The page's repost entries with the post's other reasons (`alsoBy`), since only the rules know which of them the
- * viewer hides: those of the entries read at positions the page covers. An entry past the page is read again by the
- * next one, which shows it for its own reason.
+ * Lends each repost entry kept the reasons of its post's other entries read on or above the page's end (`alsoBy`):
+ * only the rules know which the viewer hides. One further down is read again by the next page, for its own reason.
  */
 function withOtherReasons(
   page: readonly TimelineEntry[],
