@@ -27,6 +27,9 @@ export interface Separation {
   pathIds: string[];
 }
 
+/** Candidates ranked past a `suggestedFollows` page, so that accounts closed for deletion leave it full. */
+const SPARE_SUGGESTIONS = 3;
+
 /**
  * Friends of friends, degrees of separation and reachable networks. Accounts in a block with the viewer
  * are treated as if they did not exist (see docs/design/blocks-and-mutes.md).
@@ -56,12 +59,12 @@ export class GraphQueryUseCases {
     // The viewer's blocks are read beside the first hops: only the candidates need them.
     const excluding = blocked();
     excluding.catch(() => {});
-    const suggestions = await this.graph.suggestions(viewerId, size, budget, excluding);
+    const suggestions = await this.graph.suggestions(viewerId, size + SPARE_SUGGESTIONS, budget, excluding);
     // A closed account is being deleted: following it is refused, so it is not suggested either. The accounts
     // shown as `via` are read in the same batch, as the page's fields would read them.
     const ids = suggestions.map((suggestion) => suggestion.userId);
     const found = await profiles([...ids, ...suggestions.flatMap((suggestion) => suggestion.viaIds)]);
-    return suggestions.filter((_suggestion, i) => found[i] && found[i].closedAt === undefined);
+    return suggestions.filter((_suggestion, i) => found[i] && found[i].closedAt === undefined).slice(0, size);
   }
 
   async degreesOfSeparation(

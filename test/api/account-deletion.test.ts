@@ -613,31 +613,43 @@ describe('stored items: what reaches an account while it is being deleted', () =
       });
     },
   );
-  it("a closed account leaves others' suggestions at once", { timeout: 60_000 }, async () => {
-    await withoutWorker(async (app) => {
-      const [viewer, friend, doomed] = await Promise.all([
-        app.signUp(uniqueHandle('seeker')),
-        app.signUp(uniqueHandle('friend')),
-        app.signUp(uniqueHandle('closing')),
-      ]);
-      await follow(app, viewer.token, friend.id);
-      await follow(app, friend.token, doomed.id);
-      const suggested = async () =>
-        (
-          await app.gqlData<{ suggestedFollows: { user: { id: string } }[] }>(
-            '{ suggestedFollows(first: 10) { user { id } } }',
-            {},
-            viewer.token,
-          )
-        ).suggestedFollows.map((suggestion) => suggestion.user.id);
-      expect(await suggested()).toEqual([doomed.id]);
-      expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
-        deleteAccount: { deletedUserId: doomed.id },
+  it(
+    "a closed account leaves others' suggestions at once, and the next candidate takes its place",
+    { timeout: 60_000 },
+    async () => {
+      await withoutWorker(async (app) => {
+        const [viewer, friend, another, doomed, next] = await Promise.all([
+          app.signUp(uniqueHandle('seeker')),
+          app.signUp(uniqueHandle('friend')),
+          app.signUp(uniqueHandle('friend')),
+          app.signUp(uniqueHandle('closing')),
+          app.signUp(uniqueHandle('next')),
+        ]);
+        await follow(app, viewer.token, friend.id);
+        await follow(app, viewer.token, another.id);
+        // Two friends follow the closing account, one the next: it ranks first.
+        await follow(app, friend.token, doomed.id);
+        await follow(app, another.token, doomed.id);
+        await follow(app, friend.token, next.id);
+        const suggested = async (first: number) =>
+          (
+            await app.gqlData<{ suggestedFollows: { user: { id: string } }[] }>(
+              'query($first: Int) { suggestedFollows(first: $first) { user { id } } }',
+              { first },
+              viewer.token,
+            )
+          ).suggestedFollows.map((suggestion) => suggestion.user.id);
+        expect(await suggested(10)).toEqual([doomed.id, next.id]);
+        expect(await suggested(1)).toEqual([doomed.id]);
+        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
+          deleteAccount: { deletedUserId: doomed.id },
+        });
+        // The follows that make it a friend of friends are still there: its deletion has not run.
+        expect(await suggested(10)).toEqual([next.id]);
+        expect(await suggested(1)).toEqual([next.id]);
       });
-      // The follow that makes it a friend of a friend is still there: its deletion has not run.
-      expect(await suggested()).toEqual([]);
-    });
-  });
+    },
+  );
 
   it(
     'a closed account takes no new follow, block or mute, and can still be unfollowed, unblocked and unmuted',
