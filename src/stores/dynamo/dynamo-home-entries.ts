@@ -11,7 +11,7 @@ type Item = Record<string, unknown>;
 type TransactItems = NonNullable<Parameters<typeof transactWrite>[1]['TransactItems']>;
 
 /** Why a post is in a user's home timeline: the user follows its author (`original`), and reposts of accounts the user follows. */
-interface Reasons {
+export interface Reasons {
   original: boolean;
   reposters: Set<string>;
 }
@@ -390,7 +390,7 @@ export class DynamoHomeEntries {
 }
 
 /** SET (or REMOVE) an item's reasons and the reason it shows, with `extra` set too. */
-function reasonsUpdate(reasons: Reasons, shown: string | null, extra?: string) {
+export function reasonsUpdate(reasons: Reasons, shown: string | null, extra?: string) {
   const set = ['original = :original', ...(extra ? [extra] : [])];
   const remove: string[] = [];
   const values: Item = { ':original': reasons.original };
