@@ -40,8 +40,10 @@ export interface ItemSizes {
   reposterEntry: number;
   /** The reposter's own entry (REPOSTS#<user>), and the outbox entry of a reposter not fanned out: the same fields. */
   userRepostEntry: number;
-  /** A home entry a repost wrote (a home entry with its reason) and its marker, together. */
+  /** A home entry a repost wrote: a home entry with its reason. */
   repostHomeEntry: number;
+  /** The repost marker written with it: where the entry is, and the post's reasons in the timeline. */
+  homeMarker: number;
 }
 
 export interface SampleShape {
@@ -138,7 +140,7 @@ export function measureItems(shape: SampleShape): ItemSizes {
     repostRecord: itemSize(repost.record),
     reposterEntry: itemSize(repost.reposterEntry),
     userRepostEntry: itemSize(repost.ownEntry),
-    // A repost's home entry is written with its marker.
-    repostHomeEntry: itemSize(repostHomeEntryItem(repostedEntry)) + itemSize(homeMarkerItem(repostedEntry)),
+    repostHomeEntry: itemSize(repostHomeEntryItem(repostedEntry)),
+    homeMarker: itemSize(homeMarkerItem(repostedEntry)),
   };
 }

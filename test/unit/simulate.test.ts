@@ -31,6 +31,7 @@ const SIZES: ItemSizes = {
   reposterEntry: 100,
   userRepostEntry: 100,
   repostHomeEntry: 100,
+  homeMarker: 100,
 };
 
 /**
@@ -122,10 +123,14 @@ describe('the cost model, on a network computed by hand', () => {
     expect(line('outbox entry and registry')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 1.5 });
     // postCount in the transaction; reads: the account check, 2 authors and 1 reposter a page, 2 pages/s, 0.5 each; the mentioned handle's claim, strongly (1).
     expect(line('user profile and handle claim')).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 5 });
-    // The author's own entry (2), 0.5 fanned-out entries, 1.5 repost entries (an update each); a page's Query of 3 entries is 0.5.
-    // Before a repost entry is delivered, its receiver's entry and marker are read strongly (1.5 × 2); before each of a
-    // post's 0.75 fan-out pages, its reposters (0.75).
-    expect(line('home entry')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 1 + 3 + 0.75 });
+    // The author's own entry (2), 0.5 fanned-out entries, 1.5 repost entries (a transaction each: the entry, its
+    // marker and a check, 3 × 2); a page's Query of 3 entries is 0.5. Before a repost entry is delivered, its
+    // receiver's entry and marker are read strongly (1.5 × 2); before each of a post's 0.75 fan-out pages, its
+    // reposters (0.75).
+    expect(line('home entry')).toMatchObject({
+      writeUnitsPerSecond: 2 + 0.5 + 1.5 * 6,
+      readUnitsPerSecond: 1 + 3 + 0.75,
+    });
     // Entries expire by TTL, deleted for free: nothing reads a timeline back to trim it, nor counts its size.
     expect(result.lines.map((l) => l.item).filter((item) => /trim|size/.test(item))).toEqual([]);
     // A's posts start with 4 separate shards (1 a post × 2); a like's and a repost's increment go to the post item (4)
@@ -161,13 +166,13 @@ describe('the cost model, on a network computed by hand', () => {
     });
     // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
     expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
-    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(45.6, 10);
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(53.1, 10);
     expect(result.totals.readUnitsPerSecond).toBeCloseTo(40.3, 10);
   });
 
   it('prices a month of it', () => {
-    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(45.6 * SECONDS_PER_MONTH, 3);
-    expect(result.cost.writeUsd).toBeCloseTo(74.898, 6);
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(53.1 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(87.21675, 6);
     expect(result.cost.readUsd).toBeCloseTo(13.23855, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
@@ -175,8 +180,8 @@ describe('the cost model, on a network computed by hand', () => {
     // A's posts' separate shards: 1 a post on average.
     expect(stored.get("a hot post's counter shard")).toBe(86_400 * 200);
     // Home timelines hold a day of entries too (the workload keeps a day, less than HOME_RETENTION_DAYS): 1.5 originals
-    // a second (0.5 fanned out, the author's own), and 1.5 repost entries each with its marker (a pair of 100 bytes).
-    expect(stored.get('home entry and repost marker')).toBe(86_400 * (1.5 * 200 + 1.5 * 300));
+    // a second (0.5 fanned out, the author's own), and 1.5 repost entries each with its marker (100 bytes each).
+    expect(stored.get('home entry and repost marker')).toBe(86_400 * (1.5 * 200 + 1.5 * 400));
     expect(stored.get('graph node')).toBe(4 * 5100);
     // A like's three items; a repost's four, and the outbox entry of a quarter of them: 4.25 items of 200 bytes.
     expect(stored.get('like record, likers entry and activity')).toBe(86_400 * 3 * 200);
@@ -198,7 +203,7 @@ describe('the cost model, on a network computed by hand', () => {
     expect(stored.get('home entry and repost marker')).toEqual({
       item: 'home entry and repost marker',
       items: 3 * 86_400 * 4.5,
-      bytes: 3 * 86_400 * (1.5 * 200 + 1.5 * 300),
+      bytes: 3 * 86_400 * (1.5 * 200 + 1.5 * 400),
     });
     expect(stored.get('post')!.items).toBe(10 * 86_400);
   });
