@@ -69,9 +69,9 @@ export function runModel(input: ModelInput): ModelResult {
 
   const bulk = (bytes: number) => writeUnits(bytes) * (s.bulkWriteApi === 'transactWrite' ? 2 : 1);
   const transact = (bytes: number) => 2 * writeUnits(bytes);
-  // A repost's entry is placed with its marker in one transaction, with a ConditionCheck that the receiver holds no
-  // original entry (billed as a write); a receiver that holds the post already gains a reason instead, not modelled.
-  const repostPlacement = 2 * (1 + writeUnits(sizes.repostHomeEntry) + writeUnits(sizes.homeMarker));
+  // A repost's entry is placed with its marker in one transaction; a receiver that holds the post already gains a
+  // reason instead (one update, or a transaction of two where a marker holds it), not modelled.
+  const repostPlacement = transact(sizes.repostHomeEntry) + transact(sizes.homeMarker);
   // Posts an average user has written: a follow reads the newest FOLLOW_BACKFILL_POSTS, and copies those of the last
   // HOME_RETENTION_DAYS.
   const postsPerAuthor = w.activeShare * w.postsPerDay * w.retentionDays;
@@ -147,7 +147,7 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'home entry',
-      by: "createPost (the author's own), fan-out and backfill (bulk), repost fan-out (a transaction each: the entry, its marker and a check); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page; expiry after HOME_RETENTION_DAYS: TTL deletes, free",
+      by: "createPost (the author's own), fan-out and backfill (bulk), repost fan-out (a transaction each: the entry and its marker); home reads; what receivers hold (entry and marker, strongly) before a backfill or repost delivery, and the post's reposters before each fan-out page; expiry after HOME_RETENTION_DAYS: TTL deletes, free",
       writeUnitsPerSecond:
         posts * transact(sizes.homeEntry) +
         homeEntriesWritten * bulk(sizes.homeEntry) +

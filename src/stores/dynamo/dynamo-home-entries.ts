@@ -269,9 +269,10 @@ export class DynamoHomeEntries {
   }
 
   /**
-   * The post's first entry in this timeline, conditioned on neither an original entry nor a marker
-   * being there (or only past `horizon`); false if another write placed it first. (Bulk originals, see
-   * addOriginals, are not.)
+   * The post's first entry in this timeline, conditioned on no live marker (one past `horizon` is replaced), and an
+   * original on no entry either; false if another write placed it first. A repost does not check for an original
+   * entry written since the read: that check is billed as a write, and the pair it would avoid is the one bulk
+   * originals already make (see docs/design/timelines.md, Reposts).
    */
   private async place(delivery: Delivery, horizon: string): Promise<boolean> {
     const { userId, postId, authorId, counterShards, expiresAt, reposterId, position } = delivery;
@@ -295,18 +296,6 @@ export class DynamoHomeEntries {
     }
     const entry: RepostEntry = { userId, postId, authorId, counterShards, expiresAt, repostedBy: reposterId, position };
     return this.transact([
-      // An original entry past the horizon (its post is older) is as good as gone.
-      ...(postId < horizon
-        ? []
-        : [
-            {
-              ConditionCheck: {
-                TableName: this.tableName,
-                Key: keys.homeEntry(userId, postId),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              },
-            },
-          ]),
       { Put: { TableName: this.tableName, Item: homeMarkerItem(entry), ...noLiveMarker } },
       { Put: { TableName: this.tableName, Item: repostHomeEntryItem(entry) } },
     ]);
