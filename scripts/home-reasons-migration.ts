@@ -32,7 +32,9 @@ export class HomeReasonsMigration {
   /** Markers with a reason besides the one shown, a scan page at a time. */
   async *markers(): AsyncGenerator<MarkerReasons[]> {
     const pages = scanPages(this.table.client, this.table.tableName, {
-      FilterExpression: 'begins_with(pk, :markers) AND (original = :true OR size(reposters) > :one)',
+      // Sets are never empty: a marker with reposters and the original, or with two reposters.
+      FilterExpression:
+        'begins_with(pk, :markers) AND ((original = :true AND attribute_exists(reposters)) OR size(reposters) > :one)',
       ExpressionAttributeNames: { '#position': 'position' },
       ExpressionAttributeValues: { ':markers': partitions.homeMarkers(''), ':true': true, ':one': 1 },
       ProjectionExpression: 'pk, #position, original, reposters, repostedBy',
