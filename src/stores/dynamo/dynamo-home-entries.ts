@@ -271,8 +271,8 @@ export class DynamoHomeEntries {
   /**
    * The post's first entry in this timeline, conditioned on no live marker (one past `horizon` is replaced), and an
    * original on no entry either; false if another write placed it first. A repost does not check for an original
-   * entry written since the read: that check is billed as a write, and the pair it would avoid is the one bulk
-   * originals already make (see docs/design/timelines.md, Reposts).
+   * entry written since the read: that check is billed as a write, and the pair it would avoid is one that bulk
+   * originals can leave too (see docs/design/timelines.md, Reposts).
    */
   private async place(delivery: Delivery, horizon: string): Promise<boolean> {
     const { userId, postId, authorId, counterShards, expiresAt, reposterId, position } = delivery;
