@@ -31,6 +31,8 @@ export const ON_DEMAND_US_EAST_1: Prices = {
   storageUsdPerGbMonth: 0.25,
 };
 
+/** Write units of one standard write of an item under 1 KB (a member, a list entry, a count), where no builder sizes it. */
+export const SMALL_ITEM_WRITE_UNITS = 1;
 /** Write units of one standard write of an item: one per KB started. */
 export const writeUnits = (bytes: number): number => Math.ceil(bytes / 1024);
 /**

@@ -7,6 +7,9 @@ import { followItems, graphNodeItem } from '../stores/dynamo/graph/items.js';
 import { outboxAuthorItem, postItems } from '../stores/dynamo/dynamo-post-store.js';
 import { repostItems } from '../stores/dynamo/dynamo-repost-store.js';
 import { taskItem } from '../stores/dynamo/dynamo-task-queue.js';
+import { fanOutProgressItem } from '../stores/dynamo/dynamo-fanout-progress-store.js';
+import { notificationGroupItem } from '../stores/dynamo/notification-items.js';
+import { RECENT_ACTORS } from '../stores/notification-store.js';
 import { homeEntryItem, homeMarkerItem, repostHomeEntryItem } from '../stores/dynamo/dynamo-timeline-store.js';
 import { repostPosition } from '../stores/timeline-store.js';
 import { userItems } from '../stores/dynamo/dynamo-user-store.js';
@@ -44,6 +47,12 @@ export interface ItemSizes {
   repostHomeEntry: number;
   /** The repost marker written with it: where the entry is, and the post's reasons in the timeline. */
   homeMarker: number;
+  /** A notification group with one recent actor. */
+  notificationGroup: number;
+  /** What each further recent actor adds to a group (up to RECENT_ACTORS). */
+  recentActor: number;
+  /** The fan-out progress record createPost writes beside a post. */
+  fanOutProgress: number;
 }
 
 export interface SampleShape {
@@ -93,6 +102,19 @@ export function measureItems(shape: SampleShape): ItemSizes {
   const [edge, followingEntry] = followItems({ from: userId, to: otherId, at: now });
   const counts = { likeCount: 123_456, viewCount: 1_234_567, commentCount: 12_345, repostCount: 1_234 };
   const reactions = Object.fromEntries(shape.reactionKinds.map((kind) => [kind, 1_234]));
+  // A like's group, with `actors` recent actors.
+  const group = (actors: number) =>
+    notificationGroupItem({
+      recipientId: otherId,
+      groupKey: `LIKE#${post.id}`,
+      kind: 'LIKE',
+      postId: post.id,
+      generation: crypto.randomUUID(),
+      actorCount: actors,
+      recentActors: Array.from({ length: actors }, () => keys.followListPosition(Date.now(), newId('usr'))),
+      updatedAtMs: Date.now(),
+      version: actors,
+    });
   const shard = { ...keys.counterShard(post.id, 0), ...postCounterFields(counts) };
   // A post item holds its counts while it has one shard, as most do.
   const [postItem, authorPost, publicEntry] = postItems(post, 4, false, counts);
@@ -142,5 +164,8 @@ export function measureItems(shape: SampleShape): ItemSizes {
     userRepostEntry: itemSize(repost.ownEntry),
     repostHomeEntry: itemSize(repostHomeEntryItem(repostedEntry)),
     homeMarker: itemSize(homeMarkerItem(repostedEntry)),
+    notificationGroup: itemSize(group(1)),
+    recentActor: (itemSize(group(RECENT_ACTORS)) - itemSize(group(1))) / (RECENT_ACTORS - 1),
+    fanOutProgress: itemSize(fanOutProgressItem(post.id, { fanOut: true, followers: 1234 })),
   };
 }

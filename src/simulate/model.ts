@@ -3,9 +3,11 @@ import { placePost } from '../usecases/posts.js';
 import { blocksBetween } from '../usecases/relationships.js';
 import { OUTBOXES_READ_BEFORE_CHECK } from '../usecases/feeds/home.js';
 import { ACTIVITY_RANGE_MAX_ITEMS } from '../stores/dynamo/activity-ranges.js';
+import { RECENT_ACTORS } from '../stores/notification-store.js';
 import {
   PARTITION_LIMITS,
   SECONDS_PER_DAY,
+  SMALL_ITEM_WRITE_UNITS,
   SECONDS_PER_MONTH,
   STORAGE_OVERHEAD_BYTES,
   TTL_DELETION_LAG_DAYS,
@@ -13,6 +15,7 @@ import {
   writeUnits,
 } from './dynamodb-capacity.js';
 import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
+import { notificationCosts } from './notifications.js';
 
 /**
  * A steady-state cost and hot-spot model of the service on DynamoDB on-demand. Pure arithmetic on the service's
@@ -99,19 +102,42 @@ export function runModel(input: ModelInput): ModelResult {
   // A backfill task: enqueued after the follow, claimed, completed.
   // A repost's fan-out task: the same, enqueued with the repost.
   const fanOutTasks = posts + reposts;
+  // A like lands on a post as pages show it, in proportion to its author's followers; the group it joins holds the
+  // post's likes before it, half of them on average.
+  const meanFollowers = follows / Math.max(1, users);
+  const likesPerPost = posts === 0 ? 0 : likes / posts;
+  const actorsOnLike = byEntries((b) =>
+    Math.min(RECENT_ACTORS, (likesPerPost * b.followers) / Math.max(1, meanFollowers) / 2),
+  );
+  const notifications = notificationCosts(
+    { likes, reposts, mentions: posts * w.mentionsPerPost, follows: followsMade },
+    sizes,
+    actorsOnLike,
+  );
   const queueWriteUnits =
     fanOutTasks * fanOutShare * transact(sizes.task) +
     fanOutTasks * (fanOutShare + pagesPerPost) * writeUnits(sizes.task) +
-    followsMade * 3 * writeUnits(sizes.task);
+    followsMade * 3 * writeUnits(sizes.task) +
+    // A notify task: enqueued in its action's transaction, claimed and completed.
+    notifications.tasks * (transact(sizes.task) + 2 * writeUnits(sizes.task));
 
   const lines: CapacityLine[] = [
     {
       item: 'post',
-      by: "createPost (transaction); fan-out (at the start and after each page); repost (the post, strongly), its fan-out's checks",
+      by: "createPost (transaction); fan-out (at the start and after each page); repost (the post, strongly), its fan-out's checks; home reads (the page's posts)",
       writeUnitsPerSecond: posts * transact(sizes.post),
       readUnitsPerSecond:
         (posts + reposts) * (fanOutShare + pagesPerPost) * readUnits(sizes.post, true) +
-        reposts * readUnits(sizes.post, true),
+        reposts * readUnits(sizes.post, true) +
+        homeReads * w.pageSize * readUnits(sizes.post),
+    },
+    {
+      item: 'fan-out progress and tag counts',
+      by: "createPost (transaction: the post's progress record, and each tag's hourly and total counts); fan-out (the progress after each page)",
+      writeUnitsPerSecond:
+        posts * (transact(sizes.fanOutProgress) + 2 * w.tagsPerPost * 2 * SMALL_ITEM_WRITE_UNITS) +
+        posts * pagesPerPost * writeUnits(sizes.fanOutProgress),
+      readUnitsPerSecond: 0,
     },
     {
       item: "author's posts entry",
@@ -204,10 +230,11 @@ export function runModel(input: ModelInput): ModelResult {
     },
     {
       item: 'block and mute edges',
-      by: 'repost and mentions (blocks both ways); strongly consistent',
+      by: 'like, repost and mentions (blocks both ways); strongly consistent',
       writeUnitsPerSecond: 0,
-      readUnitsPerSecond: (reposts + posts * w.mentionsPerPost) * blockChecksPerUser * relationRead,
+      readUnitsPerSecond: (likes + reposts + posts * w.mentionsPerPost) * blockChecksPerUser * relationRead,
     },
+    notifications.line,
     {
       item: "graph node: the viewer's relation sets",
       by: "home reads: the rules' blocks either way and mutes of every author and reposter, from the reader's relation sets (one item, strongly consistent)",

@@ -32,6 +32,9 @@ const SIZES: ItemSizes = {
   userRepostEntry: 100,
   repostHomeEntry: 100,
   homeMarker: 100,
+  notificationGroup: 100,
+  recentActor: 200,
+  fanOutProgress: 100,
 };
 
 /**
@@ -116,7 +119,14 @@ describe('the cost model, on a network computed by hand', () => {
     // shows 2 authors and 1 reposter.
     // Transactions cost 2 units a KB: post 2 KB → 4; strong reads (1 each): the post's fan-out and the repost's, each
     // at the start and after each of its 0.75 pages (2 × 1.5), and the repost's own lookup (1).
-    expect(line('post')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 4 });
+    // The home pages read their posts too: 2 pages × 2 posts × 0.5 (2 KB, eventually consistent).
+    expect(line('post')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 4 + 2 });
+    // createPost's progress record (2) and its tag's hourly and total counts (2 × 2); the fan-out's progress after
+    // each of its 0.75 pages (1).
+    expect(line('fan-out progress and tag counts')).toMatchObject({
+      writeUnitsPerSecond: 2 + 4 + 0.75,
+      readUnitsPerSecond: 0,
+    });
     expect(line("author's posts entry")).toMatchObject({ writeUnitsPerSecond: 2, readUnitsPerSecond: 0 });
     expect(line('public and tag entries')).toMatchObject({ writeUnitsPerSecond: 4, readUnitsPerSecond: 0 });
     // A quarter of posts and of reposts: entry + registry (2 + 2) each. Reads: 2 pages/s × 1 outbox (≤ 8 registered: every one read) × 0.5, plus the registry once a second × 0.5.
@@ -150,15 +160,23 @@ describe('the cost model, on a network computed by hand', () => {
       writeUnitsPerSecond: 8,
       readUnitsPerSecond: 1.5,
     });
-    // Posts' and reposts' tasks alike (2 a second): enqueued in the transaction (1.5 × 2), claims 1.5 and checkpoints+completion 1.5; polling: 2 shards × 2 polls/s × 0.5.
-    expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 6, readUnitsPerSecond: 2 });
+    // Posts' and reposts' tasks alike (2 a second): enqueued in the transaction (1.5 × 2), claims 1.5 and checkpoints+completion 1.5;
+    // a notify task for each like, repost and mention (3 a second): enqueued (2), claimed (1), completed (1); polling: 2 shards × 2 polls/s × 0.5.
+    expect(line('queued task')).toMatchObject({ writeUnitsPerSecond: 6 + 3 * 4, readUnitsPerSecond: 2 });
     // For a post and a repost each: followers pages (0.5 for each fan-out, 3 of 4) = 0.375, and the author's or reposter's counts on the profile, strongly (1).
     expect(line("follow edge, list entries, follower's graph node, both profiles' counts")).toMatchObject({
       writeUnitsPerSecond: 0,
       readUnitsPerSecond: 2.75,
     });
-    // The repost's and the mention's block checks, 2 each: missing, strongly consistent, 1 each.
-    expect(line('block and mute edges')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
+    // The like's, the repost's and the mention's block checks, 2 each: missing, strongly consistent, 1 each.
+    expect(line('block and mute edges')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 6 });
+    // Each of the 3 notify tasks: checked twice (the action, 2 profiles, 2 blocks and a mute: 6 strong reads), the
+    // member and the group read (2), and one transaction of the group and 6 small items (7 × 2). A like's group holds
+    // 0.88 actors when it joins, by its post's likes (A's 3 followers give its posts 2.4, B's and C's 0.8): one.
+    expect(line('notification group, member, mirror, actor and list entries, unread state')).toMatchObject({
+      writeUnitsPerSecond: 3 * 14,
+      readUnitsPerSecond: 3 * (12 + 2),
+    });
     // The rules of every home page (blocks either way and mutes of its 3 users) read the reader's node, strongly: 2 × 2 (5,000 B).
     expect(line("graph node: the viewer's relation sets")).toMatchObject({
       writeUnitsPerSecond: 0,
@@ -166,14 +184,14 @@ describe('the cost model, on a network computed by hand', () => {
     });
     // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
     expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
-    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(50.1, 10);
-    expect(result.totals.readUnitsPerSecond).toBeCloseTo(40.3, 10);
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(110.85, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(86.3, 10);
   });
 
   it('prices a month of it', () => {
-    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(50.1 * SECONDS_PER_MONTH, 3);
-    expect(result.cost.writeUsd).toBeCloseTo(82.28925, 6);
-    expect(result.cost.readUsd).toBeCloseTo(13.23855, 6);
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(110.85 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(182.071125, 6);
+    expect(result.cost.readUsd).toBeCloseTo(28.34955, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
     expect(stored.get('post')).toBe(86_400 * 2100);
@@ -190,6 +208,18 @@ describe('the cost model, on a network computed by hand', () => {
       6,
     );
     expect(result.cost.storageUsd).toBeCloseTo((result.totals.storageBytes / 2 ** 30) * 0.25, 10);
+  });
+
+  it('prices the notification group a like joins by the likes its post had before it', () => {
+    const busy = runModel({ ...TINY, workload: { ...TINY.workload, likesPerDay: 216_000 } });
+    // 10 likes a post: A's posts get 24, B's and C's 8, and a like joins a group of half its post's likes, 8.8 on
+    // average by likes ((1 × 3 × 12 + 2 × 1 × 4) / 5): 100 + 7.8 × 200 bytes, 2 write units. The 10 likes and the
+    // repost write 2 × (2 + 6) each, the mention 2 × (1 + 6); reads: 12 tasks checked twice (12 each), and the
+    // member and group read (2) of each.
+    expect(busy.lines.find((l) => l.item.startsWith('notification group'))).toMatchObject({
+      writeUnitsPerSecond: 11 * 16 + 14,
+      readUnitsPerSecond: 12 * 12 + 12 * 2,
+    });
   });
 
   it('keeps home entries for HOME_RETENTION_DAYS, and as long again as TTL takes to delete them', () => {
@@ -223,7 +253,8 @@ describe('the cost model, on a network computed by hand', () => {
     expect(spot('USER#<most followed author>')).toMatchObject({ readUnitsPerSecond: 0.75 });
     expect(spot('PUBLIC#<n>')).toMatchObject({ writeUnitsPerSecond: 1 });
     expect(spot('TAG#<top tag>#<n>')).toMatchObject({ writeUnitsPerSecond: 0.5 });
-    expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 3 });
+    // The queued tasks' 18 write units a second (notify tasks' 12 among them) over 2 shards.
+    expect(spot('QUEUE#<n>')).toMatchObject({ readUnitsPerSecond: 1, writeUnitsPerSecond: 9 });
     expect(spot('POST#<viral post>').ofLimit).toBeCloseTo(2.25 / 1000, 10);
     expect(spot('OUTBOX#<most followed author>').relief).toContain('FANOUT_MAX_FOLLOWERS ≥ 3 (now 2)');
     expect(result.hotSpots.map((s) => s.ofLimit)).toEqual(

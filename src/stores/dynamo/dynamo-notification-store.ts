@@ -13,7 +13,15 @@ import { batchGet, batchWrite, del, transactWrite } from './batch.js';
 import type { TableOptions } from './client.js';
 import type { TransactItem } from './counter-items.js';
 import { type Key, keys, notificationPrefixes, partitions } from './keys.js';
-import { type Item, groupKeyOf, lostRace, recentActorOf, toGroup, withRecentActor } from './notification-items.js';
+import {
+  type Item,
+  groupKeyOf,
+  lostRace,
+  notificationGroupItem,
+  recentActorOf,
+  toGroup,
+  withRecentActor,
+} from './notification-items.js';
 import { DynamoNotificationReads } from './notification-reads.js';
 
 /** Attempts of a group change that lost the race for the group's version to another writer. */
@@ -104,19 +112,17 @@ export class DynamoNotificationStore implements NotificationStore {
       const updatedAtMs = Math.max(oldUpdated ?? 0, atMs);
       const wasUnread = group?.unread === true;
       const recent = group ? await this.reads.recentActors(userId, group) : [];
-      const next: Item = {
-        ...keys.notificationGroup(userId, groupKey),
+      const next = notificationGroupItem({
         recipientId: userId,
         groupKey,
         kind: cause.kind,
-        ...(cause.postId === null ? {} : { postId: cause.postId }),
+        postId: cause.postId,
         generation,
         actorCount: (group ? Number(group.actorCount) : 0) + 1,
         recentActors: withRecentActor(recent, actorId, atMs),
         updatedAtMs,
-        unread: true,
         version: (version ?? 0) + 1,
-      };
+      });
       const moved = oldUpdated !== updatedAtMs;
       const items: TransactItem[] = [
         { Put: { TableName: this.tableName, Item: next, ...this.versionCondition(version) } },

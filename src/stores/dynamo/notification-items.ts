@@ -30,6 +30,27 @@ export function withRecentActor(recent: readonly string[], actorId: string, atMs
     .slice(0, RECENT_ACTORS);
 }
 
+/** A notification group as addActor writes it: unread, with its actors' count and the newest of them. */
+export function notificationGroupItem(group: {
+  recipientId: string;
+  groupKey: string;
+  kind: NotificationKind;
+  postId: string | null;
+  generation: string;
+  actorCount: number;
+  recentActors: string[];
+  updatedAtMs: number;
+  version: number;
+}): Item {
+  const { postId, ...fields } = group;
+  return {
+    ...keys.notificationGroup(group.recipientId, group.groupKey),
+    ...fields,
+    ...(postId === null ? {} : { postId }),
+    unread: true,
+  };
+}
+
 export function toGroup(item: Item): NotificationGroup {
   const updatedAtMs = Number(item.updatedAtMs);
   const groupKey = item.groupKey as string;
