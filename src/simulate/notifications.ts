@@ -16,9 +16,10 @@ export interface NotifyingRates {
  * transaction; the worker's NotifyHandler checks twice that what the actor did stands (the action's record, both
  * profiles, blocks both ways and the recipient's mute: strongly consistent, small or missing items), reads the member
  * and its group, and writes one transaction: the group (with up to RECENT_ACTORS recent actors), the member, its
- * mirror, the actor entry, the group's list entry moved (a delete and a put) and the unread state, counted on every
- * add (an upper bound: it changes when a group is new or was read). `actorsOnLike` is how many recent actors the group
- * a like or repost joins holds on average; mention and follow groups are priced with one.
+ * mirror, the actor entry, and either the group's list entry moved (a delete and a put) or, for a new group, its list
+ * entry and the unread state: five small items (a sixth, the unread state, when the recipient read the group since its
+ * last actor, is not counted). A new group also has the recipient's groups counted (a read). `actorsOnLike` is how
+ * many recent actors the group a like or repost joins holds on average; mention and follow groups are new, with one.
  */
 export function notificationCosts(
   rates: NotifyingRates,
@@ -31,12 +32,12 @@ export function notificationCosts(
   const likeGroup = groupBytes(actorsOnLike);
   const otherGroup = groupBytes(1);
   const check = readUnits(0, true) + 2 * readUnits(sizes.user, true) + 3 * readUnits(0, true);
-  const add = (group: number) => ({
-    reads: readUnits(0, true) + readUnits(group, true),
-    writes: 2 * (writeUnits(group) + 6 * SMALL_ITEM_WRITE_UNITS),
+  const add = (group: number, isNew: boolean) => ({
+    reads: readUnits(0, true) + readUnits(group, true) + (isNew ? readUnits(0, true) : 0),
+    writes: 2 * (writeUnits(group) + 5 * SMALL_ITEM_WRITE_UNITS),
   });
-  const onLike = add(likeGroup);
-  const onOther = add(otherGroup);
+  const onLike = add(likeGroup, false);
+  const onOther = add(otherGroup, true);
   const liking = rates.likes + rates.reposts;
   const other = rates.mentions + rates.follows;
   return {

@@ -171,11 +171,12 @@ describe('the cost model, on a network computed by hand', () => {
     // The like's, the repost's and the mention's block checks, 2 each: missing, strongly consistent, 1 each.
     expect(line('block and mute edges')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 6 });
     // Each of the 3 notify tasks: checked twice (the action, 2 profiles, 2 blocks and a mute: 6 strong reads), the
-    // member and the group read (2), and one transaction of the group and 6 small items (7 × 2). A like's group holds
-    // 0.88 actors when it joins, by its post's likes (A's 3 followers give its posts 2.4, B's and C's 0.8): one.
+    // member and the group read (2), and one transaction of the group and 5 small items (6 × 2); the mention's group
+    // is new, and the recipient's groups are counted (1). A like's group holds 0.88 actors when it joins, by its
+    // post's likes (A's 3 followers give its posts 2.4, B's and C's 0.8): one.
     expect(line('notification group, member, mirror, actor and list entries, unread state')).toMatchObject({
-      writeUnitsPerSecond: 3 * 14,
-      readUnitsPerSecond: 3 * (12 + 2),
+      writeUnitsPerSecond: 3 * 12,
+      readUnitsPerSecond: 3 * (12 + 2) + 1,
     });
     // The rules of every home page (blocks either way and mutes of its 3 users) read the reader's node, strongly: 2 × 2 (5,000 B).
     expect(line("graph node: the viewer's relation sets")).toMatchObject({
@@ -184,14 +185,14 @@ describe('the cost model, on a network computed by hand', () => {
     });
     // Every home page reads the reader's graph node, strongly, to know which outbox authors it follows: 2 × 2 (5,000 B).
     expect(line('graph node: outbox check')).toMatchObject({ writeUnitsPerSecond: 0, readUnitsPerSecond: 4 });
-    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(110.85, 10);
-    expect(result.totals.readUnitsPerSecond).toBeCloseTo(86.3, 10);
+    expect(result.totals.writeUnitsPerSecond).toBeCloseTo(104.85, 10);
+    expect(result.totals.readUnitsPerSecond).toBeCloseTo(87.3, 10);
   });
 
   it('prices a month of it', () => {
-    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(110.85 * SECONDS_PER_MONTH, 3);
-    expect(result.cost.writeUsd).toBeCloseTo(182.071125, 6);
-    expect(result.cost.readUsd).toBeCloseTo(28.34955, 6);
+    expect(result.cost.writeUnitsPerMonth).toBeCloseTo(104.85 * SECONDS_PER_MONTH, 3);
+    expect(result.cost.writeUsd).toBeCloseTo(172.216125, 6);
+    expect(result.cost.readUsd).toBeCloseTo(28.67805, 6);
     // A day of posts and likes: 86,400 of each; every item with its 100 bytes of overhead.
     const stored = new Map(result.storage.map((s) => [s.item, s.bytes]));
     expect(stored.get('post')).toBe(86_400 * 2100);
@@ -214,11 +215,11 @@ describe('the cost model, on a network computed by hand', () => {
     const busy = runModel({ ...TINY, workload: { ...TINY.workload, likesPerDay: 216_000 } });
     // 10 likes a post: A's posts get 24, B's and C's 8, and a like joins a group of half its post's likes, 8.8 on
     // average by likes ((1 × 3 × 12 + 2 × 1 × 4) / 5): 100 + 7.8 × 200 bytes, 2 write units. The 10 likes and the
-    // repost write 2 × (2 + 6) each, the mention 2 × (1 + 6); reads: 12 tasks checked twice (12 each), and the
-    // member and group read (2) of each.
+    // repost write 2 × (2 + 5) each, the mention 2 × (1 + 5); reads: 12 tasks checked twice (12 each), the member
+    // and group read (2) of each, and the mention's new group counted (1).
     expect(busy.lines.find((l) => l.item.startsWith('notification group'))).toMatchObject({
-      writeUnitsPerSecond: 11 * 16 + 14,
-      readUnitsPerSecond: 12 * 12 + 12 * 2,
+      writeUnitsPerSecond: 11 * 14 + 12,
+      readUnitsPerSecond: 12 * 12 + 12 * 2 + 1,
     });
   });
 
