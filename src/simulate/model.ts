@@ -15,7 +15,7 @@ import {
   writeUnits,
 } from './dynamodb-capacity.js';
 import type { CapacityLine, HotSpot, ModelInput, ModelResult, StorageLine } from './model-types.js';
-import { notificationCosts } from './notifications.js';
+import { notificationCosts, notificationGroupBytes } from './notifications.js';
 
 /**
  * A steady-state cost and hot-spot model of the service on DynamoDB on-demand. Pure arithmetic on the service's
@@ -106,9 +106,9 @@ export function runModel(input: ModelInput): ModelResult {
   // post's likes before it, half of them on average.
   const meanFollowers = follows / Math.max(1, users);
   const likesPerPost = posts === 0 ? 0 : likes / posts;
-  const actorsOnLike = byEntries((b) =>
-    Math.min(RECENT_ACTORS, (likesPerPost * b.followers) / Math.max(1, meanFollowers) / 2),
-  );
+  const actorsOnLikeOf = (followers: number) =>
+    Math.min(RECENT_ACTORS, (likesPerPost * followers) / Math.max(1, meanFollowers) / 2);
+  const actorsOnLike = byEntries((b) => actorsOnLikeOf(b.followers));
   const notifications = notificationCosts(
     { likes, reposts, mentions: posts * w.mentionsPerPost, follows: followsMade },
     sizes,
@@ -352,6 +352,19 @@ export function runModel(input: ModelInput): ModelResult {
     readUnitsPerSecond: topReaders * readUnits(sizes.user),
     writeUnitsPerSecond: 0,
     relief: 'the hot-key cache',
+  });
+  // Every like and repost of the viral post notifies its author: one group item each for likes and reposts, rewritten
+  // at the version read, with the member, actor entry and the list entry moved (a delete and a put) beside it.
+  const topReposts = topReaders * (w.homeReadsPerDay > 0 ? w.repostsPerDay / (w.homeReadsPerDay * w.pageSize) : 0);
+  const topGroup = notificationGroupBytes(sizes, actorsOnLikeOf(top.followers));
+  const likeGroupWrites = topLikes * transact(topGroup);
+  hot({
+    partition: 'NOTIFS#<most followed author>',
+    what: `the notifications of the viral post's likes and reposts (${Number((topLikes + topReposts).toPrecision(3))} a second); its like group item alone takes ${Number(likeGroupWrites.toPrecision(3))} write units a second`,
+    readUnitsPerSecond: (topLikes + topReposts) * (readUnits(0, true) + readUnits(topGroup, true)),
+    writeUnitsPerSecond: (topLikes + topReposts) * (transact(topGroup) + 4 * 2 * SMALL_ITEM_WRITE_UNITS),
+    relief:
+      'none built: each like rewrites the one group item at the version it read, so concurrent likes lose the race, read again and retry',
   });
   hot({
     partition: 'PUBLIC#<n>',

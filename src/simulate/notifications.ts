@@ -11,6 +11,11 @@ export interface NotifyingRates {
   follows: number;
 }
 
+/** A post's notification group holding `actors` recent actors (at least one, at most RECENT_ACTORS), in bytes. */
+export function notificationGroupBytes(sizes: ItemSizes, actors: number): number {
+  return sizes.notificationGroup + (Math.min(RECENT_ACTORS, Math.max(1, actors)) - 1) * sizes.recentActor;
+}
+
 /**
  * The notifications' reads and writes. Each like, repost, mention and follow enqueues a `notify` task in its own
  * transaction; the worker's NotifyHandler checks twice that what the actor did stands (the action's record, both
@@ -27,10 +32,8 @@ export function notificationCosts(
   actorsOnLike: number,
 ): { tasks: number; line: CapacityLine } {
   const tasks = rates.likes + rates.reposts + rates.mentions + rates.follows;
-  const groupBytes = (actors: number) =>
-    sizes.notificationGroup + (Math.min(RECENT_ACTORS, Math.max(1, actors)) - 1) * sizes.recentActor;
-  const likeGroup = groupBytes(actorsOnLike);
-  const otherGroup = groupBytes(1);
+  const likeGroup = notificationGroupBytes(sizes, actorsOnLike);
+  const otherGroup = notificationGroupBytes(sizes, 1);
   const check = readUnits(0, true) + 2 * readUnits(sizes.user, true) + 3 * readUnits(0, true);
   const add = (group: number, isNew: boolean) => ({
     reads: readUnits(0, true) + readUnits(group, true) + (isNew ? readUnits(0, true) : 0),

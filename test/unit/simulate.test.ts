@@ -252,6 +252,11 @@ describe('the cost model, on a network computed by hand', () => {
       writeUnitsPerSecond: 0.1875,
     });
     expect(spot('USER#<most followed author>')).toMatchObject({ readUnitsPerSecond: 0.75 });
+    // The viral post's likes and reposts (0.375 a second each) notify A: its group (1.2 actors by its post's likes:
+    // 140 bytes, 2 in a transaction) and the member, actor entry and moved list entry (4 small items, 2 each); the
+    // member and the group are read strongly (1 each).
+    expect(spot('NOTIFS#<most followed author>')).toMatchObject({ readUnitsPerSecond: 1.5, writeUnitsPerSecond: 7.5 });
+    expect(spot('NOTIFS#<most followed author>').what).toContain('its like group item alone takes 0.75 write units');
     expect(spot('PUBLIC#<n>')).toMatchObject({ writeUnitsPerSecond: 1 });
     expect(spot('TAG#<top tag>#<n>')).toMatchObject({ writeUnitsPerSecond: 0.5 });
     // The queued tasks' 18 write units a second (notify tasks' 12 among them) over 2 shards.
