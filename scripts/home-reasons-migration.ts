@@ -1,7 +1,7 @@
-import { ConditionalCheckFailedException, TransactionConflictException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mapConcurrently } from '../src/lib/collections.js';
-import { backoffDelay, scanPages } from '../src/stores/dynamo/batch.js';
+import { scanPages } from '../src/stores/dynamo/batch.js';
 import { reasonsUpdate } from '../src/stores/dynamo/dynamo-home-entries.js';
 import { type Key, keys, partitions } from '../src/stores/dynamo/keys.js';
 
@@ -20,8 +20,6 @@ export interface MarkerReasons {
 
 /** Entries updated at once, one conditional UpdateItem each. */
 const CONCURRENCY = 16;
-/** Tries of an update that met a service transaction on the same entry, which the SDK does not retry. */
-const CONFLICT_TRIES = 8;
 
 /**
  * Copies each repost marker's reasons onto its home entry where the entry has none (`npm run timelines:reasons`):
@@ -59,22 +57,20 @@ export class HomeReasonsMigration {
   async migrate(markers: readonly MarkerReasons[]): Promise<number> {
     const written = await mapConcurrently(markers, CONCURRENCY, async ({ entryKey, original, reposters, shown }) => {
       const { UpdateExpression, ExpressionAttributeValues } = reasonsUpdate({ original, reposters }, shown);
-      const update = new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: entryKey,
-        UpdateExpression,
-        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(original)',
-        ExpressionAttributeValues,
-      });
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.table.client.send(update);
-          return true;
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) return false;
-          if (!(error instanceof TransactionConflictException) || attempt >= CONFLICT_TRIES) throw error;
-          await new Promise((resolve) => setTimeout(resolve, backoffDelay(attempt, 10, 500)));
-        }
+      try {
+        await this.table.client.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: entryKey,
+            UpdateExpression,
+            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(original)',
+            ExpressionAttributeValues,
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
       }
     });
     return written.filter(Boolean).length;

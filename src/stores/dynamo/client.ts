@@ -1,4 +1,4 @@
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig, TransactionConflictException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DYNAMO_TIMEOUT_DEFAULTS } from '../../config.js';
 import { serviceUnavailable } from '../../domain/errors.js';
@@ -84,6 +84,25 @@ function isUnavailability(error: unknown): boolean {
   );
 }
 
+/**
+ * A single-item write that meets a transaction on its item fails with TransactionConflictException, having changed
+ * nothing, and the SDK does not retry it: marked retryable, it is tried again within the call's attempts and deadline.
+ */
+function retryTransactionConflicts(client: DynamoDBClient): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (error instanceof TransactionConflictException) error.$retryable = {};
+        throw error;
+      }
+    },
+    // Inside the SDK's retry step (priority high), so that it sees the mark.
+    { step: 'finalizeRequest', priority: 'low', name: 'retryTransactionConflicts' },
+  );
+}
+
 export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClient {
   const timeouts = target.timeouts ?? DYNAMO_TIMEOUT_DEFAULTS;
   const config: DynamoDBClientConfig = {
@@ -111,6 +130,7 @@ export function createDocumentClient(target: DynamoTarget): DynamoDBDocumentClie
   // to a logger, even the no-op one we leave in place: a few percent of the service's CPU per page, for nothing.
   client.middlewareStack.remove('loggerMiddleware');
   reuseSigner(client);
+  retryTransactionConflicts(client);
   addCostMiddleware(client, target.countAs ?? 'dynamodb');
   target.fairSends?.attach(client);
   const document = DynamoDBDocumentClient.from(client, {
