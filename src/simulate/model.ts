@@ -305,8 +305,9 @@ export function runModel(input: ModelInput): ModelResult {
     });
   // Home pages read by the most followed author's followers: their newest post is on each (a viral post).
   const topReaders = homeReads * peak * (top.followers / users);
-  const likesPerView = w.homeReadsPerDay > 0 ? w.likesPerDay / (w.homeReadsPerDay * w.pageSize) : 0;
-  const topLikes = topReaders * likesPerView;
+  // Likes and reposts follow what pages show: a share of each post a page shows.
+  const perView = (perDay: number) => (w.homeReadsPerDay > 0 ? perDay / (w.homeReadsPerDay * w.pageSize) : 0);
+  const topLikes = topReaders * perView(w.likesPerDay);
   if (!top.fanOut) {
     const readers = outboxAuthors <= OUTBOXES_READ_BEFORE_CHECK ? homeReads * peak : topReaders;
     hot({
@@ -355,7 +356,7 @@ export function runModel(input: ModelInput): ModelResult {
   });
   // Every like and repost of the viral post notifies its author: one group item each for likes and reposts, rewritten
   // at the version read, with the member, actor entry and the list entry moved (a delete and a put) beside it.
-  const topReposts = topReaders * (w.homeReadsPerDay > 0 ? w.repostsPerDay / (w.homeReadsPerDay * w.pageSize) : 0);
+  const topReposts = topReaders * perView(w.repostsPerDay);
   const topGroup = notificationGroupBytes(sizes, actorsOnLikeOf(top.followers));
   const likeGroupWrites = topLikes * transact(topGroup);
   hot({
