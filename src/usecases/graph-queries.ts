@@ -27,8 +27,10 @@ export interface Separation {
   pathIds: string[];
 }
 
-/** Candidates ranked past a `suggestedFollows` page, so that accounts closed for deletion leave it full. */
+/** Candidates ranked past a `suggestedFollows` page and read with it, so that accounts closed for deletion leave it full. */
 const SPARE_SUGGESTIONS = 3;
+/** Profile reads a `suggestedFollows` page may take: the first, and more while closed candidates leave it short. */
+const SUGGESTION_ROUNDS = 3;
 
 /**
  * Friends of friends, degrees of separation and reachable networks. Accounts in a block with the viewer
@@ -59,12 +61,23 @@ export class GraphQueryUseCases {
     // The viewer's blocks are read beside the first hops: only the candidates need them.
     const excluding = blocked();
     excluding.catch(() => {});
-    const suggestions = await this.graph.suggestions(viewerId, size + SPARE_SUGGESTIONS, budget, excluding);
+    const ranked = await this.graph.suggestions(
+      viewerId,
+      SUGGESTION_ROUNDS * (size + SPARE_SUGGESTIONS),
+      budget,
+      excluding,
+    );
     // A closed account is being deleted: following it is refused, so it is not suggested either. The accounts
     // shown as `via` are read in the same batch, as the page's fields would read them.
-    const ids = suggestions.map((suggestion) => suggestion.userId);
-    const found = await profiles([...ids, ...suggestions.flatMap((suggestion) => suggestion.viaIds)]);
-    return suggestions.filter((_suggestion, i) => found[i] && found[i].closedAt === undefined).slice(0, size);
+    const shown: SuggestedUser[] = [];
+    for (let round = 0, next = 0; round < SUGGESTION_ROUNDS && shown.length < size && next < ranked.length; round++) {
+      const candidates = ranked.slice(next, next + size - shown.length + SPARE_SUGGESTIONS);
+      next += candidates.length;
+      const ids = candidates.map((suggestion) => suggestion.userId);
+      const found = await profiles([...ids, ...candidates.flatMap((suggestion) => suggestion.viaIds)]);
+      shown.push(...candidates.filter((_suggestion, i) => found[i] && found[i].closedAt === undefined));
+    }
+    return shown.slice(0, size);
   }
 
   async degreesOfSeparation(

@@ -614,23 +614,30 @@ describe('stored items: what reaches an account while it is being deleted', () =
     },
   );
   it(
-    "a closed account leaves others' suggestions at once, and the next candidate takes its place",
+    "closed accounts leave others' suggestions at once, and the next candidates take their place",
     { timeout: 60_000 },
     async () => {
       await withoutWorker(async (app) => {
-        const [viewer, friend, another, doomed, next] = await Promise.all([
+        const [viewer, friend, another, next, last] = await Promise.all([
           app.signUp(uniqueHandle('seeker')),
           app.signUp(uniqueHandle('friend')),
           app.signUp(uniqueHandle('friend')),
-          app.signUp(uniqueHandle('closing')),
           app.signUp(uniqueHandle('next')),
+          app.signUp(uniqueHandle('last')),
         ]);
+        // More than a page's spare candidates: the page reads on past them.
+        const doomed = await Promise.all(Array.from({ length: 5 }, () => app.signUp(uniqueHandle('closing'))));
         await follow(app, viewer.token, friend.id);
         await follow(app, viewer.token, another.id);
-        // Two friends follow the closing account, one the next: it ranks first.
-        await follow(app, friend.token, doomed.id);
-        await follow(app, another.token, doomed.id);
+        // Both friends follow the closing accounts, one the next two: those rank first.
+        for (const account of doomed) {
+          await follow(app, friend.token, account.id);
+          await follow(app, another.token, account.id);
+        }
         await follow(app, friend.token, next.id);
+        await follow(app, friend.token, last.id);
+        const [nextId, lastId] = [next.id, last.id].sort();
+        const doomedIds = doomed.map((account) => account.id).sort();
         const suggested = async (first: number) =>
           (
             await app.gqlData<{ suggestedFollows: { user: { id: string } }[] }>(
@@ -639,14 +646,16 @@ describe('stored items: what reaches an account while it is being deleted', () =
               viewer.token,
             )
           ).suggestedFollows.map((suggestion) => suggestion.user.id);
-        expect(await suggested(10)).toEqual([doomed.id, next.id]);
-        expect(await suggested(1)).toEqual([doomed.id]);
-        expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, doomed.token)).data).toEqual({
-          deleteAccount: { deletedUserId: doomed.id },
-        });
-        // The follows that make it a friend of friends are still there: its deletion has not run.
-        expect(await suggested(10)).toEqual([next.id]);
-        expect(await suggested(1)).toEqual([next.id]);
+        expect(await suggested(10)).toEqual([...doomedIds, nextId, lastId]);
+        expect(await suggested(1)).toEqual([doomedIds[0]]);
+        for (const account of doomed)
+          expect((await app.gql(DELETE_ACCOUNT, { password: TEST_PASSWORD }, account.token)).data).toEqual({
+            deleteAccount: { deletedUserId: account.id },
+          });
+        // The follows that make them friends of friends are still there: their deletions have not run.
+        expect(await suggested(10)).toEqual([nextId, lastId]);
+        expect(await suggested(1)).toEqual([nextId]);
+        expect(await suggested(2)).toEqual([nextId, lastId]);
       });
     },
   );
