@@ -23,4 +23,6 @@ export interface ActivityStore {
    * Idempotent.
    */
   undo(userId: string, activity: Exclude<Activity, { kind: 'repost' }>): Promise<void>;
+  /** The ids of up to `first` of the user's comments on the post that are there and no tombstone (strongly consistent), and whether it has more. */
+  commentsOn(userId: string, postId: string, first: number): Promise<{ commentIds: string[]; more: boolean }>;
 }

@@ -37,6 +37,8 @@ export interface CommentDeletion {
   emptied: CommentRecord[] | null;
   /** The ancestor that loses a reply when the comment goes (its parent, or the first ancestor above the emptied tombstones). */
   keptAncestor: CommentRecord | null;
+  /** Enqueued in the same transaction (its notifications' undoing). */
+  tasks: readonly Task[];
 }
 
 /** Why addComment wrote nothing. */

@@ -4,6 +4,7 @@ import { decodeCursor, encodeCursor } from '../domain/cursor.js';
 import type { CommentRecord, Page, PostRecord } from '../domain/models.js';
 import { cleanText, idempotencyClaim, idempotencyKey, pageSize, refuseReusedKey } from '../domain/validation.js';
 import type { CommentDeletion, CommentPage, CommentSlice, PostStore } from '../stores/post-store.js';
+import type { Task } from '../domain/tasks.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
@@ -89,18 +90,7 @@ export class CommentUseCases {
       deleted: false,
       replyToAuthorId: target?.authorId ?? null,
     };
-    // A reply tells the author replied to (REPLY), and the post's author as any comment does unless that is the same person.
-    const repliedTo = target?.authorId ? [target.authorId] : [];
-    const notify = [
-      ...this.notifications.post(
-        'COMMENT',
-        viewerId,
-        post.id,
-        repliedTo.includes(post.authorId) ? [] : [post.authorId],
-      ),
-      ...this.notifications.post('REPLY', viewerId, post.id, repliedTo),
-      ...this.notifications.post('MENTION', viewerId, post.id, mentionIds),
-    ];
+    const notify = this.notifyTasks(post, comment);
     const claimed = await this.posts.addComment(post, comment, claim, notify, parent);
     if (claimed === 'postGone') throw notFound('Post', postId);
     if (claimed === 'parentGone') throw notFound('Comment', replyTo!);
@@ -115,6 +105,25 @@ export class CommentUseCases {
     if (!earlier) throw notFound('Comment', createdId);
     // The key's fingerprint holds the post id: the post this request read, after that comment was added.
     return { comment: earlier, post };
+  }
+
+  /**
+   * The tasks that bring the groups a comment notifies in line with it, on adding and deleting it alike: a reply tells
+   * the author replied to (REPLY), and the post's author as any comment does unless that is the same person.
+   */
+  private notifyTasks(post: PostRecord, comment: CommentRecord): Task[] {
+    if (!comment.authorId) return [];
+    const repliedTo = comment.replyToAuthorId ? [comment.replyToAuthorId] : [];
+    return [
+      ...this.notifications.post(
+        'COMMENT',
+        comment.authorId,
+        post.id,
+        repliedTo.includes(post.authorId) ? [] : [post.authorId],
+      ),
+      ...this.notifications.post('REPLY', comment.authorId, post.id, repliedTo),
+      ...this.notifications.post('MENTION', comment.authorId, post.id, comment.mentionIds),
+    ];
   }
 
   /** The comment a reply to `target` goes under: the target, or past COMMENT_MAX_DEPTH its ancestor at the deepest depth a parent may have. */
@@ -136,7 +145,8 @@ export class CommentUseCases {
   /**
    * Deletes a comment: its author may, and so may the author of the post it is on. One with replies becomes a tombstone
    * (its author kept, no text) that keeps the thread's shape; one without goes, and so do the tombstones it leaves without
-   * replies. The post's commentCount goes down with it, in the same transaction.
+   * replies. The post's commentCount goes down with it, in the same transaction, with the tasks that take its author out
+   * of the notification groups no other comment of theirs on the post keeps them in.
    */
   async delete(viewerId: string | null, commentId: string): Promise<CommentDeleted> {
     if (!viewerId) throw unauthenticated();
@@ -152,7 +162,11 @@ export class CommentUseCases {
       ]);
       if (viewerId !== comment.authorId && viewerId !== post.authorId)
         throw forbidden("Only the comment's author or the post's author may delete it");
-      if (await this.posts.deleteComment(plan(post, comment, ancestors))) return { deletedCommentId: commentId, post };
+      const notify = this.notifyTasks(post, comment);
+      if (await this.posts.deleteComment({ ...plan(post, comment, ancestors), tasks: notify })) {
+        this.notifications.written(notify);
+        return { deletedCommentId: commentId, post };
+      }
       if (attempt === DELETE_ATTEMPTS)
         throw new Error(`comment ${commentId} changed during each of ${DELETE_ATTEMPTS} attempts to delete it`);
     }
@@ -170,7 +184,11 @@ export class CommentUseCases {
 }
 
 /** What deleting the comment changes, from its records and its ancestors' (top-level first) as they are now. */
-function plan(post: PostRecord, comment: CommentRecord, ancestors: readonly (CommentRecord | null)[]): CommentDeletion {
+function plan(
+  post: PostRecord,
+  comment: CommentRecord,
+  ancestors: readonly (CommentRecord | null)[],
+): Omit<CommentDeletion, 'tasks'> {
   if (comment.replyCount > 0) return { post, comment, emptied: null, keptAncestor: null };
   const emptied: CommentRecord[] = [];
   for (const ancestor of [...ancestors].reverse()) {

@@ -286,6 +286,34 @@ describe('REPLY notifications and blocks', () => {
     expect(onPost?.actorCount).toBe(4);
   });
 
+  it("takes a deleted comment's COMMENT, REPLY and MENTION back, but not what another comment of its author's still makes", async () => {
+    const [author, commenter, b, c, mentioned] = (await Promise.all(
+      Array.from({ length: 5 }, () => t.signUp()),
+    )) as Account[];
+    const post = await createPost(t, author!.token, 'taken back');
+    const top = await comment(commenter!, post, 'top');
+    const reply = await comment(b!, post, `hi @${mentioned!.handle}`, top);
+    const second = await comment(b!, post, 'second');
+    await comment(c!, post, 'me too', top);
+    const actorsOf = async (user: Account, kind: string) =>
+      (await groups(user)).filter((g) => g.kind === kind).map((g) => g.actors.map((a) => a.id).sort());
+    expect(await actorsOf(author!, 'COMMENT')).toEqual([[b!.id, c!.id, commenter!.id].sort()]);
+    expect(await actorsOf(commenter!, 'REPLY')).toEqual([[b!.id, c!.id].sort()]);
+    expect(await actorsOf(mentioned!, 'MENTION')).toEqual([[b!.id]]);
+
+    await ok(DELETE, { id: reply }, b!.token);
+    expect(await actorsOf(commenter!, 'REPLY')).toEqual([[c!.id]]);
+    expect(await actorsOf(mentioned!, 'MENTION')).toEqual([]);
+    // b's other comment on the post still tells its author.
+    expect(await actorsOf(author!, 'COMMENT')).toEqual([[b!.id, c!.id, commenter!.id].sort()]);
+    await ok(DELETE, { id: second }, b!.token);
+    expect(await actorsOf(author!, 'COMMENT')).toEqual([[c!.id, commenter!.id].sort()]);
+    // Deleted by the post's author, a comment with replies becomes a tombstone: its author leaves the group all the same.
+    await ok(DELETE, { id: top }, author!.token);
+    expect(await actorsOf(author!, 'COMMENT')).toEqual([[c!.id]]);
+    expect(await actorsOf(commenter!, 'REPLY')).toEqual([[c!.id]]);
+  });
+
   it('leaves out the replies of an account in a block with the viewer, with their replies, and refuses replies either way across a block', async () => {
     const [author, viewer, blocked, other] = (await Promise.all(
       Array.from({ length: 4 }, () => t.signUp()),

@@ -201,7 +201,8 @@ export type Mutation = {
   /**
    * Deletes a comment: its author may, and so may the author of the post it is on (else FORBIDDEN). One with replies
    * stays as a tombstone; one without goes, and so do the tombstones it leaves without replies. The post's
-   * `commentCount` goes down at once. A deleted or unknown comment is NOT_FOUND.
+   * `commentCount` goes down at once, and the notifications the comment caused are taken back shortly after, unless
+   * another comment of its author's on the post still makes them. A deleted or unknown comment is NOT_FOUND.
    */
   deleteComment: Maybe<DeleteCommentPayload>;
   /** Only the author may delete a post. */

@@ -43,6 +43,24 @@ export class DynamoActivityStore implements ActivityStore {
     return (result.Items ?? []).map(toActivity);
   }
 
+  async commentsOn(userId: string, postId: string, first: number): Promise<{ commentIds: string[]; more: boolean }> {
+    // A comment's activity item is named after its entry in the post's comments, and goes when it goes or becomes a tombstone.
+    const result = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :post)',
+        ExpressionAttributeValues: { ':pk': partitions.activity(userId), ':post': `${partitions.comments(postId)}#` },
+        ProjectionExpression: 'commentId',
+        ConsistentRead: true,
+        Limit: first,
+      }),
+    );
+    return {
+      commentIds: (result.Items ?? []).map((item) => item.commentId as string),
+      more: result.LastEvaluatedKey !== undefined,
+    };
+  }
+
   async undo(userId: string, activity: UndoableActivity): Promise<void> {
     const records = this.recordKeys(userId, activity);
     const activityKey = keys.activity(userId, records[0]!);

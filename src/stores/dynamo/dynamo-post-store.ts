@@ -391,7 +391,12 @@ export class DynamoPostStore implements PostStore {
 
   async deleteComment(deletion: CommentDeletion): Promise<boolean> {
     try {
-      await transactWrite(this.client, { TransactItems: deletionItems(this.tableName, deletion) });
+      await transactWrite(this.client, {
+        TransactItems: [
+          ...deletionItems(this.tableName, deletion),
+          ...deletion.tasks.map((task) => this.tasks.enqueueItem(task)),
+        ],
+      });
       return true;
     } catch (error) {
       if (cancellationReasons(error)?.some((reason) => reason === 'ConditionalCheckFailed')) return false;

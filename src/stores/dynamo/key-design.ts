@@ -136,7 +136,7 @@ export const KEY_DESIGN: readonly KeyDesignRow[] = [
   { item: 'dead-letter task (failed `QUEUE_MAX_ATTEMPTS` times)', pk: 'DEADLETTER', sk: '<taskId>' },
   { item: 'idempotency claim (expires by TTL)', pk: 'IDEM#<userId>', sk: '<operation>#<key>' },
   {
-    item: 'activity: a like, view, reaction, comment or repost record a user wrote (for deleting the account)',
+    item: "activity: a like, view, reaction, comment or repost record a user wrote (for deleting the account; a comment's, `COMMENTS#<postId>#<commentId>`, also for checking its notifications)",
     pk: 'ACTIVITY#<userId>',
     sk: '<record pk>#<record sk>',
   },

@@ -45,7 +45,7 @@ export interface TaskSettings {
 export interface TaskHandlerStores {
   timelines: TimelineStore;
   graph: GraphStore;
-  posts: Pick<PostStore, 'getMany' | 'comments'>;
+  posts: Pick<PostStore, 'getMany' | 'getComments' | 'comments'>;
   reposts: Pick<RepostStore, 'hasReposted' | 'reposters' | 'positionOf'>;
   fanOutProgress: Pick<FanOutProgressStore, 'advance'>;
   counters: Pick<CounterStore, 'hasLiked'>;

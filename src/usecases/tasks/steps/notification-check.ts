@@ -1,4 +1,5 @@
-import type { NotificationCause } from '../../../domain/models.js';
+import type { CommentRecord, NotificationCause, NotificationKind } from '../../../domain/models.js';
+import type { ActivityStore } from '../../../stores/activity-store.js';
 import type { CounterStore } from '../../../stores/counter-store.js';
 import type { GraphStore } from '../../../stores/graph/graph-store.js';
 import { UNMETERED } from '../../../stores/graph/traversal.js';
@@ -14,8 +15,22 @@ export interface NotificationCheckStores {
   graph: GraphStore;
   counters: Pick<CounterStore, 'hasLiked'>;
   reposts: Pick<RepostStore, 'hasReposted'>;
-  posts: Pick<PostStore, 'getMany'>;
+  posts: Pick<PostStore, 'getMany' | 'getComments'>;
   users: Pick<UserStore, 'getMany'>;
+  activities: Pick<ActivityStore, 'commentsOn'>;
+}
+
+/** An actor's comments on one post that a check reads; an actor with more stays in the groups they made. */
+const COMMENTS_CHECKED = 100;
+
+/** Whether the comment notified the recipient so: the author replied to (REPLY), the post's author unless replied to (COMMENT), or a mention. */
+function notifies(
+  kind: Exclude<NotificationKind, 'FOLLOW' | 'LIKE' | 'REPOST'>,
+  comment: CommentRecord,
+  recipientId: string,
+) {
+  if (kind === 'MENTION') return comment.mentionIds.includes(recipientId);
+  return (comment.replyToAuthorId === recipientId) === (kind === 'REPLY');
 }
 
 /**
@@ -58,11 +73,27 @@ export class NotificationCheck {
     const pair = [{ postId, userId: actorId }];
     if (kind === 'LIKE') return (await this.stores.counters.hasLiked(pair, { consistent: true }))[0] === true;
     if (kind === 'REPOST') return (await this.stores.reposts.hasReposted(pair, { consistent: true }))[0] === true;
-    // COMMENT, REPLY and MENTION: the post being there is what stands (a group keeps the actor of a comment deleted since).
+    // COMMENT, REPLY and MENTION: the post, and a comment of the actor's on it that notified the recipient so (or the post's own mention).
     const post = await currentPost(this.stores.posts, postId);
     if (post === null) return false;
+    const mentionedByPost = kind === 'MENTION' && post.authorId === actorId && post.mentionIds.includes(recipientId);
+    if (!mentionedByPost && !(await this.commented(kind, actorId, recipientId, postId))) return false;
     // A mention in a comment under a post of an account in a block with the recipient: left out like that post (as a page's rules do).
     if (post.authorId === actorId || post.authorId === recipientId) return true;
     return (await this.blocks.blockedAmong(recipientId, [post.authorId])).size === 0;
+  }
+
+  /** Whether the actor still has a comment on the post that notified the recipient with this kind. */
+  private async commented(
+    kind: Exclude<NotificationKind, 'FOLLOW' | 'LIKE' | 'REPOST'>,
+    actorId: string,
+    recipientId: string,
+    postId: string,
+  ): Promise<boolean> {
+    const { commentIds, more } = await this.stores.activities.commentsOn(actorId, postId, COMMENTS_CHECKED);
+    if (more) return true;
+    if (commentIds.length === 0) return false;
+    const comments = await this.stores.posts.getComments(commentIds, { consistent: true });
+    return comments.some((comment) => comment !== null && !comment.deleted && notifies(kind, comment, recipientId));
   }
 }
