@@ -487,3 +487,30 @@ describe('text', () => {
     expect(fine.data!.network).toEqual({ totalCount: 0 });
   });
 });
+
+describe('dates', () => {
+  it('refuses a DateTime that names no moment instead of rolling it over, and takes every real one', async () => {
+    const user = await t.signUp();
+    const MARK = 'mutation($until: DateTime) { markNotificationsRead(until: $until) { id } }';
+    for (const until of [
+      '2026-02-31T00:00:00Z',
+      '2026-02-29T12:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T23:60:00Z',
+      '2026-01-01T00:00:00+24:00',
+    ]) {
+      const result = await t.gql(MARK, { until }, user.token);
+      expect({ until, codes: errorCodes(result) }).toEqual({ until, codes: ['BAD_USER_INPUT'] });
+    }
+    const literal = await t.gql(
+      'mutation { markNotificationsRead(until: "2026-02-31T00:00:00Z") { id } }',
+      {},
+      user.token,
+    );
+    expect(errorCodes(literal)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    for (const until of ['2028-02-29T12:00:00Z', '2000-02-29T00:00:00.5+02:00', '2026-12-31T23:59:59.999Z'])
+      expect((await t.gql(MARK, { until }, user.token)).data).toEqual({ markNotificationsRead: { id: user.id } });
+  });
+});

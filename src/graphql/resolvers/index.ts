@@ -13,10 +13,31 @@ import { User } from './user.js';
 
 const NODE_TYPES = { usr: 'User', pst: 'Post', cmt: 'Comment' } as const satisfies Partial<Record<IdKind, string>>;
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
+
+/** Date.parse rolls an impossible date or time over (February 31 is March 3): every part must be in its range. */
+function isCalendarDateTime(value: string): boolean {
+  const parts = ISO_DATE_TIME.exec(value);
+  if (!parts) return false;
+  const part = (i: number) => Number(parts[i]);
+  const [year, month, day] = [part(1), part(2), part(3)];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  const offsetInRange = parts[8] === 'Z' || (part(9) <= 23 && part(10) <= 59);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth &&
+    part(4) <= 23 &&
+    part(5) <= 59 &&
+    part(6) <= 59 &&
+    offsetInRange
+  );
+}
 
 function parseDateTime(value: unknown): string {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || !isCalendarDateTime(value) || Number.isNaN(Date.parse(value))) {
     throw new TypeError('DateTime must be an ISO-8601 date and time');
   }
   return new Date(value).toISOString();
