@@ -8,6 +8,7 @@ import type { Task } from '../domain/tasks.js';
 import type { MentionResolver } from './mentions.js';
 import type { NotificationEvents } from './notifications.js';
 import type { PostUseCases } from './posts.js';
+import { isBackwardOnly } from './paging.js';
 import type { BlockCheck } from './relationships.js';
 
 export const COMMENT_MAX_LENGTH = 500;
@@ -202,15 +203,11 @@ function plan(
   return { post, comment, emptied, keptAncestor: null };
 }
 
-/** The slice `first`/`after` or `last`/`before` ask for; BAD_USER_INPUT for a mix of the two or a cursor not of this list. */
-export function commentSliceOf({ first, after, last, before }: CommentPageArgs): CommentSlice {
-  if (last !== null && last !== undefined) {
-    if ((first ?? null) !== null || (after ?? null) !== null)
-      throw badInput('last', 'cannot be combined with first or after');
-    return { last: pageSize(last, 'last'), before: decodeCursor(before, 'before', isCommentId) };
-  }
-  if ((before ?? null) !== null) throw badInput('before', 'needs last');
-  return { first: pageSize(first), after: decodeCursor(after, 'after', isCommentId) };
+/** The slice `first`/`after` or `last`/`before` ask for (`last` alone: the newest); BAD_USER_INPUT for a mix of the two or a cursor not of this list. */
+export function commentSliceOf(args: CommentPageArgs): CommentSlice {
+  if (isBackwardOnly(args))
+    return { last: pageSize(args.last, 'last'), before: decodeCursor(args.before, 'before', isCommentId) };
+  return { first: pageSize(args.first), after: decodeCursor(args.after, 'after', isCommentId) };
 }
 
 /** A store's page of comments as the API pages it: each comment's cursor is its id. */

@@ -1,10 +1,10 @@
-import { encodeCursor, decodeCursor } from '../domain/cursor.js';
+import { encodeCursor } from '../domain/cursor.js';
 import { badInput, forbidden, unauthenticated } from '../domain/errors.js';
 import { idPattern, newId } from '../domain/ids.js';
-import { pageSize } from '../domain/validation.js';
 import type { NotificationCause, NotificationKind } from '../domain/models.js';
 import type { GroupPage, NotificationGroup, NotificationStore } from '../stores/notification-store.js';
 import type { Task } from '../domain/tasks.js';
+import { twoWayPageArgs } from './paging.js';
 import type { TaskEnqueuer } from './tasks/enqueuer.js';
 
 /**
@@ -89,21 +89,11 @@ export class NotificationUseCases {
     args: { first?: number | null; after?: string | null; last?: number | null; before?: string | null },
   ): Promise<NotificationPage> {
     this.requireOwner(viewerId, userId);
-    const backward = args.last !== null && args.last !== undefined;
-    if (backward && ((args.first ?? null) !== null || (args.after ?? null) !== null))
-      throw badInput('last', 'cannot be combined with first or after');
-    if (!backward && (args.before ?? null) !== null) throw badInput('before', 'needs last');
+    const asked = twoWayPageArgs(args, isNotificationPosition);
+    const backward = 'last' in asked;
     const page: GroupPage = backward
-      ? await this.notifications.newer(
-          userId,
-          pageSize(args.last, 'last'),
-          decodeCursor(args.before, 'before', isNotificationPosition),
-        )
-      : await this.notifications.older(
-          userId,
-          pageSize(args.first),
-          decodeCursor(args.after, 'after', isNotificationPosition),
-        );
+      ? await this.notifications.newer(userId, asked.last, asked.before)
+      : await this.notifications.older(userId, asked.first, asked.after);
     return {
       items: page.groups.map((node) => ({ cursor: encodeCursor(node.position), node })),
       hasNextPage: backward ? false : page.hasMore,

@@ -18,14 +18,20 @@ export interface TwoWayArgs {
 
 export const isBackward = (args: TwoWayArgs) => args.last != null || args.before != null;
 
+/** Backwards when `last` or `before` is given, then refusing `first` and `after`: the same error on every list. */
+export function isBackwardOnly(args: TwoWayArgs): boolean {
+  if (!isBackward(args)) return false;
+  if (args.first != null || args.after != null)
+    throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+  return true;
+}
+
 /** As pageArgs, or backwards when `last` or `before` is given: then `before` is required, and `first`/`after` refused. */
 export function twoWayPageArgs(
   args: TwoWayArgs,
   isCursor: (value: unknown) => value is string = isString,
 ): PageArgs | NewerPageArgs {
-  if (!isBackward(args)) return { first: pageSize(args.first), after: decodeCursor(args.after, 'after', isCursor) };
-  if (args.first != null || args.after != null)
-    throw badInput(args.first != null ? 'first' : 'after', 'cannot be given with last or before');
+  if (!isBackwardOnly(args)) return { first: pageSize(args.first), after: decodeCursor(args.after, 'after', isCursor) };
   const last = pageSize(args.last, 'last');
   const before = decodeCursor(args.before, 'before', isCursor);
   if (before === null) throw badInput('before', 'is required with last: the cursor of the newest entry the client has');

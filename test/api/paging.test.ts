@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startTestApp, uniqueHandle } from '../helpers/app.js';
 import { createPost } from '../helpers/posts.js';
+import { waitForQueueToDrain } from '../helpers/queue.js';
 
 let t: TestApp;
 
@@ -241,5 +242,42 @@ describe('a post list paged backwards', () => {
       ).toEqual([others[2]!.id]);
       expect(newest.pageInfo.hasPreviousPage, name).toBe(false);
     }
+  });
+
+  it('answers the same mistake with the same code and field on comments and notifications as on the other lists', async () => {
+    const author = await t.signUp();
+    const fan = await t.signUp();
+    const post = await createPost(t, author.token, 'talk');
+    for (const text of ['one', 'two'])
+      await t.gql(
+        'mutation($post: ID!, $text: String!) { addComment(postId: $post, text: $text) { comment { id } } }',
+        { post, text },
+        fan.token,
+      );
+    await waitForQueueToDrain(t);
+    const read = async (list: 'comments' | 'notifications', args: string) => {
+      const query =
+        list === 'comments'
+          ? `query($id: ID!) { post(id: $id) { comments(${args}) { edges { cursor } } } }`
+          : `query { viewer { notifications(${args}) { edges { cursor } } } }`;
+      const result = await t.gql(query, { id: post }, author.token);
+      const connection = result.data && (list === 'comments' ? result.data.post : result.data.viewer)?.[list];
+      return {
+        cursors: connection ? (connection.edges as { cursor: string }[]).map((edge) => edge.cursor) : null,
+        errors: (result.errors ?? []).map((error) => [error.extensions?.code, error.extensions?.field]),
+      };
+    };
+    for (const list of ['comments', 'notifications'] as const) {
+      const [cursor] = (await read(list, 'first: 1')).cursors!;
+      expect((await read(list, 'first: 1, last: 1')).errors, list).toEqual([['BAD_USER_INPUT', 'first']]);
+      expect((await read(list, `after: "${cursor}", before: "${cursor}"`)).errors, list).toEqual([
+        ['BAD_USER_INPUT', 'after'],
+      ]);
+      // `before` alone pages backwards, 20 at a time, as on the timelines.
+      expect((await read(list, `before: "${cursor}"`)).errors, list).toEqual([]);
+    }
+    // A list kept newest first needs a cursor to read newer entries; comments are oldest first: `last` alone is the newest.
+    expect((await read('notifications', 'last: 1')).errors).toEqual([['BAD_USER_INPUT', 'before']]);
+    expect((await read('comments', 'last: 1')).cursors).toHaveLength(1);
   });
 });
