@@ -20,17 +20,20 @@ export interface BucketTake {
 }
 
 export interface RateBucketStore {
-  take(key: string, points: number, rule: BucketRule): Promise<BucketTake>;
+  /** `always`: taken even from a bucket that holds fewer, down to minus its size (what ran past its estimate). */
+  take(key: string, points: number, rule: BucketRule, always?: boolean): Promise<BucketTake>;
   close(): Promise<void>;
 }
 
-/** The bucket after `elapsedMs` of refilling from `tokens`, then the take of `points` when it holds them. */
+/** The bucket after `elapsedMs` of refilling from `tokens`, then the take of `points` when it holds them (or `always`). */
 export function takeFrom(
   tokens: number,
   elapsedMs: number,
   points: number,
   rule: BucketRule,
+  always = false,
 ): { taken: boolean; remaining: number } {
   const refilled = Math.min(rule.size, tokens + (Math.max(0, elapsedMs) * rule.perSecond) / 1000);
+  if (always) return { taken: true, remaining: Math.max(-rule.size, refilled - points) };
   return refilled >= points ? { taken: true, remaining: refilled - points } : { taken: false, remaining: refilled };
 }

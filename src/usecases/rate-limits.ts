@@ -13,7 +13,7 @@ export function rateSubjectKey(subject: RateSubject): string {
 
 /** A bucket after an operation's charge, as clients see it (`extensions.cost.rateLimit`, `Query.rateLimit`). */
 export interface RateStatus {
-  /** The points asked for: the operation's estimate. */
+  /** The points the operation paid: its estimate, and what it spent past it once it ran. */
   cost: number;
   /** Whether they were taken; when not, the operation does not run. */
   allowed: boolean;
@@ -33,15 +33,28 @@ export class RateLimits {
     private readonly rule: BucketRule,
   ) {}
 
-  async charge(subject: RateSubject, points: number): Promise<RateStatus> {
+  /** Takes the points when the bucket holds them: an operation's estimate, before it runs. */
+  charge(subject: RateSubject, points: number): Promise<RateStatus> {
+    return this.take(subject, points, points, false);
+  }
+
+  /**
+   * Takes what an operation that ran spent past its estimate (`cost`), however little the bucket holds, down to minus
+   * its size: the client then waits until it has refilled.
+   */
+  chargeBeyond(subject: RateSubject, points: number, cost: number): Promise<RateStatus> {
+    return this.take(subject, points, cost, true);
+  }
+
+  private async take(subject: RateSubject, points: number, cost: number, always: boolean): Promise<RateStatus> {
     const key = rateSubjectKey(subject);
-    const { taken, remaining, atMs } = await this.buckets.take(key, points, this.rule);
+    const { taken, remaining, atMs } = await this.buckets.take(key, points, this.rule, always);
     const { size, perSecond } = this.rule;
     return {
-      cost: points,
+      cost,
       allowed: taken,
       limit: size,
-      remaining: Math.floor(remaining),
+      remaining: Math.max(0, Math.floor(remaining)),
       restoreRate: perSecond,
       resetAtMs: atMs + Math.ceil(((size - remaining) * 1000) / perSecond),
       retryAfterSeconds: taken ? 0 : Math.max(1, Math.ceil((points - remaining) / perSecond)),

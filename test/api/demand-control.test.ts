@@ -392,9 +392,26 @@ describe('the rate of cost', () => {
   const PAGE =
     '{ publicTimeline(first: 20) { edges { node { id author { handle } } } } rateLimit { cost remaining limit restoreRate resetAt } }';
   const SLOW = { RATE_LIMIT_POINTS: '500', RATE_LIMIT_POINTS_PER_SECOND: '1', MAX_QUERY_COST: '500' };
+  /** 1 point, and one store request. */
+  const LOOKUP = '{ post(id: "pst_01M8MK4QEZP37ZH02K2Z1D1KSA") { id } }';
+  // A table of its own without posts, so that a page sends no more than its estimate pays for (no reading on).
+  let quiet: TestApp;
+  let quietReader: { token: string };
+  beforeAll(async () => {
+    quiet = await startTestApp({ WORKER_ENABLED: 'false' });
+    quietReader = await quiet.signUp();
+  });
+  afterAll(async () => {
+    await quiet.stop();
+  });
 
   it('takes each operation’s estimate from its client’s bucket, and refuses one it cannot pay for with 429 and Retry-After', async () => {
-    const limited = await startTestApp({ ...SLOW, CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
+    const limited = await startTestApp({
+      ...SLOW,
+      CACHE: 'off',
+      TABLE_PREFIX: quiet.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
     try {
       const first = await limited.gql(PAGE);
       expect(first.data!.rateLimit).toMatchObject({ cost: 120, limit: 500, restoreRate: 1 });
@@ -422,19 +439,24 @@ describe('the rate of cost', () => {
       expect(response.headers.get('retry-after')).toBe(String(retryAfterSeconds));
       expect(body.extensions!.cost).toMatchObject({ estimated: 120, requests: 0, rateLimit: { remaining } });
       // A signed-in account has a bucket of its own.
-      expect((await limited.gql(PAGE, {}, reader.token)).errors).toBeUndefined();
+      expect((await limited.gql(PAGE, {}, quietReader.token)).errors).toBeUndefined();
     } finally {
       await limited.app.stop();
     }
   });
 
   it('charges a subscription its estimate when it starts, from its account’s bucket', async () => {
-    const limited = await startTestApp({ ...SLOW, CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false' });
-    const live = connectLive(limited.url, reader.token);
+    const limited = await startTestApp({
+      ...SLOW,
+      CACHE: 'off',
+      TABLE_PREFIX: quiet.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
+    const live = connectLive(limited.url, quietReader.token);
     try {
       // Three pages, signed in (3 × (120 + the account check's 20) of the 500 points), leave 80: less than a post edge
       // with 50 likers (20 + 1 + 1 + 20 + 50 = 92), enough for its cursor alone (20).
-      for (let i = 0; i < 3; i++) expect((await limited.gql(PAGE, {}, reader.token)).errors).toBeUndefined();
+      for (let i = 0; i < 3; i++) expect((await limited.gql(PAGE, {}, quietReader.token)).errors).toBeUndefined();
       const costly =
         'subscription { timelinePostAdded { node { id author { handle } likedBy(first: 50) { edges { node { id } } } } } }';
       const refused = live.subscribe(costly);
@@ -453,13 +475,22 @@ describe('the rate of cost', () => {
 
   it('shares the buckets between instances through Redis, and counts in each instance while Redis is down', async () => {
     const redis = await startRedis();
-    const env = { ...SLOW, CACHE: 'off', TABLE_PREFIX: t.tablePrefix, WORKER_ENABLED: 'false', REDIS_URL: redis.url };
+    const env = {
+      ...SLOW,
+      CACHE: 'off',
+      TABLE_PREFIX: quiet.tablePrefix,
+      WORKER_ENABLED: 'false',
+      REDIS_URL: redis.url,
+    };
     const [a, b] = [await startTestApp(env), await startTestApp(env)];
     try {
       for (let i = 0; i < 4; i++) expect((await a.gql(PAGE)).errors).toBeUndefined();
       const refused = await b.gql(PAGE);
       expect(refused.status).toBe(429);
       expect(errorCodes(refused)).toEqual(['RATE_LIMITED']);
+      // What an operation sent past its estimate is taken from the shared bucket too: about 20 points were left.
+      expect((await b.gql(LOOKUP)).errors).toBeUndefined();
+      expect((await a.gql('{ rateLimit { remaining } }')).data!.rateLimit.remaining).toBeLessThan(5);
       await redis.stop();
       // Redis only speeds the service up: without it, b counts this client in its own memory.
       const alone = await b.gql(PAGE);
@@ -469,6 +500,29 @@ describe('the rate of cost', () => {
       await a.app.stop();
       await b.app.stop();
       await redis.stop();
+    }
+  });
+
+  it('takes what an operation sent past its estimate once it has run, 20 points a store request', async () => {
+    const limited = await startTestApp({
+      ...SLOW,
+      CACHE: 'off',
+      TABLE_PREFIX: quiet.tablePrefix,
+      WORKER_ENABLED: 'false',
+    });
+    try {
+      // A lone lookup is estimated as the key it takes in a batch, 1 point, but is a store request of its own.
+      const first = await limited.gql(LOOKUP);
+      expect(first.extensions!.cost).toMatchObject({ estimated: 1, requests: 1 });
+      const after = await limited.gql('{ rateLimit { remaining } }');
+      expect(after.data!.rateLimit.remaining).toBeGreaterThanOrEqual(480);
+      expect(after.data!.rateLimit.remaining).toBeLessThan(485);
+      // The bucket may go below nothing: the client waits until it has refilled.
+      for (let i = 0; i < 30; i++) await limited.gql(LOOKUP);
+      const refused = await limited.gql(LOOKUP);
+      expect(errorCodes(refused)).toEqual(['RATE_LIMITED']);
+    } finally {
+      await limited.app.stop();
     }
   });
 });

@@ -35,6 +35,9 @@ export const MAX_PASSWORD_CHECKS = 1;
  */
 export const ACCOUNT_CHECK_COST = 20;
 
+/** What a store request the operation sent is worth when it has run: an operation pays at least this for each. */
+export const REQUEST_POINTS = 20;
+
 /** What a request's token made it read before its fields: its account check, and a provider token's account lookup. */
 export interface TokenReads {
   /** The account the token names, checked before the operation's answer. */
@@ -110,8 +113,8 @@ export function rateRefusal(status: RateStatus): GraphQLError {
 
 /**
  * Refuses an operation past the depth, alias, password-check or cost limits before execution, so it reaches no
- * store; then charges its estimate, its account check included, to the client's bucket (RATE_LIMITED when short).
- * Tokens are limited by the parser.
+ * store; then charges its estimate, its account check included, to the client's bucket (RATE_LIMITED when short),
+ * and once it has run, what its store requests were worth past that. Tokens are limited by the parser.
  */
 export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<GraphQLContext> {
   return {
@@ -131,6 +134,21 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<Graph
           const { viewerId, clientAddress, useCases } = contextValue;
           demand.rate = await useCases.rateLimits.charge({ viewerId, clientAddress }, measure.cost);
           if (!demand.rate.allowed) throw rateRefusal(demand.rate);
+        },
+        async executionDidStart({ contextValue }) {
+          return {
+            // Estimates count a batched lookup as its keys; a lone lookup, or a feed reading on past hidden entries, sends more.
+            async executionDidEnd() {
+              const { demand, cost, viewerId, clientAddress, useCases } = contextValue;
+              const beyond = demand ? cost.sent * REQUEST_POINTS - demand.estimated : 0;
+              if (!demand?.rate || beyond <= 0) return;
+              demand.rate = await useCases.rateLimits.chargeBeyond(
+                { viewerId, clientAddress },
+                beyond,
+                demand.estimated + beyond,
+              );
+            },
+          };
         },
       };
     },

@@ -12,10 +12,11 @@ export class MemoryRateBuckets implements RateBucketStore {
     private readonly maxBuckets = MAX_BUCKETS,
   ) {}
 
-  async take(key: string, points: number, rule: BucketRule): Promise<BucketTake> {
+  async take(key: string, points: number, rule: BucketRule, always = false): Promise<BucketTake> {
     const atMs = this.now();
     const bucket = this.buckets.get(key);
-    const { taken, remaining } = takeFrom(bucket?.tokens ?? rule.size, bucket ? atMs - bucket.atMs : 0, points, rule);
+    const elapsedMs = bucket ? atMs - bucket.atMs : 0;
+    const { taken, remaining } = takeFrom(bucket?.tokens ?? rule.size, elapsedMs, points, rule, always);
     this.buckets.delete(key);
     this.buckets.set(key, { tokens: remaining, atMs });
     if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);

@@ -4,12 +4,13 @@ import type { GuardedRedis } from './guarded-redis.js';
 
 /**
  * The take of rate-bucket-store.ts's takeFrom, in one step on Redis's clock. KEYS: the bucket;
- * ARGV: size, points a second, points to take. Returns [taken, remaining, now ms].
+ * ARGV: size, points a second, points to take, '1' to take them always. Returns [taken, remaining, now ms].
  */
 const TAKE = `
 local size = tonumber(ARGV[1])
 local perSecond = tonumber(ARGV[2])
 local points = tonumber(ARGV[3])
+local always = ARGV[4] == '1'
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -17,7 +18,10 @@ local tokens = tonumber(state[1]) or size
 local at = tonumber(state[2]) or now
 tokens = math.min(size, tokens + math.max(0, now - at) * perSecond / 1000)
 local taken = 0
-if tokens >= points then
+if always then
+  tokens = math.max(-size, tokens - points)
+  taken = 1
+elseif tokens >= points then
   tokens = tokens - points
   taken = 1
 end
@@ -26,7 +30,13 @@ redis.call('PEXPIRE', KEYS[1], math.ceil((size - tokens) * 1000 / perSecond) + 1
 return { taken, tostring(tokens), now }`;
 
 type WithTake = Redis & {
-  takePoints(key: string, size: number, perSecond: number, points: number): Promise<[number, string, number]>;
+  takePoints(
+    key: string,
+    size: number,
+    perSecond: number,
+    points: number,
+    always: '0' | '1',
+  ): Promise<[number, string, number]>;
 };
 
 /**
@@ -42,7 +52,7 @@ export class RedisRateBuckets implements RateBucketStore {
     redis.connection.defineCommand('takePoints', { numberOfKeys: 1, lua: TAKE });
   }
 
-  take(key: string, points: number, rule: BucketRule): Promise<BucketTake> {
+  take(key: string, points: number, rule: BucketRule, always = false): Promise<BucketTake> {
     return this.redis.run(
       async (connection) => {
         const [taken, remaining, atMs] = await (connection as WithTake).takePoints(
@@ -50,10 +60,11 @@ export class RedisRateBuckets implements RateBucketStore {
           rule.size,
           rule.perSecond,
           points,
+          always ? '1' : '0',
         );
         return { taken: taken === 1, remaining: Number(remaining), atMs: Number(atMs) };
       },
-      () => this.fallback.take(key, points, rule),
+      () => this.fallback.take(key, points, rule, always),
     );
   }
 
