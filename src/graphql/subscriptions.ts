@@ -8,6 +8,7 @@ import { type SubscriptionServer, createSubscriptionServer } from '../http/subsc
 import type { Logger } from '../logger.js';
 import { emptyCost, withCostMeter, withoutBudget } from '../observability/cost.js';
 import type { Stores } from '../stores/stores.js';
+import { rateSubjectKey } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import type { OperationContexts } from './operation-context.js';
 
@@ -47,15 +48,22 @@ export function createSubscriptions({
 }: SubscriptionOptions): SubscriptionServer {
   return createSubscriptionServer({
     schema,
-    // As a request's: the token, then its account and token generation (authenticate).
+    // As a request's: the token (a provider's looked up by identity); checkSignedIn then reads its account.
     async signIn(token) {
-      const { credential } = await credentials.of(token);
+      const { credential, identity } = await credentials.of(token);
       if (!credential) throw unauthenticated('The token names no account');
-      await contexts.checkSignedIn(credential);
       // Verified above; every token the service accepts carries an expiry.
-      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
+      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000, lookedUp: identity !== null };
     },
-    checkSignedIn: (credential) => contexts.checkSignedIn(credential),
+    // Outside any operation: sent in the account's share of the store's request slots, as its requests' are.
+    checkSignedIn: (credential) =>
+      withCostMeter(
+        {
+          ...emptyCost(settings.maxStoreRequests),
+          client: rateSubjectKey({ viewerId: credential.userId, clientAddress: '' }),
+        },
+        () => contexts.checkSignedIn(credential),
+      ),
     context(signedIn, request) {
       const proven = { credential: signedIn.credential, identity: null };
       const subscription = contexts.of(proven, request, emptyCost(settings.maxStoreRequests));

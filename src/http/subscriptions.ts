@@ -20,6 +20,7 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { overLongIdRefusal } from '../graphql/limits/id-arguments.js';
 import { measureOperation } from '../graphql/limits/measure.js';
 import {
+  ACCOUNT_CHECK_COST,
   type QueryLimits,
   limitRefusal,
   rateRefusal,
@@ -35,14 +36,16 @@ import { MAX_BODY_BYTES } from './server.js';
 export interface SignedIn {
   credential: Credential;
   expiresAtMs: number;
+  /** The token is an identity provider's, whose account was looked up by identity. */
+  lookedUp: boolean;
 }
 
 export interface SubscriptionServerOptions {
   /** The executable schema, null until the API has loaded it. */
   schema: () => GraphQLSchema | null;
-  /** Checks a connection's bearer token and its account, as a request's (token generation included); throws an AppError when refused. */
+  /** Checks a connection's bearer token, as a request's, and finds its account (a provider's token by identity); throws an AppError when refused. */
   signIn(token: string): Promise<SignedIn>;
-  /** Checks again that a signed-in connection's account exists and its token is not signed out; throws an AppError when not. */
+  /** Checks that a connection's account exists and its token is not signed out (a store read); throws an AppError when not. */
   checkSignedIn(credential: Credential): Promise<void>;
   /** The context of one subscription of a connection signed in as `signedIn`. */
   context(signedIn: SignedIn, request: IncomingMessage): GraphQLContext;
@@ -226,20 +229,41 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
           ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
           return false;
         }
-        // Closed while its sign-in was checked: onClose has run already and would never give the place back.
-        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+        // Closed while it was checked: onClose has run already and would never give the place back.
+        const closed = () => ctx.extra.socket.readyState !== ctx.extra.socket.OPEN;
+        if (closed()) return false;
         const userId = signedIn.credential.userId;
-        let held = connectionsByAccount.get(userId);
-        if (held && held.size >= options.maxConnectionsPerAccount) {
+        const tooMany = `at most ${options.maxConnectionsPerAccount} connections per account`;
+        // Every read a connection makes is paid from its account's bucket, as a request's: the checks of the places
+        // held when there is none left, then its own (and a provider token's lookup), each before it is sent.
+        /** Whether the account has a place for it, once its signed-out connections are closed when it has none; else refused. */
+        const placeFree = async (): Promise<boolean> => {
+          const held = connectionsByAccount.get(userId);
+          if (!held || held.size < options.maxConnectionsPerAccount) return true;
+          const paid = await options.charge(userId, ACCOUNT_CHECK_COST * held.size);
+          if (!paid.allowed) return refuse(ctx, `${tooMany}, and no points left to check them`);
           await closeSignedOut(held);
           // Closed meanwhile, or another connection took the place freed.
-          if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-          held = connectionsByAccount.get(userId);
-          if (held && held.size >= options.maxConnectionsPerAccount)
-            return refuse(ctx, `at most ${options.maxConnectionsPerAccount} connections per account`);
+          if (closed()) return false;
+          const now = connectionsByAccount.get(userId);
+          return now && now.size >= options.maxConnectionsPerAccount ? refuse(ctx, tooMany) : true;
+        };
+        if (!(await placeFree())) return false;
+        const paid = await options.charge(userId, ACCOUNT_CHECK_COST * (1 + Number(signedIn.lookedUp)));
+        if (!paid.allowed) return refuse(ctx, `rate limited: try again in ${paid.retryAfterSeconds} s`);
+        try {
+          await options.checkSignedIn(signedIn.credential);
+        } catch (error) {
+          if (error instanceof AppError) return refuse(ctx, error.message);
+          logger.error('could not check a subscription connection', { error });
+          ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
+          return false;
         }
-        if (!held) connectionsByAccount.set(userId, (held = new Set()));
-        held.add(ctx);
+        // Another connection of the account may have taken the place while this one was checked.
+        if (closed() || !(await placeFree())) return false;
+        let place = connectionsByAccount.get(userId);
+        if (!place) connectionsByAccount.set(userId, (place = new Set()));
+        place.add(ctx);
         ctx.extra.state = { signedIn, starting: new Set() };
         ctx.extra.state.expiry = setTimeout(
           () => ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: the token has expired'),

@@ -401,6 +401,37 @@ describe('one instance, in-process events', () => {
     await vi.waitFor(() => expect(fourth.acknowledged).toBe(1), { timeout: 10_000 });
   });
 
+  it('pays for a connection’s account checks from its account’s bucket, and refuses one it cannot pay for', async () => {
+    const limited = await startTestApp({
+      JWT_SECRET,
+      TABLE_PREFIX: t.tablePrefix,
+      WORKER_ENABLED: 'false',
+      SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: '2',
+      RATE_LIMIT_POINTS: '60',
+      RATE_LIMIT_POINTS_PER_SECOND: '1',
+      MAX_QUERY_COST: '60',
+    });
+    try {
+      const user = await t.signUp();
+      const [a, b] = [connect(limited.url, user.token), connect(limited.url, user.token)];
+      await vi.waitFor(() => expect([a.acknowledged, b.acknowledged]).toEqual([1, 1]), { timeout: 10_000 });
+      // Two checks of 20 points left 20: too few to check the two places held, so nothing is read.
+      const third = connect(limited.url, user.token);
+      await vi.waitFor(() => expect(third.closes).toHaveLength(1), { timeout: 10_000 });
+      expect(third.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('no points left') });
+      await a.dispose();
+      // With a place free, its own check takes the last 20 points; the next is refused as a request would be.
+      const fourth = connect(limited.url, user.token);
+      await vi.waitFor(() => expect(fourth.acknowledged).toBe(1), { timeout: 10_000 });
+      await fourth.dispose();
+      const fifth = connect(limited.url, user.token);
+      await vi.waitFor(() => expect(fifth.closes).toHaveLength(1), { timeout: 10_000 });
+      expect(fifth.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('rate limited') });
+    } finally {
+      await limited.app.stop();
+    }
+  });
+
   it('closes a connection whose token was signed out when it subscribes, or when its account needs the place', async () => {
     const user = await t.signUp();
     const [a, b] = [connect(t.url, user.token), connect(t.url, user.token)];
