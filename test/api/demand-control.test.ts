@@ -130,6 +130,27 @@ describe('the review’s High requests', () => {
   });
 });
 
+describe('node lookups', () => {
+  it('price what an id names: a notification by its weight, an id of another kind by its own', async () => {
+    const page = await t.gql('{ viewer { notifications(first: 2) { edges { node { id } } } } }', {}, reader.token);
+    const [first, second] = page.data!.viewer.notifications.edges.map((edge: { node: { id: string } }) => edge.node.id);
+    const estimated = async (query: string, variables: Record<string, unknown> = {}) => {
+      const result = await t.gql(query, variables, reader.token);
+      expect(result.errors).toBeUndefined();
+      return result.extensions!.cost.estimated as number;
+    };
+    // The account check (20), and the object: a notification 21, a user 1.
+    expect(await estimated(`{ node(id: "${first}") { id } }`)).toBe(41);
+    expect(await estimated('query($id: ID!) { node(id: $id) { id } }', { id: first })).toBe(41);
+    expect(await estimated(`{ node(id: "${reader.id}") { id } }`)).toBe(21);
+    // A list is priced at its heaviest id, for each.
+    expect(await estimated('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [first, second] })).toBe(62);
+    expect(await estimated('query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: [reader.id, author.id] })).toBe(
+      22,
+    );
+  });
+});
+
 describe('the store-request budget', () => {
   it('fails the fields still to read with BUDGET_EXCEEDED once MAX_STORE_REQUESTS are sent, and the rest of the response stands', async () => {
     const tight = await startTestApp({

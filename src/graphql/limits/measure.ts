@@ -17,11 +17,14 @@ import {
   TypeMetaFieldDef,
   getDirectiveValues,
   getNamedType,
+  isAbstractType,
   isInterfaceType,
   isLeafType,
   isObjectType,
+  valueFromASTUntyped,
 } from 'graphql';
 import { LIMITS } from '../../domain/validation.js';
+import { nodeTypeName } from '../node-types.js';
 import { type FieldCost, costModel, returnsList } from './cost-directives.js';
 
 /** What executing one operation could take, measured on the document before anything runs. */
@@ -155,7 +158,7 @@ export function measureOperation(
     const children = field.selectionSet
       ? measureSelections(field.selectionSet, type, childSizes(field, declared, variables))
       : NOTHING;
-    const perItem = isLeafType(type) ? 0 : model.typeWeight(type) + children.cost;
+    const perItem = isLeafType(type) ? 0 : itemWeight(field, type) + children.cost;
     return {
       // An `ofType` chain ends at the schema's list and non-null wrappers, however deep a client writes it (GraphiQL's runs nine).
       depth: (name === 'ofType' && parentType.name === '__Type' ? 0 : 1) + children.depth,
@@ -165,7 +168,32 @@ export function measureOperation(
     };
   }
 
+  /**
+   * What each object a field returns costs: its type's weight, or for an interface or union the heaviest of the types
+   * it may be, of those its `id` or `ids` argument names when it has one (`node(id:)` of a notification, 21).
+   */
+  function itemWeight(field: FieldNode, type: GraphQLNamedType): number {
+    if (!isAbstractType(type)) return model.typeWeight(type);
+    const ids = idsGiven(field, variables);
+    const possible = ids
+      ? ids.flatMap((id) => {
+          const named = nodeTypeName(id);
+          const found = named ? schema.getType(named) : undefined;
+          return found ? [found] : [];
+        })
+      : schema.getPossibleTypes(type);
+    return Math.max(model.typeWeight(type), ...possible.map((possibleType) => model.typeWeight(possibleType)));
+  }
+
   return measureSelections(operation.selectionSet, schema.getRootType(operation.operation), UNSIZED);
+}
+
+/** The ids a field's `id` or `ids` argument gives, written in the document or as variables; null without one. */
+function idsGiven(field: FieldNode, variables: Record<string, unknown>): string[] | null {
+  const argument = field.arguments?.find((given) => given.name.value === 'id' || given.name.value === 'ids');
+  if (!argument) return null;
+  const value = valueFromASTUntyped(argument.value, variables);
+  return (Array.isArray(value) ? value : [value]).filter((id): id is string => typeof id === 'string');
 }
 
 const NO_DECLARED_COST: FieldCost = { weight: 0, listSize: null };

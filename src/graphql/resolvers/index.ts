@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind } from 'graphql';
-import { idKind, type IdKind } from '../../domain/ids.js';
+import { nodeTypeName } from '../node-types.js';
 import type { Resolvers } from '../generated/resolvers-types.js';
 import { connections } from './connections.js';
 import { graph } from './graph.js';
@@ -10,8 +10,6 @@ import { Comment, Post, PostEdge } from './post.js';
 import { Query } from './query.js';
 import { Subscription } from './subscription.js';
 import { User } from './user.js';
-
-const NODE_TYPES = { usr: 'User', pst: 'Post', cmt: 'Comment' } as const satisfies Partial<Record<IdKind, string>>;
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-](\d{2}):(\d{2}))$/;
 
@@ -82,8 +80,7 @@ export const resolvers: Resolvers = {
   Node: {
     __resolveType: (node) => {
       if (!('id' in node)) return 'Notification';
-      const kind = idKind(node.id);
-      return kind && kind in NODE_TYPES ? NODE_TYPES[kind as keyof typeof NODE_TYPES] : null;
+      return nodeTypeName(node.id);
     },
   },
 };

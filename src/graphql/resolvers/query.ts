@@ -3,6 +3,7 @@ import { idKind } from '../../domain/ids.js';
 import type { CommentRecord, PostRecord, UserRecord } from '../../domain/models.js';
 import type { NotificationGroup } from '../../stores/notification-store.js';
 import type { GraphQLContext } from '../context.js';
+import { nodeTypeName } from '../node-types.js';
 import { notificationById } from '../notifications.js';
 import { MAX_BATCH, loadAll } from '../loaders.js';
 import type { QueryResolvers } from '../generated/resolvers-types.js';
@@ -23,15 +24,17 @@ const isUserId = (id: string) => idKind(id) === 'usr';
 /** Any node the viewer may see by its id, through the same loaders and rules as its lists; null for the rest. */
 function nodeById(context: GraphQLContext, id: string): Promise<NodeModel | null> {
   const { loaders } = context;
-  switch (idKind(id)) {
-    case 'usr':
+  switch (nodeTypeName(id)) {
+    case 'User':
       return loaders.user.load(id);
-    case 'pst':
+    case 'Post':
       return loaders.post.load(id);
-    case 'cmt':
+    case 'Comment':
       return visibleComment(context, id);
-    default:
+    case 'Notification':
       return notificationById(context, id);
+    default:
+      return Promise.resolve(null);
   }
 }
 
