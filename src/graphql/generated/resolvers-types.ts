@@ -39,8 +39,9 @@ export type Comment = Node & {
   /** The users mentioned as @handle in the text that existed when it was written and still do, in order of first mention. */
   mentions: Array<User>;
   /**
-   * The comment this one replies to; null for a top-level comment. Every ancestor up to the top-level comment is read in
-   * one batch, however deep.
+   * The comment this one replies to; null for a top-level comment, and for a reply whose parent is gone or hidden from
+   * the viewer (its author in a block with them): `depth` tells the two apart. Every ancestor up to the top-level comment
+   * is read in one batch, however deep.
    */
   parent: Maybe<Comment>;
   /** The post it is on. */
