@@ -17,8 +17,11 @@ export type TaskPayload =
   | { kind: 'repost'; postId: string; reposterId: string; position?: string }
   /** Take the reposter back as a reason from those timelines (the entries left without one go). */
   | { kind: 'unrepost'; postId: string; reposterId: string }
-  /** Bring one actor's place in one notification group in line with what the actor did. */
-  | { kind: 'notify'; cause: NotificationCause; atMs: number }
+  /**
+   * Bring one actor's place in one notification group in line with what the actor did; `undo` (an action taken back
+   * that others like it may still stand for): only take the actor out, never put it in.
+   */
+  | { kind: 'notify'; cause: NotificationCause; atMs: number; undo?: true }
   /** After a block or a mute: take the actor out of each of the recipient's groups it no longer stands in. */
   | { kind: 'reconcileActor'; recipientId: string; actorId: string }
   /** Remove a closed account and everything it wrote. */

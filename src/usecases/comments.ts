@@ -109,21 +109,19 @@ export class CommentUseCases {
   }
 
   /**
-   * The tasks that bring the groups a comment notifies in line with it, on adding and deleting it alike: a reply tells
-   * the author replied to (REPLY), and the post's author as any comment does unless that is the same person.
+   * The tasks that bring the groups a comment notifies in line with it, on adding it and (`undo`) deleting it: a reply
+   * tells the author replied to (REPLY), and the post's author as any comment does unless that is the same person.
    */
-  private notifyTasks(post: PostRecord, comment: CommentRecord): Task[] {
-    if (!comment.authorId) return [];
+  private notifyTasks(post: PostRecord, comment: CommentRecord, undo = false): Task[] {
+    const actorId = comment.authorId;
+    if (!actorId) return [];
     const repliedTo = comment.replyToAuthorId ? [comment.replyToAuthorId] : [];
+    const about = (kind: 'COMMENT' | 'REPLY' | 'MENTION', recipients: readonly string[]) =>
+      this.notifications.post(kind, actorId, post.id, recipients, undo);
     return [
-      ...this.notifications.post(
-        'COMMENT',
-        comment.authorId,
-        post.id,
-        repliedTo.includes(post.authorId) ? [] : [post.authorId],
-      ),
-      ...this.notifications.post('REPLY', comment.authorId, post.id, repliedTo),
-      ...this.notifications.post('MENTION', comment.authorId, post.id, comment.mentionIds),
+      ...about('COMMENT', repliedTo.includes(post.authorId) ? [] : [post.authorId]),
+      ...about('REPLY', repliedTo),
+      ...about('MENTION', comment.mentionIds),
     ];
   }
 
@@ -163,7 +161,7 @@ export class CommentUseCases {
       ]);
       if (viewerId !== comment.authorId && viewerId !== post.authorId)
         throw forbidden("Only the comment's author or the post's author may delete it");
-      const notify = this.notifyTasks(post, comment);
+      const notify = this.notifyTasks(post, comment, true);
       if (await this.posts.deleteComment({ ...plan(post, comment, ancestors), tasks: notify })) {
         this.notifications.written(notify);
         return { deletedCommentId: commentId, post };

@@ -20,12 +20,15 @@ import type { TaskEnqueuer } from './tasks/enqueuer.js';
 export class NotificationEvents {
   constructor(private readonly enqueuer: Pick<TaskEnqueuer, 'written'>) {}
 
-  /** The tasks for these causes, to be written with the action. */
-  tasks(causes: readonly NotificationCause[]): Task[] {
+  /** The tasks for these causes, to be written with the action (`undo`: with its taking back, see Task). */
+  tasks(causes: readonly NotificationCause[], undo = false): Task[] {
     const atMs = Date.now();
     return causes
       .filter((cause) => cause.actorId !== cause.recipientId)
-      .map((cause): Task => ({ id: newId('tsk'), payload: { kind: 'notify', cause, atMs } }));
+      .map((cause): Task => ({
+        id: newId('tsk'),
+        payload: { kind: 'notify', cause, atMs, ...(undo ? { undo } : {}) },
+      }));
   }
 
   /** About a post: its author, or (MENTION) the accounts it mentions. */
@@ -34,8 +37,12 @@ export class NotificationEvents {
     actorId: string,
     postId: string,
     recipientIds: readonly string[],
+    undo = false,
   ): Task[] {
-    return this.tasks([...new Set(recipientIds)].map((recipientId) => ({ recipientId, kind, postId, actorId })));
+    return this.tasks(
+      [...new Set(recipientIds)].map((recipientId) => ({ recipientId, kind, postId, actorId })),
+      undo,
+    );
   }
 
   /** A follow or its undo. */

@@ -314,6 +314,20 @@ describe('REPLY notifications and blocks', () => {
     expect(await actorsOf(commenter!, 'REPLY')).toEqual([[c!.id]]);
   });
 
+  it('never puts the author of a deleted comment back into a group, though another comment of theirs stands', async () => {
+    const [author, commenter] = (await Promise.all(Array.from({ length: 2 }, () => t.signUp()))) as Account[];
+    const post = await createPost(t, author!.token, 'muted for a while');
+    const first = await comment(commenter!, post, 'one');
+    await comment(commenter!, post, 'two');
+    expect((await groups(author!)).filter((g) => g.kind === 'COMMENT')).toHaveLength(1);
+    // A mute takes the commenter out of the group; unmuting puts nobody back.
+    for (const verb of ['mute', 'unmute'])
+      await ok(`mutation($id: ID!) { ${verb}(userId: $id) { user { id } } }`, { id: commenter!.id }, author!.token);
+    expect((await groups(author!)).filter((g) => g.kind === 'COMMENT')).toEqual([]);
+    await ok(DELETE, { id: first }, commenter!.token);
+    expect((await groups(author!)).filter((g) => g.kind === 'COMMENT')).toEqual([]);
+  });
+
   it('leaves out the replies of an account in a block with the viewer, with their replies, and refuses replies either way across a block', async () => {
     const [author, viewer, blocked, other] = (await Promise.all(
       Array.from({ length: 4 }, () => t.signUp()),
