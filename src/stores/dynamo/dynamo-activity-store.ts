@@ -52,12 +52,14 @@ export class DynamoActivityStore implements ActivityStore {
         ExpressionAttributeValues: { ':pk': partitions.activity(userId), ':post': `${partitions.comments(postId)}#` },
         ProjectionExpression: 'commentId',
         ConsistentRead: true,
-        Limit: first,
+        // One past: a Query that stops at its Limit says there may be more even when there is none.
+        Limit: first + 1,
       }),
     );
+    const items = result.Items ?? [];
     return {
-      commentIds: (result.Items ?? []).map((item) => item.commentId as string),
-      more: result.LastEvaluatedKey !== undefined,
+      commentIds: items.slice(0, first).map((item) => item.commentId as string),
+      more: items.length > first || result.LastEvaluatedKey !== undefined,
     };
   }
 
