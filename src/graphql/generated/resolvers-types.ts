@@ -922,10 +922,12 @@ export type QueryUsersArgs = {
 };
 
 /**
- * The client's rate of cost, as `extensions.cost.rateLimit` shows it with every response: each operation pays its estimate
- * (in the schema's `@cost` points) out of its client's bucket before it runs; the bucket refills at `restoreRate` points a
- * second up to `limit`, and an operation that costs more than is left is refused with RATE_LIMITED (HTTP 429 and
- * Retry-After). A signed-in account has one bucket for all its tokens; an anonymous client, one per address.
+ * The client's rate of cost: each operation pays its estimate (in the schema's `@cost` points, at least 20 for one that
+ * reads anything) out of its client's bucket before it runs, and once it has run 20 points for each store request it sent
+ * past that, even below nothing; the bucket refills at `restoreRate` points a second up to `limit`, and an operation that
+ * costs more than is left is refused with RATE_LIMITED (HTTP 429 and Retry-After). A signed-in account has one bucket for
+ * all its tokens; an anonymous client, one per address. Read within an operation, it is the bucket once the estimate was
+ * paid; `extensions.cost.rateLimit` shows it once the operation has run.
  */
 export type RateLimit = {
   __typename?: 'RateLimit';
@@ -935,7 +937,7 @@ export type RateLimit = {
   limit: Scalars['Int']['output'];
   /** The most one operation may cost (MAX_QUERY_COST). */
   maxCost: Scalars['Int']['output'];
-  /** Points left in the bucket after this operation. */
+  /** Points left in the bucket once this operation's estimate was paid (0 when below nothing). */
   remaining: Scalars['Int']['output'];
   /** When the bucket will be full again if nothing more is spent. */
   resetAt: Scalars['DateTime']['output'];

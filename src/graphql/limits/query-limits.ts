@@ -35,7 +35,7 @@ export const MAX_PASSWORD_CHECKS = 1;
  */
 export const ACCOUNT_CHECK_COST = 20;
 
-/** What a store request the operation sent is worth when it has run: an operation pays at least this for each. */
+/** What a store request is worth (docs/design/limits.md): an operation that reads anything sends at least one. */
 export const REQUEST_POINTS = 20;
 
 /** What a request's token made it read before its fields: its account check, and a provider token's account lookup. */
@@ -46,10 +46,13 @@ export interface TokenReads {
   lookedUp: boolean;
 }
 
-/** The operation's measure with the reads its token made it send. */
+/**
+ * The operation's measure with the reads its token made it send. An operation that reads anything sends a store
+ * request of its own, so it costs at least one: a lone lookup is not the key of a batch its fields price it as.
+ */
 export function withAccountCheck(measure: OperationMeasure, reads: TokenReads): OperationMeasure {
-  const extra = ACCOUNT_CHECK_COST * (Number(reads.checked) + Number(reads.lookedUp));
-  return extra === 0 ? measure : { ...measure, cost: measure.cost + extra };
+  const cost = measure.cost + ACCOUNT_CHECK_COST * (Number(reads.checked) + Number(reads.lookedUp));
+  return { ...measure, cost: cost > 0 ? Math.max(cost, REQUEST_POINTS) : 0 };
 }
 
 function refusal(message: string, code: (typeof LIMIT_CODES)[number], details: Record<string, number>): GraphQLError {
