@@ -21,6 +21,11 @@ export class RequestCredentials {
     private readonly accounts: AccountStore,
   ) {}
 
+  /** Whether `of` would look the token's account up in the store (an identity provider's token). */
+  looksUp(token: string): boolean {
+    return this.provider?.claims(token) ?? false;
+  }
+
   async of(token: string | null): Promise<RequestCredential> {
     if (!token) return ANONYMOUS;
     if (this.provider?.claims(token)) {

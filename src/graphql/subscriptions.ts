@@ -3,13 +3,15 @@ import { decodeJwt } from 'jose';
 import { authenticate } from '../auth/authenticate.js';
 import type { RequestCredentials } from '../auth/request-credential.js';
 import type { Config } from '../config.js';
-import { unauthenticated } from '../domain/errors.js';
+import { rateLimited, unauthenticated } from '../domain/errors.js';
+import { clientAddress } from '../http/request.js';
 import { type SubscriptionServer, createSubscriptionServer } from '../http/subscriptions.js';
 import type { Logger } from '../logger.js';
 import { emptyCost, withCostMeter, withoutBudget } from '../observability/cost.js';
 import type { Stores } from '../stores/stores.js';
 import { rateSubjectKey } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
+import { ACCOUNT_CHECK_COST } from './limits/query-limits.js';
 import type { OperationContexts } from './operation-context.js';
 
 export interface SubscriptionOptions {
@@ -22,6 +24,7 @@ export interface SubscriptionOptions {
     | 'maxQueryTokens'
     | 'subscriptionsPerConnection'
     | 'subscriptionConnectionsPerAccount'
+    | 'trustedProxyHops'
   >;
   /** The schema Apollo built (see createApollo). */
   schema(): GraphQLSchema | null;
@@ -48,12 +51,19 @@ export function createSubscriptions({
 }: SubscriptionOptions): SubscriptionServer {
   return createSubscriptionServer({
     schema,
-    // As a request's: the token (a provider's looked up by identity); checkSignedIn then reads its account.
-    async signIn(token) {
-      const { credential, identity } = await credentials.of(token);
+    // As a request's: the token, a provider's with its account looked up by identity; checkSignedIn then reads the account.
+    async signIn(token, request) {
+      // That lookup is made before the account is known: paid by the address before it is sent, in the address's share.
+      const address = { viewerId: null, clientAddress: clientAddress(request, settings.trustedProxyHops) };
+      if (credentials.looksUp(token)) {
+        const paid = await useCases.rateLimits.charge(address, ACCOUNT_CHECK_COST);
+        if (!paid.allowed) throw rateLimited(paid.retryAfterSeconds, 'Too many connections from this address');
+      }
+      const meter = { ...emptyCost(settings.maxStoreRequests), client: rateSubjectKey(address) };
+      const { credential } = await withCostMeter(meter, () => credentials.of(token));
       if (!credential) throw unauthenticated('The token names no account');
       // Verified above; every token the service accepts carries an expiry.
-      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000, lookedUp: identity !== null };
+      return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
     },
     // Outside any operation: sent in the account's share of the store's request slots, as its requests' are.
     checkSignedIn: (credential) =>

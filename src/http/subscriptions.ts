@@ -36,15 +36,13 @@ import { MAX_BODY_BYTES } from './server.js';
 export interface SignedIn {
   credential: Credential;
   expiresAtMs: number;
-  /** The token is an identity provider's, whose account was looked up by identity. */
-  lookedUp: boolean;
 }
 
 export interface SubscriptionServerOptions {
   /** The executable schema, null until the API has loaded it. */
   schema: () => GraphQLSchema | null;
   /** Checks a connection's bearer token, as a request's, and finds its account (a provider's token by identity); throws an AppError when refused. */
-  signIn(token: string): Promise<SignedIn>;
+  signIn(token: string, request: IncomingMessage): Promise<SignedIn>;
   /** Checks that a connection's account exists and its token is not signed out (a store read); throws an AppError when not. */
   checkSignedIn(credential: Credential): Promise<void>;
   /** The context of one subscription of a connection signed in as `signedIn`. */
@@ -222,7 +220,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         if (token === null) return refuse(ctx, 'sign in with connectionParams { authorization: "Bearer <token>" }');
         let signedIn: SignedIn;
         try {
-          signedIn = await options.signIn(token);
+          signedIn = await options.signIn(token, ctx.extra.request);
         } catch (error) {
           if (error instanceof AppError) return refuse(ctx, error.message);
           logger.error('could not check a subscription connection', { error });
@@ -235,7 +233,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         const userId = signedIn.credential.userId;
         const tooMany = `at most ${options.maxConnectionsPerAccount} connections per account`;
         // Every read a connection makes is paid from its account's bucket, as a request's: the checks of the places
-        // held when there is none left, then its own (and a provider token's lookup), each before it is sent.
+        // held when there is none left, then its own, each before it is sent (a provider token's lookup: signIn).
         /** Whether the account has a place for it, once its signed-out connections are closed when it has none; else refused. */
         const placeFree = async (): Promise<boolean> => {
           const held = connectionsByAccount.get(userId);
@@ -249,7 +247,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
           return now && now.size >= options.maxConnectionsPerAccount ? refuse(ctx, tooMany) : true;
         };
         if (!(await placeFree())) return false;
-        const paid = await options.charge(userId, ACCOUNT_CHECK_COST * (1 + Number(signedIn.lookedUp)));
+        const paid = await options.charge(userId, ACCOUNT_CHECK_COST);
         if (!paid.allowed) return refuse(ctx, `rate limited: try again in ${paid.retryAfterSeconds} s`);
         try {
           await options.checkSignedIn(signedIn.credential);

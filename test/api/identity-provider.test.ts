@@ -270,6 +270,34 @@ describe('a provider token', () => {
     }
   });
 
+  it('with no account has its lookup over WebSocket paid by the address before it is sent', async () => {
+    const app = await startTestApp({
+      ...providerSettings(),
+      WORKER_ENABLED: 'false',
+      RATE_LIMIT_POINTS: '40',
+      RATE_LIMIT_POINTS_PER_SECOND: '1',
+      MAX_QUERY_COST: '40',
+    });
+    const token = await providerToken(ec, `auth0|${uniqueHandle('nobody')}`);
+    const reasons: string[] = [];
+    try {
+      // The bucket holds two lookups; the third attempt is refused before it reads anything.
+      for (let i = 0; i < 3; i++) {
+        const live = connectLive(app.url, token);
+        await vi.waitFor(() => expect(live.closes).toHaveLength(1), { timeout: 10_000 });
+        reasons.push(live.closes[0]!.reason);
+        await live.dispose();
+      }
+      expect(reasons.slice(0, 2)).toEqual([
+        'Forbidden: The token names no account',
+        'Forbidden: The token names no account',
+      ]);
+      expect(reasons[2]).toMatch(/^Forbidden: Too many connections from this address: try again in \d+ s$/);
+    } finally {
+      await app.stop();
+    }
+  });
+
   it('is checked only with the algorithms of a provider: a token of the service signed with a public key is refused', async () => {
     const subject = `auth0|${uniqueHandle('alg')}`;
     await t.gql(SIGN_UP, { input: { handle: uniqueHandle('alg') } }, await providerToken(rsa, subject));

@@ -407,26 +407,25 @@ describe('one instance, in-process events', () => {
       TABLE_PREFIX: t.tablePrefix,
       WORKER_ENABLED: 'false',
       SUBSCRIPTION_CONNECTIONS_PER_ACCOUNT: '2',
-      RATE_LIMIT_POINTS: '60',
+      RATE_LIMIT_POINTS: '40',
       RATE_LIMIT_POINTS_PER_SECOND: '1',
-      MAX_QUERY_COST: '60',
+      MAX_QUERY_COST: '40',
     });
     try {
-      const user = await t.signUp();
-      const [a, b] = [connect(limited.url, user.token), connect(limited.url, user.token)];
+      const [full, spent] = [await t.signUp(), await t.signUp()];
+      // Two checks of 20 points empty the bucket: none is left to check the two places held, so nothing is read.
+      const [a, b] = [connect(limited.url, full.token), connect(limited.url, full.token)];
       await vi.waitFor(() => expect([a.acknowledged, b.acknowledged]).toEqual([1, 1]), { timeout: 10_000 });
-      // Two checks of 20 points left 20: too few to check the two places held, so nothing is read.
-      const third = connect(limited.url, user.token);
+      const third = connect(limited.url, full.token);
       await vi.waitFor(() => expect(third.closes).toHaveLength(1), { timeout: 10_000 });
       expect(third.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('no points left') });
-      await a.dispose();
-      // With a place free, its own check takes the last 20 points; the next is refused as a request would be.
-      const fourth = connect(limited.url, user.token);
-      await vi.waitFor(() => expect(fourth.acknowledged).toBe(1), { timeout: 10_000 });
-      await fourth.dispose();
-      const fifth = connect(limited.url, user.token);
-      await vi.waitFor(() => expect(fifth.closes).toHaveLength(1), { timeout: 10_000 });
-      expect(fifth.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('rate limited') });
+      // With a place free, a connection's own check is refused as a request would be.
+      const first = connect(limited.url, spent.token);
+      await vi.waitFor(() => expect(first.acknowledged).toBe(1), { timeout: 10_000 });
+      expect((await limited.gql('{ __typename }', {}, spent.token)).errors).toBeUndefined();
+      const second = connect(limited.url, spent.token);
+      await vi.waitFor(() => expect(second.closes).toHaveLength(1), { timeout: 10_000 });
+      expect(second.closes[0]).toMatchObject({ code: 4403, reason: expect.stringContaining('rate limited') });
     } finally {
       await limited.app.stop();
     }
