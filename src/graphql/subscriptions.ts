@@ -9,7 +9,7 @@ import { type SubscriptionServer, createSubscriptionServer } from '../http/subsc
 import type { Logger } from '../logger.js';
 import { emptyCost, withCostMeter, withoutBudget } from '../observability/cost.js';
 import type { Stores } from '../stores/stores.js';
-import { rateSubjectKey } from '../usecases/rate-limits.js';
+import { type RateSubject, rateSubjectKey } from '../usecases/rate-limits.js';
 import type { UseCases } from '../usecases/use-cases.js';
 import { ACCOUNT_CHECK_COST } from './limits/query-limits.js';
 import type { OperationContexts } from './operation-context.js';
@@ -49,6 +49,8 @@ export function createSubscriptions({
   production,
   logger,
 }: SubscriptionOptions): SubscriptionServer {
+  /** A meter for reads outside any operation, sent in the share of the store's request slots of whoever pays them. */
+  const meterOf = (payer: RateSubject) => ({ ...emptyCost(settings.maxStoreRequests), client: rateSubjectKey(payer) });
   return createSubscriptionServer({
     schema,
     // As a request's: the token, a provider's with its account looked up by identity; checkSignedIn then reads the account.
@@ -59,20 +61,15 @@ export function createSubscriptions({
         const paid = await useCases.rateLimits.charge(address, ACCOUNT_CHECK_COST);
         if (!paid.allowed) throw rateLimited(paid.retryAfterSeconds, 'Too many connections from this address');
       }
-      const meter = { ...emptyCost(settings.maxStoreRequests), client: rateSubjectKey(address) };
-      const { credential } = await withCostMeter(meter, () => credentials.of(token));
+      const { credential } = await withCostMeter(meterOf(address), () => credentials.of(token));
       if (!credential) throw unauthenticated('The token names no account');
       // Verified above; every token the service accepts carries an expiry.
       return { credential, expiresAtMs: Number(decodeJwt(token).exp) * 1000 };
     },
     // Outside any operation: sent in the account's share of the store's request slots, as its requests' are.
     checkSignedIn: (credential) =>
-      withCostMeter(
-        {
-          ...emptyCost(settings.maxStoreRequests),
-          client: rateSubjectKey({ viewerId: credential.userId, clientAddress: '' }),
-        },
-        () => contexts.checkSignedIn(credential),
+      withCostMeter(meterOf({ viewerId: credential.userId, clientAddress: '' }), () =>
+        contexts.checkSignedIn(credential),
       ),
     context(signedIn, request) {
       const proven = { credential: signedIn.credential, identity: null };

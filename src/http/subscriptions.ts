@@ -96,6 +96,14 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
     return false;
   };
 
+  /** A connection whose sign-in failed: refused for a client's reason, closed as an internal error (logged) for any other. */
+  const refuseFailed = (ctx: Connection, error: unknown): false => {
+    if (error instanceof AppError) return refuse(ctx, error.message);
+    logger.error('could not check a subscription connection', { error });
+    ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
+    return false;
+  };
+
   /** Gives a signed-in connection's place back; once only, whether at its close or when it is closed for being signed out. */
   const release = (ctx: Connection): void => {
     const state = ctx.extra.state;
@@ -222,10 +230,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         try {
           signedIn = await options.signIn(token, ctx.extra.request);
         } catch (error) {
-          if (error instanceof AppError) return refuse(ctx, error.message);
-          logger.error('could not check a subscription connection', { error });
-          ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
-          return false;
+          return refuseFailed(ctx, error);
         }
         // Closed while it was checked: onClose has run already and would never give the place back.
         const closed = () => ctx.extra.socket.readyState !== ctx.extra.socket.OPEN;
@@ -252,10 +257,7 @@ export function createSubscriptionServer(options: SubscriptionServerOptions): Su
         try {
           await options.checkSignedIn(signedIn.credential);
         } catch (error) {
-          if (error instanceof AppError) return refuse(ctx, error.message);
-          logger.error('could not check a subscription connection', { error });
-          ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
-          return false;
+          return refuseFailed(ctx, error);
         }
         // Another connection of the account may have taken the place while this one was checked.
         if (closed() || !(await placeFree())) return false;

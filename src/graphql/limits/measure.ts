@@ -175,14 +175,14 @@ export function measureOperation(
   function itemWeight(field: FieldNode, type: GraphQLNamedType): number {
     if (!isAbstractType(type)) return model.typeWeight(type);
     const ids = idsGiven(field, variables);
-    const possible = ids
-      ? ids.flatMap((id) => {
-          const named = nodeTypeName(id);
-          const found = named ? schema.getType(named) : undefined;
-          return found ? [found] : [];
-        })
-      : schema.getPossibleTypes(type);
-    return Math.max(model.typeWeight(type), ...possible.map((possibleType) => model.typeWeight(possibleType)));
+    // Each type once: a client's list of ids may be far longer than a page.
+    const names = new Set(ids ? ids.map(nodeTypeName) : schema.getPossibleTypes(type).map((possible) => possible.name));
+    let weight = model.typeWeight(type);
+    for (const name of names) {
+      const found = name === null ? undefined : schema.getType(name);
+      if (found) weight = Math.max(weight, model.typeWeight(found));
+    }
+    return weight;
   }
 
   return measureSelections(operation.selectionSet, schema.getRootType(operation.operation), UNSIZED);

@@ -140,7 +140,8 @@ export function queryLimitsPlugin(limits: QueryLimits): ApolloServerPlugin<Graph
         },
         async executionDidStart({ contextValue }) {
           return {
-            // Estimates count a batched lookup as its keys; a lone lookup, or a feed reading on past hidden entries, sends more.
+            // Estimates count a batched lookup as its keys: lookups that wait on one another, or a feed reading on past
+            // hidden entries, send more.
             async executionDidEnd() {
               const { demand, cost, viewerId, clientAddress, useCases } = contextValue;
               const beyond = demand ? cost.sent * REQUEST_POINTS - demand.estimated : 0;
